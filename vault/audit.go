@@ -1,0 +1,330 @@
+package vault
+
+import (
+	"crypto/hkdf"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Action names an audited operation.
+type Action string
+
+// Audited actions.
+const (
+	ActionVaultCreate      Action = "vault:create"
+	ActionPassphraseChange Action = "vault:passphrase_change"
+	ActionWrite            Action = "memory:write"
+	ActionRead             Action = "memory:read"
+	ActionList             Action = "memory:list"
+	ActionUpdate           Action = "memory:update"
+	ActionDelete           Action = "memory:delete"
+	ActionRollback         Action = "memory:rollback"
+	ActionReject           Action = "memory:reject"
+	ActionCompact          Action = "version:compact"
+	ActionExport           Action = "vault:export"
+	ActionImport           Action = "vault:import"
+	ActionL3Access         Action = "l3:access"
+	ActionAuditPrune       Action = "audit:prune"
+)
+
+// Results of audited operations.
+const (
+	ResultOK     = "ok"
+	ResultDenied = "denied"
+	ResultError  = "error"
+)
+
+// AgentOperator is the agent name of the local user (CLI and desktop app).
+const AgentOperator = "operator"
+
+// AuditEntry is one line of the audit log. It never holds memory content:
+// ContentHash is a SHA-256 of the content for plaintext partitions and an
+// HMAC under a key derived from the data key for sensitive ones (a plain hash
+// of a short secret could be confirmed by guessing).
+type AuditEntry struct {
+	Seq           uint64    `json:"seq"`
+	Time          time.Time `json:"time"`
+	Agent         string    `json:"agent"`
+	Session       string    `json:"session,omitempty"`
+	Action        Action    `json:"action"`
+	Field         Field     `json:"field,omitempty"`
+	Partition     Partition `json:"partition,omitempty"`
+	MemoryID      string    `json:"memory_id,omitempty"`
+	ContentHash   string    `json:"content_hash,omitempty"`
+	Result        string    `json:"result"`
+	Reason        string    `json:"reason,omitempty"`
+	VersionBefore int       `json:"version_before,omitempty"`
+	VersionAfter  int       `json:"version_after,omitempty"`
+	Count         int       `json:"count,omitempty"`
+	Size          int       `json:"size,omitempty"`
+	Prev          string    `json:"prev"`
+	Hash          string    `json:"hash,omitempty"`
+}
+
+// audit_meta keys.
+var (
+	keyAuditHead       = []byte("head")       // seq (8) || hash (32)
+	keyAuditCheckpoint = []byte("checkpoint") // seq (8) || hash (32) of the last pruned entry
+)
+
+func seqKey(n uint64) []byte {
+	var k [8]byte
+	binary.BigEndian.PutUint64(k[:], n)
+	return k[:]
+}
+
+func readLink(raw []byte) (uint64, [32]byte, bool) {
+	var h [32]byte
+	if len(raw) != 40 {
+		return 0, h, false
+	}
+	copy(h[:], raw[8:])
+	return binary.BigEndian.Uint64(raw[:8]), h, true
+}
+
+func writeLink(seq uint64, h [32]byte) []byte {
+	return append(seqKey(seq), h[:]...)
+}
+
+// chainHash is the hash of one entry: SHA-256 over the previous hash and the
+// entry's stored JSON body (which has no hash field).
+func chainHash(prev [32]byte, body []byte) [32]byte {
+	h := sha256.New()
+	h.Write([]byte("engram/audit/v1\n"))
+	h.Write(prev[:])
+	h.Write(body)
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}
+
+// appendAuditTx appends e inside tx. The stored value is the entry's JSON
+// body with Seq, Time and Prev filled and Hash empty; the hash is kept in
+// the next entry's Prev and in the head.
+func appendAuditTx(tx *bolt.Tx, now time.Time, e AuditEntry) error {
+	meta := tx.Bucket(bucketAuditMeta)
+	var prev [32]byte
+	var seq uint64
+	if s, h, ok := readLink(meta.Get(keyAuditHead)); ok {
+		seq, prev = s, h
+	} else if s, h, ok := readLink(meta.Get(keyAuditCheckpoint)); ok {
+		seq, prev = s, h
+	}
+	e.Seq = seq + 1
+	e.Time = now.UTC()
+	e.Prev = hex.EncodeToString(prev[:])
+	e.Hash = ""
+	body, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	if err := tx.Bucket(bucketAudit).Put(seqKey(e.Seq), body); err != nil {
+		return err
+	}
+	return meta.Put(keyAuditHead, writeLink(e.Seq, chainHash(prev, body)))
+}
+
+// appendAudit appends one entry in its own transaction.
+func (v *Vault) appendAudit(e AuditEntry) error {
+	return v.db.Update(func(tx *bolt.Tx) error { return appendAuditTx(tx, v.now(), e) })
+}
+
+// Audit appends an entry for an operation decided outside the vault (a
+// rejected write, a denied request). Seq, Time, Prev and Hash are set here.
+func (v *Vault) Audit(e AuditEntry) error {
+	if err := v.appendAudit(e); err != nil {
+		return fmt.Errorf("audit: %w", mapBoltErr(err))
+	}
+	return nil
+}
+
+// AuditFilter selects audit entries. Zero fields match everything.
+type AuditFilter struct {
+	Agent  string
+	Field  Field
+	Action Action
+	Since  time.Time
+	// Last keeps only the newest Last entries that match.
+	Last int
+}
+
+// AuditLog returns matching entries, oldest first, each with its Hash.
+func (v *Vault) AuditLog(f AuditFilter) ([]AuditEntry, error) {
+	var out []AuditEntry
+	err := v.db.View(func(tx *bolt.Tx) error {
+		return walkAudit(tx, func(e AuditEntry, _ []byte) error {
+			if (f.Agent == "" || e.Agent == f.Agent) && (f.Field == "" || e.Field == f.Field) &&
+				(f.Action == "" || e.Action == f.Action) && (f.Since.IsZero() || !e.Time.Before(f.Since)) {
+				out = append(out, e)
+				if f.Last > 0 && len(out) > 2*f.Last {
+					out = append(out[:0], out[len(out)-f.Last:]...)
+				}
+			}
+			return nil
+		})
+	})
+	if f.Last > 0 && len(out) > f.Last {
+		out = out[len(out)-f.Last:]
+	}
+	return out, err
+}
+
+// walkAudit calls fn for every stored entry in order, with Hash computed
+// from its stored Prev and body. It does not verify; VerifyAudit does.
+func walkAudit(tx *bolt.Tx, fn func(e AuditEntry, body []byte) error) error {
+	c := tx.Bucket(bucketAudit).Cursor()
+	for k, body := c.First(); k != nil; k, body = c.Next() {
+		var e AuditEntry
+		if err := json.Unmarshal(body, &e); err != nil {
+			return fmt.Errorf("audit entry %x: %w: %v", k, ErrCorrupt, err)
+		}
+		var prev [32]byte
+		hex.Decode(prev[:], []byte(e.Prev))
+		h := chainHash(prev, body)
+		e.Hash = hex.EncodeToString(h[:])
+		if err := fn(e, body); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AuditReport is the result of verifying the chain.
+type AuditReport struct {
+	Entries  int
+	First    uint64 // first seq present
+	Last     uint64
+	Problems []string
+}
+
+// OK reports whether the chain is intact.
+func (r AuditReport) OK() bool { return len(r.Problems) == 0 }
+
+// VerifyAudit walks the chain from the checkpoint (or the start) to the head
+// and reports every break: an edited entry, a missing one, a reordered one,
+// or a head that does not match the last entry.
+func (v *Vault) VerifyAudit() (AuditReport, error) {
+	var r AuditReport
+	err := v.db.View(func(tx *bolt.Tx) error {
+		r = verifyAuditTx(tx)
+		return nil
+	})
+	return r, err
+}
+
+func verifyAuditTx(tx *bolt.Tx) AuditReport {
+	var r AuditReport
+	meta := tx.Bucket(bucketAuditMeta)
+	var prev [32]byte
+	var seq uint64
+	if raw := meta.Get(keyAuditCheckpoint); raw != nil {
+		s, h, ok := readLink(raw)
+		if !ok {
+			r.Problems = append(r.Problems, "audit checkpoint is damaged")
+		}
+		seq, prev = s, h
+	}
+	c := tx.Bucket(bucketAudit).Cursor()
+	for k, body := c.First(); k != nil; k, body = c.Next() {
+		r.Entries++
+		ks := uint64(0)
+		if len(k) == 8 {
+			ks = binary.BigEndian.Uint64(k)
+		}
+		if r.Entries == 1 {
+			r.First = ks
+		}
+		r.Last = ks
+		var e AuditEntry
+		if err := json.Unmarshal(body, &e); err != nil {
+			r.Problems = append(r.Problems, fmt.Sprintf("entry %d cannot be decoded", ks))
+			continue
+		}
+		if ks != seq+1 || e.Seq != ks {
+			r.Problems = append(r.Problems, fmt.Sprintf("entry %d follows entry %d: entries are missing or reordered", ks, seq))
+		}
+		if e.Prev != hex.EncodeToString(prev[:]) {
+			r.Problems = append(r.Problems, fmt.Sprintf("entry %d does not link to the entry before it (edited or removed entry before %d)", ks, ks))
+		}
+		prev = chainHash(prev, body)
+		seq = ks
+	}
+	head, hh, ok := readLink(meta.Get(keyAuditHead))
+	switch {
+	case !ok && r.Entries > 0:
+		r.Problems = append(r.Problems, "audit head is missing or damaged")
+	case ok && (head != seq || hh != prev):
+		r.Problems = append(r.Problems, fmt.Sprintf("audit head names entry %d but the chain ends at entry %d with another hash (entries after it were edited or removed)", head, seq))
+	}
+	return r
+}
+
+// PruneAudit removes entries older than before and moves the checkpoint to
+// the last removed entry, so the rest of the chain still verifies. It
+// appends an audit:prune entry with the count.
+func (v *Vault) PruneAudit(before time.Time) (int, error) {
+	n := 0
+	err := v.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketAudit)
+		meta := tx.Bucket(bucketAuditMeta)
+		var prev [32]byte
+		if _, h, ok := readLink(meta.Get(keyAuditCheckpoint)); ok {
+			prev = h
+		}
+		c := b.Cursor()
+		var lastSeq uint64
+		for k, body := c.First(); k != nil; k, body = c.First() {
+			var e AuditEntry
+			if err := json.Unmarshal(body, &e); err != nil {
+				return fmt.Errorf("audit entry %x: %w", k, ErrCorrupt)
+			}
+			if !e.Time.Before(before) {
+				break
+			}
+			// Never prune the head: the chain keeps at least one entry.
+			if next, _ := c.Next(); next == nil {
+				break
+			}
+			prev = chainHash(prev, body)
+			lastSeq = e.Seq
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+			n++
+		}
+		if n == 0 {
+			return nil
+		}
+		if err := meta.Put(keyAuditCheckpoint, writeLink(lastSeq, prev)); err != nil {
+			return err
+		}
+		return appendAuditTx(tx, v.now(), AuditEntry{Action: ActionAuditPrune, Agent: AgentOperator, Result: ResultOK, Count: n})
+	})
+	if err != nil {
+		return 0, fmt.Errorf("prune audit: %w", mapBoltErr(err))
+	}
+	return n, nil
+}
+
+// contentHashFor returns what the audit log records for content: a plain
+// SHA-256 for plaintext partitions, an HMAC-SHA-256 under a key derived
+// from the data key for sealed ones.
+func contentHashFor(content string, sealed bool, dek []byte) string {
+	if !sealed || dek == nil {
+		return HashContent(content)
+	}
+	k, err := hkdf.Key(sha256.New, dek, nil, "engram audit content hash v1", 32)
+	if err != nil {
+		return ""
+	}
+	m := hmac.New(sha256.New, k)
+	m.Write([]byte(content))
+	return "hmac:" + hex.EncodeToString(m.Sum(nil))
+}

@@ -1,0 +1,304 @@
+package vault
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"filippo.io/age"
+	"github.com/engram-app/engram/vault/internal/atomicfile"
+	"github.com/engram-app/engram/vault/internal/seal"
+	bolt "go.etcd.io/bbolt"
+)
+
+// A backup is an age file (https://age-encryption.org/v1) with one scrypt
+// recipient: the backup passphrase. Its plaintext is JSON lines:
+//
+//	{"engram_backup":1,"vault_id":"…","created":"…","memories":2}
+//	{"memory":{…},"versions":[{…},…]}
+//	…
+//
+// age authenticates every 64 KiB chunk and the end of the stream, so a
+// flipped byte or a truncated file fails to decrypt. Anyone with the backup
+// passphrase can also read it with the age command-line tool.
+
+// BackupFormat is the version of the backup plaintext this code writes.
+const BackupFormat = 1
+
+// MaxBackupSize bounds how much decrypted backup Import holds in memory.
+const MaxBackupSize = 2 << 30
+
+// DefaultBackupWorkFactor is age's scrypt work factor (2^18, about 1 s).
+const DefaultBackupWorkFactor = 18
+
+type backupHeader struct {
+	Format   int    `json:"engram_backup"`
+	VaultID  string `json:"vault_id"`
+	Created  string `json:"created"`
+	Memories int    `json:"memories"`
+}
+
+type backupItem struct {
+	Memory   Memory    `json:"memory"`
+	Versions []Version `json:"versions"`
+}
+
+// BackupOptions tune Export. WorkFactor 0 means DefaultBackupWorkFactor.
+type BackupOptions struct {
+	WorkFactor int
+}
+
+// Export writes an encrypted backup of every memory (all partitions and
+// the archive, with their versions) to w. It needs the vault unlocked.
+func (v *Vault) Export(ctx context.Context, w io.Writer, passphrase []byte, opts BackupOptions, a Actor) (int, error) {
+	if len(passphrase) == 0 {
+		return 0, fmt.Errorf("export: %w: empty backup passphrase", ErrInvalid)
+	}
+	key, err := v.key()
+	if err != nil {
+		return 0, fmt.Errorf("export: %w", err)
+	}
+	defer seal.Wipe(key)
+	var items []backupItem
+	err = v.db.View(func(tx *bolt.Tx) error {
+		for _, name := range partitionBuckets() {
+			err := tx.Bucket(name).ForEach(func(k, _ []byte) error {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				m, err := getTx(tx, string(k), key)
+				if err != nil {
+					return err
+				}
+				item := backupItem{Memory: *m}
+				vb := tx.Bucket(bucketVersions).Bucket(k)
+				if vb == nil {
+					return fmt.Errorf("%w: no versions for %s", ErrCorrupt, k)
+				}
+				err = vb.ForEach(func(vk, raw []byte) error {
+					var ver Version
+					if _, err := decodeRecord(raw, key, string(bucketVersions), versionName(string(k), vk), &ver); err != nil {
+						return err
+					}
+					item.Versions = append(item.Versions, ver)
+					return nil
+				})
+				items = append(items, item)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("export: %w", err)
+	}
+	r, err := age.NewScryptRecipient(string(passphrase))
+	if err != nil {
+		return 0, fmt.Errorf("export: %w", err)
+	}
+	wf := opts.WorkFactor
+	if wf == 0 {
+		wf = DefaultBackupWorkFactor
+	}
+	r.SetWorkFactor(wf)
+	aw, err := age.Encrypt(w, r)
+	if err != nil {
+		return 0, fmt.Errorf("export: %w", err)
+	}
+	bw := bufio.NewWriter(aw)
+	enc := json.NewEncoder(bw)
+	if err := enc.Encode(backupHeader{Format: BackupFormat, VaultID: v.ID(), Created: v.now().UTC().Format("2006-01-02T15:04:05Z"), Memories: len(items)}); err != nil {
+		return 0, fmt.Errorf("export: %w", err)
+	}
+	for i := range items {
+		if err := enc.Encode(&items[i]); err != nil {
+			return 0, fmt.Errorf("export: %w", err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return 0, fmt.Errorf("export: %w", err)
+	}
+	if err := aw.Close(); err != nil {
+		return 0, fmt.Errorf("export: %w", err)
+	}
+	if err := v.appendAudit(AuditEntry{Action: ActionExport, Agent: a.agent(), Session: a.Session, Result: ResultOK, Count: len(items), Reason: a.Reason}); err != nil {
+		return 0, fmt.Errorf("export: %w", mapBoltErr(err))
+	}
+	return len(items), nil
+}
+
+// ExportFile writes a backup to path atomically: a crash or an error leaves
+// any previous file at path intact.
+func (v *Vault) ExportFile(ctx context.Context, path string, passphrase []byte, opts BackupOptions, a Actor) (int, error) {
+	n := 0
+	err := atomicfile.Write(path, 0o600, func(w io.Writer) error {
+		var err error
+		n, err = v.Export(ctx, w, passphrase, opts, a)
+		return err
+	})
+	return n, err
+}
+
+// ImportStats counts what Import did.
+type ImportStats struct {
+	Added   int // memories written
+	Skipped int // ids the vault already had, left as they are
+}
+
+// Import reads a backup written by Export and adds its memories to the
+// vault. It decrypts and checks the whole backup before writing anything:
+// a wrong passphrase gives ErrWrongPassphrase, any damage ErrBackup, and in
+// both cases the vault is unchanged. Memories whose id the vault already
+// holds are skipped, so importing twice adds nothing.
+func (v *Vault) Import(ctx context.Context, r io.Reader, passphrase []byte, a Actor) (ImportStats, error) {
+	var st ImportStats
+	items, err := readBackup(r, passphrase)
+	if err != nil {
+		return st, fmt.Errorf("import: %w", err)
+	}
+	key, _ := v.key()
+	defer seal.Wipe(key)
+	for _, it := range items {
+		if it.Memory.sealed() && key == nil {
+			return st, fmt.Errorf("import: %w: the backup holds sensitive memories", ErrLocked)
+		}
+	}
+	err = v.db.Update(func(tx *bolt.Tx) error {
+		st = ImportStats{}
+		for i := range items {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			m := &items[i].Memory
+			if _, _, err := findTx(tx, m.ID); err == nil {
+				st.Skipped++
+				continue
+			}
+			k := key
+			if !m.sealed() {
+				k = nil
+			}
+			if err := putMemoryTx(tx, m, k); err != nil {
+				return err
+			}
+			vb, err := tx.Bucket(bucketVersions).CreateBucketIfNotExists([]byte(m.ID))
+			if err != nil {
+				return err
+			}
+			for _, ver := range items[i].Versions {
+				vk := seqKey(uint64(ver.Version))
+				raw, err := encodeRecord(ver, k, string(bucketVersions), versionName(m.ID, vk), uint64(ver.Version))
+				if err != nil {
+					return err
+				}
+				if err := vb.Put(vk, raw); err != nil {
+					return err
+				}
+			}
+			st.Added++
+		}
+		return appendAuditTx(tx, v.now(), AuditEntry{Action: ActionImport, Agent: a.agent(), Session: a.Session, Result: ResultOK, Count: st.Added, Reason: fmt.Sprintf("skipped %d existing", st.Skipped)})
+	})
+	if err != nil {
+		return ImportStats{}, fmt.Errorf("import: %w", mapBoltErr(err))
+	}
+	return st, nil
+}
+
+// ImportFile opens path and calls Import.
+func (v *Vault) ImportFile(ctx context.Context, path string, passphrase []byte, a Actor) (ImportStats, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return ImportStats{}, fmt.Errorf("import: %w", err)
+	}
+	defer f.Close()
+	return v.Import(ctx, f, passphrase, a)
+}
+
+// readBackup decrypts and fully validates a backup.
+func readBackup(r io.Reader, passphrase []byte) ([]backupItem, error) {
+	id, err := age.NewScryptIdentity(string(passphrase))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	ar, err := age.Decrypt(r, id)
+	if err != nil {
+		var nomatch *age.NoIdentityMatchError
+		if errors.As(err, &nomatch) {
+			// A damaged scrypt stanza looks the same as a wrong passphrase.
+			return nil, fmt.Errorf("backup: %w (or its header is damaged)", ErrWrongPassphrase)
+		}
+		return nil, fmt.Errorf("%w: %v", ErrBackup, err)
+	}
+	plain, err := io.ReadAll(io.LimitReader(ar, MaxBackupSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBackup, err)
+	}
+	if len(plain) > MaxBackupSize {
+		return nil, fmt.Errorf("%w: larger than %d bytes", ErrBackup, MaxBackupSize)
+	}
+	return decodeBackup(plain)
+}
+
+// decodeBackup parses and checks decrypted backup bytes.
+func decodeBackup(plain []byte) ([]backupItem, error) {
+	dec := json.NewDecoder(bytes.NewReader(plain))
+	dec.DisallowUnknownFields()
+	var h backupHeader
+	if err := dec.Decode(&h); err != nil {
+		return nil, fmt.Errorf("%w: header: %v", ErrBackup, err)
+	}
+	if h.Format != BackupFormat {
+		return nil, fmt.Errorf("%w: backup format %d, this Engram reads %d", ErrFormat, h.Format, BackupFormat)
+	}
+	items := make([]backupItem, 0, min(max(h.Memories, 0), 1<<16))
+	seen := map[string]bool{}
+	for dec.More() {
+		var it backupItem
+		if err := dec.Decode(&it); err != nil {
+			return nil, fmt.Errorf("%w: memory %d: %v", ErrBackup, len(items)+1, err)
+		}
+		if err := checkItem(&it); err != nil {
+			return nil, fmt.Errorf("%w: memory %d: %v", ErrBackup, len(items)+1, err)
+		}
+		if seen[it.Memory.ID] {
+			return nil, fmt.Errorf("%w: memory %s appears twice", ErrBackup, it.Memory.ID)
+		}
+		seen[it.Memory.ID] = true
+		items = append(items, it)
+	}
+	if len(items) != h.Memories {
+		return nil, fmt.Errorf("%w: header counts %d memories, found %d", ErrBackup, h.Memories, len(items))
+	}
+	return items, nil
+}
+
+// checkItem applies the same rules a stored memory obeys.
+func checkItem(it *backupItem) error {
+	m := &it.Memory
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	if HashContent(m.Content) != m.ContentHash {
+		return fmt.Errorf("content hash mismatch for %s", m.ID)
+	}
+	if len(it.Versions) == 0 || it.Versions[len(it.Versions)-1].Version != m.Version {
+		return fmt.Errorf("versions of %s do not end at version %d", m.ID, m.Version)
+	}
+	last := 0
+	for _, ver := range it.Versions {
+		if ver.Version <= last || ver.Memory.ID != m.ID || ver.Memory.StateHash() != ver.StateHash {
+			return fmt.Errorf("version %d of %s is inconsistent", ver.Version, m.ID)
+		}
+		last = ver.Version
+	}
+	return nil
+}

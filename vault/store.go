@@ -1,0 +1,568 @@
+package vault
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/engram-app/engram/vault/internal/seal"
+	"github.com/google/uuid"
+	bolt "go.etcd.io/bbolt"
+)
+
+// MaxVersions is how many versions of a memory are kept. Compaction drops
+// the oldest unpinned ones beyond it.
+const MaxVersions = 10
+
+// Actor says who performs an operation and why; it goes into provenance
+// and the audit log.
+type Actor struct {
+	Agent   string // agent id, or AgentOperator for the local user
+	Session string
+	Reason  string
+	// Score is the guard's validation score recorded on the new version.
+	Score float64
+	// IfVersion, when non-zero, makes an update fail with ErrConflict
+	// unless the memory is at that version.
+	IfVersion int
+}
+
+func (a Actor) agent() string {
+	if a.Agent == "" {
+		return AgentOperator
+	}
+	return a.Agent
+}
+
+// Version is one stored state of a memory.
+type Version struct {
+	Version         int       `json:"version"`
+	Time            string    `json:"time"`
+	Agent           string    `json:"agent"`
+	Operation       Operation `json:"operation,omitempty"`
+	ContentHash     string    `json:"content_hash"`
+	StateHash       string    `json:"state_hash"`
+	ValidationScore float64   `json:"validation_score"`
+	Pinned          bool      `json:"pinned"`
+	// Memory is the state at this version, without its provenance.
+	Memory Memory `json:"memory"`
+}
+
+// Add stores a new memory. It fills ID (when empty), Version, times,
+// ContentHash and the provenance genesis; it truncates over-long content.
+// A sensitive memory needs the vault unlocked (ErrLocked otherwise).
+func (v *Vault) Add(m Memory, a Actor) (Memory, error) {
+	if m.ID == "" {
+		m.ID = uuid.NewString()
+	} else if _, err := uuid.Parse(m.ID); err != nil {
+		return Memory{}, fmt.Errorf("add memory: %w: id %q is not a UUID", ErrInvalid, m.ID)
+	}
+	m.Content, _ = Truncate(m.Content)
+	if m.Owner == "" {
+		m.Owner = a.agent()
+	}
+	now := v.now().UTC()
+	m.Created, m.Updated, m.Accessed = now, now, now
+	m.Version = 1
+	m.ContentHash = HashContent(m.Content)
+	m.Archive = nil
+	m.Provenance = Provenance{Genesis: Genesis{Source: m.Source, Agent: a.agent(), Context: a.Reason, Time: now}}
+	if err := m.Validate(); err != nil {
+		return Memory{}, fmt.Errorf("add memory: %w", err)
+	}
+	key, err := v.keyFor(&m)
+	if err != nil {
+		return Memory{}, fmt.Errorf("add memory: %w", err)
+	}
+	defer seal.Wipe(key)
+	err = v.db.Update(func(tx *bolt.Tx) error {
+		if _, _, err := findTx(tx, m.ID); err == nil {
+			return fmt.Errorf("memory %s: %w", m.ID, ErrExists)
+		}
+		if err := putMemoryTx(tx, &m, key); err != nil {
+			return err
+		}
+		if err := putVersionTx(tx, &m, key, a, ""); err != nil {
+			return err
+		}
+		return appendAuditTx(tx, now, AuditEntry{
+			Action: ActionWrite, Agent: a.agent(), Session: a.Session, Field: m.Field, Partition: m.Partition,
+			MemoryID: m.ID, ContentHash: contentHashFor(m.Content, m.sealed(), key), Result: ResultOK,
+			Reason: a.Reason, VersionAfter: 1, Size: len(m.Content),
+		})
+	})
+	if err != nil {
+		return Memory{}, fmt.Errorf("add memory: %w", mapBoltErr(err))
+	}
+	return m, nil
+}
+
+// keyFor returns the data key when m is sealed (ErrLocked if locked), nil otherwise.
+func (v *Vault) keyFor(m *Memory) ([]byte, error) {
+	if !m.sealed() {
+		return nil, nil
+	}
+	return v.key()
+}
+
+// Get returns a memory. Reading a sensitive memory needs the vault unlocked
+// and is audited as an L3 access; every read is audited.
+func (v *Vault) Get(id string, a Actor) (Memory, error) {
+	key, _ := v.key() // nil while locked; sealed records then give ErrLocked
+	defer seal.Wipe(key)
+	var m Memory
+	var readErr error // a failed read still commits its audit entry
+	err := v.db.Update(func(tx *bolt.Tx) error {
+		got, err := getTx(tx, id, key)
+		action := ActionRead
+		if got != nil && got.sealed() || errors.Is(err, ErrLocked) {
+			action = ActionL3Access
+		}
+		e := AuditEntry{Action: action, Agent: a.agent(), Session: a.Session, MemoryID: id, Result: ResultOK, Reason: a.Reason}
+		if err != nil {
+			readErr = err
+			e.Result = ResultDenied
+			if !errors.Is(err, ErrLocked) {
+				e.Result, e.Reason = ResultError, errorReason(err)
+			}
+			return appendAuditTx(tx, v.now(), e)
+		}
+		e.Field, e.Partition, e.VersionAfter = got.Field, got.Partition, got.Version
+		m = *got
+		return appendAuditTx(tx, v.now(), e)
+	})
+	if err == nil {
+		err = readErr
+	}
+	if err != nil {
+		return Memory{}, fmt.Errorf("get memory %s: %w", id, mapBoltErr(err))
+	}
+	return m, nil
+}
+
+// errorReason is the audit reason for a failed operation: the sentinel's
+// text only, never a record's content.
+func errorReason(err error) string {
+	for _, s := range []error{ErrNotFound, ErrAuth, ErrCorrupt, ErrFormat, ErrLocked, ErrInvalid, ErrConflict} {
+		if errors.Is(err, s) {
+			return s.Error()
+		}
+	}
+	return "error"
+}
+
+// Update applies fn to the memory and stores the result as a new version,
+// adding a modification of kind op to its provenance with the hash of the
+// state before. fn may change content, tags, field, kind, tier, partition,
+// trust, confidence, expiry and pinning; Update recomputes the rest. A
+// memory is never moved down from the sensitive partition (ErrInvalid).
+func (v *Vault) Update(id string, op Operation, a Actor, fn func(m *Memory) error) (Memory, error) {
+	key, _ := v.key()
+	defer seal.Wipe(key)
+	var out Memory
+	err := v.db.Update(func(tx *bolt.Tx) error {
+		cur, err := getTx(tx, id, key)
+		if err != nil {
+			return err
+		}
+		if a.IfVersion != 0 && a.IfVersion != cur.Version {
+			return fmt.Errorf("%w: memory is at version %d, not %d", ErrConflict, cur.Version, a.IfVersion)
+		}
+		next, err := v.apply(tx, *cur, op, a, key, fn)
+		if err != nil {
+			return err
+		}
+		out = next
+		return nil
+	})
+	if err != nil {
+		return Memory{}, fmt.Errorf("update memory %s: %w", id, mapBoltErr(err))
+	}
+	return out, nil
+}
+
+// apply is the body of every versioned change, inside tx.
+func (v *Vault) apply(tx *bolt.Tx, cur Memory, op Operation, a Actor, key []byte, fn func(m *Memory) error) (Memory, error) {
+	next := cur
+	next.Tags = slices.Clone(cur.Tags)
+	next.Provenance.Modifications = slices.Clone(cur.Provenance.Modifications)
+	if err := fn(&next); err != nil {
+		return Memory{}, err
+	}
+	next.ID, next.Created, next.Owner, next.Version = cur.ID, cur.Created, cur.Owner, cur.Version
+	next.Content, _ = Truncate(next.Content)
+	if cur.sealed() && !next.sealed() {
+		return Memory{}, fmt.Errorf("%w: a sensitive memory cannot move to the %s partition", ErrInvalid, next.Partition)
+	}
+	if err := next.Validate(); err != nil {
+		return Memory{}, err
+	}
+	if next.sealed() && key == nil {
+		return Memory{}, ErrLocked
+	}
+	now := v.now().UTC()
+	next.Version = cur.Version + 1
+	next.Updated = now
+	next.ContentHash = HashContent(next.Content)
+	next.Provenance.Modifications = append(next.Provenance.Modifications, Modification{
+		Agent: a.agent(), Operation: op, Reason: a.Reason, Time: now, PrevHash: cur.StateHash(), Version: next.Version,
+	})
+	if cur.Partition != next.Partition {
+		if err := tx.Bucket([]byte(cur.Partition)).Delete([]byte(cur.ID)); err != nil {
+			return Memory{}, err
+		}
+	}
+	k := key
+	if !next.sealed() {
+		k = nil
+	}
+	if err := putMemoryTx(tx, &next, k); err != nil {
+		return Memory{}, err
+	}
+	if !cur.sealed() && next.sealed() {
+		// Content that became sensitive: seal the versions kept in clear.
+		if err := resealVersionsTx(tx, next.ID, key); err != nil {
+			return Memory{}, err
+		}
+	}
+	if err := putVersionTx(tx, &next, k, a, op); err != nil {
+		return Memory{}, err
+	}
+	dropped, err := compactVersionsTx(tx, next.ID, k)
+	if err != nil {
+		return Memory{}, err
+	}
+	action := ActionUpdate
+	if op == OpRollback {
+		action = ActionRollback
+	}
+	e := AuditEntry{
+		Action: action, Agent: a.agent(), Session: a.Session, Field: next.Field, Partition: next.Partition,
+		MemoryID: next.ID, ContentHash: contentHashFor(next.Content, next.sealed(), key), Result: ResultOK,
+		Reason: string(op) + reasonSuffix(a.Reason), VersionBefore: cur.Version, VersionAfter: next.Version, Size: len(next.Content),
+	}
+	if err := appendAuditTx(tx, now, e); err != nil {
+		return Memory{}, err
+	}
+	if dropped > 0 {
+		return next, appendAuditTx(tx, now, AuditEntry{Action: ActionCompact, Agent: a.agent(), MemoryID: next.ID, Result: ResultOK, Count: dropped})
+	}
+	return next, nil
+}
+
+func reasonSuffix(r string) string {
+	if r == "" {
+		return ""
+	}
+	return ": " + r
+}
+
+// Rollback restores the state of version to as a new version. The restored
+// state's hash is checked against the one recorded for that version. A
+// sensitive memory stays in the sensitive partition even if the old version
+// was not, so its state hash then differs in the partition only.
+func (v *Vault) Rollback(id string, to int, a Actor) (Memory, error) {
+	key, _ := v.key()
+	defer seal.Wipe(key)
+	var out Memory
+	err := v.db.Update(func(tx *bolt.Tx) error {
+		cur, err := getTx(tx, id, key)
+		if err != nil {
+			return err
+		}
+		old, err := getVersionTx(tx, id, to, key)
+		if err != nil {
+			return err
+		}
+		if old.Memory.StateHash() != old.StateHash {
+			return fmt.Errorf("version %d of %s: %w: state hash mismatch", to, id, ErrCorrupt)
+		}
+		if a.Reason == "" {
+			a.Reason = "rollback to version " + strconv.Itoa(to)
+		}
+		next, err := v.apply(tx, *cur, OpRollback, a, key, func(m *Memory) error {
+			s := old.Memory
+			m.Content, m.Kind, m.Field, m.Tier = s.Content, s.Kind, s.Field, s.Tier
+			m.Tags, m.Source, m.Trust, m.Confidence, m.Expires, m.Pinned = slices.Clone(s.Tags), s.Source, s.Trust, s.Confidence, s.Expires, s.Pinned
+			if !(cur.sealed() && !s.sealed()) {
+				m.Partition, m.Archive = s.Partition, s.Archive
+			}
+			return nil
+		})
+		out = next
+		return err
+	})
+	if err != nil {
+		return Memory{}, fmt.Errorf("rollback memory %s: %w", id, mapBoltErr(err))
+	}
+	return out, nil
+}
+
+// Delete removes a memory and all its versions at once.
+func (v *Vault) Delete(id string, a Actor) error {
+	key, _ := v.key()
+	defer seal.Wipe(key)
+	err := v.db.Update(func(tx *bolt.Tx) error {
+		bucket, raw, err := findTx(tx, id)
+		if err != nil {
+			return err
+		}
+		e := AuditEntry{Action: ActionDelete, Agent: a.agent(), Session: a.Session, Partition: Partition(bucket), MemoryID: id, Result: ResultOK, Reason: a.Reason}
+		var m Memory
+		if _, err := decodeRecord(raw, key, bucket, id, &m); err == nil {
+			e.Field, e.VersionBefore, e.ContentHash = m.Field, m.Version, contentHashFor(m.Content, m.sealed(), key)
+		}
+		if err := tx.Bucket([]byte(bucket)).Delete([]byte(id)); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketVersions).DeleteBucket([]byte(id)); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
+			return err
+		}
+		return appendAuditTx(tx, v.now(), e)
+	})
+	if err != nil {
+		return fmt.Errorf("delete memory %s: %w", id, mapBoltErr(err))
+	}
+	return nil
+}
+
+// History returns the kept versions of a memory, oldest first.
+func (v *Vault) History(id string, a Actor) ([]Version, error) {
+	key, _ := v.key()
+	defer seal.Wipe(key)
+	var out []Version
+	err := v.db.Update(func(tx *bolt.Tx) error {
+		if _, err := getTx(tx, id, key); err != nil {
+			return err
+		}
+		vb := tx.Bucket(bucketVersions).Bucket([]byte(id))
+		if vb == nil {
+			return fmt.Errorf("%w: no versions for %s", ErrCorrupt, id)
+		}
+		err := vb.ForEach(func(k, raw []byte) error {
+			var ver Version
+			if _, err := decodeRecord(raw, key, string(bucketVersions), versionName(id, k), &ver); err != nil {
+				return err
+			}
+			out = append(out, ver)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return appendAuditTx(tx, v.now(), AuditEntry{Action: ActionRead, Agent: a.agent(), Session: a.Session, MemoryID: id, Result: ResultOK, Reason: "history", Count: len(out)})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("history of %s: %w", id, mapBoltErr(err))
+	}
+	return out, nil
+}
+
+// ListFilter selects memories. Zero fields match everything.
+type ListFilter struct {
+	Partitions []Partition // default: the live partitions (not the archive)
+	Field      Field
+	Agent      string // owner
+}
+
+// List returns matching memories, and how many sensitive ones were skipped
+// because the vault is locked. A record that fails to decode is an error.
+func (v *Vault) List(f ListFilter) ([]Memory, int, error) {
+	key, _ := v.key()
+	defer seal.Wipe(key)
+	parts := f.Partitions
+	if len(parts) == 0 {
+		parts = Partitions
+	}
+	var out []Memory
+	hidden := 0
+	err := v.db.View(func(tx *bolt.Tx) error {
+		for _, p := range parts {
+			b := tx.Bucket([]byte(p))
+			if b == nil {
+				return fmt.Errorf("%w: unknown partition %q", ErrInvalid, p)
+			}
+			err := b.ForEach(func(k, raw []byte) error {
+				var m Memory
+				if _, err := decodeRecord(raw, key, string(p), string(k), &m); err != nil {
+					if errors.Is(err, ErrLocked) {
+						hidden++
+						return nil
+					}
+					return err
+				}
+				if (f.Field == "" || m.Field == f.Field) && (f.Agent == "" || m.Owner == f.Agent) {
+					out = append(out, m)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("list memories: %w", err)
+	}
+	return out, hidden, nil
+}
+
+// findTx returns the partition bucket holding id and its raw record.
+func findTx(tx *bolt.Tx, id string) (string, []byte, error) {
+	for _, name := range partitionBuckets() {
+		if raw := tx.Bucket(name).Get([]byte(id)); raw != nil {
+			return string(name), raw, nil
+		}
+	}
+	return "", nil, fmt.Errorf("memory %s: %w", id, ErrNotFound)
+}
+
+// getTx decodes memory id, checking that its sealed version matches the
+// newest version kept, so an older sealed record copied over it is refused.
+func getTx(tx *bolt.Tx, id string, key []byte) (*Memory, error) {
+	bucket, raw, err := findTx(tx, id)
+	if err != nil {
+		return nil, err
+	}
+	var m Memory
+	ver, err := decodeRecord(raw, key, bucket, id, &m)
+	if err != nil {
+		return nil, err
+	}
+	if m.ID != id || string(m.Partition) != bucket {
+		return nil, fmt.Errorf("record %s/%s: %w: stored under the wrong key", bucket, id, ErrCorrupt)
+	}
+	if isSealedRecord(raw) && ver != uint64(m.Version) {
+		return nil, fmt.Errorf("record %s/%s: %w", bucket, id, ErrAuth)
+	}
+	if vb := tx.Bucket(bucketVersions).Bucket([]byte(id)); vb != nil {
+		if k, _ := vb.Cursor().Last(); k != nil && binary.BigEndian.Uint64(k) != uint64(m.Version) {
+			return nil, fmt.Errorf("record %s/%s: %w: version %d but newest kept version is %d", bucket, id, ErrCorrupt, m.Version, binary.BigEndian.Uint64(k))
+		}
+	}
+	return &m, nil
+}
+
+func putMemoryTx(tx *bolt.Tx, m *Memory, key []byte) error {
+	raw, err := encodeRecord(m, key, string(m.Partition), m.ID, uint64(m.Version))
+	if err != nil {
+		return err
+	}
+	return tx.Bucket([]byte(m.Partition)).Put([]byte(m.ID), raw)
+}
+
+func versionName(id string, k []byte) string {
+	if len(k) != 8 {
+		return id + "@?"
+	}
+	return id + "@" + strconv.FormatUint(binary.BigEndian.Uint64(k), 10)
+}
+
+func putVersionTx(tx *bolt.Tx, m *Memory, key []byte, a Actor, op Operation) error {
+	vb, err := tx.Bucket(bucketVersions).CreateBucketIfNotExists([]byte(m.ID))
+	if err != nil {
+		return err
+	}
+	snap := *m
+	snap.Provenance = Provenance{}
+	ver := Version{
+		Version: m.Version, Time: m.Updated.Format("2006-01-02T15:04:05.000000000Z07:00"), Agent: a.agent(), Operation: op,
+		ContentHash: m.ContentHash, StateHash: m.StateHash(), ValidationScore: a.Score, Pinned: m.Pinned, Memory: snap,
+	}
+	k := seqKey(uint64(m.Version))
+	raw, err := encodeRecord(ver, key, string(bucketVersions), versionName(m.ID, k), uint64(m.Version))
+	if err != nil {
+		return err
+	}
+	return vb.Put(k, raw)
+}
+
+func getVersionTx(tx *bolt.Tx, id string, n int, key []byte) (*Version, error) {
+	vb := tx.Bucket(bucketVersions).Bucket([]byte(id))
+	if n < 1 || vb == nil {
+		return nil, fmt.Errorf("version %d of %s: %w", n, id, ErrNotFound)
+	}
+	k := seqKey(uint64(n))
+	raw := vb.Get(k)
+	if raw == nil {
+		return nil, fmt.Errorf("version %d of %s: %w", n, id, ErrNotFound)
+	}
+	var ver Version
+	if _, err := decodeRecord(raw, key, string(bucketVersions), versionName(id, k), &ver); err != nil {
+		return nil, err
+	}
+	if ver.Version != n || ver.Memory.ID != id {
+		return nil, fmt.Errorf("version %d of %s: %w: stored under the wrong key", n, id, ErrCorrupt)
+	}
+	return &ver, nil
+}
+
+// resealVersionsTx rewrites every plaintext version of id sealed under key.
+func resealVersionsTx(tx *bolt.Tx, id string, key []byte) error {
+	vb := tx.Bucket(bucketVersions).Bucket([]byte(id))
+	if vb == nil {
+		return nil
+	}
+	type kv struct{ k, v []byte }
+	var redo []kv
+	err := vb.ForEach(func(k, raw []byte) error {
+		if isSealedRecord(raw) {
+			return nil
+		}
+		var ver Version
+		if _, err := decodeRecord(raw, nil, string(bucketVersions), versionName(id, k), &ver); err != nil {
+			return err
+		}
+		sealed, err := encodeRecord(ver, key, string(bucketVersions), versionName(id, k), binary.BigEndian.Uint64(k))
+		if err != nil {
+			return err
+		}
+		redo = append(redo, kv{slices.Clone(k), sealed})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range redo {
+		if err := vb.Put(r.k, r.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// compactVersionsTx drops the oldest unpinned versions beyond MaxVersions.
+// The newest version is never dropped. key opens sealed versions.
+func compactVersionsTx(tx *bolt.Tx, id string, key []byte) (int, error) {
+	vb := tx.Bucket(bucketVersions).Bucket([]byte(id))
+	if vb == nil {
+		return 0, nil
+	}
+	var keys [][]byte
+	c := vb.Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		keys = append(keys, slices.Clone(k))
+	}
+	excess := len(keys) - MaxVersions
+	dropped := 0
+	for _, k := range keys[:max(len(keys)-1, 0)] {
+		if dropped >= excess {
+			break
+		}
+		var ver Version
+		if _, err := decodeRecord(vb.Get(k), key, string(bucketVersions), versionName(id, k), &ver); err != nil {
+			return dropped, err
+		}
+		if ver.Pinned {
+			continue
+		}
+		if err := vb.Delete(k); err != nil {
+			return dropped, err
+		}
+		dropped++
+	}
+	return dropped, nil
+}

@@ -1,0 +1,400 @@
+package vault
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/engram-app/engram/vault/internal/kdf"
+	"github.com/engram-app/engram/vault/internal/seal"
+	"github.com/google/uuid"
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+)
+
+// FormatVersion is the on-disk format this code writes (see DESIGN.md).
+const FormatVersion = 1
+
+// Bucket names. See DESIGN.md for what each holds.
+var (
+	bucketMeta      = []byte("meta")
+	bucketVersions  = []byte("versions")
+	bucketAudit     = []byte("audit")
+	bucketAuditMeta = []byte("audit_meta")
+	bucketAgents    = []byte("agents")
+	bucketQueue     = []byte("quarantine")
+
+	keyHeader    = []byte("header")
+	keyHeaderSum = []byte("header_sum")
+)
+
+func partitionBuckets() [][]byte {
+	return [][]byte{[]byte(Public), []byte(Internal), []byte(Sensitive), []byte(Archive)}
+}
+
+// KDFCost is the Argon2id cost of a new vault. The zero value means:
+// calibrate on this machine to about 0.75 s with at least 64 MiB.
+type KDFCost struct {
+	Time      uint32 `json:"time"`
+	MemoryKiB uint32 `json:"memory_kib"`
+	Threads   uint8  `json:"threads"`
+}
+
+// Options tune how a vault file is opened.
+type Options struct {
+	// Timeout is how long Open waits for another process to release the
+	// vault before it fails with ErrInUse. Default 1 s. Never zero: bbolt
+	// would wait forever.
+	Timeout time.Duration
+	// NoSync skips fsync on commit. Only benchmarks set it.
+	NoSync bool
+	// ReadOnly opens the file without a write lock; writes fail with ErrReadOnly.
+	ReadOnly bool
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+}
+
+// CreateOptions are Options plus the cost of the key derivation.
+type CreateOptions struct {
+	Options
+	KDF KDFCost
+}
+
+// header is the JSON stored under meta/header.
+type header struct {
+	Format     int        `json:"format"`
+	VaultID    string     `json:"vault_id"`
+	Created    time.Time  `json:"created"`
+	KDF        kdf.Params `json:"kdf"`
+	KDFAlg     string     `json:"kdf_alg"`
+	WrappedKey []byte     `json:"wrapped_key"`
+}
+
+// wrapAAD binds the wrapped data key to the vault id and KDF parameters, so
+// a header whose parameters were edited fails to unwrap.
+func (h *header) wrapAAD() []byte {
+	var b bytes.Buffer
+	b.WriteString("engram/header/v1\x00")
+	b.WriteString(h.VaultID)
+	b.WriteByte(0)
+	b.WriteString(h.KDFAlg)
+	_ = binary.Write(&b, binary.BigEndian, [3]uint32{h.KDF.Time, h.KDF.MemoryKiB, uint32(h.KDF.Threads)})
+	b.Write(h.KDF.Salt)
+	return b.Bytes()
+}
+
+// Vault is an open vault file. Its methods are safe for concurrent use.
+type Vault struct {
+	db   *bolt.DB
+	path string
+	now  func() time.Time
+
+	mu  sync.RWMutex
+	hdr header
+	kek []byte // key-encryption key; nil while locked
+	dek []byte // data key; nil while locked
+}
+
+// Create makes a new vault at path, protected by passphrase. It fails with
+// ErrExists if the file exists. The file is created with mode 0600.
+func Create(ctx context.Context, path string, passphrase []byte, opts CreateOptions) (*Vault, error) {
+	if len(passphrase) == 0 {
+		return nil, fmt.Errorf("create vault: %w: empty passphrase", ErrInvalid)
+	}
+	if _, err := os.Stat(path); err == nil {
+		return nil, fmt.Errorf("create vault %s: %w", path, ErrExists)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create vault: %w", err)
+	}
+	var params kdf.Params
+	if opts.KDF == (KDFCost{}) {
+		p, err := kdf.Calibrate(ctx, 750*time.Millisecond, kdf.DefaultMinMemoryKiB)
+		if err != nil {
+			return nil, fmt.Errorf("create vault: calibrate key derivation: %w", err)
+		}
+		params = p
+	} else {
+		salt, err := kdf.NewSalt()
+		if err != nil {
+			return nil, err
+		}
+		params = kdf.Params{Time: opts.KDF.Time, MemoryKiB: opts.KDF.MemoryKiB, Threads: opts.KDF.Threads, Salt: salt}
+	}
+	kek, err := kdf.Derive(passphrase, params)
+	if err != nil {
+		return nil, fmt.Errorf("create vault: %w", err)
+	}
+	dek, err := seal.NewKey()
+	if err != nil {
+		return nil, err
+	}
+	now := clock(opts.Options)
+	h := header{Format: FormatVersion, VaultID: uuid.NewString(), Created: now().UTC(), KDF: params, KDFAlg: "argon2id"}
+	if h.WrappedKey, err = seal.Seal(kek, dek, h.wrapAAD()); err != nil {
+		return nil, err
+	}
+	db, err := openBolt(path, opts.Options)
+	if err != nil {
+		return nil, err
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		names := append(partitionBuckets(), bucketMeta, bucketVersions, bucketAudit, bucketAuditMeta, bucketAgents, bucketQueue)
+		for _, name := range names {
+			if _, err := tx.CreateBucket(name); err != nil {
+				return err
+			}
+		}
+		return putHeader(tx, &h)
+	})
+	if err != nil {
+		db.Close()
+		os.Remove(path)
+		return nil, fmt.Errorf("create vault: %w", err)
+	}
+	v := &Vault{db: db, path: path, now: now, hdr: h, kek: kek, dek: dek}
+	if err := v.appendAudit(AuditEntry{Action: ActionVaultCreate, Agent: AgentOperator, Result: ResultOK}); err != nil {
+		v.Close()
+		return nil, err
+	}
+	return v, nil
+}
+
+// Open opens an existing vault, locked. It fails with ErrNotFound if there
+// is no vault at path, ErrInUse if another process holds it, ErrFormat for a
+// newer format and ErrAuth for a damaged header.
+func Open(path string, opts Options) (*Vault, error) {
+	if _, err := os.Stat(path); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("open vault %s: %w", path, ErrNotFound)
+		}
+		return nil, fmt.Errorf("open vault: %w", err)
+	}
+	db, err := openBolt(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	v := &Vault{db: db, path: path, now: clock(opts)}
+	err = db.View(func(tx *bolt.Tx) error {
+		h, err := readHeader(tx)
+		if err != nil {
+			return err
+		}
+		v.hdr = *h
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open vault %s: %w", path, err)
+	}
+	return v, nil
+}
+
+func clock(o Options) func() time.Time {
+	if o.Now != nil {
+		return o.Now
+	}
+	return time.Now
+}
+
+func openBolt(path string, o Options) (*bolt.DB, error) {
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = time.Second
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, NoSync: o.NoSync, ReadOnly: o.ReadOnly, FreelistType: bolt.FreelistMapType})
+	switch {
+	case errors.Is(err, bolterrors.ErrTimeout):
+		return nil, fmt.Errorf("open vault %s: %w", path, ErrInUse)
+	case errors.Is(err, bolterrors.ErrInvalid), errors.Is(err, bolterrors.ErrChecksum), errors.Is(err, bolterrors.ErrVersionMismatch):
+		return nil, fmt.Errorf("open vault %s: %w: %v", path, ErrCorrupt, err)
+	case err != nil:
+		return nil, fmt.Errorf("open vault %s: %w", path, err)
+	}
+	return db, nil
+}
+
+func putHeader(tx *bolt.Tx, h *header) error {
+	b, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(b)
+	meta := tx.Bucket(bucketMeta)
+	if err := meta.Put(keyHeader, b); err != nil {
+		return err
+	}
+	return meta.Put(keyHeaderSum, sum[:])
+}
+
+// readHeader decodes and checks the header. The checksum catches damage and
+// naive edits; a deliberate edit of the parameters fails at unwrap.
+func readHeader(tx *bolt.Tx) (*header, error) {
+	meta := tx.Bucket(bucketMeta)
+	if meta == nil {
+		return nil, fmt.Errorf("%w: no header (not an Engram vault?)", ErrCorrupt)
+	}
+	return decodeHeader(meta.Get(keyHeader), meta.Get(keyHeaderSum))
+}
+
+func decodeHeader(raw, sum []byte) (*header, error) {
+	if raw == nil {
+		return nil, fmt.Errorf("%w: no header (not an Engram vault?)", ErrCorrupt)
+	}
+	got := sha256.Sum256(raw)
+	if !bytes.Equal(got[:], sum) {
+		return nil, fmt.Errorf("vault header: %w", ErrAuth)
+	}
+	var h header
+	if err := json.Unmarshal(raw, &h); err != nil {
+		return nil, fmt.Errorf("%w: header: %v", ErrCorrupt, err)
+	}
+	if h.Format > FormatVersion {
+		return nil, fmt.Errorf("%w: vault format %d is newer than this Engram (%d)", ErrFormat, h.Format, FormatVersion)
+	}
+	if h.Format < 1 || h.KDFAlg != "argon2id" || h.VaultID == "" {
+		return nil, fmt.Errorf("%w: header fields", ErrCorrupt)
+	}
+	if err := h.KDF.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: header: %v", ErrCorrupt, err)
+	}
+	return &h, nil
+}
+
+// ID is the vault's random identifier; the keyring entry is named after it.
+func (v *Vault) ID() string { return v.hdr.VaultID }
+
+// Path is the vault file's path.
+func (v *Vault) Path() string { return v.path }
+
+// Close locks the vault and closes the file.
+func (v *Vault) Close() error {
+	v.Lock()
+	return v.db.Close()
+}
+
+// Locked reports whether the data key is absent.
+func (v *Vault) Locked() bool {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return v.dek == nil
+}
+
+// Lock wipes the keys from memory. Sensitive records stay unreadable until
+// the next Unlock.
+func (v *Vault) Lock() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	seal.Wipe(v.kek)
+	seal.Wipe(v.dek)
+	v.kek, v.dek = nil, nil
+}
+
+// Unlock derives the key-encryption key from passphrase and unwraps the data
+// key. A wrong passphrase returns ErrWrongPassphrase and writes nothing.
+func (v *Vault) Unlock(ctx context.Context, passphrase []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	v.mu.RLock()
+	params := v.hdr.KDF
+	v.mu.RUnlock()
+	kek, err := kdf.Derive(passphrase, params)
+	if err != nil {
+		return fmt.Errorf("unlock: %w", err)
+	}
+	return v.UnlockWithKey(kek)
+}
+
+// UnlockWithKey unlocks with a key-encryption key saved earlier from
+// UnlockKey (the OS keyring holds it). A stale key returns ErrWrongPassphrase.
+func (v *Vault) UnlockWithKey(kek []byte) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if len(kek) != kdf.KeySize {
+		return fmt.Errorf("unlock: %w", ErrWrongPassphrase)
+	}
+	dek, err := seal.Open(kek, v.hdr.WrappedKey, v.hdr.wrapAAD())
+	if err != nil {
+		return fmt.Errorf("unlock: %w", ErrWrongPassphrase)
+	}
+	v.kek = bytes.Clone(kek)
+	v.dek = dek
+	return nil
+}
+
+// UnlockKey returns a copy of the key-encryption key, for the OS keyring.
+func (v *Vault) UnlockKey() ([]byte, error) {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	if v.kek == nil {
+		return nil, ErrLocked
+	}
+	return bytes.Clone(v.kek), nil
+}
+
+// ChangePassphrase re-wraps the data key under a key derived from newPass
+// with fresh salt and the same cost. Records are not re-encrypted. The old
+// passphrase must be right; the vault ends unlocked under the new one.
+func (v *Vault) ChangePassphrase(ctx context.Context, oldPass, newPass []byte) error {
+	if len(newPass) == 0 {
+		return fmt.Errorf("change passphrase: %w: empty passphrase", ErrInvalid)
+	}
+	if err := v.Unlock(ctx, oldPass); err != nil {
+		return fmt.Errorf("change passphrase: %w", err)
+	}
+	salt, err := kdf.NewSalt()
+	if err != nil {
+		return err
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	h := v.hdr
+	h.KDF.Salt = salt
+	kek, err := kdf.Derive(newPass, h.KDF)
+	if err != nil {
+		return err
+	}
+	if h.WrappedKey, err = seal.Seal(kek, v.dek, h.wrapAAD()); err != nil {
+		return err
+	}
+	err = v.db.Update(func(tx *bolt.Tx) error {
+		if err := putHeader(tx, &h); err != nil {
+			return err
+		}
+		return appendAuditTx(tx, v.now(), AuditEntry{Action: ActionPassphraseChange, Agent: AgentOperator, Result: ResultOK})
+	})
+	if err != nil {
+		return fmt.Errorf("change passphrase: %w", mapBoltErr(err))
+	}
+	v.hdr = h
+	seal.Wipe(v.kek)
+	v.kek = kek
+	return nil
+}
+
+func mapBoltErr(err error) error {
+	if errors.Is(err, bolterrors.ErrDatabaseReadOnly) || errors.Is(err, bolterrors.ErrTxNotWritable) {
+		return fmt.Errorf("%w: %v", ErrReadOnly, err)
+	}
+	return err
+}
+
+// key returns a copy of the data key, or ErrLocked. A copy, so a concurrent
+// Lock cannot zero it under a running transaction; callers wipe it after use.
+func (v *Vault) key() ([]byte, error) {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	if v.dek == nil {
+		return nil, ErrLocked
+	}
+	return bytes.Clone(v.dek), nil
+}
