@@ -1,0 +1,37 @@
+# Engram's two everyday commands are `make run` and `make test` (README.md).
+export GOTOOLCHAIN := auto
+export LANG := C.UTF-8
+GO ?= go
+ARGS ?= help
+
+.PHONY: run build test vet deps bench fuzz clean
+
+## run: build engram and run it with ARGS (default: help)
+run: build
+	./bin/engram $(ARGS)
+
+build:
+	$(GO) build -o bin/engram ./cmd/engram
+
+deps:
+	sh .ci/deps
+
+vet:
+	$(GO) vet ./...
+
+## test: install test dependencies, vet, and run every test with a real OS keyring
+test: deps vet
+	.ci/with-keyring $(GO) test -count=1 ./...
+
+## bench: the benchmarks whose figures the issues ask for
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./vault/...
+
+## fuzz: run each fuzz target briefly (FUZZTIME per target)
+FUZZTIME ?= 20s
+fuzz:
+	for t in FuzzDecodeRecord FuzzDecodeHeader FuzzDecodeBackup; do $(GO) test ./vault/ -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
+	$(GO) test ./vault/internal/seal/ -run '^$$' -fuzz '^FuzzOpen$$' -fuzztime $(FUZZTIME)
+
+clean:
+	rm -rf bin

@@ -1,0 +1,53 @@
+package app
+
+import (
+	"context"
+
+	"github.com/engram-app/engram/vault"
+)
+
+// ExportResponse reports a backup.
+type ExportResponse struct {
+	Response
+	Memories int `json:"memories"`
+}
+
+// Export writes an encrypted backup to path atomically. Operator only.
+func (s *Service) Export(ctx context.Context, req Request, path string, passphrase []byte, workFactor int) ExportResponse {
+	if r, ok := s.operatorGate(req); !ok {
+		return ExportResponse{Response: r}
+	}
+	n, err := s.v.ExportFile(ctx, path, passphrase, vault.BackupOptions{WorkFactor: workFactor}, req.actor())
+	if err != nil {
+		return ExportResponse{Response: s.fail("export", err)}
+	}
+	return ExportResponse{Response: Response{Status: StatusOK}, Memories: n}
+}
+
+// ImportResponse reports an import.
+type ImportResponse struct {
+	Response
+	vault.ImportStats
+}
+
+// Import merges a backup into the vault after checking all of it. Operator only.
+func (s *Service) Import(ctx context.Context, req Request, path string, passphrase []byte) ImportResponse {
+	if r, ok := s.operatorGate(req); !ok {
+		return ImportResponse{Response: r}
+	}
+	st, err := s.v.ImportFile(ctx, path, passphrase, req.actor())
+	if err != nil {
+		return ImportResponse{Response: s.fail("import", err)}
+	}
+	return ImportResponse{Response: Response{Status: StatusOK}, ImportStats: st}
+}
+
+func (s *Service) operatorGate(req Request) (Response, bool) {
+	if r, ok := s.gate(req); !ok {
+		return r, false
+	}
+	if !req.Caller.Operator {
+		return s.deny(req, vault.ActionRead, "", "", "only the user can do this"), false
+	}
+	return Response{}, true
+}

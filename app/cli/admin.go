@@ -1,0 +1,240 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/vault"
+)
+
+func (c *cmd) initVault(args []string) error {
+	fs := newFlags("init")
+	passFile := fs.String("passphrase-file", "", "read the passphrase from this file")
+	noKeyring := fs.Bool("no-keyring", false, "do not remember the key in the OS keyring")
+	if _, err := parse(fs, args, 0, 0, "no arguments"); err != nil {
+		return err
+	}
+	path, err := c.vaultPath()
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(path); err == nil {
+		return fail(exitFailed, "a vault already exists at %s", path)
+	}
+	pass, err := c.pass.getNew(*passFile, "ENGRAM_PASSPHRASE", "vault passphrase")
+	if err != nil {
+		return err
+	}
+	defer clear(pass)
+	if hint := strengthHint(pass); hint != "" {
+		fmt.Fprintf(c.o.Stderr, "engram: %s\n", hint)
+	}
+	if c.o.KDF == (vault.KDFCost{}) {
+		fmt.Fprintln(c.o.Stderr, "engram: tuning the key derivation to this machine (about a second)…")
+	}
+	v, err := vault.Create(c.ctx, path, pass, vault.CreateOptions{KDF: c.o.KDF, Options: vault.Options{Now: c.o.Now}})
+	if err != nil {
+		return err
+	}
+	c.v = v
+	fmt.Fprintf(c.out, "created vault %s\n", path)
+	if *noKeyring || c.o.Getenv("ENGRAM_NO_KEYRING") != "" {
+		return printLine(c.out, "the key is not kept in the OS keyring: commands will ask for the passphrase")
+	}
+	if err := app.Remember(v, c.keyStore()); err != nil {
+		fmt.Fprintf(c.o.Stderr, "engram: the key could not be kept in the OS keyring (%v); commands will ask for the passphrase\n", err)
+		return nil
+	}
+	return printLine(c.out, "the key is kept in the OS keyring")
+}
+
+func (c *cmd) audit(args []string) error {
+	if len(args) > 0 && args[0] == "verify" {
+		if _, err := parse(newFlags("audit verify"), args[1:], 0, 0, "no arguments"); err != nil {
+			return err
+		}
+		if err := c.open(); err != nil {
+			return err
+		}
+		r, err := c.v.VerifyAudit()
+		if err != nil {
+			return err
+		}
+		if !r.OK() {
+			for _, p := range r.Problems {
+				fmt.Fprintf(c.out, "BROKEN: %s\n", p)
+			}
+			return fail(exitDamaged, "the audit chain is broken: %d problem(s) in %d entries", len(r.Problems), r.Entries)
+		}
+		return printf(c.out, "audit chain intact: %d entries (%d to %d)\n", r.Entries, r.First, r.Last)
+	}
+	fs := newFlags("audit")
+	agent := fs.String("agent", "", "only this agent")
+	field := fs.String("field", "", "only this field")
+	last := fs.Int("last", 0, "only the last N entries")
+	jsonOut := fs.Bool("json", false, "print JSON lines")
+	if _, err := parse(fs, args, 0, 0, "no arguments (or 'verify')"); err != nil {
+		return err
+	}
+	if err := c.open(); err != nil {
+		return err
+	}
+	r := c.svc.Audit(c.ctx, operator, app.AuditInput{Agent: *agent, Field: vault.Field(*field), Last: *last})
+	if err := fromResponse(r.Response); err != nil {
+		return err
+	}
+	if *jsonOut {
+		for _, e := range r.Entries {
+			if err := printJSONLine(c.out, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return printAudit(c.out, r.Entries)
+}
+
+func (c *cmd) doctor(args []string) error {
+	fs := newFlags("doctor")
+	passFile := fs.String("passphrase-file", "", "read the passphrase from this file")
+	if _, err := parse(fs, args, 0, 0, "no arguments"); err != nil {
+		return err
+	}
+	if err := c.open(); err != nil {
+		return err
+	}
+	if err := c.unlock(unlockRequired, *passFile, true); err != nil {
+		if !errors.Is(err, app.ErrNoPassphrase) {
+			return err
+		}
+		fmt.Fprintf(c.o.Stderr, "engram: %v; sensitive records are not checked\n", err)
+	}
+	r, err := c.v.Check(c.ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.out, "vault: %s\n", c.v.Path())
+	fmt.Fprintf(c.out, "memories: %d (%d sealed), versions: %d, audit entries: %d\n", r.Memories, r.Sealed, r.Versions, r.Audit)
+	for _, p := range r.Problems {
+		fmt.Fprintf(c.out, "PROBLEM %s\n", p)
+	}
+	switch {
+	case len(r.Problems) > 0:
+		return fail(exitDamaged, "the vault has %d problem(s); the records named above cannot be trusted. Other memories are readable; restore the damaged ones from a backup with 'engram import FILE'", len(r.Problems))
+	case r.Unchecked > 0:
+		return fail(exitAuth, "%d sealed records were not checked because the vault is locked", r.Unchecked)
+	}
+	return printLine(c.out, "healthy: bbolt consistency, every record decrypted and hashed, audit chain intact")
+}
+
+func (c *cmd) passphrase(args []string) error {
+	if len(args) == 0 || args[0] != "change" {
+		return usage("passphrase takes the subcommand 'change'")
+	}
+	fs := newFlags("passphrase change")
+	passFile := fs.String("passphrase-file", "", "read the current passphrase from this file")
+	newFile := fs.String("new-passphrase-file", "", "read the new passphrase from this file")
+	if _, err := parse(fs, args[1:], 0, 0, "no arguments"); err != nil {
+		return err
+	}
+	if err := c.open(); err != nil {
+		return err
+	}
+	old, err := c.pass.get(*passFile, "ENGRAM_PASSPHRASE", "Current passphrase: ")
+	if err != nil {
+		return err
+	}
+	defer clear(old)
+	if err := c.v.Unlock(c.ctx, old); err != nil {
+		return err
+	}
+	c.v.Lock()
+	np, err := c.pass.getNew(*newFile, "ENGRAM_NEW_PASSPHRASE", "vault passphrase")
+	if err != nil {
+		return err
+	}
+	defer clear(np)
+	if hint := strengthHint(np); hint != "" {
+		fmt.Fprintf(c.o.Stderr, "engram: %s\n", hint)
+	}
+	if err := c.v.ChangePassphrase(c.ctx, old, np); err != nil {
+		return err
+	}
+	// The keyring held the old derived key: replace it, or drop it.
+	ks := c.keyStore()
+	if err := app.Remember(c.v, ks); err != nil {
+		_ = ks.Delete(c.v.ID())
+	}
+	return printLine(c.out, "passphrase changed; the data key was re-wrapped, records were not re-encrypted")
+}
+
+func (c *cmd) lock(args []string) error {
+	if _, err := parse(newFlags("lock"), args, 0, 0, "no arguments"); err != nil {
+		return err
+	}
+	if err := c.open(); err != nil {
+		return err
+	}
+	if err := c.o.KeyStore.Delete(c.v.ID()); err != nil && !errors.Is(err, app.ErrKeyringUnavailable) {
+		return err
+	}
+	return printLine(c.out, "locked: the key is no longer kept in the OS keyring; the next command asks for the passphrase")
+}
+
+func (c *cmd) export(args []string) error {
+	fs := newFlags("export")
+	passFile := fs.String("passphrase-file", "", "read the vault passphrase from this file")
+	pos, err := parse(fs, args, 1, 1, "one FILE argument")
+	if err != nil {
+		return err
+	}
+	if err := c.open(); err != nil {
+		return err
+	}
+	if err := c.unlock(unlockRequired, *passFile, true); err != nil {
+		return err
+	}
+	bp, err := c.pass.getNew("", "ENGRAM_BACKUP_PASSPHRASE", "backup passphrase")
+	if err != nil {
+		return err
+	}
+	defer clear(bp)
+	r := c.svc.Export(c.ctx, operator, pos[0], bp, c.o.BackupWorkFactor)
+	if err := fromResponse(r.Response); err != nil {
+		return err
+	}
+	return printf(c.out, "exported %d memories to %s\n", r.Memories, pos[0])
+}
+
+func (c *cmd) importBackup(args []string) error {
+	fs := newFlags("import")
+	passFile := fs.String("passphrase-file", "", "read the vault passphrase from this file")
+	pos, err := parse(fs, args, 1, 1, "one FILE argument")
+	if err != nil {
+		return err
+	}
+	if err := c.open(); err != nil {
+		return err
+	}
+	if err := c.unlock(unlockRequired, *passFile, true); err != nil {
+		return err
+	}
+	bp, err := c.pass.get("", "ENGRAM_BACKUP_PASSPHRASE", "Backup passphrase: ")
+	if err != nil {
+		return err
+	}
+	defer clear(bp)
+	r := c.svc.Import(c.ctx, operator, pos[0], bp)
+	switch r.Status {
+	case app.StatusUnauthorized:
+		return fail(exitAuth, "wrong backup passphrase (or the backup's header is damaged); the vault was not changed")
+	case app.StatusDamaged:
+		return fail(exitDamaged, "the backup is damaged or truncated (%s); the vault was not changed", r.Message)
+	}
+	if err := fromResponse(r.Response); err != nil {
+		return err
+	}
+	return printf(c.out, "imported %d memories from %s (%d already present, skipped)\n", r.Added, pos[0], r.Skipped)
+}

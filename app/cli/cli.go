@@ -1,0 +1,304 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/vault"
+)
+
+// Exit codes; see the package documentation.
+const (
+	exitOK      = 0
+	exitFailed  = 1
+	exitUsage   = 2
+	exitAuth    = 3
+	exitInUse   = 4
+	exitDamaged = 5
+)
+
+// Options are what the command line needs from its surroundings. Main
+// passes the real ones; tests pass a cheap KDF and their own streams.
+type Options struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	// KeyStore keeps the derived key; nil means the OS keyring.
+	KeyStore app.KeyStore
+	// Prompt asks for a passphrase on a terminal; nil means there is none.
+	Prompt func(prompt string) ([]byte, error)
+	// KDF is the cost of new vaults; zero calibrates on this machine.
+	KDF vault.KDFCost
+	// BackupWorkFactor is age's scrypt work factor for exports; 0 is age's default.
+	BackupWorkFactor int
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Default returns the options of the real program.
+func Default() Options {
+	return Options{
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
+		KeyStore: app.OSKeyring{}, Prompt: terminalPrompt,
+	}
+}
+
+// Main runs the command line with the real options and returns the exit code.
+func Main(args []string) int {
+	ctx, stop := signalContext()
+	defer stop()
+	return Run(ctx, args, Default())
+}
+
+// exitError carries an exit code with a one-sentence message.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func fail(code int, format string, args ...any) error {
+	return &exitError{code, fmt.Sprintf(format, args...)}
+}
+
+func usage(format string, args ...any) error { return fail(exitUsage, format, args...) }
+
+// cmd is one run of the command line.
+type cmd struct {
+	ctx  context.Context
+	o    Options
+	out  io.Writer
+	pass passphrases
+	v    *vault.Vault
+	svc  *app.Service
+}
+
+// Run executes args (without the program name) and returns the exit code.
+func Run(ctx context.Context, args []string, o Options) int {
+	if o.Stdout == nil {
+		o.Stdout = io.Discard
+	}
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
+	}
+	if o.Stdin == nil {
+		o.Stdin = strings.NewReader("")
+	}
+	if o.Getenv == nil {
+		o.Getenv = func(string) string { return "" }
+	}
+	if o.KeyStore == nil {
+		o.KeyStore = app.OSKeyring{}
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	c := &cmd{ctx: ctx, o: o, out: o.Stdout, pass: passphrases{getenv: o.Getenv, tty: o.Prompt}}
+	defer c.close()
+	err := c.dispatch(args)
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if !errors.As(err, &ee) {
+		ee = classify(err)
+	}
+	fmt.Fprintf(o.Stderr, "engram: %s\n", ee.msg)
+	if ee.code == exitUsage {
+		fmt.Fprintln(o.Stderr, "Run 'engram help' for usage.")
+	}
+	return ee.code
+}
+
+// classify turns an error from the vault or the service into an exit code
+// and one sentence.
+func classify(err error) *exitError {
+	msg := err.Error()
+	switch {
+	case errors.Is(err, vault.ErrInUse):
+		return &exitError{exitInUse, "the vault is in use by another Engram process (the desktop app or engram serve); close it first"}
+	case errors.Is(err, vault.ErrWrongPassphrase):
+		return &exitError{exitAuth, "wrong passphrase; nothing was changed"}
+	case errors.Is(err, vault.ErrLocked), errors.Is(err, app.ErrNoPassphrase):
+		return &exitError{exitAuth, msg}
+	case errors.Is(err, vault.ErrAuth), errors.Is(err, vault.ErrCorrupt), errors.Is(err, vault.ErrFormat), errors.Is(err, vault.ErrBackup):
+		return &exitError{exitDamaged, msg + "; run 'engram doctor', and restore from a backup with 'engram import' if needed"}
+	}
+	return &exitError{exitFailed, msg}
+}
+
+// fromResponse turns a failed service response into an exit error.
+func fromResponse(r app.Response) error {
+	switch r.Status {
+	case app.StatusOK:
+		return nil
+	case app.StatusLocked:
+		return fail(exitAuth, "%s", r.Message)
+	case app.StatusDamaged:
+		return fail(exitDamaged, "%s; run 'engram doctor', and restore from a backup with 'engram import' if needed", r.Message)
+	}
+	return fail(exitFailed, "%s", r.Message)
+}
+
+func (c *cmd) close() {
+	if c.v != nil {
+		c.v.Close()
+	}
+}
+
+func (c *cmd) vaultPath() (string, error) {
+	dir, err := app.DataDir(c.o.Getenv)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, app.VaultFile), nil
+}
+
+// open opens the vault, locked.
+func (c *cmd) open() error {
+	path, err := c.vaultPath()
+	if err != nil {
+		return err
+	}
+	v, err := vault.Open(path, vault.Options{Timeout: time.Second, Now: c.o.Now})
+	if errors.Is(err, vault.ErrNotFound) {
+		return fail(exitFailed, "no vault at %s; create one with 'engram init'", path)
+	}
+	if err != nil {
+		return err
+	}
+	c.v = v
+	c.svc = app.New(v, nil)
+	return nil
+}
+
+// unlockMode says how hard to try to unlock.
+type unlockMode int
+
+const (
+	// unlockIfEasy uses the keyring or a configured passphrase, never a prompt.
+	unlockIfEasy unlockMode = iota
+	// unlockRequired also prompts, and fails when it cannot unlock.
+	unlockRequired
+)
+
+// unlock unlocks the open vault. When it has to ask on the terminal
+// because the keyring could not be used, it says why on stderr.
+func (c *cmd) unlock(mode unlockMode, passFile string, remember bool) error {
+	var keyringErr error
+	ask := func(prompt string) ([]byte, error) {
+		p := c.pass
+		if mode == unlockIfEasy {
+			p.tty = nil
+		}
+		if passFile == "" && c.o.Getenv("ENGRAM_PASSPHRASE") == "" && p.tty != nil && keyringErr != nil {
+			fmt.Fprintf(c.o.Stderr, "engram: not using the OS keyring (%v)\n", keyringErr)
+		}
+		return p.get(passFile, "ENGRAM_PASSPHRASE", prompt)
+	}
+	if c.o.Getenv("ENGRAM_NO_KEYRING") != "" {
+		remember = false
+	}
+	ks := c.keyStore()
+	// Probe the keyring once so ask can explain a prompt.
+	if _, err := ks.Get(c.v.ID()); err != nil && !errors.Is(err, app.ErrNoKey) {
+		keyringErr = err
+	}
+	_, err := app.Unlock(c.ctx, c.v, ks, ask, remember)
+	if err != nil && mode == unlockIfEasy && errors.Is(err, app.ErrNoPassphrase) {
+		return nil // stay locked; sensitive memories stay hidden
+	}
+	return err
+}
+
+func (c *cmd) keyStore() app.KeyStore {
+	if c.o.Getenv("ENGRAM_NO_KEYRING") != "" {
+		return app.NoKeyring{Reason: "ENGRAM_NO_KEYRING is set"}
+	}
+	return c.o.KeyStore
+}
+
+var operator = app.Request{Caller: app.Caller{Operator: true}, Authorized: true}
+
+func (c *cmd) dispatch(args []string) error {
+	if len(args) == 0 {
+		return usage("no command given")
+	}
+	switch args[0] {
+	case "help", "-h", "--help":
+		fmt.Fprint(c.out, helpText)
+		return nil
+	case "init":
+		return c.initVault(args[1:])
+	case "memory":
+		return c.memory(args[1:])
+	case "audit":
+		return c.audit(args[1:])
+	case "doctor":
+		return c.doctor(args[1:])
+	case "passphrase":
+		return c.passphrase(args[1:])
+	case "lock":
+		return c.lock(args[1:])
+	case "export":
+		return c.export(args[1:])
+	case "import":
+		return c.importBackup(args[1:])
+	}
+	return usage("unknown command %q", args[0])
+}
+
+// newFlags returns a flag set that reports errors instead of exiting.
+func newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parse parses args and checks the number of positional arguments.
+func parse(fs *flag.FlagSet, args []string, min, max int, what string) ([]string, error) {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return nil, usage("%s: %v", fs.Name(), err)
+	}
+	if len(pos) < min || (max >= 0 && len(pos) > max) {
+		return nil, usage("%s takes %s", fs.Name(), what)
+	}
+	return pos, nil
+}
+
+const helpText = `Engram: an encrypted memory vault for AI agents.
+
+Usage:
+  engram init [--passphrase-file F] [--no-keyring]
+  engram memory add [--partition public|internal|sensitive] [--kind K] [--field F] [--tier T] [--tag T]... [--json] TEXT
+  engram memory get|history ID [--json]
+  engram memory list [--partition P] [--json]
+  engram memory update ID TEXT
+  engram memory rollback ID --to N
+  engram memory pin|unpin|delete ID
+  engram audit [--agent A] [--field F] [--last N] [--json]
+  engram audit verify
+  engram doctor
+  engram passphrase change
+  engram lock
+  engram export FILE
+  engram import FILE
+
+The vault lives in $ENGRAM_HOME, else $XDG_DATA_HOME/engram.
+Passphrases come from --passphrase-file, ENGRAM_PASSPHRASE or the terminal;
+backup passphrases from ENGRAM_BACKUP_PASSPHRASE or the terminal. The derived
+key is kept in the OS keyring unless ENGRAM_NO_KEYRING is set.
+
+Exit codes: 0 ok, 1 failed, 2 usage, 3 wrong passphrase or locked,
+4 vault in use, 5 damage found.
+`

@@ -1,0 +1,116 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/engram-app/engram/app/cli"
+	"github.com/engram-app/engram/vault"
+	"github.com/engram-app/engram/vault/vaulttest"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// testOptions are the real program's options with a cheap KDF and scrypt
+// work factor, and no terminal: tests give passphrases through the
+// environment.
+func testOptions() cli.Options {
+	o := cli.Default()
+	o.KDF = vaulttest.KDF
+	o.BackupWorkFactor = 10
+	o.Prompt = nil
+	return o
+}
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"engram": func() { os.Exit(cli.Run(context.Background(), os.Args[1:], testOptions())) },
+	})
+}
+
+// keyringAvailable reports whether the tests run inside a D-Bus session
+// with an unlocked secret service (.ci/run arranges it).
+func keyringAvailable() bool {
+	return os.Getenv("ENGRAM_TEST_KEYRING") == "1" && os.Getenv("DBUS_SESSION_BUS_ADDRESS") != ""
+}
+
+func TestScripts(t *testing.T) {
+	if os.Getenv("CI") != "" && !keyringAvailable() {
+		t.Fatal("CI must run these tests inside dbus-run-session with gnome-keyring (ENGRAM_TEST_KEYRING=1); see .ci/run")
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("ENGRAM_HOME", e.WorkDir+"/engram")
+			e.Setenv("LANG", "C.UTF-8")
+			if keyringAvailable() {
+				e.Setenv("DBUS_SESSION_BUS_ADDRESS", os.Getenv("DBUS_SESSION_BUS_ADDRESS"))
+			}
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "keyring" {
+				return keyringAvailable(), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"holdvault":     holdVault,
+			"corruptrecord": corruptRecord,
+			"flipbyte":      flipByte,
+		},
+	})
+}
+
+// holdvault PATH: open the vault at PATH in this process until the script
+// ends, as a running Engram would.
+func holdVault(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: holdvault PATH")
+	}
+	v, err := vault.Open(ts.MkAbs(args[0]), vault.Options{})
+	ts.Check(err)
+	ts.Defer(func() { v.Close() })
+}
+
+// corruptrecord FILE IDFILE: flip one byte inside the sealed record of the
+// memory whose id IDFILE holds, in a closed vault file. The record is found
+// as the key followed by the sealed envelope byte: bbolt stores a leaf's
+// key and value side by side.
+func corruptRecord(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: corruptrecord FILE IDFILE")
+	}
+	path := ts.MkAbs(args[0])
+	id := bytes.TrimSpace([]byte(ts.ReadFile(args[1])))
+	raw, err := os.ReadFile(path)
+	ts.Check(err)
+	i := bytes.Index(raw, append(id, 0x02))
+	if i < 0 {
+		ts.Fatalf("no sealed record for %s in %s", id, path)
+	}
+	raw[i+len(id)+30] ^= 0x20
+	ts.Check(os.WriteFile(path, raw, 0o600))
+}
+
+// flipbyte FILE OFFSET: flip the low bit of the byte at OFFSET (negative
+// counts from the end).
+func flipByte(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: flipbyte FILE OFFSET")
+	}
+	path := ts.MkAbs(args[0])
+	raw, err := os.ReadFile(path)
+	ts.Check(err)
+	off, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	if off < 0 {
+		off += len(raw)
+	}
+	raw[off] ^= 1
+	ts.Check(os.WriteFile(path, raw, 0o600))
+}

@@ -1,0 +1,172 @@
+package cli
+
+import (
+	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/vault"
+)
+
+func (c *cmd) memory(args []string) error {
+	if len(args) == 0 {
+		return usage("memory needs a subcommand: add, get, history, list, update, rollback, pin, unpin, delete")
+	}
+	sub, args := args[0], args[1:]
+	fs := newFlags("memory " + sub)
+	jsonOut := fs.Bool("json", false, "print JSON")
+	passFile := fs.String("passphrase-file", "", "read the passphrase from this file")
+	switch sub {
+	case "add":
+		part := fs.String("partition", "internal", "public, internal or sensitive")
+		kind := fs.String("kind", "fact", "fact, preference, event, pattern or knowledge")
+		field := fs.String("field", "learnings", "the field to file it under")
+		tier := fs.String("tier", "semantic", "episodic or semantic")
+		var tags listFlag
+		fs.Var(&tags, "tag", "a tag (repeatable)")
+		pos, err := parse(fs, args, 1, 1, "one TEXT argument (quote it)")
+		if err != nil {
+			return err
+		}
+		if err := c.open(); err != nil {
+			return err
+		}
+		mode := unlockIfEasy
+		if vault.Partition(*part) == vault.Sensitive {
+			mode = unlockRequired
+		}
+		if err := c.unlock(mode, *passFile, true); err != nil {
+			return err
+		}
+		r := c.svc.Store(c.ctx, operator, app.StoreInput{
+			Content: pos[0], Partition: vault.Partition(*part), Kind: vault.Kind(*kind),
+			Field: vault.Field(*field), Tier: vault.Tier(*tier), Tags: tags,
+		})
+		if err := fromResponse(r.Response); err != nil {
+			return err
+		}
+		if *jsonOut {
+			return printJSON(c.out, r.Memory)
+		}
+		return printLine(c.out, r.Memory.ID)
+
+	case "get", "history", "pin", "unpin", "delete":
+		pos, err := parse(fs, args, 1, 1, "one memory ID")
+		if err != nil {
+			return err
+		}
+		id := pos[0]
+		if err := c.openForMemory(id, *passFile); err != nil {
+			return err
+		}
+		switch sub {
+		case "get":
+			r := c.svc.Get(c.ctx, operator, id)
+			if err := fromResponse(r.Response); err != nil {
+				return err
+			}
+			if *jsonOut {
+				return printJSON(c.out, r.Memory)
+			}
+			return printMemory(c.out, r.Memory)
+		case "history":
+			r := c.svc.History(c.ctx, operator, id)
+			if err := fromResponse(r.Response); err != nil {
+				return err
+			}
+			if *jsonOut {
+				return printJSON(c.out, r)
+			}
+			return printHistory(c.out, r.Memory, r.Versions)
+		case "pin", "unpin":
+			r := c.svc.SetPinned(c.ctx, operator, id, sub == "pin")
+			if err := fromResponse(r.Response); err != nil {
+				return err
+			}
+			return printf(c.out, "%sned %s (version %d)\n", sub, id, r.Memory.Version)
+		default:
+			if err := fromResponse(c.svc.Delete(c.ctx, operator, id)); err != nil {
+				return err
+			}
+			return printf(c.out, "deleted %s\n", id)
+		}
+
+	case "update":
+		pos, err := parse(fs, args, 2, 2, "a memory ID and the new TEXT")
+		if err != nil {
+			return err
+		}
+		if err := c.openForMemory(pos[0], *passFile); err != nil {
+			return err
+		}
+		r := c.svc.Update(c.ctx, operator, pos[0], app.UpdateInput{Operation: vault.OpUpdate, Content: &pos[1]})
+		if err := fromResponse(r.Response); err != nil {
+			return err
+		}
+		if *jsonOut {
+			return printJSON(c.out, r.Memory)
+		}
+		return printf(c.out, "updated %s to version %d\n", pos[0], r.Memory.Version)
+
+	case "rollback":
+		to := fs.Int("to", 0, "the version to restore")
+		pos, err := parse(fs, args, 1, 1, "a memory ID and --to N")
+		if err != nil {
+			return err
+		}
+		if *to < 1 {
+			return usage("memory rollback needs --to N with the version to restore")
+		}
+		if err := c.openForMemory(pos[0], *passFile); err != nil {
+			return err
+		}
+		r := c.svc.Rollback(c.ctx, operator, pos[0], *to)
+		if err := fromResponse(r.Response); err != nil {
+			return err
+		}
+		if *jsonOut {
+			return printJSON(c.out, r.Memory)
+		}
+		return printf(c.out, "rolled %s back to version %d as version %d\n", pos[0], *to, r.Memory.Version)
+
+	case "list":
+		part := fs.String("partition", "", "only this partition (public, internal, sensitive, archive)")
+		if _, err := parse(fs, args, 0, 0, "no arguments"); err != nil {
+			return err
+		}
+		if err := c.open(); err != nil {
+			return err
+		}
+		mode := unlockIfEasy
+		if vault.Partition(*part) == vault.Sensitive {
+			mode = unlockRequired
+		}
+		if err := c.unlock(mode, *passFile, true); err != nil {
+			return err
+		}
+		in := app.ListInput{}
+		if *part != "" {
+			in.Partitions = []vault.Partition{vault.Partition(*part)}
+		}
+		r := c.svc.List(c.ctx, operator, in)
+		if err := fromResponse(r.Response); err != nil {
+			return err
+		}
+		if *jsonOut {
+			return printJSON(c.out, r)
+		}
+		return printList(c.out, c.o.Stderr, r.Memories, r.Hidden)
+	}
+	return usage("unknown memory subcommand %q", sub)
+}
+
+// openForMemory opens the vault and unlocks it if memory id is sealed.
+func (c *cmd) openForMemory(id, passFile string) error {
+	if err := c.open(); err != nil {
+		return err
+	}
+	// A failed Stat (no such memory, damage) is reported by the service call.
+	info, _ := c.v.Stat(id)
+	mode := unlockIfEasy
+	if info.Sealed {
+		mode = unlockRequired
+	}
+	return c.unlock(mode, passFile, true)
+}

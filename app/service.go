@@ -1,0 +1,429 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/engram-app/engram/vault"
+)
+
+// Model types, re-exported so callers (the CLI, the desktop app) need not
+// import the vault package.
+type (
+	Memory     = vault.Memory
+	Version    = vault.Version
+	AuditEntry = vault.AuditEntry
+	Partition  = vault.Partition
+	Kind       = vault.Kind
+	Field      = vault.Field
+	Tier       = vault.Tier
+	Source     = vault.Source
+	SourceType = vault.SourceType
+	Problem    = vault.Problem
+)
+
+// Caller is who makes a request. The agent id of a request from the
+// loopback API comes from its token, never from the body.
+type Caller struct {
+	Agent    string // agent id; empty for the operator
+	Operator bool   // the local user at the CLI or desktop app
+	Session  string
+}
+
+// Name is the caller's name in provenance and audit entries.
+func (c Caller) Name() string {
+	if c.Operator || c.Agent == "" {
+		return vault.AgentOperator
+	}
+	return c.Agent
+}
+
+// Request carries the caller, an explicit authorization flag (set by the
+// transport once it has authenticated the caller) and a reason for the log.
+type Request struct {
+	Caller     Caller
+	Authorized bool
+	Reason     string
+}
+
+func (r Request) actor() vault.Actor {
+	return vault.Actor{Agent: r.Caller.Name(), Session: r.Caller.Session, Reason: r.Reason}
+}
+
+// Service is the memory service. The zero value is not usable; call New or
+// Disabled. Its methods are safe for concurrent use.
+type Service struct {
+	v      *vault.Vault
+	reason error // why the service is disabled; nil when v is set
+	log    *slog.Logger
+}
+
+// New returns a service over an open vault.
+func New(v *vault.Vault, log *slog.Logger) *Service {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{v: v, log: log}
+}
+
+// Disabled returns a service that answers every call with StatusUnavailable
+// and reason, for when the vault cannot be opened. Callers keep working
+// without memory instead of failing.
+func Disabled(reason error) *Service {
+	if reason == nil {
+		reason = errors.New("no vault")
+	}
+	return &Service{reason: reason, log: slog.New(slog.DiscardHandler)}
+}
+
+// Vault returns the underlying vault, or nil for a disabled service.
+func (s *Service) Vault() *vault.Vault { return s.v }
+
+// gate answers the checks every call shares: is the service available and
+// is the request authorized.
+func (s *Service) gate(req Request) (Response, bool) {
+	if s.v == nil {
+		return Response{StatusUnavailable, "memory is unavailable: " + s.reason.Error()}, false
+	}
+	if !req.Authorized {
+		return Response{StatusUnauthorized, "the request is not authorized"}, false
+	}
+	if !req.Caller.Operator && req.Caller.Agent == "" {
+		return Response{StatusUnauthorized, "the request names no caller"}, false
+	}
+	return Response{}, true
+}
+
+// fail turns err into a response, logging internal errors that the
+// response message hides.
+func (s *Service) fail(op string, err error) Response {
+	r := statusOf(err)
+	if r.Status == StatusUnavailable || r.Status == StatusDamaged {
+		s.log.Error(op, "err", err)
+	}
+	return r
+}
+
+// deny audits a refused request and answers unauthorized.
+func (s *Service) deny(req Request, action vault.Action, id string, field vault.Field, why string) Response {
+	if err := s.v.Audit(vault.AuditEntry{Action: action, Agent: req.Caller.Name(), Session: req.Caller.Session, MemoryID: id, Field: field, Result: vault.ResultDenied, Reason: why}); err != nil {
+		s.log.Error("audit denial", "err", err)
+	}
+	return Response{StatusUnauthorized, why}
+}
+
+// StoreInput is a new memory as a caller describes it.
+type StoreInput struct {
+	Content   string    `json:"content"`
+	Kind      Kind      `json:"kind,omitempty"`
+	Field     Field     `json:"field,omitempty"`
+	Tier      Tier      `json:"tier,omitempty"`
+	Partition Partition `json:"partition,omitempty"`
+	Tags      []string  `json:"tags,omitempty"`
+	Source    Source    `json:"source,omitempty"`
+	Pinned    bool      `json:"pinned,omitempty"`
+}
+
+// MemoryResponse returns one memory.
+type MemoryResponse struct {
+	Response
+	Memory *Memory `json:"memory,omitempty"`
+}
+
+// Store validates and stores a new memory. Defaults: kind fact, field
+// learnings, tier episodic, partition internal, source explicit_save for
+// the operator and ai_inference for agents. An agent cannot write a
+// reserved field or claim another agent as the source.
+func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryResponse {
+	if r, ok := s.gate(req); !ok {
+		return MemoryResponse{Response: r}
+	}
+	m := vault.Memory{
+		Content: in.Content, Kind: orDefault(in.Kind, vault.Fact), Field: orDefault(in.Field, vault.Learnings),
+		Tier: orDefault(in.Tier, vault.Episodic), Partition: orDefault(in.Partition, vault.Internal),
+		Tags: normaliseTags(in.Tags), Source: in.Source, Pinned: in.Pinned,
+	}
+	if req.Caller.Operator {
+		m.Source.Type = orDefault(m.Source.Type, vault.SourceExplicitSave)
+		m.Trust = vault.TrustOperator
+	} else {
+		if slices.Contains(vault.ReservedFields, m.Field) {
+			return MemoryResponse{Response: s.deny(req, vault.ActionReject, "", m.Field, fmt.Sprintf("field %q is not writable by agents", m.Field))}
+		}
+		if m.Source.AgentID != "" && m.Source.AgentID != req.Caller.Agent {
+			return MemoryResponse{Response: s.deny(req, vault.ActionReject, "", m.Field, "a memory cannot be written as another agent")}
+		}
+		m.Source.AgentID = req.Caller.Agent
+		m.Source.Type = orDefault(m.Source.Type, vault.SourceAIInference)
+		m.Trust = vault.TrustStandard
+	}
+	if m.Source.SessionID == "" {
+		m.Source.SessionID = req.Caller.Session
+	}
+	m.Confidence = vault.InitialConfidence(m.Source.Type)
+	got, err := s.v.Add(m, req.actor())
+	if err != nil {
+		return MemoryResponse{Response: s.fail("store", err)}
+	}
+	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &got}
+}
+
+func orDefault[T ~string](v, def T) T {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func normaliseTags(tags []string) []string {
+	var out []string
+	for _, t := range tags {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if t != "" && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// canRead is the read rule for this version of the service: the operator
+// reads everything; an agent reads public memories and its own internal
+// ones, never sensitive ones.
+func canRead(c Caller, info vault.Info) bool {
+	switch {
+	case c.Operator:
+		return true
+	case info.Sealed || info.Partition == vault.Sensitive:
+		return false
+	case info.Partition == vault.Public:
+		return true
+	}
+	return info.Owner == c.Agent
+}
+
+// canWrite: the operator changes everything; an agent only its own
+// memories outside the sensitive partition.
+func canWrite(c Caller, info vault.Info) bool {
+	return c.Operator || (info.Owner == c.Agent && !info.Sealed)
+}
+
+func infoOf(m *vault.Memory) vault.Info {
+	return vault.Info{Partition: m.Partition, Sealed: m.Sensitive(), Owner: m.Owner, Field: m.Field, Version: m.Version}
+}
+
+// check authorizes an operation on memory id before it runs, auditing a
+// refusal. Sensitive memories refused to an agent are audited as L3 access.
+func (s *Service) check(req Request, id string, allowed func(Caller, vault.Info) bool) Response {
+	if req.Caller.Operator {
+		return Response{Status: StatusOK}
+	}
+	info, err := s.v.Stat(id)
+	if err != nil && !(errors.Is(err, vault.ErrLocked) && info.Sealed) {
+		return s.fail("stat", err)
+	}
+	if !allowed(req.Caller, info) {
+		action := vault.ActionUpdate
+		if info.Sealed {
+			action = vault.ActionL3Access
+		}
+		return s.deny(req, action, id, info.Field, "this memory is not available to the caller")
+	}
+	return Response{Status: StatusOK}
+}
+
+// Get returns one memory.
+func (s *Service) Get(ctx context.Context, req Request, id string) MemoryResponse {
+	if r, ok := s.gate(req); !ok {
+		return MemoryResponse{Response: r}
+	}
+	if r := s.check(req, id, canRead); !r.OK() {
+		return MemoryResponse{Response: r}
+	}
+	m, err := s.v.Get(id, req.actor())
+	if err != nil {
+		return MemoryResponse{Response: s.fail("get", err)}
+	}
+	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &m}
+}
+
+// ListInput filters List.
+type ListInput struct {
+	Partitions []Partition
+	Field      Field
+}
+
+// ListResponse returns memories; Hidden counts sensitive ones not shown
+// because the vault is locked.
+type ListResponse struct {
+	Response
+	Memories []Memory `json:"memories"`
+	Hidden   int      `json:"hidden,omitempty"`
+}
+
+// List returns the memories the caller may read, newest first.
+func (s *Service) List(ctx context.Context, req Request, in ListInput) ListResponse {
+	if r, ok := s.gate(req); !ok {
+		return ListResponse{Response: r}
+	}
+	all, hidden, err := s.v.List(vault.ListFilter{Partitions: in.Partitions, Field: in.Field})
+	if err != nil {
+		return ListResponse{Response: s.fail("list", err)}
+	}
+	out := all[:0]
+	for i := range all {
+		if canRead(req.Caller, infoOf(&all[i])) {
+			out = append(out, all[i])
+		}
+	}
+	slices.SortFunc(out, func(a, b Memory) int { return b.Created.Compare(a.Created) })
+	if err := s.v.Audit(vault.AuditEntry{Action: vault.ActionList, Agent: req.Caller.Name(), Session: req.Caller.Session, Field: in.Field, Result: vault.ResultOK, Count: len(out)}); err != nil {
+		return ListResponse{Response: s.fail("list", err)}
+	}
+	return ListResponse{Response: Response{Status: StatusOK}, Memories: out, Hidden: hidden}
+}
+
+// UpdateInput is a change to a memory. Nil fields are left as they are.
+type UpdateInput struct {
+	Operation vault.Operation `json:"operation"` // UPDATE (REPLACE), TAG, RECLASSIFY; default UPDATE
+	Content   *string         `json:"content,omitempty"`
+	Tags      []string        `json:"tags,omitempty"`
+	Partition *Partition      `json:"partition,omitempty"`
+	IfVersion int             `json:"if_version,omitempty"`
+}
+
+// Update changes a memory as a new version.
+func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateInput) MemoryResponse {
+	op := orDefault(in.Operation, vault.OpUpdate)
+	return s.change(req, id, op, in.IfVersion, func(m *vault.Memory) error {
+		switch op {
+		case vault.OpUpdate:
+			if in.Content == nil {
+				return fmt.Errorf("%w: an update needs new content", vault.ErrInvalid)
+			}
+			m.Content = *in.Content
+		case vault.OpTag:
+			m.Tags = normaliseTags(in.Tags)
+		case vault.OpReclassify:
+			if in.Partition == nil {
+				return fmt.Errorf("%w: reclassify needs a partition", vault.ErrInvalid)
+			}
+			m.Partition = *in.Partition
+		default:
+			return fmt.Errorf("%w: operation %q", vault.ErrInvalid, op)
+		}
+		return nil
+	})
+}
+
+// SetPinned pins or unpins a memory.
+func (s *Service) SetPinned(ctx context.Context, req Request, id string, pinned bool) MemoryResponse {
+	return s.change(req, id, vault.OpPin, 0, func(m *vault.Memory) error {
+		m.Pinned = pinned
+		return nil
+	})
+}
+
+func (s *Service) change(req Request, id string, op vault.Operation, ifVersion int, fn func(m *vault.Memory) error) MemoryResponse {
+	if r, ok := s.gate(req); !ok {
+		return MemoryResponse{Response: r}
+	}
+	a := req.actor()
+	a.IfVersion = ifVersion
+	var denied bool
+	m, err := s.v.Update(id, op, a, func(m *vault.Memory) error {
+		if !canWrite(req.Caller, infoOf(m)) {
+			denied = true
+			return errDenied
+		}
+		return fn(m)
+	})
+	if denied {
+		return MemoryResponse{Response: s.deny(req, vault.ActionUpdate, id, "", "this memory belongs to another agent")}
+	}
+	if err != nil {
+		return MemoryResponse{Response: s.fail("update", err)}
+	}
+	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &m}
+}
+
+var errDenied = errors.New("denied")
+
+// Rollback restores version to of a memory as a new version.
+func (s *Service) Rollback(ctx context.Context, req Request, id string, to int) MemoryResponse {
+	if r, ok := s.gate(req); !ok {
+		return MemoryResponse{Response: r}
+	}
+	if r := s.check(req, id, canWrite); !r.OK() {
+		return MemoryResponse{Response: r}
+	}
+	m, err := s.v.Rollback(id, to, req.actor())
+	if err != nil {
+		return MemoryResponse{Response: s.fail("rollback", err)}
+	}
+	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &m}
+}
+
+// Delete removes a memory and its versions.
+func (s *Service) Delete(ctx context.Context, req Request, id string) Response {
+	if r, ok := s.gate(req); !ok {
+		return r
+	}
+	if r := s.check(req, id, canWrite); !r.OK() {
+		return r
+	}
+	if err := s.v.Delete(id, req.actor()); err != nil {
+		return s.fail("delete", err)
+	}
+	return Response{Status: StatusOK}
+}
+
+// HistoryResponse returns the kept versions and the current provenance.
+type HistoryResponse struct {
+	Response
+	Memory   *Memory   `json:"memory,omitempty"`
+	Versions []Version `json:"versions,omitempty"`
+}
+
+// History answers "why do you believe this?": provenance and versions.
+func (s *Service) History(ctx context.Context, req Request, id string) HistoryResponse {
+	got := s.Get(ctx, req, id)
+	if !got.OK() {
+		return HistoryResponse{Response: got.Response}
+	}
+	vers, err := s.v.History(id, req.actor())
+	if err != nil {
+		return HistoryResponse{Response: s.fail("history", err)}
+	}
+	return HistoryResponse{Response: Response{Status: StatusOK}, Memory: got.Memory, Versions: vers}
+}
+
+// AuditInput filters the audit log.
+type AuditInput struct {
+	Agent string
+	Field Field
+	Last  int
+	Since time.Time
+}
+
+// AuditResponse returns audit entries.
+type AuditResponse struct {
+	Response
+	Entries []AuditEntry `json:"entries"`
+}
+
+// Audit returns audit entries. Only the operator reads the log.
+func (s *Service) Audit(ctx context.Context, req Request, in AuditInput) AuditResponse {
+	if r, ok := s.operatorGate(req); !ok {
+		return AuditResponse{Response: r}
+	}
+	es, err := s.v.AuditLog(vault.AuditFilter{Agent: in.Agent, Field: in.Field, Last: in.Last, Since: in.Since})
+	if err != nil {
+		return AuditResponse{Response: s.fail("audit", err)}
+	}
+	return AuditResponse{Response: Response{Status: StatusOK}, Entries: es}
+}
