@@ -566,3 +566,39 @@ func compactVersionsTx(tx *bolt.Tx, id string, key []byte) (int, error) {
 	}
 	return dropped, nil
 }
+
+// Info is what authorization needs to know about a memory.
+type Info struct {
+	Partition Partition
+	Sealed    bool
+	Owner     string
+	Field     Field
+	Version   int
+}
+
+// Stat returns a memory's partition, owner, field and version without
+// auditing a read: callers use it to decide whether to allow an operation,
+// and audit that decision themselves. A sealed memory's owner needs the
+// vault unlocked; while locked Stat returns the partition with ErrLocked.
+func (v *Vault) Stat(id string) (Info, error) {
+	key, _ := v.key()
+	defer seal.Wipe(key)
+	var info Info
+	err := v.db.View(func(tx *bolt.Tx) error {
+		bucket, raw, err := findTx(tx, id)
+		if err != nil {
+			return err
+		}
+		info.Partition, info.Sealed = Partition(bucket), isSealedRecord(raw)
+		m, err := getTx(tx, id, key)
+		if err != nil {
+			return err
+		}
+		info.Owner, info.Field, info.Version = m.Owner, m.Field, m.Version
+		return nil
+	})
+	if err != nil {
+		return info, fmt.Errorf("stat memory %s: %w", id, err)
+	}
+	return info, nil
+}

@@ -1,0 +1,51 @@
+package atomicfile
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestWrite(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out")
+	os.WriteFile(path, []byte("old"), 0o644)
+	boom := errors.New("boom")
+	tests := []struct {
+		name    string
+		fill    func(w io.Writer) error
+		wantErr error
+		want    string
+	}{
+		{"failed fill keeps the old file", func(w io.Writer) error { io.WriteString(w, "half"); return boom }, boom, "old"},
+		{"success replaces it", func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }, nil, "new"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Write(path, 0o600, tc.fill)
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("Write = %v, want %v", err, tc.wantErr)
+			}
+			got, _ := os.ReadFile(path)
+			if string(got) != tc.want {
+				t.Fatalf("file = %q, want %q", got, tc.want)
+			}
+			entries, _ := os.ReadDir(dir)
+			if len(entries) != 1 {
+				t.Fatalf("directory holds %d entries, want 1 (no temp files left)", len(entries))
+			}
+		})
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode = %v, want 0600", fi.Mode().Perm())
+	}
+}
+
+func TestWriteIntoMissingDir(t *testing.T) {
+	err := Write(filepath.Join(t.TempDir(), "no", "such", "dir", "f"), 0o600, func(io.Writer) error { return nil })
+	if err == nil {
+		t.Fatal("Write into a missing directory succeeded")
+	}
+}
