@@ -133,7 +133,7 @@ func appendAuditTx(tx *bolt.Tx, now time.Time, e AuditEntry) error {
 
 // appendAudit appends one entry in its own transaction.
 func (v *Vault) appendAudit(e AuditEntry) error {
-	return v.db.Update(func(tx *bolt.Tx) error { return appendAuditTx(tx, v.now(), e) })
+	return v.update(func(tx *bolt.Tx) error { return appendAuditTx(tx, v.now(), e) })
 }
 
 // Audit appends an entry for an operation decided outside the vault (a
@@ -158,7 +158,7 @@ type AuditFilter struct {
 // AuditLog returns matching entries, oldest first, each with its Hash.
 func (v *Vault) AuditLog(f AuditFilter) ([]AuditEntry, error) {
 	var out []AuditEntry
-	err := v.db.View(func(tx *bolt.Tx) error {
+	err := v.view(func(tx *bolt.Tx) error {
 		return walkAudit(tx, func(e AuditEntry, _ []byte) error {
 			if (f.Agent == "" || e.Agent == f.Agent) && (f.Field == "" || e.Field == f.Field) &&
 				(f.Action == "" || e.Action == f.Action) && (f.Since.IsZero() || !e.Time.Before(f.Since)) {
@@ -212,7 +212,7 @@ func (r AuditReport) OK() bool { return len(r.Problems) == 0 }
 // or a head that does not match the last entry.
 func (v *Vault) VerifyAudit() (AuditReport, error) {
 	var r AuditReport
-	err := v.db.View(func(tx *bolt.Tx) error {
+	err := v.view(func(tx *bolt.Tx) error {
 		r = verifyAuditTx(tx)
 		return nil
 	})
@@ -271,7 +271,7 @@ func verifyAuditTx(tx *bolt.Tx) AuditReport {
 // appends an audit:prune entry with the count.
 func (v *Vault) PruneAudit(before time.Time) (int, error) {
 	n := 0
-	err := v.db.Update(func(tx *bolt.Tx) error {
+	err := v.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketAudit)
 		meta := tx.Bucket(bucketAuditMeta)
 		var prev [32]byte

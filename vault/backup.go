@@ -65,7 +65,7 @@ func (v *Vault) Export(ctx context.Context, w io.Writer, passphrase []byte, opts
 	}
 	defer seal.Wipe(key)
 	var items []backupItem
-	err = v.db.View(func(tx *bolt.Tx) error {
+	err = v.view(func(tx *bolt.Tx) error {
 		for _, name := range partitionBuckets() {
 			err := tx.Bucket(name).ForEach(func(k, _ []byte) error {
 				if err := ctx.Err(); err != nil {
@@ -171,7 +171,7 @@ func (v *Vault) Import(ctx context.Context, r io.Reader, passphrase []byte, a Ac
 			return st, fmt.Errorf("import: %w: the backup holds sensitive memories", ErrLocked)
 		}
 	}
-	err = v.db.Update(func(tx *bolt.Tx) error {
+	err = v.update(func(tx *bolt.Tx) error {
 		st = ImportStats{}
 		for i := range items {
 			if err := ctx.Err(); err != nil {

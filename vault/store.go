@@ -77,7 +77,7 @@ func (v *Vault) Add(m Memory, a Actor) (Memory, error) {
 		return Memory{}, fmt.Errorf("add memory: %w", err)
 	}
 	defer seal.Wipe(key)
-	err = v.db.Update(func(tx *bolt.Tx) error {
+	err = v.update(func(tx *bolt.Tx) error {
 		if _, _, err := findTx(tx, m.ID); err == nil {
 			return fmt.Errorf("memory %s: %w", m.ID, ErrExists)
 		}
@@ -114,7 +114,7 @@ func (v *Vault) Get(id string, a Actor) (Memory, error) {
 	defer seal.Wipe(key)
 	var m Memory
 	var readErr error // a failed read still commits its audit entry
-	err := v.db.Update(func(tx *bolt.Tx) error {
+	err := v.readAudited(func(tx *bolt.Tx, audit func(AuditEntry) error) error {
 		got, err := getTx(tx, id, key)
 		action := ActionRead
 		if got != nil && got.sealed() || errors.Is(err, ErrLocked) {
@@ -127,11 +127,11 @@ func (v *Vault) Get(id string, a Actor) (Memory, error) {
 			if !errors.Is(err, ErrLocked) {
 				e.Result, e.Reason = ResultError, errorReason(err)
 			}
-			return appendAuditTx(tx, v.now(), e)
+			return audit(e)
 		}
 		e.Field, e.Partition, e.VersionAfter = got.Field, got.Partition, got.Version
 		m = *got
-		return appendAuditTx(tx, v.now(), e)
+		return audit(e)
 	})
 	if err == nil {
 		err = readErr
@@ -162,7 +162,7 @@ func (v *Vault) Update(id string, op Operation, a Actor, fn func(m *Memory) erro
 	key, _ := v.key()
 	defer seal.Wipe(key)
 	var out Memory
-	err := v.db.Update(func(tx *bolt.Tx) error {
+	err := v.update(func(tx *bolt.Tx) error {
 		cur, err := getTx(tx, id, key)
 		if err != nil {
 			return err
@@ -267,7 +267,7 @@ func (v *Vault) Rollback(id string, to int, a Actor) (Memory, error) {
 	key, _ := v.key()
 	defer seal.Wipe(key)
 	var out Memory
-	err := v.db.Update(func(tx *bolt.Tx) error {
+	err := v.update(func(tx *bolt.Tx) error {
 		cur, err := getTx(tx, id, key)
 		if err != nil {
 			return err
@@ -304,7 +304,7 @@ func (v *Vault) Rollback(id string, to int, a Actor) (Memory, error) {
 func (v *Vault) Delete(id string, a Actor) error {
 	key, _ := v.key()
 	defer seal.Wipe(key)
-	err := v.db.Update(func(tx *bolt.Tx) error {
+	err := v.update(func(tx *bolt.Tx) error {
 		bucket, raw, err := findTx(tx, id)
 		if err != nil {
 			return err
@@ -333,7 +333,7 @@ func (v *Vault) History(id string, a Actor) ([]Version, error) {
 	key, _ := v.key()
 	defer seal.Wipe(key)
 	var out []Version
-	err := v.db.Update(func(tx *bolt.Tx) error {
+	err := v.readAudited(func(tx *bolt.Tx, audit func(AuditEntry) error) error {
 		if _, err := getTx(tx, id, key); err != nil {
 			return err
 		}
@@ -352,7 +352,7 @@ func (v *Vault) History(id string, a Actor) ([]Version, error) {
 		if err != nil {
 			return err
 		}
-		return appendAuditTx(tx, v.now(), AuditEntry{Action: ActionRead, Agent: a.agent(), Session: a.Session, MemoryID: id, Result: ResultOK, Reason: "history", Count: len(out)})
+		return audit(AuditEntry{Action: ActionRead, Agent: a.agent(), Session: a.Session, MemoryID: id, Result: ResultOK, Reason: "history", Count: len(out)})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("history of %s: %w", id, mapBoltErr(err))
@@ -378,7 +378,7 @@ func (v *Vault) List(f ListFilter) ([]Memory, int, error) {
 	}
 	var out []Memory
 	hidden := 0
-	err := v.db.View(func(tx *bolt.Tx) error {
+	err := v.view(func(tx *bolt.Tx) error {
 		for _, p := range parts {
 			b := tx.Bucket([]byte(p))
 			if b == nil {
@@ -584,7 +584,7 @@ func (v *Vault) Stat(id string) (Info, error) {
 	key, _ := v.key()
 	defer seal.Wipe(key)
 	var info Info
-	err := v.db.View(func(tx *bolt.Tx) error {
+	err := v.view(func(tx *bolt.Tx) error {
 		bucket, raw, err := findTx(tx, id)
 		if err != nil {
 			return err

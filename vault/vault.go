@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -93,9 +94,10 @@ func (h *header) wrapAAD() []byte {
 
 // Vault is an open vault file. Its methods are safe for concurrent use.
 type Vault struct {
-	db   *bolt.DB
-	path string
-	now  func() time.Time
+	db       *bolt.DB
+	path     string
+	now      func() time.Time
+	readOnly bool // reads are not audited: the file cannot be written
 
 	mu  sync.RWMutex
 	hdr header
@@ -182,8 +184,8 @@ func Open(path string, opts Options) (*Vault, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &Vault{db: db, path: path, now: clock(opts)}
-	err = db.View(func(tx *bolt.Tx) error {
+	v := &Vault{db: db, path: path, now: clock(opts), readOnly: opts.ReadOnly}
+	err = v.view(func(tx *bolt.Tx) error {
 		h, err := readHeader(tx)
 		if err != nil {
 			return err
@@ -205,12 +207,17 @@ func clock(o Options) func() time.Time {
 	return time.Now
 }
 
-func openBolt(path string, o Options) (*bolt.DB, error) {
+func openBolt(path string, o Options) (db *bolt.DB, err error) {
+	// bbolt can panic or fault while loading a damaged freelist or meta
+	// page. Turn that into ErrCorrupt; bbolt then leaks the descriptor it
+	// opened, which only matters to this process reopening the same file.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer guard(&err)
 	timeout := o.Timeout
 	if timeout <= 0 {
 		timeout = time.Second
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, NoSync: o.NoSync, ReadOnly: o.ReadOnly, FreelistType: bolt.FreelistMapType})
+	db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, NoSync: o.NoSync, ReadOnly: o.ReadOnly, FreelistType: bolt.FreelistMapType, PreLoadFreelist: true})
 	switch {
 	case errors.Is(err, bolterrors.ErrTimeout):
 		return nil, fmt.Errorf("open vault %s: %w", path, ErrInUse)
@@ -271,6 +278,45 @@ func decodeHeader(raw, sum []byte) (*header, error) {
 
 // ID is the vault's random identifier; the keyring entry is named after it.
 func (v *Vault) ID() string { return v.hdr.VaultID }
+
+// ReadOnly reports whether the vault was opened read-only.
+func (v *Vault) ReadOnly() bool { return v.readOnly }
+
+// readAudited runs fn in a read-write transaction, or a read-only one when the
+// vault is read-only and fn only reads: audit appends are skipped there.
+func (v *Vault) readAudited(fn func(tx *bolt.Tx, audit func(AuditEntry) error) error) error {
+	if v.readOnly {
+		return v.view(func(tx *bolt.Tx) error {
+			return fn(tx, func(AuditEntry) error { return nil })
+		})
+	}
+	return v.update(func(tx *bolt.Tx) error {
+		return fn(tx, func(e AuditEntry) error { return appendAuditTx(tx, v.now(), e) })
+	})
+}
+
+// view and update run bbolt transactions so that a damaged file cannot
+// crash the process: bbolt reads pages straight from its memory map, and a
+// damaged page can make it fault or panic. With SetPanicOnFault the fault
+// becomes a panic in this goroutine, and guard turns any panic into
+// ErrCorrupt. bbolt rolls back a read-write transaction that panics.
+func (v *Vault) view(fn func(tx *bolt.Tx) error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer guard(&err)
+	return v.db.View(fn)
+}
+
+func (v *Vault) update(fn func(tx *bolt.Tx) error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer guard(&err)
+	return v.db.Update(fn)
+}
+
+func guard(err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("%w: the file is damaged (%v)", ErrCorrupt, r)
+	}
+}
 
 // Path is the vault file's path.
 func (v *Vault) Path() string { return v.path }
@@ -366,7 +412,7 @@ func (v *Vault) ChangePassphrase(ctx context.Context, oldPass, newPass []byte) e
 	if h.WrappedKey, err = seal.Seal(kek, v.dek, h.wrapAAD()); err != nil {
 		return err
 	}
-	err = v.db.Update(func(tx *bolt.Tx) error {
+	err = v.update(func(tx *bolt.Tx) error {
 		if err := putHeader(tx, &h); err != nil {
 			return err
 		}
