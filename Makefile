@@ -4,7 +4,9 @@ export LANG := C.UTF-8
 GO ?= go
 ARGS ?= help
 
-.PHONY: run build test vet deps bench fuzz clean
+MODEL_DIR ?= .cache/model/use-lite
+
+.PHONY: run build test vet deps model bench fuzz clean
 
 ## run: build engram and run it with ARGS (default: help)
 run: build
@@ -16,16 +18,21 @@ build:
 deps:
 	sh .ci/deps
 
+## model: fetch the embedding model (checked against pinned hashes) for tests
+model:
+	sh app/embed/fetch-model.sh $(MODEL_DIR)
+
 vet:
 	$(GO) vet ./...
 
 ## test: install test dependencies, vet, and run every test with a real OS keyring
-test: deps vet
-	.ci/with-keyring $(GO) test -count=1 ./...
+test: deps model vet
+	ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) .ci/with-keyring $(GO) test -count=1 ./...
 
 ## bench: the benchmarks whose figures the issues ask for
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./vault/...
+	$(GO) test -run '^$$' -bench . -benchmem ./vault/... ./quarantine/... ./decay/...
+	ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) $(GO) test -run '^$$' -bench . -benchmem ./app/embed/
 
 ## fuzz: run each fuzz target briefly (FUZZTIME per target)
 FUZZTIME ?= 20s

@@ -1,0 +1,25 @@
+// Package embed turns memories and queries into vectors for semantic
+// recall, locally and without network access.
+//
+// The default model is Universal Sentence Encoder Lite, run in pure Go by
+// [USE]: the SentencePiece tokenizer reproduces the TF.js reference id for
+// id, and the forward pass (two transformer layers, mean pooling, a tanh
+// projection, L2 normalisation) matches the TF.js vectors to a cosine of at
+// least 0.9999. The weights are not part of the source tree:
+// fetch-model.sh downloads and verifies them, and [DefaultModelDir] says
+// where they are looked for.
+//
+// [OpenAI] is the alternative: any OpenAI-compatible /v1/embeddings server
+// on the loopback interface (Ollama, LM Studio, llama.cpp's server).
+//
+// Inference is plain Go apart from one optional piece: on amd64 with
+// AVX2 and FMA, the matrix products use a small assembly micro-kernel
+// (kernel_amd64.s); elsewhere, or with the build tag purego, a portable Go
+// kernel computes the same products. Weights are packed once at load time
+// into 16-column panels (about 28 MB in memory). One short query takes a
+// few milliseconds on two cores; see the benchmarks in bench_test.go.
+//
+// Both implement [Embedder]. Vectors are comparable only between equal
+// [Embedder.Name] values; compare them with [Cosine] (or a dot product,
+// since they are normalised).
+package embed

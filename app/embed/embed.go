@@ -1,0 +1,84 @@
+package embed
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+)
+
+// Embedder turns texts into vectors whose cosine similarity reflects how
+// related the texts are.
+type Embedder interface {
+	// Embed returns one L2-normalised vector of length Dim per text, in
+	// the order given. It fails as a whole or not at all.
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	// Dim is the length of every vector.
+	Dim() int
+	// Name is a stable identifier of the model and its numerics. Vectors
+	// are only comparable under the same Name; a stored index must be
+	// rebuilt when it changes.
+	Name() string
+}
+
+var (
+	_ Embedder = (*USE)(nil)
+	_ Embedder = (*OpenAI)(nil)
+)
+
+// Cosine returns the cosine similarity of a and b, in [-1, 1], or 0 if
+// either is all zeros. For L2-normalised vectors it equals the dot product.
+// It panics if the lengths differ, like an out-of-range index: mixing
+// dimensions is a programming error (compare Embedder.Name first).
+func Cosine(a, b []float32) float32 {
+	if len(a) != len(b) {
+		panic(ErrDimension)
+	}
+	var ab, aa, bb float64
+	for i := range a {
+		x, y := float64(a[i]), float64(b[i])
+		ab += x * y
+		aa += x * x
+		bb += y * y
+	}
+	if aa == 0 || bb == 0 {
+		return 0
+	}
+	return float32(ab / math.Sqrt(aa*bb))
+}
+
+// normalize scales v to unit L2 norm in place; an all-zero v is left as is.
+func normalize(v []float32) {
+	var ss float64
+	for _, x := range v {
+		ss += float64(x) * float64(x)
+	}
+	if ss == 0 {
+		return
+	}
+	inv := 1 / math.Sqrt(ss)
+	for i, x := range v {
+		v[i] = float32(float64(x) * inv)
+	}
+}
+
+// DefaultModelDir is where LoadUSE looks by default: $ENGRAM_MODEL_DIR if
+// set, else <data dir>/models/use-lite, where the data directory is
+// $ENGRAM_HOME, else $XDG_DATA_HOME/engram, else ~/.local/share/engram. It
+// returns "" if none of these can be determined.
+func DefaultModelDir() string {
+	if d := os.Getenv("ENGRAM_MODEL_DIR"); d != "" {
+		return d
+	}
+	data := os.Getenv("ENGRAM_HOME")
+	if data == "" {
+		if x := os.Getenv("XDG_DATA_HOME"); x != "" {
+			data = filepath.Join(x, "engram")
+		} else if home, err := os.UserHomeDir(); err == nil && home != "" {
+			data = filepath.Join(home, ".local", "share", "engram")
+		} else {
+			return ""
+		}
+	}
+	return filepath.Join(data, "models", "use-lite")
+}
