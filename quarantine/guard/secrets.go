@@ -1,0 +1,595 @@
+package guard
+
+import (
+	"encoding/base64"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Secret levels. A definite secret is always redacted, a probable one is
+// redacted with a warning, a possible one is only flagged: the memory is
+// stored verbatim once the caller confirms it.
+const (
+	LevelDefinite = "definite"
+	LevelProbable = "probable"
+	LevelPossible = "possible"
+)
+
+// Secret types name what was found; each maps to one redaction marker.
+const (
+	SecretPrivateKey = "private_key"
+	SecretAWSKey     = "aws_key"
+	SecretJWT        = "jwt"
+	SecretBearer     = "bearer_token"
+	SecretAPIKey     = "api_key"
+	SecretPassword   = "password"
+	SecretConnString = "connection_string"
+	SecretHash       = "password_hash"
+	SecretHighEntrop = "high_entropy"
+)
+
+// secretMarker returns the redaction marker for a secret type.
+func secretMarker(typ string) string {
+	switch typ {
+	case SecretPrivateKey:
+		return "[PRIVATE_KEY_REDACTED]"
+	case SecretAWSKey:
+		return "[AWS_KEY_REDACTED]"
+	case SecretJWT:
+		return "[JWT_REDACTED]"
+	case SecretBearer:
+		// The span covers the token only, so "Bearer " stays in front.
+		return "[TOKEN_REDACTED]"
+	case SecretAPIKey:
+		return "[API_KEY_REDACTED]"
+	}
+	return "[SECRET_REDACTED]"
+}
+
+// secretRule is one detector. The secret is submatch group of re (0 for the
+// whole match). When any is set, the rule only runs if the lower-cased text
+// contains one of those strings: a cheap prefilter that keeps the scan fast.
+type secretRule struct {
+	id    string
+	typ   string
+	level string
+	re    *regexp.Regexp
+	group int
+	any   []string
+	// check, when set, vets the extracted secret and may reject it.
+	check func(secret string) bool
+	// minRun is the shortest run of token characters a match needs; chunks
+	// without such a run skip the rule.
+	minRun int
+}
+
+func rule(id, typ, level, expr string, group int, any ...string) secretRule {
+	return secretRule{id: id, typ: typ, level: level, re: regexp.MustCompile(expr), group: group, any: any}
+}
+
+// providerMinRun is the token run every provider format needs at least.
+const providerMinRun = 16
+
+func (r secretRule) with(check func(string) bool) secretRule {
+	r.check = check
+	return r
+}
+
+// tokenEnd is the boundary after a token: not another token character.
+const tokenEnd = `(?:[^A-Za-z0-9_\-]|$)`
+
+// providerRules are formats issued by one provider, recognisable by a prefix
+// or a fixed layout. They are written for Engram from the providers' public
+// token formats; where a format is shared with harmless text the rule asks for
+// a keyword or a minimum of randomness.
+func providerRules() []secretRule {
+	rs := providerRuleList()
+	for i := range rs {
+		rs[i].minRun = providerMinRun
+	}
+	return rs
+}
+
+func providerRuleList() []secretRule {
+	d, api := LevelDefinite, SecretAPIKey
+	return []secretRule{
+		rule("aws-access-key-id", SecretAWSKey, d, `\b((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|A3T[A-Z0-9])[A-Z0-9]{16})\b`, 1, "akia", "asia", "abia", "acca", "agpa", "aida", "aipa", "anpa", "anva", "aroa", "apka", "a3t"),
+		rule("aws-mws", SecretAWSKey, d, `amzn\.mws\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`, 0, "amzn.mws."),
+		rule("anthropic", api, d, `sk-ant-[a-z]{3,6}\d{2}-[A-Za-z0-9_\-]{80,}`, 0, "sk-ant-"),
+		rule("openai", api, d, `\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{32,}`, 0, "sk-").with(mixedToken),
+		rule("stripe", api, d, `\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}`, 0, "k_live_", "k_test_"),
+		rule("github", api, d, `\bgh[pousr]_[A-Za-z0-9]{36,}`, 0, "ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+		rule("github-pat", api, d, `\bgithub_pat_[A-Za-z0-9_]{60,}`, 0, "github_pat_"),
+		rule("gitlab", api, d, `\bgl(?:pat|dt|ptt|rt|cbt|imt|agent|oas|ft|soat)-[A-Za-z0-9_\-]{20,}`, 0, "gl"),
+		rule("gitlab-runner", api, d, `\bGR1348941[A-Za-z0-9_\-]{20}`, 0, "gr1348941"),
+		rule("slack-token", api, d, `\bxox[abposre]-[0-9A-Za-z\-]{10,}`, 0, "xox"),
+		rule("slack-app", api, d, `\bxapp-[0-9A-Za-z\-/]{20,}`, 0, "xapp-"),
+		rule("slack-webhook", api, d, `hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9]+/[A-Za-z0-9]+/[A-Za-z0-9]{16,}`, 0, "hooks.slack.com"),
+		rule("msteams-webhook", api, d, `\.office(?:365)?\.com/webhook(?:b2)?/[0-9a-f\-]{36}@[0-9a-f\-]{36}/IncomingWebhook/[0-9a-f]{32}/[0-9a-f\-]{36}`, 0, "incomingwebhook"),
+		rule("google-api-key", api, d, `\bAIza[A-Za-z0-9_\-]{35}`, 0, "aiza"),
+		rule("google-oauth-secret", api, d, `\bGOCSPX-[A-Za-z0-9_\-]{28}`, 0, "gocspx-"),
+		rule("google-oauth-token", api, d, `\bya29\.[A-Za-z0-9_\-]{30,}`, 0, "ya29."),
+		rule("sendgrid", api, d, `\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}`, 0, "sg."),
+		rule("mailgun", api, d, `\bkey-[0-9a-f]{32}\b`, 0, "key-"),
+		rule("mailchimp", api, d, `\b[0-9a-f]{32}-us\d{1,2}\b`, 0, "-us"),
+		rule("twilio-key", api, d, `\bSK[0-9a-f]{32}\b`, 0, "sk"),
+		rule("telegram-bot", api, d, `\b\d{8,10}:AA[A-Za-z0-9_\-]{32,33}`, 0, ":aa"),
+		rule("huggingface", api, d, `\bhf_[A-Za-z]{34}\b`, 0, "hf_"),
+		rule("groq", api, d, `\bgsk_[A-Za-z0-9]{52}\b`, 0, "gsk_"),
+		rule("npm", api, d, `\bnpm_[A-Za-z0-9]{36}\b`, 0, "npm_"),
+		rule("pypi", api, d, `\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}`, 0, "pypi-ageichlwas5vcmc"),
+		rule("nuget", api, d, `\boy2[a-z0-9]{43}\b`, 0, "oy2"),
+		rule("rubygems", api, d, `\brubygems_[0-9a-f]{48}\b`, 0, "rubygems_"),
+		rule("cratesio", api, d, `\bcio[A-Za-z0-9]{32}\b`, 0, "cio"),
+		rule("dockerhub", api, d, `\bdckr_pat_[A-Za-z0-9_\-]{27}`, 0, "dckr_pat_"),
+		rule("digitalocean", api, d, `\bdo[opr]_v1_[0-9a-f]{64}\b`, 0, "_v1_"),
+		rule("databricks", api, d, `\bdapi[0-9a-f]{32}(?:-\d)?\b`, 0, "dapi"),
+		rule("doppler", api, d, `\bdp\.(?:ct|pt|st(?:\.[a-z0-9_\-]+)?|sa|scim|audit)\.[A-Za-z0-9]{40,44}\b`, 0, "dp."),
+		rule("dropbox", api, d, `\bsl\.[A-Za-z0-9_\-]{100,}`, 0, "sl."),
+		rule("dynatrace", api, d, `\bdt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}\b`, 0, "dt0c01."),
+		rule("dtrack", api, d, `\bodt_[A-Za-z0-9]{32,}\b`, 0, "odt_"),
+		rule("adafruit", api, d, `\baio_[A-Za-z0-9]{28}\b`, 0, "aio_"),
+		rule("adobe", api, d, `\bp8e-[A-Za-z0-9_\-]{32}\b`, 0, "p8e-"),
+		rule("age", SecretPrivateKey, d, `\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b`, 0, "age-secret-key-"),
+		rule("artifactory", api, d, `\bAKCp[0-9][A-Za-z0-9]{64,}`, 0, "akcp"),
+		rule("atlassian", api, d, `\bATATT3[A-Za-z0-9_\-=]{100,}`, 0, "atatt3"),
+		rule("bitbucket", api, d, `\bATBB[A-Za-z0-9_\-=.]{28,}`, 0, "atbb"),
+		rule("appsync", api, d, `\bda2-[a-z0-9]{26}\b`, 0, "da2-"),
+		rule("facebook-token", api, d, `\bEAA[A-Za-z0-9]{2,5}ZD[A-Za-z0-9]{40,}|\bEAACEdEose0cBA[A-Za-z0-9]{20,}`, 0, "eaa"),
+		rule("grafana-key", api, d, `\beyJrIjoi[A-Za-z0-9+/=_\-]{50,}`, 0, "eyjrijoi"),
+		rule("grafana-cloud", api, d, `\bglc_[A-Za-z0-9+/=_\-]{32,}`, 0, "glc_"),
+		rule("grafana-sa", api, d, `\bglsa_[A-Za-z0-9]{32}_[0-9a-f]{8}\b`, 0, "glsa_"),
+		rule("hashicorp-vault", api, d, `\bhv[sbr]\.[A-Za-z0-9_\-]{24,}`, 0, "hvs.", "hvb.", "hvr."),
+		rule("jina", api, d, `\bjina_[A-Za-z0-9]{60}\b`, 0, "jina_"),
+		rule("mapbox", api, d, `\b[pst]k\.eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{20,}`, 0, "k.eyj"),
+		rule("newrelic", api, d, `\bNR(?:AK|AA|II|IQ|RA|JS)-[A-Za-z0-9_\-]{27,42}\b`, 0, "nrak-", "nraa-", "nrii-", "nriq-", "nrra-", "nrjs-"),
+		rule("newrelic-license", api, d, `\b[a-z0-9]{36}NRAL\b`, 0, "nral"),
+		rule("pixie", api, d, `\bpx-(?:api|dep)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`, 0, "px-api-", "px-dep-"),
+		rule("postman", api, d, `\bPMAK-[0-9a-f]{24}-[0-9a-f]{34}\b`, 0, "pmak-"),
+		rule("salesforce", api, d, `\b00D[A-Za-z0-9]{12,15}![A-Za-z0-9_.]{80,}`, 0, "00d"),
+		rule("segment", api, d, `\bsgp_[A-Za-z0-9]{64}\b`, 0, "sgp_"),
+		rule("sourcegraph", api, d, `\bsgp_(?:[0-9a-f]{16}_|local_)?[0-9a-f]{40}\b`, 0, "sgp_"),
+		rule("shopify", api, d, `\bshp(?:at|ca|pa|ss)_[0-9a-fA-F]{32}\b`, 0, "shp"),
+		rule("square", api, d, `\bsq0(?:atp|atb|csp)-[A-Za-z0-9_\-]{22,43}`, 0, "sq0"),
+		rule("stackhawk", api, d, `\bhawk\.[A-Za-z0-9_\-]{20}\.[A-Za-z0-9_\-]{20}\b`, 0, "hawk."),
+		rule("tavily", api, d, `\btvly-[A-Za-z0-9]{32}\b`, 0, "tvly-"),
+		rule("twitch-stream", api, d, `\blive_\d{6,10}_[A-Za-z0-9]{30}\b`, 0, "live_"),
+		rule("truenas", api, d, `(?:^|[^A-Za-z0-9\-])(\d{1,4}-[A-Za-z0-9]{64})\b`, 1, "-"),
+		rule("blynk-oauth", api, d, `\boa2-client-id_[A-Za-z0-9_\-]{32}[:&]\S*?([A-Za-z0-9]{40})\b`, 1, "oa2-client-id_"),
+		rule("wireguard", SecretPrivateKey, d, `(?i)\b(?:Private|Preshared)Key\s*=\s*([A-Za-z0-9+/]{42,43}=)`, 1, "privatekey", "presharedkey"),
+		rule("jwt", SecretJWT, d, `\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`, 0, "eyj"),
+		rule("pem-base64", SecretPrivateKey, d, `\bLS0tLS1CRUdJTi[A-Za-z0-9+/=]{40,}`, 0, "ls0tls1crudjti").with(isBase64PrivateKey),
+		rule("azure-devops-pat", api, d, `\b[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}\b`, 0, "azdo").with(func(v string) bool { return !sampleValue(v) }),
+		rule("vault-unseal", api, d, `(?i)\bunseal(?:\s+key(?:\s+\d+)?\s*:|)\s+([A-Za-z0-9+/]{43,44}=?)`, 1, "unseal"),
+	}
+}
+
+// probableRules find credentials by context: an assignment to a credential
+// name, a connection string, an Authorization header.
+func probableRules() []secretRule {
+	rs := probableRuleList()
+	// Rules whose secret is a long token skip chunks without such a run.
+	minRun := map[string]int{"vault-legacy": 26, "k8s-bootstrap": 23, "azure-storage": 20, "thingsboard": 20,
+		"pwhash-md5": 22, "pwhash-bcrypt": 53, "pwhash-sha": 43, "pwhash-scrypt": 43, "krb5": 40, "token-word": 16}
+	for i := range rs {
+		rs[i].minRun = minRun[rs[i].id]
+	}
+	return rs
+}
+
+func probableRuleList() []secretRule {
+	p := LevelProbable
+	return []secretRule{
+		rule("bearer", SecretBearer, p, `(?i)\b(?:Bearer|SSWS)\s+([A-Za-z0-9._~+/=\-]{8,})`, 1, "bearer", "ssws").with(bearerish),
+		// "token <value>" in prose needs a value that looks generated.
+		rule("token-word", SecretBearer, p, `(?i)\btoken\s+([A-Za-z0-9._~+/=\-]{16,})`, 1, "token ").with(randomLooking),
+		rule("basic-auth", SecretPassword, p, `(?i)\bBasic\s+([A-Za-z0-9+/]{8,}={0,2})`, 1, "basic").with(isBasicCredential),
+		rule("url-credentials", SecretConnString, p, `(?i)\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@"'<>]{1,64}:([^\s/]{1,200})@[A-Za-z0-9\-_.\[%]`, 1, "://").with(notPlaceholder),
+		rule("netrc", SecretPassword, p, `(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+(\S+)`, 1, "machine"),
+		rule("psexec", SecretPassword, p, `(?i)\bpsexec(?:\.exe)?\b[^\n]*?\s-p\s+(\S+)`, 1, "psexec").with(notPlaceholder),
+		rule("cli-password", SecretPassword, p, `(?i)(?:^|\s)--?(?:password|passwd|pass|secret|api-?key|token|[a-z\-]*-token|[a-z\-]*-password|[a-z\-]*-secret|apikey)=["']?([^\s"']{4,})`, 1, "pass", "secret", "api", "token").with(notPlaceholder),
+		// With a space, "--token flag" is prose: the value must look like one.
+		rule("cli-password-space", SecretPassword, p, `(?i)(?:^|\s)--?(?:password|passwd|pass|secret|api-?key|token|[a-z\-]*-token|[a-z\-]*-password|[a-z\-]*-secret|apikey) ["']?([^\s"']{4,})`, 1, "pass", "secret", "api", "token").with(func(v string) bool { return notPlaceholder(v) && mixedToken(v) }),
+		rule("credential-call", SecretPassword, p, `(?:NetworkCredential|DirectoryEntry|PasswordAuthentication|UsernamePasswordCredentials?)\(\s*(?:"[^"\n]*"\s*,\s*)?"[^"\n]*"\s*,\s*"([^"\n]{3,})"`, 1, "credential", "directoryentry", "passwordauthentication"),
+		rule("xml-keyvalue", SecretPassword, p, `(?i)key\s*=\s*"[^"\n]*(?:password|secret|token|apikey|api_key)[^"\n]*"\s+value\s*=\s*"([^"\n]{3,})"`, 1, "value").with(notPlaceholder),
+		rule("password-prose", SecretPassword, p, `(?i)\bpass(?:word|phrase|wd)?\b[^\n.;]{0,40}?\bis\s*:?\s*["'\x60]([^"'\x60\n]{3,64})["'\x60]`, 1, "pass").with(notPlaceholder),
+		rule("pwhash-md5", SecretHash, p, `\$1\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{22}`, 0, "$1$"),
+		rule("pwhash-bcrypt", SecretHash, p, `\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}`, 0, "$2"),
+		rule("pwhash-sha", SecretHash, p, `\$[56]\$(?:rounds=\d+\$)?[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{43,86}`, 0, "$5$", "$6$"),
+		rule("pwhash-scrypt", SecretHash, p, `\$[78]\$[./A-Za-z0-9]{14,}\$[./A-Za-z0-9]{43}`, 0, "$7$", "$8$"),
+		rule("krb5", SecretHash, p, `\$krb5(?:asrep|tgs|pa)\$\d+\$[^\s]{40,}`, 0, "$krb5"),
+		rule("azure-storage", SecretAPIKey, p, `(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)\s*=\s*([A-Za-z0-9+/]{20,}={0,2})`, 1, "accountkey", "sharedaccess"),
+		rule("thingsboard", SecretAPIKey, p, `/api/v1/([A-Za-z0-9]{20})/(?:telemetry|attributes|rpc)`, 1, "/api/v1/").with(mixedToken),
+		rule("k8s-bootstrap", SecretAPIKey, p, `(?i)bootstrap[\w\-]*["']?\s*[:= ]\s*["']?([a-z0-9]{6}\.[a-z0-9]{16})\b`, 1, "bootstrap"),
+		rule("vault-legacy", SecretAPIKey, p, `(?:^|[\s"'=:])([sbr]\.[A-Za-z0-9]{24,28})(?:[^A-Za-z0-9_\-]|$)`, 1, "s.", "b.", "r.").with(mixedToken),
+	}
+}
+
+// assignRe finds "name = value" and its relatives (":", "=>", ":=", "==",
+// "!=", "name value" inside a block, JSON "name": "value"). Group 1 is the
+// name, group 2..5 the value in its quoting.
+var assignRe = regexp.MustCompile(`(?i)^([A-Za-z0-9_.\-]*(?:pass|pwd|secret|token|key|credential|auth|login|pat)[A-Za-z0-9_.\-]*)["'\]]?[ \t]*(?:(?::=|=>|==|!=|=|:)[ \t]*(?:\[[ \t]*)?|[ \t]+)(?:\\"([^"\\\n]*)\\"|"([^"\n]*)"|'([^'\n]*)'|` + "`" + `([^` + "`" + `\n]*)` + "`" + `|([^\s"'<>,;)(\]\[{}\\]+))`)
+
+// nameKind says how strongly an assignment name implies a credential.
+// strong names (password, secret, token) accept any non-placeholder value;
+// weak ones (key, auth, login) need a value that looks random.
+func nameKind(name string) (strong, weak bool) {
+	for _, part := range splitName(name) {
+		switch part {
+		case "password", "passwd", "passwort", "pwd", "pass", "passphrase", "secret", "secrets", "token", "credential", "credentials", "apikey", "pat", "jwtsecret", "jwtsecret_key", "secretkey", "accesstoken", "authtoken", "privatekey", "clientsecret":
+			strong = true
+		case "key", "auth", "login", "sid", "license":
+			weak = true
+		}
+	}
+	return strong, weak
+}
+
+// splitName splits an identifier into lower-case parts at "_", "-", "." and
+// lower-to-upper case changes ("fbApiKey" -> fb, api, key, plus "apikey").
+func splitName(name string) []string {
+	var parts []string
+	start := 0
+	flush := func(end int) {
+		if end > start {
+			parts = append(parts, strings.ToLower(name[start:end]))
+		}
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '_' || c == '-' || c == '.' || c == '>' || c == '$':
+			flush(i)
+			start = i + 1
+		case c >= 'A' && c <= 'Z' && i > start && name[i-1] >= 'a' && name[i-1] <= 'z':
+			flush(i)
+			start = i
+		}
+	}
+	flush(len(name))
+	// Pairs catch names written as one word ("apikey", "secretkey").
+	n := len(parts)
+	for i := 0; i+1 < n; i++ {
+		parts = append(parts, parts[i]+parts[i+1])
+	}
+	return parts
+}
+
+// assignments finds credential assignments in text. It returns findings with
+// byte spans over the value.
+func assignments(text, lower string, add func(f Finding)) {
+	// Every assignment name holds a keyword. Find the keywords, step back
+	// to the start of the name, and try the pattern anchored there: far
+	// cheaper than an unanchored search from every byte. Each run of name
+	// characters is tried once, and runs longer than maxName are not names.
+	var hits []int
+	for _, kw := range assignKeywords {
+		for off := 0; ; {
+			i := strings.Index(lower[off:], kw)
+			if i < 0 {
+				break
+			}
+			hits = append(hits, off+i)
+			off += i + len(kw)
+		}
+	}
+	slices.Sort(hits)
+	covered := 0
+	for _, i := range hits {
+		if i < covered {
+			continue
+		}
+		start, stop := i, i
+		for start > 0 && isNameByte(text[start-1]) {
+			start--
+		}
+		for stop < len(text) && isNameByte(text[stop]) {
+			stop++
+		}
+		covered = stop
+		if stop-start > maxName {
+			continue
+		}
+		end := min(len(text), start+maxAssignment)
+		if nl := strings.IndexByte(text[start:end], '\n'); nl >= 0 {
+			end = start + nl
+		}
+		assignLine(text[start:end], start, add)
+	}
+}
+
+func isNameByte(c byte) bool {
+	return isDigit(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '.' || c == '-'
+}
+
+// An assignment is looked for in at most maxAssignment bytes from a name of
+// at most maxName bytes before its keyword.
+const (
+	maxName       = 64
+	maxAssignment = 512
+)
+
+var assignKeywords = []string{"pass", "pwd", "secret", "token", "key", "credential", "auth", "login", "pat"}
+
+func assignLine(text string, base int, add func(f Finding)) {
+	m := assignRe.FindStringSubmatchIndex(text)
+	if m == nil {
+		return
+	}
+	name := text[m[2]:m[3]]
+	strong, weak := nameKind(name)
+	if !strong && !weak {
+		return
+	}
+	vs, ve, quoted := -1, -1, false
+	for g := 2; g <= 6; g++ {
+		if m[2*g] >= 0 {
+			vs, ve, quoted = m[2*g], m[2*g+1], g < 6
+			break
+		}
+	}
+	if vs < 0 {
+		return
+	}
+	// "name value" without an operator is only taken for quoted values
+	// of strong names (Gradle's `password 'x'`), never for prose.
+	op := strings.TrimSpace(text[m[3]:vs])
+	op = strings.Trim(op, `"'[]`)
+	if op == "" && (!quoted || !strong) {
+		return
+	}
+	val := text[vs:ve]
+	if !notPlaceholder(val) || sampleValue(val) {
+		return
+	}
+	if !strong && !randomLooking(val) {
+		return
+	}
+	if strong && !quoted && len(val) < 4 {
+		return
+	}
+	typ := SecretPassword
+	for _, p := range splitName(name) {
+		if p == "token" || p == "apikey" || p == "key" || p == "accesstoken" || p == "authtoken" {
+			typ = SecretAPIKey
+		}
+	}
+	add(Finding{Kind: KindSecret, Type: typ, Level: LevelProbable, Start: base + vs, End: base + ve, Reason: "credential assigned to " + truncate(name, 40)})
+}
+
+// notPlaceholder rejects values that are clearly not a literal secret:
+// variable references, templates, function calls, empty or masked values.
+func notPlaceholder(v string) bool {
+	v = strings.TrimSpace(v)
+	v = strings.TrimLeft(v, `\'"`)
+	if len(v) < 4 {
+		return false
+	}
+	switch {
+	case strings.HasPrefix(v, "$"), strings.HasPrefix(v, "%"), strings.HasPrefix(v, "{"),
+		strings.HasPrefix(v, "<"), strings.HasPrefix(v, "&lt;"), strings.HasPrefix(v, "#{"),
+		strings.HasPrefix(v, "("), strings.HasPrefix(v, "["), strings.HasPrefix(v, "/"),
+		strings.HasPrefix(v, "@"), strings.HasPrefix(v, "."), strings.HasPrefix(v, "+"),
+		strings.HasPrefix(v, "arn:"), strings.HasPrefix(v, "http://"), strings.HasPrefix(v, "https://"):
+		return false
+	case strings.HasSuffix(v, ":"), strings.HasSuffix(v, "("), strings.Contains(v, "()"):
+		return false
+	}
+	lv := strings.ToLower(v)
+	switch lv {
+	case "null", "nil", "none", "undefined", "true", "false", "empty", "string", "required", "optional", "bool", "int":
+		return false
+	}
+	for _, p := range []string{"process.env", "os.getenv", "os.environ", "env(", "env[", "env.", "getenv", "secrets.", "vault(", "request.", "params[", "config[", "settings."} {
+		if strings.HasPrefix(lv, p) {
+			return false
+		}
+	}
+	// Masked or filler values: one repeated character, or x/X/*/# only.
+	same := true
+	for i := 1; i < len(v); i++ {
+		if v[i] != v[0] {
+			same = false
+			break
+		}
+	}
+	if same || dominant(v) {
+		return false
+	}
+	// A route or file path made of words ("cms/sites/passwords#edit").
+	if strings.Contains(v, "/") && strings.Trim(lv, "abcdefghijklmnopqrstuvwxyz_/#:.-") == "" {
+		return false
+	}
+	if strings.Trim(lv, "x*#._-") == "" {
+		return false
+	}
+	// A CSS selector or route ("#add-password").
+	if v[0] == '#' && strings.Trim(lv[1:], "abcdefghijklmnopqrstuvwxyz-_") == "" {
+		return false
+	}
+	return true
+}
+
+// dominant reports filler values: one character making up 80% or more of
+// v ("000000000000aa"), or a long value built from five characters or fewer
+// ("aaaaaaaaaaaaendbbbb"). Generated secrets use many distinct characters.
+func dominant(v string) bool {
+	var counts [256]int
+	distinct := 0
+	for i := 0; i < len(v); i++ {
+		if counts[v[i]] == 0 {
+			distinct++
+		}
+		counts[v[i]]++
+	}
+	if len(v) >= 12 && distinct <= 5 {
+		return true
+	}
+	for _, c := range counts {
+		if c*5 >= len(v)*4 {
+			return true
+		}
+	}
+	return false
+}
+
+// sampleValue reports the runs that documentation uses for made-up values:
+// "abcdefg", "a1b2c3", "1234567890". Real generated secrets practically
+// never contain them.
+func sampleValue(v string) bool {
+	lv := strings.ToLower(v)
+	for _, s := range []string{"abcdefg", "a1b2c3", "1234567890", "0123456789"} {
+		if strings.Contains(lv, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// randomLooking reports whether v looks machine-generated: long enough, with
+// digits and letters, and enough character entropy.
+func randomLooking(v string) bool {
+	if len(v) < 16 || !notPlaceholder(v) {
+		return false
+	}
+	var letters, digits int
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+			letters++
+		case c == ' ':
+			return false
+		}
+	}
+	return letters > 0 && digits > 0 && shannon(v) >= 3.0
+}
+
+// mixedToken requires a digit and a letter, which rules out identifiers and
+// method chains that share a provider's prefix.
+func mixedToken(v string) bool {
+	var lower, upper, digit bool
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		case c >= '0' && c <= '9':
+			digit = true
+		}
+	}
+	return digit && (lower || upper)
+}
+
+// bearerish accepts an Authorization token: random-looking, or any value
+// that follows the literal word Bearer with digits in it.
+func bearerish(v string) bool {
+	return notPlaceholder(v) && mixedToken(v) && len(v) >= 8 && !strings.HasPrefix(strings.ToLower(v), "http")
+}
+
+// isBasicCredential accepts HTTP Basic credentials: base64 of "user:pass".
+func isBasicCredential(v string) bool {
+	b, err := base64.StdEncoding.DecodeString(v)
+	if err != nil {
+		b, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(v, "="))
+	}
+	if err != nil || !strings.Contains(string(b), ":") {
+		return false
+	}
+	for _, c := range b {
+		if c < 32 || c > 126 {
+			return false
+		}
+	}
+	return true
+}
+
+func isBase64PrivateKey(v string) bool {
+	n := len(v) / 4 * 4
+	if n > 96 {
+		n = 96
+	}
+	b, err := base64.StdEncoding.DecodeString(v[:n])
+	if err != nil {
+		return false
+	}
+	return strings.Contains(string(b), "PRIVATE KEY")
+}
+
+// pemBlocks finds private key blocks. A block runs from its BEGIN line to its
+// END line, or to the end of the text when the block was cut off: better to
+// redact too much than to store half a key.
+func pemBlocks(text string, add func(f Finding)) {
+	const begin = "-----BEGIN "
+	off := 0
+	for {
+		i := strings.Index(text[off:], begin)
+		if i < 0 {
+			return
+		}
+		start := off + i
+		head := text[start+len(begin):]
+		eol := strings.Index(head[:min(len(head), 80)], "-----")
+		if eol < 0 || eol > 60 || !strings.Contains(head[:eol], "PRIVATE KEY") {
+			off = start + len(begin)
+			continue
+		}
+		end := len(text)
+		if j := strings.Index(head[eol+5:], "-----END "); j >= 0 {
+			tail := start + len(begin) + eol + 5 + j + len("-----END ")
+			if k := strings.Index(text[tail:], "-----"); k >= 0 && k < 60 {
+				end = tail + k + 5
+			}
+		}
+		add(Finding{Kind: KindSecret, Type: SecretPrivateKey, Level: LevelDefinite, Start: start, End: end, Reason: "private key block"})
+		off = end
+		if off >= len(text) {
+			return
+		}
+	}
+}
+
+// highEntropyRe finds long runs of token characters for the "possible" level.
+var highEntropyRe = regexp.MustCompile(`[A-Za-z0-9+/=_\-]{32,}`)
+
+// possibleSecrets flags long random-looking strings (base64 runs, 40-digit
+// hex hashes) not already covered by a finding.
+func possibleSecrets(text string, add func(f Finding)) {
+	for _, m := range highEntropyRe.FindAllStringIndex(text, -1) {
+		s := text[m[0]:m[1]]
+		if isHex(s) {
+			if len(s) == 40 || len(s) == 64 || len(s) == 32 {
+				add(Finding{Kind: KindSecret, Type: SecretHighEntrop, Level: LevelPossible, Start: m[0], End: m[1], Reason: "hex string that may be a key or a hash"})
+			}
+			continue
+		}
+		if strings.Count(s, "-") > 3 || strings.Count(s, "/") > 3 {
+			continue // paths, slugs, UUID lists
+		}
+		if mixedToken(s) && shannon(s) >= 4.2 {
+			add(Finding{Kind: KindSecret, Type: SecretHighEntrop, Level: LevelPossible, Start: m[0], End: m[1], Reason: "long high-entropy string"})
+		}
+	}
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}

@@ -1,0 +1,154 @@
+package guard
+
+import (
+	"strings"
+	"testing"
+)
+
+func newTestGuard(t testing.TB, p Policy) *Guard {
+	t.Helper()
+	g, err := New(p)
+	if err != nil {
+		t.Fatalf("New(%+v) = %v", p, err)
+	}
+	return g
+}
+
+// Test values below are made up for these tests; none is a live credential.
+func TestSecretRedaction(t *testing.T) {
+	g := newTestGuard(t, Policy{})
+	tests := []struct {
+		name, in, want string
+		level          string // strongest secret level, "" for none
+	}{
+		{"openai", "use key sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0f for the bot", "use key [API_KEY_REDACTED] for the bot", LevelDefinite},
+		{"anthropic", "ANTHROPIC_API_KEY=sk-ant-api03-" + strings.Repeat("aB3dE", 18) + "AA", "ANTHROPIC_API_KEY=[API_KEY_REDACTED]", LevelDefinite},
+		{"aws access key", "aws key AKIAQ7RZ5XK2M4N8P3WT in prod", "aws key [AWS_KEY_REDACTED] in prod", LevelDefinite},
+		{"github pat", "token ghp_Q7rZ5xK2m4N8p3WtY6uB9cD1eF4gH7jK0lM2 works", "token [API_KEY_REDACTED] works", LevelDefinite},
+		{"github fine-grained", "github_pat_11ABCDE2Y0" + strings.Repeat("xY7", 20), "[API_KEY_REDACTED]", LevelDefinite},
+		{"slack", "bot xoxb-123456789012-1234567890123-Q7rZ5xK2m4N8p3WtY6uB9cD1", "bot [API_KEY_REDACTED]", LevelDefinite},
+		{"stripe", `stripe key "sk_live_Q7rZ5xK2m4N8p3WtY6uB9cD1"`, `stripe key "[API_KEY_REDACTED]"`, LevelDefinite},
+		{"google", "maps AIzaSyQ7rZ5xK2m4N8p3WtY6uB9cD1eF4gH7jK0", "maps [API_KEY_REDACTED]", LevelDefinite},
+		{"jwt", "session eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.Q7rZ5xK2m4N8p3WtY6uB9cD1 ok", "session [JWT_REDACTED] ok", LevelDefinite},
+		{"pem", "key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nAAAA\n-----END RSA PRIVATE KEY-----\ndone", "key:\n[PRIVATE_KEY_REDACTED]\ndone", LevelDefinite},
+		{"pem cut off", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA", "[PRIVATE_KEY_REDACTED]", LevelDefinite},
+		{"bearer", "curl -H 'Authorization: Bearer q7RZ5xK2m4N8p3Wt' url", "curl -H 'Authorization: Bearer [TOKEN_REDACTED]' url", LevelProbable},
+		{"password assignment", "password=hunter2x", "password=[SECRET_REDACTED]", LevelProbable},
+		{"quoted secret", `client_secret: "p4ss w0rd!"`, `client_secret: "[SECRET_REDACTED]"`, LevelProbable},
+		{"api_key assignment", "api_key = Q7rZ5xK2m4N8p3WtY6uB", "api_key = [API_KEY_REDACTED]", LevelProbable},
+		{"token assignment", "token=Q7rZ5xK2m4N8", "token=[API_KEY_REDACTED]", LevelProbable},
+		{"escaped quotes", `$password = \"goodspec\";`, `$password = \"[SECRET_REDACTED]\";`, LevelProbable},
+		{"jwt secret", "jwtsecret: \"7`D'}/vYR)T;W\\5]EBrf\"", "jwtsecret: \"[SECRET_REDACTED]\"", LevelProbable},
+		{"postgres url", "db at postgres://app:S3cr3t!@db.internal:5432/main", "db at postgres://app:[SECRET_REDACTED]@db.internal:5432/main", LevelProbable},
+		{"password prose", `the password is "centipede"`, `the password is "[SECRET_REDACTED]"`, LevelProbable},
+		{"bcrypt", "hash $2a$12$R9h/cIPz0gi.URNNX3kh2OPST9/PgBkqquzi.Ss7KIUgO2t0jWMUW", "hash [SECRET_REDACTED]", LevelProbable},
+		{"git hash is possible", "fixed in 3b335d612137949d2f21fcc6c8c8164db7603227", "fixed in 3b335d612137949d2f21fcc6c8c8164db7603227", LevelPossible},
+		// Look-alikes that must pass.
+		{"env reference", "password = os.getenv('DB_PASSWORD')", "password = os.getenv('DB_PASSWORD')", ""},
+		{"shell variable", `export PGPASSWORD="$db_password"`, `export PGPASSWORD="$db_password"`, ""},
+		{"template", "password: {{ .Values.password }}", "password: {{ .Values.password }}", ""},
+		{"masked", "password=********", "password=********", ""},
+		{"sample value", "api_key=abcdefg1234567890xyz", "api_key=abcdefg1234567890xyz", ""},
+		{"prose about tokens", "The token budget is 4096 per request.", "The token budget is 4096 per request.", ""},
+		{"sk word", "use sk-learn for the baseline", "use sk-learn for the baseline", ""},
+		{"public url", "see https://example.com/docs", "see https://example.com/docs", ""},
+		{"uuid", "request id 3f2b6c1e-8d4a-4b7e-9c2d-1a5e6f7b8c9d", "request id 3f2b6c1e-8d4a-4b7e-9c2d-1a5e6f7b8c9d", ""},
+		{"method chain", "s.addComponentsFromRegistry()", "s.addComponentsFromRegistry()", ""},
+		{"basic auth", "Authorization: Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==", "Authorization: Basic [SECRET_REDACTED]", LevelProbable},
+		{"basic in prose", "a basic understanding of evolution", "a basic understanding of evolution", ""},
+		{"token in prose", "the token budget2024 is spent", "the token budget2024 is spent", ""},
+		{"cli flag in prose", "pass the --token flag to the CLI", "pass the --token flag to the CLI", ""},
+		{"url with port and at", "see http://example.com:8080/path@v2 for docs", "see http://example.com:8080/path@v2 for docs", ""},
+		{"cli password", "mysql --password=S3cretPw -u root", "mysql --password=[SECRET_REDACTED] -u root", LevelProbable},
+		{"psexec", `psexec \\host -u admin -p Adm1nPass cmd`, `psexec \\host -u admin -p [SECRET_REDACTED] cmd`, LevelProbable},
+		{"netrc", "machine api.example.com login bob password s3cr3tpw", "machine api.example.com login bob password [SECRET_REDACTED]", LevelProbable},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := g.Check(Input{Text: tc.in})
+			if res.Redacted != tc.want {
+				t.Errorf("Check(%q).Redacted = %q, want %q", tc.in, res.Redacted, tc.want)
+			}
+			best := ""
+			for _, f := range res.Findings {
+				if f.Kind == KindSecret && (best == "" || levelRank(f.Level) > levelRank(best)) {
+					best = f.Level
+				}
+			}
+			if best != tc.level {
+				t.Errorf("Check(%q) strongest level = %q, want %q (findings %+v)", tc.in, best, tc.level, res.Findings)
+			}
+			wantSecret := tc.level == LevelDefinite || tc.level == LevelProbable
+			if res.HasSecret != wantSecret {
+				t.Errorf("Check(%q).HasSecret = %v, want %v", tc.in, res.HasSecret, wantSecret)
+			}
+		})
+	}
+}
+
+func TestSecretSpans(t *testing.T) {
+	g := newTestGuard(t, Policy{})
+	tests := []struct {
+		in         string
+		typ, level string
+		start, end int
+	}{
+		{"k=AKIAQ7RZ5XK2M4N8P3WT", SecretAWSKey, LevelDefinite, 2, 22},
+		{"Authorization: Bearer q7RZ5xK2m4N8p3Wt", SecretBearer, LevelProbable, 22, 38},
+		{"password: 'hunter2x'", SecretPassword, LevelProbable, 11, 19},
+		{"mysql://root:t0ps3cret@db/app", SecretConnString, LevelProbable, 13, 22},
+		{"x eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.Q7rZ5xK2m4N8p3WtY6uB9cD1", SecretJWT, LevelDefinite, 2, 67},
+		{"-----BEGIN EC PRIVATE KEY-----\nAA\n-----END EC PRIVATE KEY----- tail", SecretPrivateKey, LevelDefinite, 0, 62},
+		{"commit 3b335d612137949d2f21fcc6c8c8164db7603227", SecretHighEntrop, LevelPossible, 7, 47},
+	}
+	for _, tc := range tests {
+		var got []Finding
+		for _, f := range g.Check(Input{Text: tc.in}).Findings {
+			if f.Kind == KindSecret {
+				got = append(got, f)
+			}
+		}
+		if len(got) != 1 || got[0].Type != tc.typ || got[0].Level != tc.level || got[0].Start != tc.start || got[0].End != tc.end {
+			t.Errorf("Check(%q) secret findings = %+v, want one %s %s at [%d,%d)", tc.in, got, tc.typ, tc.level, tc.start, tc.end)
+		}
+	}
+}
+
+func TestPossibleNeedsConfirm(t *testing.T) {
+	g := newTestGuard(t, Policy{})
+	in := "blob Zm9vYmFyYmF6cXV4UTdyWjV4SzJtNE44cDNXdFk2dUI5Y0Qx"
+	for _, confirmed := range []bool{false, true} {
+		res := g.Check(Input{Text: in, Confirmed: confirmed})
+		if res.NeedsConfirm == confirmed {
+			t.Errorf("Check(%q, confirmed=%v).NeedsConfirm = %v, want %v", in, confirmed, res.NeedsConfirm, !confirmed)
+		}
+		if res.Redacted != in {
+			t.Errorf("Check(%q).Redacted = %q, want unchanged", in, res.Redacted)
+		}
+	}
+}
+
+func TestFailOnSecret(t *testing.T) {
+	in := "password=hunter2x"
+	for _, fail := range []bool{false, true} {
+		g := newTestGuard(t, Policy{FailOnSecret: fail})
+		if got := g.Check(Input{Text: in}).Rejected; got != fail {
+			t.Errorf("FailOnSecret=%v: Check(%q).Rejected = %v, want %v", fail, in, got, fail)
+		}
+	}
+}
+
+func TestLongTextChunks(t *testing.T) {
+	g := newTestGuard(t, Policy{})
+	key := "ghp_Q7rZ5xK2m4N8p3WtY6uB9cD1eF4gH7jK0lM2"
+	filler := strings.Repeat("the quick brown fox jumps over the lazy dog\n", 2000) // ~88 KB
+	// Place a key across every chunk boundary region.
+	in := filler + key + "\n" + filler + key
+	res := g.Check(Input{Text: in})
+	if strings.Contains(res.Redacted, key) {
+		t.Fatalf("Check(long text) left the key in place")
+	}
+	if n := strings.Count(res.Redacted, "[API_KEY_REDACTED]"); n != 2 {
+		t.Errorf("Check(long text) redacted %d keys, want 2", n)
+	}
+}
