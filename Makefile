@@ -39,6 +39,7 @@ FUZZTIME ?= 20s
 fuzz:
 	for t in FuzzDecodeRecord FuzzDecodeHeader FuzzDecodeBackup; do $(GO) test ./vault/ -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
 	$(GO) test ./vault/internal/seal/ -run '^$$' -fuzz '^FuzzOpen$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./vault/internal/pagecheck/ -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZTIME)
 
 clean:
 	rm -rf bin

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"time"
 
 	"github.com/engram-app/engram/vault"
 )
@@ -50,4 +51,29 @@ func (s *Service) operatorGate(req Request) (Response, bool) {
 		return s.deny(req, vault.ActionRead, "", "", "only the user can do this"), false
 	}
 	return Response{}, true
+}
+
+// DefaultAuditRetention is how long audit entries are kept.
+const DefaultAuditRetention = 90 * 24 * time.Hour
+
+// PruneResponse reports an audit prune.
+type PruneResponse struct {
+	Response
+	Pruned int `json:"pruned"`
+}
+
+// PruneAudit removes audit entries older than retention (keeping the chain
+// verifiable through its checkpoint). Operator only.
+func (s *Service) PruneAudit(ctx context.Context, req Request, now time.Time, retention time.Duration) PruneResponse {
+	if r, ok := s.operatorGate(req); !ok {
+		return PruneResponse{Response: r}
+	}
+	if retention <= 0 {
+		return PruneResponse{Response: Response{StatusInvalid, "the retention must be positive"}}
+	}
+	n, err := s.v.PruneAudit(now.Add(-retention))
+	if err != nil {
+		return PruneResponse{Response: s.fail("prune audit", err)}
+	}
+	return PruneResponse{Response: Response{Status: StatusOK}, Pruned: n}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/vault"
@@ -143,5 +144,23 @@ func TestStatuses(t *testing.T) {
 				t.Fatalf("status = %+v, want %s", r, tc.want)
 			}
 		})
+	}
+}
+
+func TestPruneAudit(t *testing.T) {
+	v, clock := vaulttest.New(t)
+	s := app.New(v, nil)
+	s.Store(ctx, operator, app.StoreInput{Content: "old"})
+	clock.Advance(100 * 24 * time.Hour)
+	s.Store(ctx, operator, app.StoreInput{Content: "new"})
+	if r := s.PruneAudit(ctx, claude, clock.Now(), app.DefaultAuditRetention); r.Status != app.StatusUnauthorized {
+		t.Fatalf("PruneAudit by an agent = %+v, want unauthorized", r.Response)
+	}
+	r := s.PruneAudit(ctx, operator, clock.Now(), app.DefaultAuditRetention)
+	if !r.OK() || r.Pruned != 2 { // vault:create and the old write
+		t.Fatalf("PruneAudit = %+v, want 2 pruned", r)
+	}
+	if rep, err := v.VerifyAudit(); err != nil || !rep.OK() {
+		t.Fatalf("VerifyAudit after prune = %+v, %v", rep, err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"time"
 
 	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/vault"
@@ -51,6 +53,35 @@ func (c *cmd) initVault(args []string) error {
 }
 
 func (c *cmd) audit(args []string) error {
+	if len(args) > 0 && args[0] == "prune" {
+		fs := newFlags("audit prune")
+		days := fs.Int("days", 0, "keep this many days (default $ENGRAM_AUDIT_RETENTION_DAYS, else 90)")
+		if _, err := parse(fs, args[1:], 0, 0, "no arguments"); err != nil {
+			return err
+		}
+		keep := app.DefaultAuditRetention
+		if env := c.o.Getenv("ENGRAM_AUDIT_RETENTION_DAYS"); env != "" && *days == 0 {
+			n, err := strconv.Atoi(env)
+			if err != nil || n < 1 {
+				return usage("ENGRAM_AUDIT_RETENTION_DAYS must be a whole number of days, got %q", env)
+			}
+			*days = n
+		}
+		if *days < 0 {
+			return usage("audit prune --days must be positive")
+		}
+		if *days > 0 {
+			keep = time.Duration(*days) * 24 * time.Hour
+		}
+		if err := c.open(); err != nil {
+			return err
+		}
+		r := c.svc.PruneAudit(c.ctx, operator, c.o.Now(), keep)
+		if err := fromResponse(r.Response); err != nil {
+			return err
+		}
+		return printf(c.out, "pruned %d audit entries older than %d days; the chain still verifies from its checkpoint\n", r.Pruned, int(keep.Hours()/24))
+	}
 	if len(args) > 0 && args[0] == "verify" {
 		if _, err := parse(newFlags("audit verify"), args[1:], 0, 0, "no arguments"); err != nil {
 			return err

@@ -288,6 +288,7 @@ Usage:
   engram memory pin|unpin|delete ID
   engram audit [--agent A] [--field F] [--last N] [--json]
   engram audit verify
+  engram audit prune [--days N]                      # default 90, or $ENGRAM_AUDIT_RETENTION_DAYS
   engram doctor
   engram passphrase change
   engram lock
