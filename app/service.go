@@ -7,8 +7,10 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/engram-app/engram/quarantine/guard"
 	"github.com/engram-app/engram/vault"
 )
 
@@ -33,6 +35,21 @@ type Caller struct {
 	Agent    string // agent id; empty for the operator
 	Operator bool   // the local user at the CLI or desktop app
 	Session  string
+	// Fields are the agent fields this agent may write, from its
+	// registration; nil means DefaultAgentFields.
+	Fields []Field
+}
+
+// DefaultAgentFields are the fields an agent may write unless its
+// registration says otherwise: gotchas must be granted explicitly.
+var DefaultAgentFields = []Field{vault.Learnings, vault.Preferences, vault.Conventions, vault.Decisions}
+
+func (c Caller) mayWrite(f Field) bool {
+	fields := c.Fields
+	if fields == nil {
+		fields = DefaultAgentFields
+	}
+	return slices.Contains(fields, f)
 }
 
 // Name is the caller's name in provenance and audit entries.
@@ -61,14 +78,37 @@ type Service struct {
 	v      *vault.Vault
 	reason error // why the service is disabled; nil when v is set
 	log    *slog.Logger
+	guard  *guard.Guard
+	policy guard.Policy
+	now    func() time.Time
+
+	mu       sync.Mutex
+	sessions map[string]*session
 }
 
-// New returns a service over an open vault.
-func New(v *vault.Vault, log *slog.Logger) *Service {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+// Options configure a Service. The zero value is usable.
+type Options struct {
+	Log *slog.Logger
+	// Guard is the write guard's policy (PII encrypt or redact, fail on secret).
+	Guard guard.Policy
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// New returns a service over an open vault. It fails only for an invalid
+// guard policy.
+func New(v *vault.Vault, o Options) (*Service, error) {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{v: v, log: log}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	g, err := guard.New(o.Guard)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{v: v, log: o.Log, guard: g, policy: o.Guard, now: o.Now, sessions: map[string]*session{}}, nil
 }
 
 // Disabled returns a service that answers every call with StatusUnavailable
@@ -78,7 +118,7 @@ func Disabled(reason error) *Service {
 	if reason == nil {
 		reason = errors.New("no vault")
 	}
-	return &Service{reason: reason, log: slog.New(slog.DiscardHandler)}
+	return &Service{reason: reason, log: slog.New(slog.DiscardHandler), now: time.Now, sessions: map[string]*session{}}
 }
 
 // Vault returns the underlying vault, or nil for a disabled service.
@@ -127,50 +167,19 @@ type StoreInput struct {
 	Tags      []string  `json:"tags,omitempty"`
 	Source    Source    `json:"source,omitempty"`
 	Pinned    bool      `json:"pinned,omitempty"`
+	// Confirmed is set when the user confirmed this write: it may keep a
+	// possible secret verbatim and be semantic memory from a low-trust source.
+	Confirmed bool `json:"confirmed,omitempty"`
 }
 
 // MemoryResponse returns one memory.
 type MemoryResponse struct {
 	Response
 	Memory *Memory `json:"memory,omitempty"`
-}
-
-// Store validates and stores a new memory. Defaults: kind fact, field
-// learnings, tier episodic, partition internal, source explicit_save for
-// the operator and ai_inference for agents. An agent cannot write a
-// reserved field or claim another agent as the source.
-func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryResponse {
-	if r, ok := s.gate(req); !ok {
-		return MemoryResponse{Response: r}
-	}
-	m := vault.Memory{
-		Content: in.Content, Kind: orDefault(in.Kind, vault.Fact), Field: orDefault(in.Field, vault.Learnings),
-		Tier: orDefault(in.Tier, vault.Episodic), Partition: orDefault(in.Partition, vault.Internal),
-		Tags: normaliseTags(in.Tags), Source: in.Source, Pinned: in.Pinned,
-	}
-	if req.Caller.Operator {
-		m.Source.Type = orDefault(m.Source.Type, vault.SourceExplicitSave)
-		m.Trust = vault.TrustOperator
-	} else {
-		if slices.Contains(vault.ReservedFields, m.Field) {
-			return MemoryResponse{Response: s.deny(req, vault.ActionReject, "", m.Field, fmt.Sprintf("field %q is not writable by agents", m.Field))}
-		}
-		if m.Source.AgentID != "" && m.Source.AgentID != req.Caller.Agent {
-			return MemoryResponse{Response: s.deny(req, vault.ActionReject, "", m.Field, "a memory cannot be written as another agent")}
-		}
-		m.Source.AgentID = req.Caller.Agent
-		m.Source.Type = orDefault(m.Source.Type, vault.SourceAIInference)
-		m.Trust = vault.TrustStandard
-	}
-	if m.Source.SessionID == "" {
-		m.Source.SessionID = req.Caller.Session
-	}
-	m.Confidence = vault.InitialConfidence(m.Source.Type)
-	got, err := s.v.Add(m, req.actor())
-	if err != nil {
-		return MemoryResponse{Response: s.fail("store", err)}
-	}
-	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &got}
+	// QueueID names the quarantine entry of a quarantined write.
+	QueueID string `json:"queue_id,omitempty"`
+	// Warnings tell the caller what the guard changed (redacted secrets).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 func orDefault[T ~string](v, def T) T {

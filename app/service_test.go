@@ -22,7 +22,11 @@ var (
 
 func newService(t *testing.T) (*app.Service, *vault.Vault) {
 	v, _ := vaulttest.New(t)
-	return app.New(v, nil), v
+	s, err := app.New(v, app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, v
 }
 
 func TestDisabledServiceAnswersUnavailable(t *testing.T) {
@@ -149,7 +153,7 @@ func TestStatuses(t *testing.T) {
 
 func TestPruneAudit(t *testing.T) {
 	v, clock := vaulttest.New(t)
-	s := app.New(v, nil)
+	s, _ := app.New(v, app.Options{Now: clock.Now})
 	s.Store(ctx, operator, app.StoreInput{Content: "old"})
 	clock.Advance(100 * 24 * time.Hour)
 	s.Store(ctx, operator, app.StoreInput{Content: "new"})

@@ -84,28 +84,36 @@ type Decision struct {
 	Reasons        []string
 }
 
-// Automatic returns the level the facts demand on their own: L3 with
-// personal data, L2 with a product scope, L1 otherwise.
-func Automatic(f Facts) Level {
+// Floor returns the lowest level the facts allow: L3 with personal data,
+// L2 with a product scope, L0 otherwise.
+func Floor(f Facts) Level {
 	switch {
 	case f.HasPII:
 		return Sensitive
 	case strings.TrimSpace(f.Product) != "":
 		return ProductInternal
 	}
-	return Operational
+	return Public
 }
 
-// Classify returns the level and bucket of a memory. The requested level
-// wins only if it is valid and not lower than Automatic(f), so the result
-// is never below the automatic level.
+// Automatic returns the level a memory gets when the writer asks for
+// none: the floor, but at least L1 (operational).
+func Automatic(f Facts) Level {
+	return max(Floor(f), Operational)
+}
+
+// Classify returns the level and bucket of a memory. A requested level is
+// honoured when it is valid and not below Floor(f): personal data is
+// always L3 and product-scoped memories at least L2, while a memory with
+// neither may be made public on request. Without a request the level is
+// Automatic(f).
 func Classify(f Facts) Decision {
-	auto := Automatic(f)
-	d := Decision{Level: auto}
+	floor := Floor(f)
+	d := Decision{Level: Automatic(f)}
 	switch {
 	case f.HasPII:
 		d.Reasons = append(d.Reasons, "personal data requires L3")
-	case auto == ProductInternal:
+	case floor == ProductInternal:
 		d.Reasons = append(d.Reasons, "product scope requires at least L2")
 	default:
 		d.Reasons = append(d.Reasons, "default level L1")
@@ -115,14 +123,14 @@ func Classify(f Facts) Decision {
 		case !f.Requested.Valid():
 			d.RequestIgnored = true
 			d.Reasons = append(d.Reasons, "requested level is invalid")
-		case f.Requested < auto:
+		case f.Requested < floor:
 			d.RequestIgnored = true
-			d.Reasons = append(d.Reasons, fmt.Sprintf("requested %v is below automatic %v", f.Requested, auto))
+			d.Reasons = append(d.Reasons, fmt.Sprintf("requested %v is below the required %v", f.Requested, floor))
 		default:
-			d.Level = f.Requested
-			if f.Requested > auto {
-				d.Reasons = append(d.Reasons, fmt.Sprintf("raised to requested %v", f.Requested))
+			if f.Requested != d.Level {
+				d.Reasons = append(d.Reasons, fmt.Sprintf("requested %v", f.Requested))
 			}
+			d.Level = f.Requested
 		}
 	}
 	d.Bucket = d.Level.Bucket()

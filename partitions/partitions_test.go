@@ -20,7 +20,8 @@ func TestClassify(t *testing.T) {
 		{"pii beats product", Facts{HasPII: true, Product: "engram"}, Sensitive, BucketSensitive, false},
 		{"request raises", Facts{Requested: Sensitive, HasRequested: true}, Sensitive, BucketSensitive, false},
 		{"request equal", Facts{Product: "x", Requested: ProductInternal, HasRequested: true}, ProductInternal, BucketInternal, false},
-		{"request public ignored", Facts{Requested: Public, HasRequested: true}, Operational, BucketInternal, true},
+		{"request public honoured", Facts{Requested: Public, HasRequested: true}, Public, BucketPublic, false},
+		{"request public with product ignored", Facts{Product: "x", Requested: Public, HasRequested: true}, ProductInternal, BucketInternal, true},
 		{"request below product ignored", Facts{Product: "x", Requested: Operational, HasRequested: true}, ProductInternal, BucketInternal, true},
 		{"request below pii ignored", Facts{HasPII: true, Requested: Public, HasRequested: true}, Sensitive, BucketSensitive, true},
 		{"invalid request ignored", Facts{Requested: Level(7), HasRequested: true}, Operational, BucketInternal, true},
@@ -32,8 +33,8 @@ func TestClassify(t *testing.T) {
 			if d.Level != tc.want || d.Bucket != tc.wantBucket || d.RequestIgnored != tc.wantIgnored {
 				t.Errorf("Classify(%+v) = {%v %q ignored=%v}, want {%v %q ignored=%v}", tc.f, d.Level, d.Bucket, d.RequestIgnored, tc.want, tc.wantBucket, tc.wantIgnored)
 			}
-			if d.Level < Automatic(tc.f) {
-				t.Errorf("Classify(%+v) = %v, below automatic %v", tc.f, d.Level, Automatic(tc.f))
+			if d.Level < Floor(tc.f) {
+				t.Errorf("Classify(%+v) = %v, below the floor %v", tc.f, d.Level, Floor(tc.f))
 			}
 			if len(d.Reasons) == 0 {
 				t.Errorf("Classify(%+v) gave no reasons", tc.f)

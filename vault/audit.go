@@ -32,6 +32,11 @@ const (
 	ActionImport           Action = "vault:import"
 	ActionL3Access         Action = "l3:access"
 	ActionAuditPrune       Action = "audit:prune"
+	ActionSecretRedacted   Action = "secret_redacted"
+	ActionQuarantine       Action = "quarantine:add"
+	ActionApprove          Action = "quarantine:approve"
+	ActionDismiss          Action = "quarantine:reject"
+	ActionDiscard          Action = "quarantine:discard"
 )
 
 // Results of audited operations.
@@ -39,6 +44,9 @@ const (
 	ResultOK     = "ok"
 	ResultDenied = "denied"
 	ResultError  = "error"
+	// ResultQuarantined and ResultRejected are outcomes of the write guard.
+	ResultQuarantined = "quarantined"
+	ResultRejected    = "rejected"
 )
 
 // AgentOperator is the agent name of the local user (CLI and desktop app).

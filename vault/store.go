@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/engram-app/engram/vault/internal/seal"
 	"github.com/google/uuid"
@@ -54,10 +55,28 @@ type Version struct {
 // ContentHash and the provenance genesis; it truncates over-long content.
 // A sensitive memory needs the vault unlocked (ErrLocked otherwise).
 func (v *Vault) Add(m Memory, a Actor) (Memory, error) {
+	if err := v.prepare(&m, a); err != nil {
+		return Memory{}, fmt.Errorf("add memory: %w", err)
+	}
+	now := m.Created
+	key, err := v.keyFor(&m)
+	if err != nil {
+		return Memory{}, fmt.Errorf("add memory: %w", err)
+	}
+	defer seal.Wipe(key)
+	err = v.update(func(tx *bolt.Tx) error { return addTx(tx, &m, key, a, now) })
+	if err != nil {
+		return Memory{}, fmt.Errorf("add memory: %w", mapBoltErr(err))
+	}
+	return m, nil
+}
+
+// prepare fills the fields Add sets and validates m.
+func (v *Vault) prepare(m *Memory, a Actor) error {
 	if m.ID == "" {
 		m.ID = uuid.NewString()
 	} else if _, err := uuid.Parse(m.ID); err != nil {
-		return Memory{}, fmt.Errorf("add memory: %w: id %q is not a UUID", ErrInvalid, m.ID)
+		return fmt.Errorf("%w: id %q is not a UUID", ErrInvalid, m.ID)
 	}
 	m.Content, _ = Truncate(m.Content)
 	if m.Owner == "" {
@@ -69,34 +88,24 @@ func (v *Vault) Add(m Memory, a Actor) (Memory, error) {
 	m.ContentHash = HashContent(m.Content)
 	m.Archive = nil
 	m.Provenance = Provenance{Genesis: Genesis{Source: m.Source, Agent: a.agent(), Context: a.Reason, Time: now}}
-	if err := m.Validate(); err != nil {
-		return Memory{}, fmt.Errorf("add memory: %w", err)
+	return m.Validate()
+}
+
+func addTx(tx *bolt.Tx, m *Memory, key []byte, a Actor, now time.Time) error {
+	if _, _, err := findTx(tx, m.ID); err == nil {
+		return fmt.Errorf("memory %s: %w", m.ID, ErrExists)
 	}
-	key, err := v.keyFor(&m)
-	if err != nil {
-		return Memory{}, fmt.Errorf("add memory: %w", err)
+	if err := putMemoryTx(tx, m, key); err != nil {
+		return err
 	}
-	defer seal.Wipe(key)
-	err = v.update(func(tx *bolt.Tx) error {
-		if _, _, err := findTx(tx, m.ID); err == nil {
-			return fmt.Errorf("memory %s: %w", m.ID, ErrExists)
-		}
-		if err := putMemoryTx(tx, &m, key); err != nil {
-			return err
-		}
-		if err := putVersionTx(tx, &m, key, a, ""); err != nil {
-			return err
-		}
-		return appendAuditTx(tx, now, AuditEntry{
-			Action: ActionWrite, Agent: a.agent(), Session: a.Session, Field: m.Field, Partition: m.Partition,
-			MemoryID: m.ID, ContentHash: contentHashFor(m.Content, m.sealed(), key), Result: ResultOK,
-			Reason: a.Reason, VersionAfter: 1, Size: len(m.Content),
-		})
+	if err := putVersionTx(tx, m, key, a, ""); err != nil {
+		return err
+	}
+	return appendAuditTx(tx, now, AuditEntry{
+		Action: ActionWrite, Agent: a.agent(), Session: a.Session, Field: m.Field, Partition: m.Partition,
+		MemoryID: m.ID, ContentHash: contentHashFor(m.Content, m.sealed(), key), Result: ResultOK,
+		Reason: a.Reason, VersionAfter: 1, Size: len(m.Content),
 	})
-	if err != nil {
-		return Memory{}, fmt.Errorf("add memory: %w", mapBoltErr(err))
-	}
-	return m, nil
 }
 
 // keyFor returns the data key when m is sealed (ErrLocked if locked), nil otherwise.

@@ -176,8 +176,12 @@ func (c *cmd) open() error {
 	if err != nil {
 		return err
 	}
-	c.v = v
-	c.svc = app.New(v, nil)
+	svc, err := app.New(v, app.Options{Now: c.o.Now})
+	if err != nil {
+		v.Close()
+		return err
+	}
+	c.v, c.svc = v, svc
 	return nil
 }
 
@@ -253,6 +257,10 @@ func (c *cmd) dispatch(args []string) error {
 		return c.export(args[1:])
 	case "import":
 		return c.importBackup(args[1:])
+	case "guard":
+		return c.guardCmd(args[1:])
+	case "quarantine":
+		return c.quarantine(args[1:])
 	}
 	return usage("unknown command %q", args[0])
 }
@@ -294,6 +302,8 @@ Usage:
   engram lock
   engram export FILE
   engram import FILE
+  engram guard [--source TYPE] [--jsonl] < texts.jsonl      # screen texts; no vault needed
+  engram quarantine list|show|approve [--edit TEXT]|reject|discard [ID]
 
 The vault lives in $ENGRAM_HOME, else $XDG_DATA_HOME/engram.
 Passphrases come from --passphrase-file, ENGRAM_PASSPHRASE or the terminal;

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/app/cli"
 	"github.com/engram-app/engram/vault"
 	"github.com/engram-app/engram/vault/vaulttest"
@@ -62,6 +63,7 @@ func TestScripts(t *testing.T) {
 			"holdvault":     holdVault,
 			"corruptrecord": corruptRecord,
 			"flipbyte":      flipByte,
+			"agentstore":    agentStore,
 		},
 	})
 }
@@ -113,4 +115,21 @@ func flipByte(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	raw[off] ^= 1
 	ts.Check(os.WriteFile(path, raw, 0o600))
+}
+
+// agentstore VAULT AGENT SOURCE TEXT: store TEXT through the memory service
+// as agent AGENT with source type SOURCE, as the loopback API would, and
+// print the response status and queue id.
+func agentStore(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 4 {
+		ts.Fatalf("usage: agentstore VAULT AGENT SOURCE TEXT")
+	}
+	v, err := vault.Open(ts.MkAbs(args[0]), vault.Options{})
+	ts.Check(err)
+	defer v.Close()
+	s, err := app.New(v, app.Options{})
+	ts.Check(err)
+	req := app.Request{Caller: app.Caller{Agent: args[1], Session: "test"}, Authorized: true}
+	r := s.Store(context.Background(), req, app.StoreInput{Content: args[3], Source: vault.Source{Type: vault.SourceType(args[2])}})
+	fmt.Fprintf(ts.Stdout(), "%s %s\n", r.Status, r.QueueID)
 }

@@ -1,0 +1,143 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/engram-app/engram/quarantine"
+	"github.com/engram-app/engram/quarantine/guard"
+	"github.com/engram-app/engram/vault"
+)
+
+// QueueItem is a quarantined write as the review screen sees it.
+type QueueItem = quarantine.Item
+
+// QueueResponse lists the review queue.
+type QueueResponse struct {
+	Response
+	Items []QueueItem `json:"items"`
+	// Hidden counts sealed items not shown while the vault is locked.
+	Hidden int `json:"hidden,omitempty"`
+}
+
+// Quarantine lists the review queue, oldest first, guardian proposals
+// refreshed against the current memories. Operator only.
+func (s *Service) Quarantine(ctx context.Context, req Request) QueueResponse {
+	if r, ok := s.operatorGate(req); !ok {
+		return QueueResponse{Response: r}
+	}
+	recs, hidden, err := s.v.QueueList()
+	if err != nil {
+		return QueueResponse{Response: s.fail("quarantine list", err)}
+	}
+	var items []QueueItem
+	for _, rec := range recs {
+		it, err := quarantine.Decode(rec.Data)
+		if err != nil {
+			s.log.Error("quarantine item", "id", rec.ID, "err", err)
+			continue
+		}
+		if it.State == quarantine.Pending {
+			existing, _, _ := s.v.List(vault.ListFilter{Field: it.Memory.Field})
+			it.Proposal, it.Guardian = quarantine.Guardian(it, quarantine.Review{Existing: existing})
+		}
+		items = append(items, *it)
+	}
+	slices.SortFunc(items, func(a, b QueueItem) int { return a.Created.Compare(b.Created) })
+	return QueueResponse{Response: Response{Status: StatusOK}, Items: items, Hidden: hidden}
+}
+
+// QueueItemResponse returns one queue item.
+type QueueItemResponse struct {
+	Response
+	Item *QueueItem `json:"item,omitempty"`
+}
+
+// QuarantineItem returns one queue item. Operator only.
+func (s *Service) QuarantineItem(ctx context.Context, req Request, id string) QueueItemResponse {
+	if r, ok := s.operatorGate(req); !ok {
+		return QueueItemResponse{Response: r}
+	}
+	it, r := s.queueItem(id)
+	return QueueItemResponse{Response: r, Item: it}
+}
+
+func (s *Service) queueItem(id string) (*QueueItem, Response) {
+	rec, err := s.v.QueueGet(id)
+	if errors.Is(err, vault.ErrNotFound) {
+		return nil, Response{StatusNotFound, "no such quarantined memory"}
+	}
+	if err != nil {
+		return nil, s.fail("quarantine get", err)
+	}
+	it, err := quarantine.Decode(rec.Data)
+	if err != nil {
+		return nil, s.fail("quarantine get", errors.Join(vault.ErrCorrupt, err))
+	}
+	return it, Response{Status: StatusOK}
+}
+
+// Approve promotes a pending memory into the vault at standard trust. With
+// edit, the user's corrected text replaces the queued one; it passes the
+// secret and personal-data checks again (the user is its source now, so
+// injection screening does not apply). Operator only.
+func (s *Service) Approve(ctx context.Context, req Request, id string, edit *string) MemoryResponse {
+	if r, ok := s.operatorGate(req); !ok {
+		return MemoryResponse{Response: r}
+	}
+	it, r := s.queueItem(id)
+	if !r.OK() {
+		return MemoryResponse{Response: r}
+	}
+	if err := it.Transition(quarantine.Approved); err != nil {
+		return MemoryResponse{Response: Response{StatusInvalid, err.Error()}}
+	}
+	m := it.Memory
+	m.Trust = vault.TrustStandard
+	reason := "approved by the user"
+	if edit != nil {
+		res := s.guard.Check(guard.Input{Text: *edit, Source: string(vault.SourceUserMessage), Field: string(m.Field), Confirmed: true})
+		m.Content = res.Redacted
+		m.Partition = classify(m, res.HasPII && s.piiStays())
+		reason = "edited and approved by the user"
+	}
+	got, err := s.v.Promote(id, m, vault.Actor{Agent: it.Agent, Session: it.Session, Reason: reason})
+	if err != nil {
+		return MemoryResponse{Response: s.fail("approve", err)}
+	}
+	s.audit(req, vault.AuditEntry{Action: vault.ActionApprove, MemoryID: got.ID, Field: got.Field, Result: vault.ResultOK, Reason: "queue item " + id})
+	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &got}
+}
+
+// Reject removes a pending memory without storing it; Discard removes a
+// hostile forensic copy. Both are audited. Operator only.
+func (s *Service) Reject(ctx context.Context, req Request, id string) Response {
+	return s.dropItem(req, id, quarantine.Rejected, vault.ActionDismiss)
+}
+
+// Discard removes a hostile forensic copy. Operator only.
+func (s *Service) Discard(ctx context.Context, req Request, id string) Response {
+	return s.dropItem(req, id, quarantine.Discarded, vault.ActionDiscard)
+}
+
+func (s *Service) dropItem(req Request, id string, to quarantine.State, action vault.Action) Response {
+	if r, ok := s.operatorGate(req); !ok {
+		return r
+	}
+	it, r := s.queueItem(id)
+	if !r.OK() {
+		return r
+	}
+	if err := it.Transition(to); err != nil {
+		return Response{StatusInvalid, err.Error()}
+	}
+	e := vault.AuditEntry{Action: action, Agent: req.Caller.Name(), Session: req.Caller.Session, MemoryID: id, Field: it.Memory.Field, ContentHash: vault.HashContent(it.Memory.Content), Result: vault.ResultOK}
+	if it.Sensitive() {
+		e.ContentHash = ""
+	}
+	if err := s.v.QueueDelete(id, e); err != nil {
+		return s.fail("quarantine delete", err)
+	}
+	return Response{Status: StatusOK}
+}

@@ -1,0 +1,276 @@
+package app
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/engram-app/engram/partitions"
+	"github.com/engram-app/engram/quarantine"
+	"github.com/engram-app/engram/quarantine/guard"
+	"github.com/engram-app/engram/vault"
+	"github.com/google/uuid"
+)
+
+// MaxSessionRejections is how many rejected writes disable a session's writes.
+const MaxSessionRejections = 3
+
+// session is one agent session's state. It lives in memory only: working
+// memory is never persisted.
+type session struct {
+	rejected []string // why each rejected write was refused
+}
+
+func sessionKey(c Caller) string { return c.Name() + "\x00" + c.Session }
+
+// Store passes a new memory through the write guard and stores it, queues
+// it for review, or refuses it:
+//
+//   - an agent may write only its granted fields, up to each field's size
+//     limit, and never as another agent (unauthorized, audited);
+//   - secrets are redacted before anything is stored (with fail_on_secret:
+//     rejected); a possible secret needs confirmation;
+//   - personal data puts the memory in the sensitive partition;
+//   - credential-like statements are refused as semantic memory, and
+//     transcripts are kept episodic only;
+//   - an agent's semantic memory from a source other than the user needs
+//     the user's confirmation;
+//   - hostile content is rejected (a sealed forensic copy is kept for
+//     review); suspicious content and content fetched from the web go to
+//     the quarantine queue.
+//
+// Three rejected writes in one agent session disable that session's writes.
+func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryResponse {
+	if r, ok := s.gate(req); !ok {
+		return MemoryResponse{Response: r}
+	}
+	agent := !req.Caller.Operator
+	if in.Partition != "" && !slices.Contains(vault.Partitions, in.Partition) {
+		return MemoryResponse{Response: Response{StatusInvalid, fmt.Sprintf("invalid: partition %q", in.Partition)}}
+	}
+	m := vault.Memory{
+		Content: in.Content, Kind: orDefault(in.Kind, vault.Fact), Field: orDefault(in.Field, vault.Learnings),
+		Tier: orDefault(in.Tier, vault.Episodic), Partition: orDefault(in.Partition, vault.Internal),
+		Tags: normaliseTags(in.Tags), Source: in.Source, Pinned: in.Pinned,
+	}
+	if agent {
+		switch {
+		case slices.Contains(vault.ReservedFields, m.Field):
+			return MemoryResponse{Response: s.deny(req, vault.ActionReject, "", m.Field, fmt.Sprintf("field %q is not writable by agents", m.Field))}
+		case !req.Caller.mayWrite(m.Field):
+			return MemoryResponse{Response: s.deny(req, vault.ActionReject, "", m.Field, fmt.Sprintf("field %q is not granted to this agent", m.Field))}
+		case m.Source.AgentID != "" && m.Source.AgentID != req.Caller.Agent:
+			return MemoryResponse{Response: s.deny(req, vault.ActionReject, "", m.Field, "a memory cannot be written as another agent")}
+		}
+		if why := s.sessionDisabled(req.Caller); why != "" {
+			return MemoryResponse{Response: Response{StatusRejected, why}}
+		}
+		if limit := guard.DefaultFieldLimits[string(m.Field)]; limit > 0 && utf8.RuneCountInString(m.Content) > limit {
+			return MemoryResponse{Response: Response{StatusInvalid, fmt.Sprintf("content is longer than the %d characters allowed in %s", limit, m.Field)}}
+		}
+		m.Source.AgentID = req.Caller.Agent
+		m.Source.Type = orDefault(m.Source.Type, vault.SourceAIInference)
+		m.Trust = vault.TrustStandard
+	} else {
+		m.Source.Type = orDefault(m.Source.Type, vault.SourceExplicitSave)
+		m.Trust = vault.TrustOperator
+	}
+	if m.Source.SessionID == "" {
+		m.Source.SessionID = req.Caller.Session
+	}
+	m.Confidence = vault.InitialConfidence(m.Source.Type)
+	if strings.TrimSpace(m.Content) == "" {
+		return MemoryResponse{Response: Response{StatusInvalid, "empty content"}}
+	}
+
+	res := s.guard.Check(guard.Input{Text: m.Content, Source: string(m.Source.Type), Field: string(m.Field), Confirmed: in.Confirmed})
+	hash := hex.EncodeToString(res.ContentHash[:])
+	var warnings []string
+	switch {
+	case res.Rejected:
+		return MemoryResponse{Response: s.reject(req, m, hash, "the memory contains a secret and the policy refuses secrets")}
+	case res.NeedsConfirm:
+		return MemoryResponse{Response: Response{StatusConfirmationRequired, "the memory contains what may be a secret (a long random string or hash); confirm to store it as it is"}}
+	case res.CredentialLike && m.Tier == vault.Semantic:
+		return MemoryResponse{Response: s.reject(req, m, hash, "credential-like statements are not kept as semantic memory")}
+	}
+	if res.Transcript && m.Tier == vault.Semantic {
+		m.Tier = vault.Episodic
+		warnings = append(warnings, "raw transcripts are kept as episodic memory only")
+	}
+	if agent && m.Tier == vault.Semantic && !in.Confirmed && guard.SourceTrust(string(m.Source.Type)) < guard.TrustHigh {
+		return MemoryResponse{Response: Response{StatusConfirmationRequired, "semantic memory from a source other than the user needs the user's confirmation"}}
+	}
+	m.Content = res.Redacted
+	if res.HasSecret {
+		warnings = append(warnings, "secrets were redacted before storing")
+		s.audit(req, vault.AuditEntry{Action: vault.ActionSecretRedacted, Field: m.Field, ContentHash: hash, Result: vault.ResultOK, Reason: secretTypes(res.Findings)})
+	}
+	m.Partition = classify(m, res.HasPII && s.piiStays())
+	if res.HasPII && m.Partition == vault.Sensitive && in.Partition != vault.Sensitive {
+		warnings = append(warnings, "personal data: stored encrypted in the sensitive partition")
+	}
+
+	if agent {
+		switch {
+		case res.Verdict == guard.Hostile:
+			s.keepHostile(req, m, res, hash)
+			return MemoryResponse{Response: s.reject(req, m, hash, "the memory looks like an attempt to plant instructions ("+strings.Join(res.Reasons, "; ")+")")}
+		case res.Verdict == guard.Suspicious || m.Source.Type == vault.SourceWebFetch:
+			return s.enqueue(req, m, res, warnings)
+		}
+	}
+	got, err := s.v.Add(m, vault.Actor{Agent: req.Caller.Name(), Session: req.Caller.Session, Reason: req.Reason, Score: 1 - res.Risk})
+	if err != nil {
+		return MemoryResponse{Response: s.fail("store", err)}
+	}
+	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &got, Warnings: warnings}
+}
+
+// piiStays reports whether personal data stays in the text (encrypt mode).
+func (s *Service) piiStays() bool { return s.policy.PII != guard.PIIRedact }
+
+// classify maps the requested partition and the guard's findings to the
+// partition: personal data forces sensitive; otherwise the request stands.
+func classify(m vault.Memory, pii bool) vault.Partition {
+	requested := map[vault.Partition]partitions.Level{vault.Public: partitions.Public, vault.Internal: partitions.Operational, vault.Sensitive: partitions.Sensitive}
+	lvl, ok := requested[m.Partition]
+	d := partitions.Classify(partitions.Facts{HasPII: pii, Requested: lvl, HasRequested: ok})
+	return vault.Partition(d.Bucket)
+}
+
+func secretTypes(fs []guard.Finding) string {
+	var types []string
+	for _, f := range fs {
+		if f.Kind == guard.KindSecret && !slices.Contains(types, f.Type) {
+			types = append(types, f.Type)
+		}
+	}
+	return strings.Join(types, ",")
+}
+
+func (s *Service) audit(req Request, e vault.AuditEntry) {
+	e.Agent, e.Session = req.Caller.Name(), req.Caller.Session
+	if err := s.v.Audit(e); err != nil {
+		s.log.Error("audit", "err", err)
+	}
+}
+
+// reject refuses a write: audited by content hash, counted against the session.
+func (s *Service) reject(req Request, m vault.Memory, hash, why string) Response {
+	s.audit(req, vault.AuditEntry{Action: vault.ActionReject, Field: m.Field, ContentHash: hash, Result: vault.ResultRejected, Reason: why, Size: len(m.Content)})
+	if !req.Caller.Operator {
+		s.mu.Lock()
+		k := sessionKey(req.Caller)
+		st := s.sessions[k]
+		if st == nil {
+			st = &session{}
+			s.sessions[k] = st
+		}
+		st.rejected = append(st.rejected, why)
+		s.mu.Unlock()
+	}
+	return Response{StatusRejected, why}
+}
+
+func (s *Service) sessionDisabled(c Caller) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st := s.sessions[sessionKey(c)]; st != nil && len(st.rejected) >= MaxSessionRejections {
+		return fmt.Sprintf("writes are disabled for this session after %d rejected writes", len(st.rejected))
+	}
+	return ""
+}
+
+// SessionSummaryResponse is the end-of-session report for an agent.
+type SessionSummaryResponse struct {
+	Response
+	Rejected []string `json:"rejected"`
+	Summary  string   `json:"summary,omitempty"`
+}
+
+// SessionSummary reports the rejected writes of the caller's session, for
+// the agent and the desktop app, without ending it.
+func (s *Service) SessionSummary(ctx context.Context, req Request) SessionSummaryResponse {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var rejected []string
+	if st := s.sessions[sessionKey(req.Caller)]; st != nil {
+		rejected = slices.Clone(st.rejected)
+	}
+	r := SessionSummaryResponse{Response: Response{Status: StatusOK}, Rejected: rejected}
+	if n := len(rejected); n > 0 {
+		noun := "writes were"
+		if n == 1 {
+			noun = "write was"
+		}
+		r.Summary = fmt.Sprintf("[Engram] %d memory %s rejected this session: %s", n, noun, strings.Join(rejected, "; "))
+	}
+	return r
+}
+
+// EndSession returns the session summary and forgets the session's state
+// (its working memory and rejection count).
+func (s *Service) EndSession(ctx context.Context, req Request) SessionSummaryResponse {
+	r := s.SessionSummary(ctx, req)
+	s.mu.Lock()
+	delete(s.sessions, sessionKey(req.Caller))
+	s.mu.Unlock()
+	return r
+}
+
+// queueFindings converts the guard's findings for a queue item.
+func queueFindings(fs []guard.Finding) []quarantine.Finding {
+	out := make([]quarantine.Finding, 0, len(fs))
+	for _, f := range fs {
+		out = append(out, quarantine.Finding{Kind: f.Kind, Type: f.Type, Start: f.Start, End: f.End})
+	}
+	return out
+}
+
+// enqueue puts a suspicious or untrusted write in the review queue.
+func (s *Service) enqueue(req Request, m vault.Memory, res guard.Result, warnings []string) MemoryResponse {
+	m.Trust = vault.TrustUntrusted
+	reason := "suspicious content"
+	if res.Verdict == guard.Safe {
+		reason = "content fetched from the web needs review"
+	}
+	it := &quarantine.Item{
+		ID: uuid.NewString(), State: quarantine.Pending, Memory: m, Agent: req.Caller.Name(), Session: req.Caller.Session,
+		Reason: reason, Reasons: res.Reasons, Risk: res.Risk, Threat: res.Threat, Findings: queueFindings(res.Findings), Created: s.now().UTC(),
+	}
+	existing, _, _ := s.v.List(vault.ListFilter{Field: m.Field})
+	it.Proposal, it.Guardian = quarantine.Guardian(it, quarantine.Review{Existing: existing})
+	data, err := it.Encode()
+	if err != nil {
+		return MemoryResponse{Response: s.fail("quarantine", err)}
+	}
+	hash := hex.EncodeToString(res.ContentHash[:])
+	e := vault.AuditEntry{Action: vault.ActionQuarantine, Agent: req.Caller.Name(), Session: req.Caller.Session, Field: m.Field, MemoryID: it.ID, ContentHash: hash, Result: vault.ResultQuarantined, Reason: reason, Size: len(m.Content)}
+	if err := s.v.QueuePut(it.ID, data, it.Sensitive(), e); err != nil {
+		return MemoryResponse{Response: s.fail("quarantine", err)}
+	}
+	return MemoryResponse{Response: Response{StatusQuarantined, reason + ": the user will review it before it is used"}, QueueID: it.ID, Warnings: warnings}
+}
+
+// keepHostile stores a sealed forensic copy of a hostile write for the
+// user; if the vault is locked only the audit entry remains.
+func (s *Service) keepHostile(req Request, m vault.Memory, res guard.Result, hash string) {
+	exp := s.now().UTC().Add(quarantine.HostileRetention)
+	it := &quarantine.Item{
+		ID: uuid.NewString(), State: quarantine.Hostile, Memory: m, Agent: req.Caller.Name(), Session: req.Caller.Session,
+		Reason: "hostile content", Reasons: res.Reasons, Risk: res.Risk, Threat: res.Threat, Findings: queueFindings(res.Findings),
+		Proposal: quarantine.ProposeHostile, Created: s.now().UTC(), Expires: &exp,
+	}
+	data, err := it.Encode()
+	if err != nil {
+		return
+	}
+	e := vault.AuditEntry{Action: vault.ActionQuarantine, Agent: req.Caller.Name(), Session: req.Caller.Session, Field: m.Field, MemoryID: it.ID, ContentHash: hash, Result: vault.ResultRejected, Reason: "hostile: forensic copy"}
+	if err := s.v.QueuePut(it.ID, data, true, e); err != nil {
+		s.log.Warn("hostile copy not kept", "err", err)
+	}
+}

@@ -1,0 +1,115 @@
+package quarantine
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/engram-app/engram/vault"
+)
+
+// State is where an item is in review.
+type State string
+
+// States. Pending items wait for the user; hostile items are forensic
+// copies kept, escaped and never served to agents, until the user discards
+// them or HostileRetention passes. Approved, rejected and discarded items
+// leave the queue (the audit log keeps the decision).
+const (
+	Pending   State = "pending"
+	Hostile   State = "hostile"
+	Approved  State = "approved"
+	Rejected  State = "rejected"
+	Discarded State = "discarded"
+)
+
+// HostileRetention is how long a hostile forensic copy is kept.
+const HostileRetention = 30 * 24 * time.Hour
+
+// Proposal is the guardian's suggestion for a pending item.
+type Proposal string
+
+// Proposals.
+const (
+	ProposeSafe       Proposal = "safe"       // promote to standard trust
+	ProposeSuspicious Proposal = "suspicious" // the user must decide
+	ProposeHostile    Proposal = "hostile"    // discard
+)
+
+// Finding is one detection, with byte offsets into the original text.
+type Finding struct {
+	Kind  string `json:"kind"`
+	Type  string `json:"type"`
+	Start int    `json:"start"`
+	End   int    `json:"end"`
+}
+
+// Item is one quarantined write.
+type Item struct {
+	ID       string       `json:"id"`
+	State    State        `json:"state"`
+	Memory   vault.Memory `json:"memory"` // the memory as it would be stored
+	Agent    string       `json:"agent"`
+	Session  string       `json:"session,omitempty"`
+	Reason   string       `json:"reason"`
+	Reasons  []string     `json:"reasons,omitempty"`
+	Risk     float64      `json:"risk"`
+	Threat   int          `json:"threat"` // 0..10
+	Findings []Finding    `json:"findings,omitempty"`
+	Proposal Proposal     `json:"proposal"`
+	// Guardian explains the proposal.
+	Guardian []string  `json:"guardian,omitempty"`
+	Created  time.Time `json:"created"`
+	// Expires is set for hostile copies: they are purged after it.
+	Expires *time.Time `json:"expires,omitempty"`
+}
+
+// Sensitive reports whether the item must be sealed at rest: it holds
+// personal data, or it is a hostile copy (whatever it holds, it is never
+// left in the file in clear).
+func (it *Item) Sensitive() bool {
+	return it.Memory.Partition == vault.Sensitive || it.State == Hostile
+}
+
+// next lists the allowed transitions.
+var next = map[State][]State{
+	Pending: {Approved, Rejected},
+	Hostile: {Discarded},
+}
+
+// Transition checks that the item may move to s.
+func (it *Item) Transition(s State) error {
+	for _, ok := range next[it.State] {
+		if ok == s {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %s item cannot become %s", ErrTransition, it.State, s)
+}
+
+// Encode returns the item's stored form.
+func (it *Item) Encode() (json.RawMessage, error) {
+	return json.Marshal(it)
+}
+
+// Decode parses a stored item.
+func Decode(data []byte) (*Item, error) {
+	var it Item
+	if err := json.Unmarshal(data, &it); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrItem, err)
+	}
+	switch it.State {
+	case Pending, Hostile:
+	default:
+		return nil, fmt.Errorf("%w: state %q", ErrItem, it.State)
+	}
+	if it.ID == "" {
+		return nil, fmt.Errorf("%w: no id", ErrItem)
+	}
+	return &it, nil
+}
+
+// Expired reports whether a hostile copy is past its retention at now.
+func (it *Item) Expired(now time.Time) bool {
+	return it.State == Hostile && it.Expires != nil && now.After(*it.Expires)
+}
