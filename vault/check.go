@@ -54,13 +54,7 @@ func (v *Vault) Check(ctx context.Context) (*Report, error) {
 		add("file", "%v", err)
 		return r, nil
 	}
-	pageSize := v.db.Info().PageSize
-	if err := v.view(func(tx *bolt.Tx) error {
-		if err := checkPageBounds(tx, pageSize); err != nil {
-			return err
-		}
-		return walkAll(tx)
-	}); err != nil {
+	if err := v.view(walkAll); err != nil {
 		add("file", "%v", err)
 		return r, nil
 	}
@@ -144,38 +138,6 @@ func (v *Vault) checkRaw() error {
 		return v.view(read)
 	}
 	return v.update(read) // holds the writer lock; commits nothing
-}
-
-// checkPageBounds walks the page headers in file order and refuses any page
-// of unknown type or whose overflow run would pass the end of the file.
-// bbolt's own check trusts that count and, on a damaged header, loops over
-// billions of pages.
-func checkPageBounds(tx *bolt.Tx, pageSize int) error {
-	n := int(tx.Size() / int64(pageSize))
-	for id := 0; id < n; {
-		p, err := tx.Page(id)
-		if err != nil {
-			return fmt.Errorf("%w: page %d: %v", ErrCorrupt, id, err)
-		}
-		if p == nil {
-			return nil
-		}
-		if p.OverflowCount < 0 || id+p.OverflowCount >= n {
-			return fmt.Errorf("%w: page %d claims %d overflow pages past the end of the file", ErrCorrupt, id, p.OverflowCount)
-		}
-		// bbolt's check asserts (panics) on a page of unknown type, even on
-		// the meta page it no longer uses, in a goroutine we cannot guard.
-		switch p.Type {
-		case "branch", "leaf", "meta", "freelist", "free":
-		default:
-			return fmt.Errorf("%w: page %d has an unknown type (%s)", ErrCorrupt, id, p.Type)
-		}
-		if (id == 0 || id == 1) && p.Type != "meta" {
-			return fmt.Errorf("%w: meta page %d is damaged", ErrCorrupt, id)
-		}
-		id += 1 + p.OverflowCount
-	}
-	return nil
 }
 
 // walkAll touches every bucket, nested bucket, key and value.

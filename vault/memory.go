@@ -184,7 +184,14 @@ type Provenance struct {
 	Genesis       Genesis        `json:"genesis"`
 	Modifications []Modification `json:"modifications,omitempty"`
 	Verifications []Verification `json:"verifications,omitempty"`
+	// Dropped counts the oldest modifications no longer kept in the record
+	// (see MaxModifications); the audit log still has every change.
+	Dropped int `json:"dropped,omitempty"`
 }
+
+// MaxModifications is how many modifications a memory's provenance keeps.
+// Older ones are dropped (and counted) so a record cannot grow without bound.
+const MaxModifications = 100
 
 // ArchiveInfo is set on archived memories.
 type ArchiveInfo struct {

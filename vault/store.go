@@ -218,6 +218,10 @@ func (v *Vault) apply(tx *bolt.Tx, cur Memory, op Operation, a Actor, key []byte
 	next.Provenance.Modifications = append(next.Provenance.Modifications, Modification{
 		Agent: a.agent(), Operation: op, Reason: a.Reason, Time: now, PrevHash: cur.StateHash(), Version: next.Version,
 	})
+	if n := len(next.Provenance.Modifications) - MaxModifications; n > 0 {
+		next.Provenance.Modifications = slices.Delete(next.Provenance.Modifications, 0, n)
+		next.Provenance.Dropped += n
+	}
 	if cur.Partition != next.Partition {
 		if err := tx.Bucket([]byte(cur.Partition)).Delete([]byte(cur.ID)); err != nil {
 			return Memory{}, err

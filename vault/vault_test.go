@@ -532,3 +532,21 @@ func fixHeaderSum(meta *bolt.Bucket) error {
 	sum := sha256Sum(meta.Get([]byte("header")))
 	return meta.Put([]byte("header_sum"), sum)
 }
+
+func TestProvenanceIsBounded(t *testing.T) {
+	v, _ := vaulttest.New(t)
+	m := mustAdd(t, v, vault.Internal, "v0")
+	for i := 1; i <= vault.MaxModifications+5; i++ {
+		var err error
+		if m, err = v.Update(m.ID, vault.OpUpdate, operator, func(m *vault.Memory) error { m.Content = fmt.Sprint("v", i); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := m.Provenance
+	if len(p.Modifications) != vault.MaxModifications || p.Dropped != 5 || p.Modifications[0].Version != 7 {
+		t.Fatalf("provenance keeps %d modifications (first v%d), dropped %d; want %d from v7, dropped 5", len(p.Modifications), p.Modifications[0].Version, p.Dropped, vault.MaxModifications)
+	}
+	if n, _ := v.AuditLog(vault.AuditFilter{Action: vault.ActionUpdate}); len(n) != vault.MaxModifications+5 {
+		t.Fatalf("audit has %d updates, want every one (%d)", len(n), vault.MaxModifications+5)
+	}
+}
