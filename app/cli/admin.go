@@ -215,16 +215,8 @@ func (c *cmd) lock(args []string) error {
 }
 
 func (c *cmd) export(args []string) error {
-	fs := newFlags("export")
-	passFile := fs.String("passphrase-file", "", "read the vault passphrase from this file")
-	pos, err := parse(fs, args, 1, 1, "one FILE argument")
+	file, err := c.backupArgs("export", args)
 	if err != nil {
-		return err
-	}
-	if err := c.open(); err != nil {
-		return err
-	}
-	if err := c.unlock(unlockRequired, *passFile, true); err != nil {
 		return err
 	}
 	bp, err := c.pass.getNew("", "ENGRAM_BACKUP_PASSPHRASE", "backup passphrase")
@@ -232,24 +224,16 @@ func (c *cmd) export(args []string) error {
 		return err
 	}
 	defer clear(bp)
-	r := c.svc.Export(c.ctx, operator, pos[0], bp, c.o.BackupWorkFactor)
+	r := c.svc.Export(c.ctx, operator, file, bp, c.o.BackupWorkFactor)
 	if err := fromResponse(r.Response); err != nil {
 		return err
 	}
-	return printf(c.out, "exported %d memories to %s\n", r.Memories, pos[0])
+	return printf(c.out, "exported %d memories to %s\n", r.Memories, file)
 }
 
 func (c *cmd) importBackup(args []string) error {
-	fs := newFlags("import")
-	passFile := fs.String("passphrase-file", "", "read the vault passphrase from this file")
-	pos, err := parse(fs, args, 1, 1, "one FILE argument")
+	file, err := c.backupArgs("import", args)
 	if err != nil {
-		return err
-	}
-	if err := c.open(); err != nil {
-		return err
-	}
-	if err := c.unlock(unlockRequired, *passFile, true); err != nil {
 		return err
 	}
 	bp, err := c.pass.get("", "ENGRAM_BACKUP_PASSPHRASE", "Backup passphrase: ")
@@ -257,7 +241,7 @@ func (c *cmd) importBackup(args []string) error {
 		return err
 	}
 	defer clear(bp)
-	r := c.svc.Import(c.ctx, operator, pos[0], bp)
+	r := c.svc.Import(c.ctx, operator, file, bp)
 	switch r.Status {
 	case app.StatusUnauthorized:
 		return fail(exitAuth, "wrong backup passphrase (or the backup's header is damaged); the vault was not changed")
@@ -267,5 +251,17 @@ func (c *cmd) importBackup(args []string) error {
 	if err := fromResponse(r.Response); err != nil {
 		return err
 	}
-	return printf(c.out, "imported %d memories from %s (%d already present, skipped)\n", r.Added, pos[0], r.Skipped)
+	return printf(c.out, "imported %d memories from %s (%d already present, skipped)\n", r.Added, file, r.Skipped)
+}
+
+// backupArgs parses `export|import FILE`, then opens and unlocks the vault:
+// a backup holds every partition.
+func (c *cmd) backupArgs(name string, args []string) (string, error) {
+	fs := newFlags(name)
+	passFile := fs.String("passphrase-file", "", "read the vault passphrase from this file")
+	pos, err := parse(fs, args, 1, 1, "one FILE argument")
+	if err != nil {
+		return "", err
+	}
+	return pos[0], c.openAndUnlock(unlockRequired, *passFile)
 }

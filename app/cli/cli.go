@@ -224,6 +224,22 @@ func (c *cmd) unlock(mode unlockMode, passFile string, remember bool) error {
 	return err
 }
 
+// openAndUnlock opens the vault and unlocks it as mode asks.
+func (c *cmd) openAndUnlock(mode unlockMode, passFile string) error {
+	if err := c.open(); err != nil {
+		return err
+	}
+	return c.unlock(mode, passFile, true)
+}
+
+// modeFor asks for the passphrase only when the sensitive partition is named.
+func modeFor(partition string) unlockMode {
+	if vault.Partition(partition) == vault.Sensitive {
+		return unlockRequired
+	}
+	return unlockIfEasy
+}
+
 func (c *cmd) keyStore() app.KeyStore {
 	if c.o.Getenv("ENGRAM_NO_KEYRING") != "" {
 		return app.NoKeyring{Reason: "ENGRAM_NO_KEYRING is set"}

@@ -25,14 +25,7 @@ func (c *cmd) memory(args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := c.open(); err != nil {
-			return err
-		}
-		mode := unlockIfEasy
-		if vault.Partition(*part) == vault.Sensitive {
-			mode = unlockRequired
-		}
-		if err := c.unlock(mode, *passFile, true); err != nil {
+		if err := c.openAndUnlock(modeFor(*part), *passFile); err != nil {
 			return err
 		}
 		r := c.svc.Store(c.ctx, operator, app.StoreInput{
@@ -131,14 +124,7 @@ func (c *cmd) memory(args []string) error {
 		if _, err := parse(fs, args, 0, 0, "no arguments"); err != nil {
 			return err
 		}
-		if err := c.open(); err != nil {
-			return err
-		}
-		mode := unlockIfEasy
-		if vault.Partition(*part) == vault.Sensitive {
-			mode = unlockRequired
-		}
-		if err := c.unlock(mode, *passFile, true); err != nil {
+		if err := c.openAndUnlock(modeFor(*part), *passFile); err != nil {
 			return err
 		}
 		in := app.ListInput{}
