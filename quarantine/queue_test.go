@@ -79,3 +79,21 @@ func TestGuardian(t *testing.T) {
 		})
 	}
 }
+
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(`{"id":"q","state":"pending","memory":{"content":"x"},"threat":3}`))
+	f.Add([]byte(`{"id":"q","state":"hostile","expires":"2026-01-01T00:00:00Z"}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		it, err := Decode(data)
+		if err != nil {
+			return
+		}
+		if it.ID == "" || (it.State != Pending && it.State != Hostile) {
+			t.Fatalf("Decode accepted an item with id %q state %q", it.ID, it.State)
+		}
+		if _, err := it.Encode(); err != nil {
+			t.Fatalf("a decoded item does not encode: %v", err)
+		}
+	})
+}

@@ -94,3 +94,36 @@ func BenchmarkCheckAdversarial(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCheckVector is BenchmarkCheck with a vector: the difference is
+// the cost of the vector model (a 512-d dot product and a validity scan).
+func BenchmarkCheckVector(b *testing.B) {
+	g := newTestGuard(b, Policy{PII: PIIRedact})
+	v := make([]float32, vecDim)
+	for i := range v {
+		v[i] = 1 / float32(22.627417) // unit length
+	}
+	in := Input{Text: memory500, Source: SourceToolOutput, Field: "learnings", Vector: v, VectorModel: VectorModel}
+	b.ReportAllocs()
+	for b.Loop() {
+		g.Check(in)
+	}
+}
+
+// BenchmarkVecModel measures the vector model alone.
+func BenchmarkVecModel(b *testing.B) {
+	m, err := loadVecModel()
+	if err != nil {
+		b.Fatal(err)
+	}
+	v := make([]float32, vecDim)
+	for i := range v {
+		v[i] = 1 / float32(22.627417)
+	}
+	in := Input{Text: memory500, Vector: v, VectorModel: VectorModel}
+	for b.Loop() {
+		if usableVector(in) {
+			m.predict(in.Vector)
+		}
+	}
+}

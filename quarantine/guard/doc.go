@@ -14,7 +14,10 @@
 //     mimicry, role assumption, authority claims, encoded payloads), a layer
 //     of heuristics (entropy, agent mentions, imperative density, field
 //     size) and a small logistic model over hashed character and word
-//     n-grams, trained offline and embedded as data (model.bin).
+//     n-grams, trained offline and embedded as data (model.bin). When the
+//     caller passes the text's sentence embedding (Input.Vector, from the
+//     embedder named by VectorModel), a second logistic model over that
+//     vector (vecmodel.bin) joins the first.
 //
 // The result is a Verdict (safe, suspicious, hostile), a risk in [0, 1], the
 // findings with their spans, and the text as it may be stored. The trust
@@ -23,7 +26,10 @@
 //
 // Risk is the larger of the model's probability (recentred so that 0.6
 // maps to 0.5, and capped at 0.8 so the model alone can quarantine but not
-// reject) and the noisy-OR of the floors of the patterns that fired;
+// reject) and the noisy-OR of the floors of the patterns that fired; with
+// a vector, the model's probability is a weighted mean, in logits, of the
+// n-gram model's (0.8) and the vector model's recentred so that 0.8 maps
+// to 0.5 (0.2);
 // heuristics then add to it, and the source's trust scales it down (system
 // 0.7, user 0.85, tool 0.95, others 1). Risk 0.5 and above is suspicious,
 // 0.85 and above hostile.
@@ -37,9 +43,15 @@
 // Reproducing the shipped model and the figures (corpus in ../shared/eval
 // relative to the repository root, or ENGRAM_EVAL_DIR):
 //
-//	go test ./quarantine/guard -run TestTrain -train       # rewrites model.bin
+//	go test ./quarantine/guard -run TestTrain -train       # rewrites model.bin and vecmodel.bin
 //	ENGRAM_EVAL=1 go test ./quarantine/guard -run TestEval -v
 //	ENGRAM_EVAL=1 go test ./quarantine/guard -run TestInjectionVariants -variants -v
+//	ENGRAM_EVAL=1 go test ./quarantine/guard -run TestEvalVector -v   # n-gram vs vector vs combined
+//
+// The vector model's trainer and evaluation embed the corpus with app/embed
+// (test code only: the package itself imports nothing of the app layer) and
+// need the USE Lite weights, in ../../.cache/model/use-lite or
+// ENGRAM_MODEL_DIR; the vectors are cached in ../../.cache/guard-vectors.
 //	go test ./quarantine/guard -run '^$' -bench .
 //
 // The package does no I/O and holds no mutable state after New: a Guard is

@@ -70,7 +70,7 @@ func TestEvalSecrets(t *testing.T) {
 		}
 	}
 	var pos, neg, tp, tpPossible, fp, fpPossible int
-	var posNI, tpNI, negClean, fpClean int
+	var posNI, tpNI, negClean, fpClean, negValueClean, fpValueClean int
 	levels := map[string]int{}
 	// ENGRAM_EVAL_DUMP names a file that receives one line per row, 1 when
 	// flagged: used to compare with other scanners' output row by row.
@@ -119,6 +119,15 @@ func TestEvalSecrets(t *testing.T) {
 			if flagged {
 				fpClean++
 			}
+			// The stricter exclusion: every value flagged in this negative
+			// also occurs in a row labelled secret (the same credential,
+			// labelled both ways, as with "password=secret").
+			if !flagged || !valuesLabelledSecret(r.Text, res.Findings, rows) {
+				negValueClean++
+				if flagged {
+					fpValueClean++
+				}
+			}
 		}
 		if flagged && *evalMisses {
 			t.Logf("FALSE %s %q", r.Rule, truncate(r.Text, 160))
@@ -135,6 +144,31 @@ func TestEvalSecrets(t *testing.T) {
 	t.Logf("secrets-dev: positives by strongest level: definite %d, probable %d, possible %d, none %d", levels[LevelDefinite], levels[LevelProbable], levels[LevelPossible], levels[""])
 	t.Logf("secrets-dev: negatives flagged %s; 'possible' only %s", pct(fp, neg), pct(fpPossible, neg))
 	t.Logf("secrets-dev: negatives flagged, excluding texts also labelled secret %s", pct(fpClean, negClean))
+	t.Logf("secrets-dev: negatives flagged, excluding also negatives whose flagged values all occur in rows labelled secret %s", pct(fpValueClean, negValueClean))
+}
+
+// valuesLabelledSecret reports whether every definite or probable secret
+// found in text also occurs verbatim in a row labelled secret.
+func valuesLabelledSecret(text string, fs []Finding, rows []secretRow) bool {
+	n := 0
+	for _, f := range fs {
+		if f.Kind != KindSecret || f.Level == LevelPossible {
+			continue
+		}
+		n++
+		v := text[f.Start:f.End]
+		found := false
+		for _, r := range rows {
+			if r.Label == "secret" && strings.Contains(r.Text, v) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return n > 0
 }
 
 type piiRow struct {
@@ -203,7 +237,7 @@ func injectionRisks(m *model, rows []injectionRow) []float64 {
 	g.model = m
 	out := make([]float64, len(rows))
 	for i, r := range rows {
-		out[i] = g.screen(r.Text, "").risk
+		out[i] = g.screen(r.Text, "", -1).risk
 	}
 	return out
 }
@@ -281,7 +315,7 @@ func leaveOneSourceOut(t *testing.T, rows []injectionRow, extras []string, o tra
 		g, _ := New(Policy{})
 		g.model = m
 		for _, r := range test {
-			sc := g.screen(r.Text, "")
+			sc := g.screen(r.Text, "", -1)
 			res.modelP = append(res.modelP, sc.model)
 			res.patternP = append(res.patternP, sc.patterns)
 			res.isInj = append(res.isInj, r.Label == "injection")
@@ -331,7 +365,7 @@ func crossValidateCurve(rows []injectionRow, extras []string, o trainOptions) (c
 		g, _ := New(Policy{})
 		g.model = m
 		for _, r := range test {
-			sc := g.screen(r.Text, "")
+			sc := g.screen(r.Text, "", -1)
 			for _, thr := range curveThresholds {
 				v := 0.0
 				if sc.patterns >= suspiciousAt || sc.model >= thr {
@@ -410,7 +444,7 @@ func TestEvalInjection(t *testing.T) {
 	g, _ := New(Policy{})
 	fpx := 0
 	for _, e := range extras {
-		if g.screen(e, "").risk >= suspiciousAt {
+		if g.screen(e, "", -1).risk >= suspiciousAt {
 			fpx++
 		}
 	}

@@ -76,6 +76,16 @@ type Input struct {
 	// Confirmed is set when the caller has confirmed that possible secrets
 	// (long random strings, hashes) may be stored verbatim.
 	Confirmed bool
+	// Vector is the text's sentence embedding, if the caller has one
+	// (Engram embeds every memory for recall anyway), and VectorModel the
+	// name of the embedder that produced it (embed.Embedder.Name). When
+	// VectorModel equals the package's VectorModel and the vector has that
+	// model's length, a second injection model reads it: its judgement of
+	// what the text means generalises to phrasings the n-gram model has
+	// never seen. Otherwise the vector is ignored and Check behaves as if
+	// it were absent. The guard does not keep or modify the slice.
+	Vector      []float32
+	VectorModel string
 }
 
 // Finding is one detection. Start and End are byte offsets into Input.Text,
@@ -118,6 +128,8 @@ type Result struct {
 	Transcript bool
 	Trust      Trust
 	Reasons    []string
+	// VectorUsed is set when Input.Vector contributed to Risk.
+	VectorUsed bool
 }
 
 // Guard checks memories against a policy. It is immutable after New and safe
@@ -127,6 +139,8 @@ type Guard struct {
 	limits  map[string]int
 	secrets *secretScanner
 	model   *model
+	vec     *vecModel
+	mix     mixRule
 }
 
 // New returns a Guard for p. It fails with ErrBadPolicy for an unknown PII
@@ -155,7 +169,11 @@ func New(p Policy) (*Guard, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new guard: %w", err)
 	}
-	return &Guard{policy: p, limits: copied, secrets: newSecretScanner(), model: m}, nil
+	vm, err := loadVecModel()
+	if err != nil {
+		return nil, fmt.Errorf("new guard: %w", err)
+	}
+	return &Guard{policy: p, limits: copied, secrets: newSecretScanner(), model: m, vec: vm, mix: shippedMix}, nil
 }
 
 // Check screens one memory. It never fails: unusual input (invalid UTF-8,
@@ -191,7 +209,12 @@ func (g *Guard) Check(in Input) Result {
 		res.Reasons = append(res.Reasons, "possible secret needs confirmation")
 	}
 
-	inj := g.screen(text, in.Field)
+	vecP := -1.0
+	if usableVector(in) {
+		vecP = g.vec.predict(in.Vector)
+		res.VectorUsed = true
+	}
+	inj := g.screen(text, in.Field, vecP)
 	res.Risk = inj.risk * trustDiscount(res.Trust)
 	res.Threat = int(math.Round(res.Risk * 10))
 	res.Verdict = verdictFor(res.Risk)

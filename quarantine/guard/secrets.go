@@ -203,6 +203,14 @@ func probableRuleList() []secretRule {
 		rule("thingsboard", SecretAPIKey, p, `/api/v1/([A-Za-z0-9]{20})/(?:telemetry|attributes|rpc)`, 1, "/api/v1/").with(mixedToken),
 		rule("k8s-bootstrap", SecretAPIKey, p, `(?i)bootstrap[\w\-]*["']?\s*[:= ]\s*["']?([a-z0-9]{6}\.[a-z0-9]{16})\b`, 1, "bootstrap"),
 		rule("vault-legacy", SecretAPIKey, p, `(?:^|[\s"'=:])([sbr]\.[A-Za-z0-9]{24,28})(?:[^A-Za-z0-9_\-]|$)`, 1, "s.", "b.", "r.").with(mixedToken),
+		// Vault service tokens in the newer long form keep the legacy "s."
+		// prefix in some setups: "s." and 80 or more token characters.
+		rule("vault-long", SecretAPIKey, p, `(?:^|[\s"'=:\x60])(s\.[A-Za-z0-9_\-]{80,})`, 1, "s.").with(randomLooking),
+		// A credential name and its value as two string arguments:
+		// set('sonar.login', '...'), buildConfigField('String', 'API_KEY',
+		// '"..."'), setProperty("password", "..."). The value must look
+		// generated: two string arguments are common in ordinary code.
+		rule("quoted-pair", SecretAPIKey, p, `(?i)(?:^|["'\s(])[A-Za-z0-9_.\-]{0,40}(?:pass|pwd|secret|token|key|login|auth|credential)[A-Za-z0-9_.\-]{0,40}["']\s*,\s*["']\\?"?([A-Za-z0-9_\-+/=.~]{16,})`, 1, "pass", "pwd", "secret", "token", "key", "login", "auth", "credential").with(randomLooking),
 	}
 }
 
@@ -343,7 +351,7 @@ func assignLine(text string, base int, add func(f Finding)) {
 	if !notPlaceholder(val) || sampleValue(val) {
 		return
 	}
-	if !strong && !randomLooking(val) {
+	if !strong && (!randomLooking(val) || identifierLike(val)) {
 		return
 	}
 	if strong && !quoted && len(val) < 4 {
@@ -445,6 +453,93 @@ func sampleValue(v string) bool {
 		}
 	}
 	return false
+}
+
+// interleavedSample reports the letter-digit counting patterns that
+// documentation fills example keys with: "a1b2c3", "d4c3b2a1". Three or
+// more letter-digit pairs in which both the letters and the digits count up
+// (or both down) by one, ignoring separators, practically never occur in a
+// generated secret: in random hex the chance at a given position is a few
+// in a million, in base-62 text far less.
+func interleavedSample(v string) bool {
+	var b []byte
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			b = append(b, c+'a'-'A')
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			b = append(b, c)
+		}
+	}
+	isL := func(c byte) bool { return c >= 'a' && c <= 'z' }
+	isD := func(c byte) bool { return c >= '0' && c <= '9' }
+	pair := func(j int) bool { return j+1 < len(b) && isL(b[j]) && isD(b[j+1]) }
+	for i := 0; i+3 < len(b); i++ {
+		if !pair(i) || !pair(i+2) {
+			continue
+		}
+		dir := int(b[i+2]) - int(b[i])
+		if dir != 1 && dir != -1 {
+			continue
+		}
+		pairs := 1
+		for j := i + 2; pair(j); j += 2 {
+			dl := int(b[j]) - int(b[j-2])
+			dd := (int(b[j+1]) - int(b[j-1]) + 10) % 10
+			if dl != dir || dd != (dir+10)%10 {
+				break
+			}
+			pairs++
+		}
+		if pairs >= 3 {
+			return true
+		}
+	}
+	return false
+}
+
+// identifierLike reports values made of words, as identifiers are
+// ("ConnectionString_B2B", "user-service.main"): split at separators and
+// case changes, every part is at least three characters long with at most
+// one digit. Generated tokens change case every character or two, so their
+// parts are short.
+func identifierLike(v string) bool {
+	parts := 0
+	start := 0
+	ok := true
+	flush := func(end int) {
+		if end <= start {
+			return
+		}
+		p := v[start:end]
+		digits := 0
+		for i := 0; i < len(p); i++ {
+			if p[i] >= '0' && p[i] <= '9' {
+				digits++
+			}
+		}
+		if len(p) < 3 || digits > 1 {
+			ok = false
+		}
+		parts++
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '_' || c == '-' || c == '.':
+			flush(i)
+			start = i + 1
+		case c >= 'A' && c <= 'Z' && i > start && v[i-1] >= 'a' && v[i-1] <= 'z':
+			flush(i)
+			start = i
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	flush(len(v))
+	return ok && parts >= 2
 }
 
 // randomLooking reports whether v looks machine-generated: long enough, with

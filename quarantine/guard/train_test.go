@@ -76,8 +76,13 @@ type trainDoc struct {
 func benignExtras(t testing.TB, dir string, n int) []string {
 	// The memories count three times: they are few and closest to what
 	// Engram actually stores.
-	mem := benignMemories(t)
-	out := slices.Concat(mem, mem, mem)
+	mem := benignLines(t, "benign-memories.txt")
+	// Ordinary requests to an assistant count twice: they teach both models
+	// that an imperative sentence, or a word such as "ignore" or
+	// "password", is not an injection by itself.
+	req := benignLines(t, "benign-requests.txt")
+	out := slices.Concat(mem, mem, mem, req, req)
+	head := len(out) - len(mem)*3
 	type abs struct {
 		Title string `json:"title"`
 		Text  string `json:"text"`
@@ -85,7 +90,7 @@ func benignExtras(t testing.TB, dir string, n int) []string {
 	corpus := filepath.Join(dir, "search", "scifact", "corpus.jsonl")
 	if _, err := os.Stat(corpus); err == nil {
 		rows := readJSONL[abs](t, corpus)
-		for i := 0; i < len(rows) && len(out) < n/2+len(mem)*3; i += len(rows) / (n / 2) {
+		for i := 0; i < len(rows) && len(out) < n/2+len(mem)*3+head; i += len(rows) / (n / 2) {
 			s := rows[i].Text
 			if len(s) > 600 {
 				s = s[:600]
@@ -99,18 +104,20 @@ func benignExtras(t testing.TB, dir string, n int) []string {
 	pii := filepath.Join(dir, "guard", "pii-dev.jsonl")
 	if _, err := os.Stat(pii); err == nil {
 		rows := readJSONL[piiRow](t, pii)
-		for i := 0; i < len(rows) && len(out) < n; i += 2 {
+		for i := 0; i < len(rows) && len(out) < n+head; i += 2 {
 			out = append(out, rows[i].Text)
 		}
 	}
 	return out
 }
 
-// benignMemories reads testdata/benign-memories.txt: memories of the kind
-// Engram stores, written for this package, so that the model does not take
-// ordinary preferences and conventions (often imperative) for injections.
-func benignMemories(t testing.TB) []string {
-	data, err := os.ReadFile(filepath.Join("testdata", "benign-memories.txt"))
+// benignLines reads a file of testdata, one text per line, skipping blank
+// lines and # comments. benign-memories.txt holds memories of the kind
+// Engram stores, written for this package, so that the models do not take
+// ordinary preferences and conventions (often imperative) for injections;
+// benign-requests.txt holds ordinary requests to an assistant.
+func benignLines(t testing.TB, name string) []string {
+	data, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatalf("read benign memories: %v", err)
 	}
