@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/engram-app/engram/quarantine"
 	"github.com/engram-app/engram/quarantine/guard"
@@ -106,6 +107,7 @@ func (s *Service) Approve(ctx context.Context, req Request, id string, edit *str
 	if err != nil {
 		return MemoryResponse{Response: s.fail("approve", err)}
 	}
+	s.index(ctx, &got)
 	s.audit(req, vault.AuditEntry{Action: vault.ActionApprove, MemoryID: got.ID, Field: got.Field, Result: vault.ResultOK, Reason: "queue item " + id})
 	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &got}
 }
@@ -140,4 +142,31 @@ func (s *Service) dropItem(req Request, id string, to quarantine.State, action v
 		return s.fail("quarantine delete", err)
 	}
 	return Response{Status: StatusOK}
+}
+
+// PurgeExpiredHostile deletes hostile forensic copies older than their
+// retention (30 days) as of now, audited like a discard. It returns how
+// many it removed; sealed copies are only seen while the vault is unlocked.
+// Operator only; the sweep calls it.
+func (s *Service) PurgeExpiredHostile(ctx context.Context, req Request, now time.Time) (int, Response) {
+	if r, ok := s.operatorGate(req); !ok {
+		return 0, r
+	}
+	recs, _, err := s.v.QueueList()
+	if err != nil {
+		return 0, s.fail("quarantine purge", err)
+	}
+	n := 0
+	for _, rec := range recs {
+		it, err := quarantine.Decode(rec.Data)
+		if err != nil || !it.Expired(now) {
+			continue
+		}
+		e := vault.AuditEntry{Action: vault.ActionDiscard, Agent: req.Caller.Name(), MemoryID: it.ID, Field: it.Memory.Field, Result: vault.ResultOK, Reason: "hostile copy past its 30-day retention"}
+		if err := s.v.QueueDelete(it.ID, e); err != nil {
+			return n, s.fail("quarantine purge", err)
+		}
+		n++
+	}
+	return n, Response{Status: StatusOK}
 }

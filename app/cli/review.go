@@ -32,6 +32,9 @@ func (c *cmd) quarantine(args []string) error {
 	}
 	switch sub {
 	case "list":
+		if n, r := c.svc.PurgeExpiredHostile(c.ctx, operator, c.o.Now()); r.OK() && n > 0 {
+			fmt.Fprintf(c.o.Stderr, "engram: removed %d hostile copies past their 30-day retention\n", n)
+		}
 		r := c.svc.Quarantine(c.ctx, operator)
 		if err := fromResponse(r.Response); err != nil {
 			return err
