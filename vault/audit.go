@@ -37,6 +37,8 @@ const (
 	ActionApprove          Action = "quarantine:approve"
 	ActionDismiss          Action = "quarantine:reject"
 	ActionDiscard          Action = "quarantine:discard"
+	ActionAgent            Action = "agent:change"
+	ActionAuthFail         Action = "agent:auth_failed"
 )
 
 // Results of audited operations.

@@ -277,6 +277,8 @@ func (c *cmd) dispatch(args []string) error {
 		return c.guardCmd(args[1:])
 	case "quarantine":
 		return c.quarantine(args[1:])
+	case "agent":
+		return c.agent(args[1:])
 	}
 	return usage("unknown command %q", args[0])
 }
@@ -320,6 +322,8 @@ Usage:
   engram import FILE
   engram guard [--source TYPE] [--jsonl] < texts.jsonl      # screen texts; no vault needed
   engram quarantine list|show|approve [--edit TEXT]|reject|discard [ID]
+  engram agent add NAME [--fields F,F] [--read P,P] [--product P] [--group G]   # prints the token last
+  engram agent list | revoke|rotate|pause|resume NAME
 
 The vault lives in $ENGRAM_HOME, else $XDG_DATA_HOME/engram.
 Passphrases come from --passphrase-file, ENGRAM_PASSPHRASE or the terminal;

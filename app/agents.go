@@ -1,0 +1,209 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/engram-app/engram/vault"
+)
+
+// Agent is a registered agent as the service shows it (never its token).
+type Agent = vault.Agent
+
+// AgentSpec describes a new agent.
+type AgentSpec struct {
+	Name    string
+	Fields  []Field     // writable fields; nil means DefaultAgentFields
+	Read    []Partition // readable partitions; nil means public and internal
+	Group   string
+	Product string
+}
+
+// AgentResponse returns an agent and, once, its token.
+type AgentResponse struct {
+	Response
+	Agent *Agent `json:"agent,omitempty"`
+	// Token is shown only when it is created (add, rotate).
+	Token string `json:"token,omitempty"`
+}
+
+// AgentsResponse lists agents.
+type AgentsResponse struct {
+	Response
+	Agents []Agent `json:"agents"`
+}
+
+var agentName = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$`)
+
+// tokenPrefix makes Engram tokens recognisable to secret scanners.
+const tokenPrefix = "engram_"
+
+func newToken() (token, hash string, err error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", "", err
+	}
+	token = tokenPrefix + base64.RawURLEncoding.EncodeToString(b)
+	return token, hashToken(token), nil
+}
+
+func hashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// AddAgent registers an agent and returns its token, which is shown only
+// this once. Operator only.
+func (s *Service) AddAgent(ctx context.Context, req Request, spec AgentSpec) AgentResponse {
+	if r, ok := s.operatorGate(req); !ok {
+		return AgentResponse{Response: r}
+	}
+	if !agentName.MatchString(spec.Name) || spec.Name == vault.AgentOperator {
+		return AgentResponse{Response: Response{StatusInvalid, "an agent name is 1 to 64 letters, digits, dots, dashes or underscores, and not \"operator\""}}
+	}
+	if _, err := s.v.GetAgent(spec.Name); err == nil {
+		return AgentResponse{Response: Response{StatusConflict, fmt.Sprintf("an agent named %q exists; rotate its token or revoke it", spec.Name)}}
+	}
+	fields := spec.Fields
+	if fields == nil {
+		fields = DefaultAgentFields
+	}
+	for _, f := range fields {
+		if !slices.Contains(vault.AgentFields, f) {
+			return AgentResponse{Response: Response{StatusInvalid, fmt.Sprintf("field %q cannot be granted to an agent", f)}}
+		}
+	}
+	read := spec.Read
+	if read == nil {
+		read = []Partition{vault.Public, vault.Internal}
+	}
+	for _, p := range read {
+		if !slices.Contains(vault.Partitions, p) {
+			return AgentResponse{Response: Response{StatusInvalid, fmt.Sprintf("unknown partition %q", p)}}
+		}
+	}
+	token, hash, err := newToken()
+	if err != nil {
+		return AgentResponse{Response: s.fail("add agent", err)}
+	}
+	a := vault.Agent{Name: spec.Name, TokenHash: hash, Status: vault.AgentActive, Fields: fields, Read: read,
+		Group: spec.Group, Product: spec.Product, Trust: vault.TrustStandard, Created: s.now().UTC()}
+	e := vault.AuditEntry{Action: vault.ActionAgent, Agent: req.Caller.Name(), Result: vault.ResultOK, Reason: "add " + spec.Name}
+	if err := s.v.PutAgent(a, e); err != nil {
+		return AgentResponse{Response: s.fail("add agent", err)}
+	}
+	a.TokenHash = ""
+	return AgentResponse{Response: Response{Status: StatusOK}, Agent: &a, Token: token}
+}
+
+// Agents lists the registered agents. Operator only.
+func (s *Service) Agents(ctx context.Context, req Request) AgentsResponse {
+	if r, ok := s.operatorGate(req); !ok {
+		return AgentsResponse{Response: r}
+	}
+	all, err := s.v.Agents()
+	if err != nil {
+		return AgentsResponse{Response: s.fail("agents", err)}
+	}
+	for i := range all {
+		all[i].TokenHash = ""
+	}
+	return AgentsResponse{Response: Response{Status: StatusOK}, Agents: all}
+}
+
+// SetAgentStatus pauses, resumes or revokes an agent. Operator only.
+func (s *Service) SetAgentStatus(ctx context.Context, req Request, name string, status vault.AgentStatus) AgentResponse {
+	return s.changeAgent(req, name, string(status), func(a *vault.Agent) (string, error) {
+		if a.Status == vault.AgentRevoked {
+			return "", errors.New("the agent is revoked; add it again")
+		}
+		a.Status = status
+		if status == vault.AgentRevoked {
+			a.TokenHash = ""
+		}
+		return "", nil
+	})
+}
+
+// RotateToken gives an agent a new token; the old one stops working at once.
+func (s *Service) RotateToken(ctx context.Context, req Request, name string) AgentResponse {
+	return s.changeAgent(req, name, "rotate", func(a *vault.Agent) (string, error) {
+		if a.Status == vault.AgentRevoked {
+			return "", errors.New("the agent is revoked; add it again")
+		}
+		token, hash, err := newToken()
+		a.TokenHash = hash
+		return token, err
+	})
+}
+
+func (s *Service) changeAgent(req Request, name, what string, fn func(a *vault.Agent) (string, error)) AgentResponse {
+	if r, ok := s.operatorGate(req); !ok {
+		return AgentResponse{Response: r}
+	}
+	a, err := s.v.GetAgent(name)
+	if errors.Is(err, vault.ErrNotFound) {
+		return AgentResponse{Response: Response{StatusNotFound, fmt.Sprintf("no agent named %q", name)}}
+	}
+	if err != nil {
+		return AgentResponse{Response: s.fail("agent", err)}
+	}
+	token, err := fn(&a)
+	if err != nil {
+		return AgentResponse{Response: Response{StatusInvalid, err.Error()}}
+	}
+	e := vault.AuditEntry{Action: vault.ActionAgent, Agent: req.Caller.Name(), Result: vault.ResultOK, Reason: what + " " + name}
+	if err := s.v.PutAgent(a, e); err != nil {
+		return AgentResponse{Response: s.fail("agent", err)}
+	}
+	a.TokenHash = ""
+	return AgentResponse{Response: Response{Status: StatusOK}, Agent: &a, Token: token}
+}
+
+// Authenticate maps a bearer token to its agent's caller. The agent id of
+// every API request comes from here, never from the request body. A
+// missing, unknown or revoked token is unauthorized (audited without the
+// token); a paused agent gets StatusPaused.
+func (s *Service) Authenticate(ctx context.Context, token, session string) (Caller, Response) {
+	if s.v == nil {
+		return Caller{}, Response{StatusUnavailable, "memory is unavailable: " + s.reason.Error()}
+	}
+	token = strings.TrimSpace(token)
+	if !strings.HasPrefix(token, tokenPrefix) {
+		return Caller{}, s.authFailed("missing or malformed token")
+	}
+	want := hashToken(token)
+	all, err := s.v.Agents()
+	if err != nil {
+		return Caller{}, s.fail("authenticate", err)
+	}
+	for _, a := range all {
+		if a.TokenHash == "" || subtle.ConstantTimeCompare([]byte(a.TokenHash), []byte(want)) != 1 {
+			continue
+		}
+		switch a.Status {
+		case vault.AgentActive:
+			return Caller{Agent: a.Name, Session: session, Fields: a.Fields}, Response{Status: StatusOK}
+		case vault.AgentPaused:
+			return Caller{}, Response{StatusPaused, "this agent is paused by the user"}
+		}
+		break
+	}
+	return Caller{}, s.authFailed("unknown or revoked token")
+}
+
+func (s *Service) authFailed(why string) Response {
+	if err := s.v.Audit(vault.AuditEntry{Action: vault.ActionAuthFail, Agent: "unknown", Result: vault.ResultDenied, Reason: why}); err != nil {
+		s.log.Error("audit", "err", err)
+	}
+	return Response{StatusUnauthorized, "missing, unknown or revoked token"}
+}

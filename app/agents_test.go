@@ -1,0 +1,81 @@
+package app_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/vault"
+)
+
+func TestAgentLifecycle(t *testing.T) {
+	s, v := newService(t)
+	add := s.AddAgent(ctx, operator, app.AgentSpec{Name: "claude-code", Fields: []vault.Field{vault.Learnings, vault.Gotchas}})
+	if !add.OK() || !strings.HasPrefix(add.Token, "engram_") || len(add.Token) < 40 || add.Agent.TokenHash != "" {
+		t.Fatalf("AddAgent = %+v", add)
+	}
+	if again := s.AddAgent(ctx, operator, app.AgentSpec{Name: "claude-code"}); again.Status != app.StatusConflict {
+		t.Fatalf("AddAgent(duplicate) = %+v, want conflict", again.Response)
+	}
+	if bad := s.AddAgent(ctx, claude, app.AgentSpec{Name: "x"}); bad.Status != app.StatusUnauthorized {
+		t.Fatalf("AddAgent by an agent = %+v, want unauthorized", bad.Response)
+	}
+	for _, tc := range []struct {
+		spec app.AgentSpec
+	}{{app.AgentSpec{Name: "operator"}}, {app.AgentSpec{Name: "has space"}}, {app.AgentSpec{Name: "a", Fields: []vault.Field{vault.Constitution}}}, {app.AgentSpec{Name: "b", Read: []vault.Partition{"attic"}}}} {
+		if r := s.AddAgent(ctx, operator, tc.spec); r.Status != app.StatusInvalid {
+			t.Errorf("AddAgent(%+v) = %+v, want invalid", tc.spec, r.Response)
+		}
+	}
+
+	caller, r := s.Authenticate(ctx, add.Token, "sess")
+	if !r.OK() || caller.Agent != "claude-code" || caller.Session != "sess" || len(caller.Fields) != 2 {
+		t.Fatalf("Authenticate = %+v, %+v", caller, r)
+	}
+	// The granted gotchas field is writable now.
+	if w := s.Store(ctx, app.Request{Caller: caller, Authorized: true}, app.StoreInput{Content: "flaky test: retry once", Field: vault.Gotchas}); !w.OK() {
+		t.Fatalf("Store(gotchas) with a grant = %+v", w.Response)
+	}
+	for _, tok := range []string{"", "Bearer x", "engram_" + strings.Repeat("A", 43), add.Token + "x"} {
+		if _, r := s.Authenticate(ctx, tok, ""); r.Status != app.StatusUnauthorized {
+			t.Errorf("Authenticate(%q) = %+v, want unauthorized", tok, r)
+		}
+	}
+	if r := s.SetAgentStatus(ctx, operator, "claude-code", vault.AgentPaused); !r.OK() {
+		t.Fatal(r.Response)
+	}
+	if _, r := s.Authenticate(ctx, add.Token, ""); r.Status != app.StatusPaused {
+		t.Fatalf("Authenticate(paused) = %+v, want paused", r)
+	}
+	s.SetAgentStatus(ctx, operator, "claude-code", vault.AgentActive)
+	rot := s.RotateToken(ctx, operator, "claude-code")
+	if !rot.OK() || rot.Token == "" || rot.Token == add.Token {
+		t.Fatalf("RotateToken = %+v", rot)
+	}
+	if _, r := s.Authenticate(ctx, add.Token, ""); r.Status != app.StatusUnauthorized {
+		t.Fatalf("the old token still works after rotation: %+v", r)
+	}
+	if _, r := s.Authenticate(ctx, rot.Token, ""); !r.OK() {
+		t.Fatalf("the new token does not work: %+v", r)
+	}
+	s.SetAgentStatus(ctx, operator, "claude-code", vault.AgentRevoked)
+	if _, r := s.Authenticate(ctx, rot.Token, ""); r.Status != app.StatusUnauthorized {
+		t.Fatalf("a revoked token works: %+v", r)
+	}
+	if r := s.RotateToken(ctx, operator, "claude-code"); r.Status != app.StatusInvalid {
+		t.Fatalf("RotateToken(revoked) = %+v, want invalid", r.Response)
+	}
+	list := s.Agents(ctx, operator)
+	if !list.OK() || len(list.Agents) != 1 || list.Agents[0].Status != vault.AgentRevoked || list.Agents[0].TokenHash != "" {
+		t.Fatalf("Agents = %+v", list)
+	}
+	fails, _ := v.AuditLog(vault.AuditFilter{Action: vault.ActionAuthFail})
+	if len(fails) < 4 {
+		t.Fatalf("%d failed authentications audited, want at least 4", len(fails))
+	}
+	for _, e := range fails {
+		if strings.Contains(e.Reason, "engram_") {
+			t.Fatalf("an audit entry holds a token: %+v", e)
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/vault"
+)
+
+func splitList[T ~string](s string) []T {
+	if s == "" {
+		return nil
+	}
+	var out []T
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, T(p))
+		}
+	}
+	return out
+}
+
+func (c *cmd) agent(args []string) error {
+	if len(args) == 0 {
+		return usage("agent needs a subcommand: add, list, revoke, rotate, pause, resume")
+	}
+	sub, args := args[0], args[1:]
+	fs := newFlags("agent " + sub)
+	jsonOut := fs.Bool("json", false, "print JSON")
+	switch sub {
+	case "add":
+		fields := fs.String("fields", "", "writable fields, comma-separated (default learnings,preferences,conventions,decisions)")
+		read := fs.String("read", "", "readable partitions, comma-separated (default public,internal)")
+		product := fs.String("product", "", "the product the agent works on")
+		group := fs.String("group", "", "the agent's group")
+		pos, err := parse(fs, args, 1, 1, "one agent NAME")
+		if err != nil {
+			return err
+		}
+		if err := c.open(); err != nil {
+			return err
+		}
+		r := c.svc.AddAgent(c.ctx, operator, app.AgentSpec{Name: pos[0], Fields: splitList[vault.Field](*fields), Read: splitList[vault.Partition](*read), Product: *product, Group: *group})
+		if err := fromResponse(r.Response); err != nil {
+			return err
+		}
+		if *jsonOut {
+			return printJSON(c.out, r)
+		}
+		fmt.Fprintf(c.out, "added agent %s (fields %s; reads %s)\n", r.Agent.Name, joinList(r.Agent.Fields), joinList(r.Agent.Read))
+		fmt.Fprintln(c.out, "its token, shown only now (give it to the agent as ENGRAM_TOKEN):")
+		return printLine(c.out, r.Token)
+	case "list":
+		if _, err := parse(fs, args, 0, 0, "no arguments"); err != nil {
+			return err
+		}
+		if err := c.open(); err != nil {
+			return err
+		}
+		r := c.svc.Agents(c.ctx, operator)
+		if err := fromResponse(r.Response); err != nil {
+			return err
+		}
+		if *jsonOut {
+			return printJSON(c.out, r)
+		}
+		tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tSTATUS\tFIELDS\tREADS\tPRODUCT\tCREATED")
+		for _, a := range r.Agents {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.Name, a.Status, joinList(a.Fields), joinList(a.Read), a.Product, stamp(a.Created))
+		}
+		return tw.Flush()
+	case "revoke", "rotate", "pause", "resume":
+		pos, err := parse(fs, args, 1, 1, "one agent NAME")
+		if err != nil {
+			return err
+		}
+		if err := c.open(); err != nil {
+			return err
+		}
+		var r app.AgentResponse
+		switch sub {
+		case "rotate":
+			r = c.svc.RotateToken(c.ctx, operator, pos[0])
+		default:
+			status := map[string]vault.AgentStatus{"revoke": vault.AgentRevoked, "pause": vault.AgentPaused, "resume": vault.AgentActive}[sub]
+			r = c.svc.SetAgentStatus(c.ctx, operator, pos[0], status)
+		}
+		if err := fromResponse(r.Response); err != nil {
+			return err
+		}
+		if sub == "rotate" {
+			fmt.Fprintf(c.out, "new token for %s, shown only now; the old one no longer works:\n", pos[0])
+			return printLine(c.out, r.Token)
+		}
+		return printf(c.out, "agent %s is now %s\n", pos[0], r.Agent.Status)
+	}
+	return usage("unknown agent subcommand %q", sub)
+}
+
+func joinList[T ~string](xs []T) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = string(x)
+	}
+	return strings.Join(s, ",")
+}
