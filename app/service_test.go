@@ -82,9 +82,13 @@ func TestAuthorization(t *testing.T) {
 		{"reserved field", func() app.Response {
 			return s.Store(ctx, claude, app.StoreInput{Content: "x", Field: vault.Constitution}).Response
 		}, app.StatusUnauthorized, vault.ActionReject},
-		{"writing as another agent", func() app.Response {
-			return s.Store(ctx, claude, app.StoreInput{Content: "x", Source: vault.Source{Type: vault.SourceToolOutput, AgentID: "cursor"}}).Response
-		}, app.StatusUnauthorized, vault.ActionReject},
+		{"writing as another agent: the claim is ignored and audited", func() app.Response {
+			r := s.Store(ctx, claude, app.StoreInput{Content: "x", Source: vault.Source{Type: vault.SourceToolOutput, AgentID: "cursor"}})
+			if r.OK() && (r.Memory.Owner != "claude-code" || r.Memory.Source.AgentID != "claude-code") {
+				t.Errorf("impersonating write stored as %q / %q, want claude-code", r.Memory.Owner, r.Memory.Source.AgentID)
+			}
+			return r.Response
+		}, app.StatusOK, vault.ActionReject},
 		{"reading another agent's internal memory", func() app.Response { return s.Get(ctx, cursor, mine.ID).Response }, app.StatusUnauthorized, vault.ActionUpdate},
 		{"reading a public memory", func() app.Response { return s.Get(ctx, cursor, pub.ID).Response }, app.StatusOK, ""},
 		{"agent reading sensitive", func() app.Response { return s.Get(ctx, claude, sens.ID).Response }, app.StatusUnauthorized, vault.ActionL3Access},
@@ -109,9 +113,12 @@ func TestAuthorization(t *testing.T) {
 				return
 			}
 			after, _ := v.AuditLog(vault.AuditFilter{})
-			last := after[len(after)-1]
-			if len(after) <= len(before) || last.Action != tc.audit || last.Result != vault.ResultDenied {
-				t.Fatalf("last audit entry = %+v, want a denied %s", last, tc.audit)
+			found := false
+			for _, e := range after[len(before):] {
+				found = found || (e.Action == tc.audit && e.Result == vault.ResultDenied)
+			}
+			if !found {
+				t.Fatalf("new audit entries = %+v, want a denied %s", after[len(before):], tc.audit)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -48,6 +49,7 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 		return MemoryResponse{Response: r}
 	}
 	agent := !req.Caller.Operator
+	var warnings []string
 	if in.Partition != "" && !slices.Contains(vault.Partitions, in.Partition) {
 		return MemoryResponse{Response: Response{StatusInvalid, fmt.Sprintf("invalid: partition %q", in.Partition)}}
 	}
@@ -62,8 +64,12 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 			return MemoryResponse{Response: s.deny(req, vault.ActionReject, "", m.Field, fmt.Sprintf("field %q is not writable by agents", m.Field))}
 		case !req.Caller.mayWrite(m.Field):
 			return MemoryResponse{Response: s.deny(req, vault.ActionReject, "", m.Field, fmt.Sprintf("field %q is not granted to this agent", m.Field))}
-		case m.Source.AgentID != "" && m.Source.AgentID != req.Caller.Agent:
-			return MemoryResponse{Response: s.deny(req, vault.ActionReject, "", m.Field, "a memory cannot be written as another agent")}
+		}
+		if m.Source.AgentID != "" && m.Source.AgentID != req.Caller.Agent {
+			// The writer is the token's agent, whatever the body claims: the
+			// claim is ignored, and recorded as an impersonation attempt.
+			s.audit(req, vault.AuditEntry{Action: vault.ActionReject, Field: m.Field, Result: vault.ResultDenied, Reason: "impersonation attempt: the request claimed to come from " + quoteName(m.Source.AgentID)})
+			warnings = append(warnings, "the source agent in the request was ignored: memories are written as the authenticated agent")
 		}
 		if why := s.sessionDisabled(req.Caller); why != "" {
 			return MemoryResponse{Response: Response{StatusRejected, why}}
@@ -88,7 +94,6 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 
 	res := s.guard.Check(guard.Input{Text: m.Content, Source: string(m.Source.Type), Field: string(m.Field), Confirmed: in.Confirmed})
 	hash := hex.EncodeToString(res.ContentHash[:])
-	var warnings []string
 	switch {
 	case res.Rejected:
 		return MemoryResponse{Response: s.reject(req, m, hash, "the memory contains a secret and the policy refuses secrets")}
@@ -128,6 +133,14 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 		return MemoryResponse{Response: s.fail("store", err)}
 	}
 	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &got, Warnings: warnings}
+}
+
+// quoteName quotes an untrusted agent name for the audit log, cut short.
+func quoteName(s string) string {
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	return strconv.Quote(s)
 }
 
 // piiStays reports whether personal data stays in the text (encrypt mode).

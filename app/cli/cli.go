@@ -279,6 +279,8 @@ func (c *cmd) dispatch(args []string) error {
 		return c.quarantine(args[1:])
 	case "agent":
 		return c.agent(args[1:])
+	case "serve":
+		return c.serve(args[1:])
 	}
 	return usage("unknown command %q", args[0])
 }
@@ -324,6 +326,7 @@ Usage:
   engram quarantine list|show|approve [--edit TEXT]|reject|discard [ID]
   engram agent add NAME [--fields F,F] [--read P,P] [--product P] [--group G]   # prints the token last
   engram agent list | revoke|rotate|pause|resume NAME
+  engram serve [--addr 127.0.0.1:7474]               # the loopback API for agents
 
 The vault lives in $ENGRAM_HOME, else $XDG_DATA_HOME/engram.
 Passphrases come from --passphrase-file, ENGRAM_PASSPHRASE or the terminal;

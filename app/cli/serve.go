@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/server"
+)
+
+// runtimeDir holds the address file and the Unix socket: $XDG_RUNTIME_DIR/engram,
+// else the data directory.
+func (c *cmd) runtimeDir() (string, error) {
+	if d := c.o.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		return filepath.Join(d, "engram"), nil
+	}
+	return app.DataDir(c.o.Getenv)
+}
+
+// serve runs the loopback API until interrupted.
+func (c *cmd) serve(args []string) error {
+	fs := newFlags("serve")
+	addr := fs.String("addr", server.DefaultAddr, "loopback address to listen on")
+	passFile := fs.String("passphrase-file", "", "read the passphrase from this file")
+	if _, err := parse(fs, args, 0, 0, "no arguments"); err != nil {
+		return err
+	}
+	if err := c.openAndUnlock(unlockIfEasy, *passFile); err != nil {
+		return err
+	}
+	rt, err := c.runtimeDir()
+	if err != nil {
+		return err
+	}
+	socket, addrFile := filepath.Join(rt, "engram.sock"), filepath.Join(rt, "engram.addr")
+	state := "unlocked"
+	if c.v.Locked() {
+		state = "locked: sensitive memories answer 'locked' until you set ENGRAM_PASSPHRASE or use the keyring"
+	}
+	fmt.Fprintf(c.o.Stderr, "engram: serving on http://%s and %s (vault %s)\n", *addr, socket, state)
+	if err := server.New(c.svc, server.Options{}).Serve(c.ctx, *addr, socket, addrFile); err != nil {
+		return fail(exitFailed, "%v", err)
+	}
+	fmt.Fprintln(c.o.Stderr, "engram: stopped")
+	return nil
+}

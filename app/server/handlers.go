@@ -1,0 +1,79 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/engram-app/engram/app"
+)
+
+// Handler returns the API's HTTP handler.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/health", s.health)
+	mux.HandleFunc("POST /v1/memories", s.authed(s.store))
+	mux.HandleFunc("GET /v1/memories/{id}", s.authed(s.get))
+	mux.HandleFunc("PATCH /v1/memories/{id}", s.authed(s.update))
+	mux.HandleFunc("DELETE /v1/memories/{id}", s.authed(s.remove))
+	mux.HandleFunc("GET /v1/memories/{id}/history", s.authed(s.history))
+	mux.HandleFunc("POST /v1/sessions/{id}/end", s.authed(s.endSession))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		replyError(w, http.StatusNotFound, app.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
+	})
+	return s.guard(mux)
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	reply(w, app.StatusOK, app.Response{Status: app.StatusOK, Message: "engram is running"})
+}
+
+// storeReply is the answer to POST /v1/memories.
+type storeReply struct {
+	app.Response
+	ID       string      `json:"id,omitempty"`
+	QueueID  string      `json:"queue_id,omitempty"`
+	Warnings []string    `json:"warnings,omitempty"`
+	Memory   *app.Memory `json:"memory,omitempty"`
+}
+
+func (s *Server) store(w http.ResponseWriter, r *http.Request, req app.Request) {
+	var in app.StoreInput
+	if !decode(w, r, &in) {
+		return
+	}
+	res := s.svc.Store(r.Context(), req, in)
+	out := storeReply{Response: res.Response, QueueID: res.QueueID, Warnings: res.Warnings, Memory: res.Memory}
+	if res.Memory != nil {
+		out.ID = res.Memory.ID
+	}
+	reply(w, res.Status, out)
+}
+
+func (s *Server) get(w http.ResponseWriter, r *http.Request, req app.Request) {
+	res := s.svc.Get(r.Context(), req, r.PathValue("id"))
+	reply(w, res.Status, res)
+}
+
+func (s *Server) update(w http.ResponseWriter, r *http.Request, req app.Request) {
+	var in app.UpdateInput
+	if !decode(w, r, &in) {
+		return
+	}
+	res := s.svc.Update(r.Context(), req, r.PathValue("id"), in)
+	reply(w, res.Status, res)
+}
+
+func (s *Server) remove(w http.ResponseWriter, r *http.Request, req app.Request) {
+	res := s.svc.Delete(r.Context(), req, r.PathValue("id"))
+	reply(w, res.Status, res)
+}
+
+func (s *Server) history(w http.ResponseWriter, r *http.Request, req app.Request) {
+	res := s.svc.History(r.Context(), req, r.PathValue("id"))
+	reply(w, res.Status, res)
+}
+
+func (s *Server) endSession(w http.ResponseWriter, r *http.Request, req app.Request) {
+	req.Caller.Session = r.PathValue("id")
+	res := s.svc.EndSession(r.Context(), req)
+	reply(w, res.Status, res)
+}

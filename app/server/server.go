@@ -1,0 +1,292 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/engram-app/engram/app"
+)
+
+// DefaultAddr is the documented loopback address of the API.
+const DefaultAddr = "127.0.0.1:7474"
+
+// MaxBody bounds a request body: a memory holds at most 10,000
+// characters, 40 KB of UTF-8, plus its JSON.
+const MaxBody = 256 << 10
+
+// SessionHeader carries an agent's session id over HTTP.
+const SessionHeader = "Engram-Session"
+
+// Options configure a Server.
+type Options struct {
+	Log *slog.Logger
+	// Rate is each agent's sustained requests per second, Burst its burst.
+	Rate  float64
+	Burst int
+	Now   func() time.Time
+}
+
+// Server serves the API over the memory service.
+type Server struct {
+	svc   *app.Service
+	log   *slog.Logger
+	now   func() time.Time
+	rate  float64
+	burst int
+
+	mu      sync.Mutex
+	buckets map[string]*bucket
+}
+
+// New returns a server for svc.
+func New(svc *app.Service, o Options) *Server {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Rate == 0 {
+		o.Rate = 200
+	}
+	if o.Burst == 0 {
+		o.Burst = 400
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Server{svc: svc, log: o.Log, now: o.Now, rate: o.Rate, burst: o.Burst, buckets: map[string]*bucket{}}
+}
+
+// httpStatus is the one mapping from service statuses to HTTP codes.
+// An unauthorized status from the service (a field or level the agent may
+// not use) is 403; a missing or bad token never reaches the service and is
+// answered 401 by the authentication step.
+func httpStatus(s app.Status) int {
+	switch s {
+	case app.StatusOK:
+		return http.StatusOK
+	case app.StatusQuarantined:
+		return http.StatusAccepted
+	case app.StatusUnauthorized, app.StatusPaused:
+		return http.StatusForbidden
+	case app.StatusNotFound:
+		return http.StatusNotFound
+	case app.StatusInvalid:
+		return http.StatusBadRequest
+	case app.StatusConflict:
+		return http.StatusConflict
+	case app.StatusConfirmationRequired:
+		return http.StatusPreconditionRequired
+	case app.StatusRejected:
+		return http.StatusUnprocessableEntity
+	case app.StatusLocked:
+		return http.StatusLocked
+	case app.StatusDamaged:
+		return http.StatusInternalServerError
+	}
+	return http.StatusServiceUnavailable
+}
+
+// reply writes v as JSON with the HTTP code of its status.
+func reply(w http.ResponseWriter, status app.Status, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(httpStatus(status))
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+func replyError(w http.ResponseWriter, code int, status app.Status, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(app.Response{Status: status, Message: msg})
+}
+
+// isLoopbackHost reports whether a Host header names this machine's
+// loopback interface: localhost, 127.0.0.0/8 or ::1, with any port, or
+// (for the Unix socket) nothing at all.
+func isLoopbackHost(host string) bool {
+	if host == "" {
+		return true
+	}
+	h := host
+	if hh, _, err := net.SplitHostPort(host); err == nil {
+		h = hh
+	}
+	h = strings.Trim(h, "[]")
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// sameOrigin reports whether a browser Origin header names the server the
+// request was sent to. Non-browser clients send no Origin.
+func sameOrigin(origin, host string) bool {
+	if origin == "" {
+		return true
+	}
+	o := strings.TrimPrefix(strings.TrimPrefix(origin, "http://"), "https://")
+	return o != origin && strings.EqualFold(o, host) && isLoopbackHost(o)
+}
+
+// guard applies the checks every request passes before routing.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !isLoopbackHost(r.Host) {
+			replyError(w, http.StatusForbidden, app.StatusUnauthorized, "the Host header must name this machine's loopback address")
+			return
+		}
+		if !sameOrigin(r.Header.Get("Origin"), r.Host) {
+			replyError(w, http.StatusForbidden, app.StatusUnauthorized, "cross-origin requests are refused")
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+		next.ServeHTTP(w, r)
+	})
+}
+
+type ctxKey struct{}
+
+// authed wraps a handler that needs an agent: it authenticates the bearer
+// token, applies the rate limit and passes the caller on.
+func (s *Server) authed(h func(w http.ResponseWriter, r *http.Request, req app.Request)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="engram"`)
+			replyError(w, http.StatusUnauthorized, app.StatusUnauthorized, "an Authorization: Bearer token is required")
+			return
+		}
+		caller, resp := s.svc.Authenticate(r.Context(), token, r.Header.Get(SessionHeader))
+		switch {
+		case resp.Status == app.StatusUnauthorized:
+			w.Header().Set("WWW-Authenticate", `Bearer realm="engram", error="invalid_token"`)
+			replyError(w, http.StatusUnauthorized, resp.Status, resp.Message)
+			return
+		case !resp.OK():
+			reply(w, resp.Status, resp)
+			return
+		}
+		if !s.allow(caller.Agent) {
+			w.Header().Set("Retry-After", "1")
+			replyError(w, http.StatusTooManyRequests, app.StatusUnavailable, "too many requests from this agent; slow down")
+			return
+		}
+		h(w, r, app.Request{Caller: caller, Authorized: true, Reason: r.Header.Get("Engram-Reason")})
+	}
+}
+
+// decode reads a JSON body strictly: unknown fields and trailing data are
+// errors, reported with where they are.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil && dec.More() {
+		err = errors.New("trailing data after the JSON object")
+	}
+	if err == nil {
+		return true
+	}
+	var tooBig *http.MaxBytesError
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	msg := err.Error()
+	switch {
+	case errors.As(err, &tooBig):
+		replyError(w, http.StatusRequestEntityTooLarge, app.StatusInvalid, fmt.Sprintf("the request body is larger than %d bytes", MaxBody))
+		return false
+	case errors.Is(err, io.EOF):
+		msg = "the request body is empty; send a JSON object"
+	case errors.As(err, &syntax):
+		msg = fmt.Sprintf("malformed JSON at byte %d: %v", syntax.Offset, err)
+	case errors.As(err, &typ):
+		msg = fmt.Sprintf("field %q must be a %s", typ.Field, typ.Type)
+	}
+	replyError(w, http.StatusBadRequest, app.StatusInvalid, msg)
+	return false
+}
+
+// Serve listens on addr (TCP, loopback only) and, when socket is not
+// empty, on a Unix socket with mode 0600, until ctx ends; then it stops
+// accepting and lets requests in flight finish (up to 10 s). It writes the
+// TCP address it listens on to runtimeFile (mode 0600) when that is set.
+func (s *Server) Serve(ctx context.Context, addr, socket, runtimeFile string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("serve: address %q: %w", addr, err)
+	}
+	if !isLoopbackHost(host) || host == "" {
+		return fmt.Errorf("serve: %s is not a loopback address; Engram listens on this machine only", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	listeners := []net.Listener{ln}
+	if socket != "" {
+		_ = os.Remove(socket)
+		if err := os.MkdirAll(filepath.Dir(socket), 0o700); err != nil {
+			ln.Close()
+			return err
+		}
+		old := umask(0o177)
+		uln, err := net.Listen("unix", socket)
+		umask(old)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("serve: %w", err)
+		}
+		if err := os.Chmod(socket, 0o600); err != nil {
+			ln.Close()
+			uln.Close()
+			return err
+		}
+		listeners = append(listeners, uln)
+	}
+	if runtimeFile != "" {
+		if err := os.MkdirAll(filepath.Dir(runtimeFile), 0o700); err != nil {
+			return err
+		}
+		if err := os.WriteFile(runtimeFile, []byte(ln.Addr().String()+"\n"), 0o600); err != nil {
+			return err
+		}
+		defer os.Remove(runtimeFile)
+	}
+	hs := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    32 << 10,
+	}
+	errc := make(chan error, len(listeners))
+	for _, l := range listeners {
+		go func() { errc <- hs.Serve(l) }()
+	}
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			hs.Close()
+			return err
+		}
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return hs.Shutdown(shutdown)
+}
