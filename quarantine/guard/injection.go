@@ -30,7 +30,14 @@ var injectionPatterns = []injectionPattern{
 	{"ignore_previous", regexp.MustCompile(`(?i)\b(?:ignore|disregard|forget|overlook|override|bypass|skip|neglect|set aside|abandon|discard)\b[^.\n]{0,40}?\b(?:previous|prior|above|earlier|preceding|all|any|your|the|what|everything)\b[^.\n]{0,30}?\b(?:instructions?|directives?|rules|guidelines|prompts?|told|instructed|programming|constraints|restrictions|taught)\b`), 0.8, "asks to ignore previous instructions", []string{"ignore", "disregard", "forget", "overlook", "override", "bypass", "skip", "neglect", "set aside", "abandon", "discard"}},
 	{"role_assumption", regexp.MustCompile(`(?i)\byou are (?:now|no longer)\b|\bfrom now on,? you\b|\bdo anything now\b|\bDAN\b|\bdeveloper mode\b`), 0.3, "role assumption", []string{"you are", "from now on", "do anything now", "dan", "developer mode"}},
 	{"role_assumption", regexp.MustCompile(`(?i)\bpretend (?:to be|you are)\b|\bact as (?:if|an?|the|my)\b|\broleplay as\b|\bjailbreak(?:ed)?\b`), 0, "role assumption", []string{"pretend", "act as", "roleplay", "jailbreak"}},
-	{"importance_escalation", regexp.MustCompile(`(?:^|\n)\s*(?:IMPORTANT|URGENT|CRITICAL|ATTENTION|NOTE TO (?:AI|ASSISTANT|MODEL)|WARNING)\s*[:!]`), 0, "importance escalation", []string{"important", "urgent", "critical", "attention", "note to", "warning"}},
+	{"importance_escalation", regexp.MustCompile(`(?:^|\n|[:.!]\s)\s*(?:IMPORTANT|URGENT|CRITICAL|ATTENTION|NOTE TO (?:AI|ASSISTANT|MODEL)|WARNING)\s*[:!]`), 0, "importance escalation", []string{"important", "urgent", "critical", "attention", "note to", "warning"}},
+	// Persistence poisoning (threat T1): a memory that tells every future
+	// session to drop a safeguard. Rare in ordinary memories, which record
+	// how things are, not standing orders to stop asking the user.
+	{"safety_override", regexp.MustCompile(`(?i)\b(?:always|from now on|in future|going forward|by default|every time)\b[^.\n]{0,60}?\b(?:without|skip(?:ping)?|bypass(?:ing)?)\b[^.\n]{0,30}?\b(?:confirm(?:ation|ing)?|approv(?:al|e|ing)|review(?:ing)?|asking|permission|consent|verification|checks?|sandbox)\b` +
+		`|\b(?:never|do not|don't|no need to)\s+(?:ask|prompt|check with|confirm with|wait for)\b[^.\n]{0,30}?\b(?:user|human|approval|confirmation|permission|consent)\b` +
+		`|\b(?:disable|turn off|switch off|skip|bypass)\b[^.\n]{0,30}?\b(?:safety|guardrails?|sandbox(?:ing)?|confirmation prompts?|approval step|user confirmation|security checks?)\b` +
+		`|\b(?:execute|run)\s+(?:all\s+|any\s+|every\s+)?(?:commands?|code|scripts?)\b[^.\n]{0,40}?\bwithout\b[^.\n]{0,20}?\b(?:confirm(?:ation)?|approval|review|asking|permission)`), 0.6, "standing order to drop a safeguard", []string{"without", "skip", "bypass", "never", "do not", "don't", "no need", "disable", "turn off", "switch off"}},
 	{"authority_claim", regexp.MustCompile(`(?i)@[\w\-]+\s+(?:has\s+)?(?:confirmed|approved|authori[sz]ed|signed off)|\bthe (?:admin|administrator|owner|developer|security team|devops team|ops team|system)\s+(?:has\s+)?(?:approved|authori[sz]ed|confirmed|requires|instructs|says)\b`), 0, "authority claim", []string{"confirmed", "approved", "authoriz", "authoris", "signed off", "requires", "instructs", "says"}},
 	{"directive_line", regexp.MustCompile(`(?im)^\s*(?:rule|instruction|instructions|command|directive|system|policy|new task|task)\s*:\s*\S`), 0, "directive line", []string{"rule", "instruction", "command", "directive", "system", "policy", "task"}},
 	{"tool_manipulation", regexp.MustCompile(`(?i)\b(?:call|invoke|use|run|execute)\s+(?:the\s+)?(?:tool|function|command|shell)\b[^.\n]{0,40}\b(?:with|to)\b|\b(?:do not|don't|never)\s+(?:tell|inform|mention|reveal|show)\b[^.\n]{0,30}\b(?:user|human|anyone)\b|\brespond only with\b`), 0, "tool manipulation", []string{"tool", "function", "command", "shell", "tell", "inform", "mention", "reveal", "show", "respond only"}},
@@ -245,9 +252,9 @@ const (
 )
 
 // modelThreshold is the model probability that maps to risk 0.5 (the
-// suspicious line). 0.6 rather than 0.5: on held-out sources it halves the
-// false alarms (13% to 7% leave-one-source-out) for 2.6 points of
-// cross-validated recall (83.5% to 80.9%).
+// suspicious line). 0.6 rather than 0.5: on held-out sources it cuts the
+// false alarms from 3.3% to 0.8% (leave-one-source-out) for 3.5 points of
+// cross-validated recall (81.4% to 77.9%).
 const modelThreshold = 0.6
 
 func logit(p float64) float64 {

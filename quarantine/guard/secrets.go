@@ -171,7 +171,8 @@ func probableRules() []secretRule {
 	rs := probableRuleList()
 	// Rules whose secret is a long token skip chunks without such a run.
 	minRun := map[string]int{"vault-legacy": 26, "k8s-bootstrap": 23, "azure-storage": 20, "thingsboard": 20,
-		"pwhash-md5": 22, "pwhash-bcrypt": 53, "pwhash-sha": 43, "pwhash-scrypt": 43, "krb5": 40, "token-word": 16}
+		"pwhash-md5": 22, "pwhash-bcrypt": 53, "pwhash-sha": 43, "pwhash-scrypt": 43, "krb5": 40, "token-word": 16,
+		"vault-long": 80, "quoted-pair": 16}
 	for i := range rs {
 		rs[i].minRun = minRun[rs[i].id]
 	}

@@ -58,6 +58,12 @@ func TestSecretRedaction(t *testing.T) {
 		{"basic in prose", "a basic understanding of evolution", "a basic understanding of evolution", ""},
 		{"token in prose", "the token budget2024 is spent", "the token budget2024 is spent", ""},
 		{"cli flag in prose", "pass the --token flag to the CLI", "pass the --token flag to the CLI", ""},
+		{"setter pair", "sonar.login', '826de5590c75919a8317fdface58206eebe7ebbc'", "sonar.login', '[API_KEY_REDACTED]'", LevelProbable},
+		{"build config field", `buildConfigField 'String', 'API_KEY', '"9f1bc382db9cfee29c68634761dd6e19"'`, `buildConfigField 'String', 'API_KEY', '"[API_KEY_REDACTED]"'`, LevelProbable},
+		{"setter pair in prose", `map.put("token", "budget")`, `map.put("token", "budget")`, ""},
+		{"long vault token", "-vaultToken s.CAESIQ7rZ5xK2m4N8p3WtY6uB9cD1eF4gH7jK0lM2Q7rZ5xK2m4N8p3WtY6uB9cD1eF4gH7jK0lM2Q7rZ5xK2m4N8p3WtY6uB9", "-vaultToken [API_KEY_REDACTED]", LevelProbable},
+		{"counting sample is possible", "NEW_RELIC_LICENSE_KEY=a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8NRAL", "NEW_RELIC_LICENSE_KEY=a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8NRAL", LevelPossible},
+		{"identifier under key", `<add key="ConnectionString_B2B" value="main"/>`, `<add key="ConnectionString_B2B" value="main"/>`, ""},
 		{"url with port and at", "see http://example.com:8080/path@v2 for docs", "see http://example.com:8080/path@v2 for docs", ""},
 		{"cli password", "mysql --password=S3cretPw -u root", "mysql --password=[SECRET_REDACTED] -u root", LevelProbable},
 		{"psexec", `psexec \\host -u admin -p Adm1nPass cmd`, `psexec \\host -u admin -p [SECRET_REDACTED] cmd`, LevelProbable},
@@ -150,5 +156,46 @@ func TestLongTextChunks(t *testing.T) {
 	}
 	if n := strings.Count(res.Redacted, "[API_KEY_REDACTED]"); n != 2 {
 		t.Errorf("Check(long text) redacted %d keys, want 2", n)
+	}
+}
+
+func TestInterleavedSample(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{"a1b2c3d4e5f6", true},
+		{"px-dep-d4c3b2a1-f6e5", true},
+		{"A1B2C3", true},
+		{"x9y0z1", true}, // digits wrap from 9 to 0
+		{"a1b2", false},  // two pairs are too few
+		{"38d5b9a8b6c0a3d3ad3f2c422c77db80", false},
+		{"a1b3c5", false},
+		{"Q7rZ5xK2m4N8p3WtY6uB9cD1", false},
+	}
+	for _, tc := range tests {
+		if got := interleavedSample(tc.in); got != tc.want {
+			t.Errorf("interleavedSample(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestIdentifierLike(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{"ConnectionString_B2B", true},
+		{"user-service.main", true},
+		{"readTimeoutSeconds", true},
+		{"Q7rZ5xK2m4N8p3WtY6uB", false},
+		{"38d5b9a8b6c0a3d3ad3f2c422c77db80", false},
+		{"single", false},
+		{"ab_cd", false},
+	}
+	for _, tc := range tests {
+		if got := identifierLike(tc.in); got != tc.want {
+			t.Errorf("identifierLike(%q) = %v, want %v", tc.in, got, tc.want)
+		}
 	}
 }

@@ -77,11 +77,12 @@ func benignExtras(t testing.TB, dir string, n int) []string {
 	// The memories count three times: they are few and closest to what
 	// Engram actually stores.
 	mem := benignLines(t, "benign-memories.txt")
-	// Ordinary requests to an assistant count twice: they teach both models
-	// that an imperative sentence, or a word such as "ignore" or
-	// "password", is not an injection by itself.
+	// Ordinary requests to an assistant count four times: they teach both
+	// models that an imperative sentence, or a word such as "ignore" or
+	// "password", is not an injection by itself. (Four rather than two:
+	// leave-one-source-out false alarms 2.6% to 0.5% at equal recall.)
 	req := benignLines(t, "benign-requests.txt")
-	out := slices.Concat(mem, mem, mem, req, req)
+	out := slices.Concat(mem, mem, mem, req, req, req, req)
 	head := len(out) - len(mem)*3
 	type abs struct {
 		Title string `json:"title"`
