@@ -281,6 +281,8 @@ func (c *cmd) dispatch(args []string) error {
 		return c.agent(args[1:])
 	case "serve":
 		return c.serve(args[1:])
+	case "mcp":
+		return c.mcpBridge(args[1:])
 	}
 	return usage("unknown command %q", args[0])
 }
@@ -327,6 +329,7 @@ Usage:
   engram agent add NAME [--fields F,F] [--read P,P] [--product P] [--group G]   # prints the token last
   engram agent list | revoke|rotate|pause|resume NAME
   engram serve [--addr 127.0.0.1:7474]               # the loopback API for agents
+  engram mcp [--token-file F] [--url ADDR]           # MCP over stdio, forwarded to the running Engram
 
 The vault lives in $ENGRAM_HOME, else $XDG_DATA_HOME/engram.
 Passphrases come from --passphrase-file, ENGRAM_PASSPHRASE or the terminal;

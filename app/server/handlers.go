@@ -1,10 +1,19 @@
 package server
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/mcpserver"
 )
+
+// callerFrom returns the caller the authentication step put in the
+// request's context.
+func callerFrom(r *http.Request) (app.Caller, bool) {
+	c, ok := r.Context().Value(ctxKey{}).(app.Caller)
+	return c, ok
+}
 
 // Handler returns the API's HTTP handler.
 func (s *Server) Handler() http.Handler {
@@ -16,6 +25,10 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("DELETE /v1/memories/{id}", s.authed(s.remove))
 	mux.HandleFunc("GET /v1/memories/{id}/history", s.authed(s.history))
 	mux.HandleFunc("POST /v1/sessions/{id}/end", s.authed(s.endSession))
+	mcpHandler := mcpserver.Handler(s.svc, callerFrom)
+	mux.Handle("/mcp", s.authed(func(w http.ResponseWriter, r *http.Request, req app.Request) {
+		mcpHandler.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, req.Caller)))
+	}))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		replyError(w, http.StatusNotFound, app.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
 	})

@@ -35,6 +35,9 @@ type Options struct {
 	Rate  float64
 	Burst int
 	Now   func() time.Time
+	// Listening, when set, is called with the TCP address once the server
+	// accepts connections.
+	Listening func(addr string)
 }
 
 // Server serves the API over the memory service.
@@ -44,6 +47,8 @@ type Server struct {
 	now   func() time.Time
 	rate  float64
 	burst int
+	// listening is Options.Listening.
+	listening func(addr string)
 
 	mu      sync.Mutex
 	buckets map[string]*bucket
@@ -63,7 +68,7 @@ func New(svc *app.Service, o Options) *Server {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Server{svc: svc, log: o.Log, now: o.Now, rate: o.Rate, burst: o.Burst, buckets: map[string]*bucket{}}
+	return &Server{svc: svc, log: o.Log, now: o.Now, rate: o.Rate, burst: o.Burst, listening: o.Listening, buckets: map[string]*bucket{}}
 }
 
 // httpStatus is the one mapping from service statuses to HTTP codes.
@@ -277,6 +282,9 @@ func (s *Server) Serve(ctx context.Context, addr, socket, runtimeFile string) er
 	errc := make(chan error, len(listeners))
 	for _, l := range listeners {
 		go func() { errc <- hs.Serve(l) }()
+	}
+	if s.listening != nil {
+		s.listening(ln.Addr().String())
 	}
 	select {
 	case <-ctx.Done():

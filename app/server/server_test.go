@@ -48,6 +48,8 @@ func start(t *testing.T, opts server.Options) *env {
 	socket := filepath.Join(dir, "run", "engram.sock")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
+	ready := make(chan string, 1)
+	opts.Listening = func(addr string) { ready <- addr }
 	go func() { done <- server.New(svc, opts).Serve(ctx, "127.0.0.1:0", socket, runtime) }()
 	t.Cleanup(func() {
 		cancel()
@@ -55,16 +57,15 @@ func start(t *testing.T, opts server.Options) *env {
 			t.Errorf("Serve = %v", err)
 		}
 	})
-	var addr []byte
-	for i := 0; i < 500; i++ { // the runtime file appears once the listener is up
-		if addr, err = os.ReadFile(runtime); err == nil && len(addr) > 0 {
-			break
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("Serve ended early: %v", err)
-		case <-time.After(10 * time.Millisecond):
-		}
+	var listening string
+	select {
+	case listening = <-ready:
+	case err := <-done:
+		t.Fatalf("Serve ended early: %v", err)
+	}
+	addr, err := os.ReadFile(runtime)
+	if err != nil || strings.TrimSpace(string(addr)) != listening {
+		t.Fatalf("runtime file holds %q, %v; want %q", addr, err, listening)
 	}
 	if fi, err := os.Stat(runtime); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("runtime file %v, %v; want mode 0600", fi, err)

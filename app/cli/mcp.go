@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/engram-app/engram/app/mcpserver"
+	"github.com/engram-app/engram/app/server"
+)
+
+// mcpBridge runs `engram mcp`: MCP over stdio for Claude Code, Cursor and
+// other clients, forwarded to the running Engram.
+func (c *cmd) mcpBridge(args []string) error {
+	fs := newFlags("mcp")
+	tokenFile := fs.String("token-file", "", "read the agent token from this file (default $ENGRAM_TOKEN)")
+	url := fs.String("url", "", "the running Engram's address (default: from its runtime file, else "+server.DefaultAddr+")")
+	if _, err := parse(fs, args, 0, 0, "no arguments"); err != nil {
+		return err
+	}
+	token := strings.TrimSpace(c.o.Getenv("ENGRAM_TOKEN"))
+	if *tokenFile != "" {
+		b, err := os.ReadFile(*tokenFile)
+		if err != nil {
+			return fail(exitFailed, "read the token file: %v", err)
+		}
+		token = strings.TrimSpace(string(b))
+	}
+	if token == "" {
+		return fail(exitAuth, "no agent token: set ENGRAM_TOKEN or pass --token-file (create one with 'engram agent add NAME')")
+	}
+	base := *url
+	if base == "" {
+		base = server.DefaultAddr
+		if rt, err := c.runtimeDir(); err == nil {
+			if b, err := os.ReadFile(filepath.Join(rt, "engram.addr")); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+				base = strings.TrimSpace(string(b))
+			}
+		}
+	}
+	if !strings.Contains(base, "://") {
+		base = "http://" + base
+	}
+	endpoint := strings.TrimSuffix(base, "/") + "/mcp"
+	in, ok := c.o.Stdin.(io.ReadCloser)
+	if !ok {
+		in = io.NopCloser(c.o.Stdin)
+	}
+	err := mcpserver.Bridge(c.ctx, in, nopWriteCloser{c.o.Stdout}, c.o.Stderr, endpoint, token)
+	if err != nil && !errors.Is(err, io.EOF) && c.ctx.Err() == nil {
+		return fail(exitFailed, "mcp: %v", err)
+	}
+	return nil
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,123 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/vault"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// local runs tool calls on the memory service as one authenticated caller.
+type local struct {
+	svc    *app.Service
+	caller app.Caller
+}
+
+func (l local) call(ctx context.Context, session, tool string, args json.RawMessage) *mcp.CallToolResult {
+	out, status, err := l.run(ctx, session, tool, args)
+	if err != nil {
+		return errorResult(err.Error())
+	}
+	return result(out, status)
+}
+
+func (l local) run(ctx context.Context, session, tool string, args json.RawMessage) (json.RawMessage, app.Status, error) {
+	c := l.caller
+	if session != "" {
+		c.Session = session
+	}
+	req := app.Request{Caller: c, Authorized: true}
+	var out any
+	var status app.Status
+	switch tool {
+	case "store_memory":
+		var in StoreInput
+		if err := decodeArgs(args, &in); err != nil {
+			return nil, app.StatusInvalid, err
+		}
+		si := app.StoreInput{Content: in.Content, Field: vault.Field(in.Field), Kind: vault.Kind(in.Kind), Tier: vault.Tier(in.Tier), Tags: in.Tags, Confirmed: in.Confirmed}
+		if in.Source != nil {
+			si.Source = vault.Source{Type: vault.SourceType(in.Source.Type), MessageID: in.Source.MessageID, Tool: in.Source.Tool}
+		}
+		r := l.svc.Store(ctx, req, si)
+		out, status = storeView(r), r.Status
+	case "update_memory":
+		var in UpdateInput
+		if err := decodeArgs(args, &in); err != nil {
+			return nil, app.StatusInvalid, err
+		}
+		ui := app.UpdateInput{Operation: vault.Operation(in.Operation), Tags: in.Tags}
+		if in.Content != "" {
+			ui.Content = &in.Content
+		}
+		r := l.svc.Update(ctx, req, in.ID, ui)
+		out, status = r, r.Status
+	case "forget_memory":
+		var in IDInput
+		if err := decodeArgs(args, &in); err != nil {
+			return nil, app.StatusInvalid, err
+		}
+		r := l.svc.Delete(ctx, req, in.ID)
+		out, status = r, r.Status
+	case "memory_history":
+		var in IDInput
+		if err := decodeArgs(args, &in); err != nil {
+			return nil, app.StatusInvalid, err
+		}
+		r := l.svc.History(ctx, req, in.ID)
+		out, status = r, r.Status
+	default:
+		return nil, app.StatusInvalid, errUnknownTool(tool)
+	}
+	b, err := json.Marshal(out)
+	return b, status, err
+}
+
+type errUnknownTool string
+
+func (e errUnknownTool) Error() string { return "unknown tool " + string(e) }
+
+// storeView is what a model needs back from store_memory.
+func storeView(r app.MemoryResponse) any {
+	v := struct {
+		Status    app.Status `json:"status"`
+		Message   string     `json:"message,omitempty"`
+		ID        string     `json:"id,omitempty"`
+		Partition string     `json:"partition,omitempty"`
+		QueueID   string     `json:"queue_id,omitempty"`
+		Warnings  []string   `json:"warnings,omitempty"`
+	}{Status: r.Status, Message: r.Message, QueueID: r.QueueID, Warnings: r.Warnings}
+	if r.Memory != nil {
+		v.ID, v.Partition = r.Memory.ID, string(r.Memory.Partition)
+	}
+	return v
+}
+
+// NewLocal returns an MCP server whose tools act as caller on svc.
+func NewLocal(svc *app.Service, caller app.Caller) (*mcp.Server, error) {
+	return newServer(local{svc: svc, caller: caller})
+}
+
+// CallerFunc returns the authenticated caller of an HTTP request; the
+// loopback server's authentication step puts it in the request context.
+type CallerFunc func(r *http.Request) (app.Caller, bool)
+
+// Handler serves MCP over streamable HTTP. Each new MCP session gets a
+// server bound to the caller that opened it. The SDK's own DNS-rebinding
+// protection stays on, behind the loopback server's Host and Origin checks.
+func Handler(svc *app.Service, callerOf CallerFunc) http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		c, ok := callerOf(r)
+		if !ok {
+			return nil
+		}
+		s, err := NewLocal(svc, c)
+		if err != nil {
+			return nil
+		}
+		return s
+	}, &mcp.StreamableHTTPOptions{JSONResponse: true})
+}

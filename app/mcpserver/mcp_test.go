@@ -1,0 +1,153 @@
+package mcpserver_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/mcpserver"
+	"github.com/engram-app/engram/app/server"
+	"github.com/engram-app/engram/vault/vaulttest"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var ctx = context.Background()
+
+// startEngram runs a real loopback server and returns its base URL and an
+// agent token.
+func startEngram(t *testing.T) (string, string) {
+	t.Helper()
+	v, _ := vaulttest.New(t)
+	svc, err := app.New(v, app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	add := svc.AddAgent(ctx, app.Request{Caller: app.Caller{Operator: true}, Authorized: true}, app.AgentSpec{Name: "claude-code"})
+	c, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	ready := make(chan string, 1)
+	go func() {
+		done <- server.New(svc, server.Options{Listening: func(a string) { ready <- a }}).Serve(c, "127.0.0.1:0", "", "")
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	select {
+	case addr := <-ready:
+		return "http://" + addr, add.Token
+	case err := <-done:
+		t.Fatalf("server did not start: %v", err)
+	}
+	return "", ""
+}
+
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func text(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func exercise(t *testing.T, cs *mcp.ClientSession) {
+	t.Helper()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+		if tl.Description == "" || tl.InputSchema == nil || tl.Annotations == nil {
+			t.Errorf("tool %s lacks a description, schema or annotations", tl.Name)
+		}
+	}
+	if got := strings.Join(names, ","); got != "forget_memory,memory_history,store_memory,update_memory" {
+		t.Fatalf("tools = %s", got)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "store_memory", Arguments: map[string]any{"content": "the build needs Go 1.27", "tags": []string{"build"}}})
+	if err != nil || res.IsError {
+		t.Fatalf("store_memory = %v, %v", text(t, res), err)
+	}
+	var stored struct{ Status, ID string }
+	if err := json.Unmarshal([]byte(text(t, res)), &stored); err != nil || stored.Status != "ok" || stored.ID == "" {
+		t.Fatalf("store_memory result = %s", text(t, res))
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_history", Arguments: map[string]any{"id": stored.ID}})
+	if err != nil || res.IsError || !strings.Contains(text(t, res), `"agent":"claude-code"`) {
+		t.Fatalf("memory_history = %s, %v", text(t, res), err)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "store_memory", Arguments: map[string]any{"content": "x", "field": "system"}})
+	if err != nil || !res.IsError || !strings.Contains(text(t, res), "not writable by agents") {
+		t.Fatalf("store_memory(system) = %s, %v; want an error result", text(t, res), err)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "forget_memory", Arguments: map[string]any{"id": stored.ID}})
+	if err != nil || res.IsError {
+		t.Fatalf("forget_memory = %s, %v", text(t, res), err)
+	}
+}
+
+func TestStreamableHTTP(t *testing.T) {
+	base, token := startEngram(t)
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearer{token}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	exercise(t, cs)
+
+	// Without a token the endpoint refuses to start a session.
+	c2 := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	if _, err := c2.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", MaxRetries: 1}, nil); err == nil {
+		t.Fatal("an MCP session opened without a token")
+	}
+}
+
+// bridgeClient runs Bridge on pipes and returns a client session speaking to it.
+func bridgeClient(t *testing.T, endpoint, token string, stderr io.Writer) *mcp.ClientSession {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- mcpserver.Bridge(c, inR, outW, stderr, endpoint, token) }()
+	cl := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := cl.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); cancel(); inW.Close(); <-done })
+	return cs
+}
+
+func TestStdioBridge(t *testing.T) {
+	base, token := startEngram(t)
+	exercise(t, bridgeClient(t, base+"/mcp", token, io.Discard))
+}
+
+func TestBridgeWithoutEngram(t *testing.T) {
+	var stderr bytes.Buffer
+	cs := bridgeClient(t, "http://127.0.0.1:9/mcp", "engram_x", &stderr)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "store_memory", Arguments: map[string]any{"content": "x"}})
+	if err != nil || !res.IsError || !strings.Contains(text(t, res), "Engram is not reachable") {
+		t.Fatalf("CallTool without Engram = %v, %v; want an error result saying so", res, err)
+	}
+	if !strings.Contains(stderr.String(), "engram mcp: Engram is not reachable at http://127.0.0.1:9/mcp") {
+		t.Fatalf("stderr = %q", stderr.String())
+	}
+}

@@ -1,0 +1,137 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/engram-app/engram/app"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Version is the server version reported to MCP clients.
+const Version = "0.1.0"
+
+// Input types of the tools. Their field descriptions become the JSON
+// schemas models read, so they are written for models.
+type (
+	StoreInput struct {
+		Content   string      `json:"content" jsonschema:"the memory: one self-contained statement worth remembering in later sessions"`
+		Field     string      `json:"field,omitempty" jsonschema:"where it belongs: learnings, preferences, conventions, decisions (or gotchas when granted); default learnings"`
+		Kind      string      `json:"kind,omitempty" jsonschema:"fact, preference, event, pattern or knowledge; default fact"`
+		Tier      string      `json:"tier,omitempty" jsonschema:"episodic (what happened, expires) or semantic (lasting knowledge, needs the user's confirmation); default episodic"`
+		Tags      []string    `json:"tags,omitempty" jsonschema:"short lowercase tags"`
+		Source    *SourceInfo `json:"source,omitempty" jsonschema:"where the content came from"`
+		Confirmed bool        `json:"confirmed,omitempty" jsonschema:"set only when the user explicitly confirmed this memory"`
+	}
+	SourceInfo struct {
+		Type      string `json:"type,omitempty" jsonschema:"user_message, tool_output, web_fetch or ai_inference"`
+		MessageID string `json:"message_id,omitempty" jsonschema:"the conversation message it came from"`
+		Tool      string `json:"tool,omitempty" jsonschema:"the tool whose output it came from"`
+	}
+	UpdateInput struct {
+		ID        string   `json:"id" jsonschema:"the memory id"`
+		Operation string   `json:"operation,omitempty" jsonschema:"UPDATE (replace the content, default) or TAG (replace the tags)"`
+		Content   string   `json:"content,omitempty" jsonschema:"the new content, for UPDATE"`
+		Tags      []string `json:"tags,omitempty" jsonschema:"the new tags, for TAG"`
+	}
+	IDInput struct {
+		ID string `json:"id" jsonschema:"the memory id"`
+	}
+)
+
+// backend runs a tool call.
+type backend interface {
+	call(ctx context.Context, session, tool string, args json.RawMessage) *mcp.CallToolResult
+}
+
+// tool is one tool definition with the type of its input.
+type tool struct {
+	def    *mcp.Tool
+	schema func() (*jsonschema.Schema, error)
+}
+
+func schemaFor[T any]() func() (*jsonschema.Schema, error) {
+	return func() (*jsonschema.Schema, error) { return jsonschema.For[T](nil) }
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// tools are the MCP tools, as models see them.
+var tools = []tool{
+	{&mcp.Tool{Name: "store_memory", Title: "Store a memory",
+		Description: "Save something worth remembering across sessions: a learning, the user's preference, a convention or a decision. " +
+			"Engram redacts secrets, encrypts personal data, and may hold a memory for the user's review; the result says what happened.",
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}}, schemaFor[StoreInput]()},
+	{&mcp.Tool{Name: "update_memory", Title: "Update a memory",
+		Description: "Replace the content or the tags of a memory this agent wrote. The previous state is kept as a version.",
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)}}, schemaFor[UpdateInput]()},
+	{&mcp.Tool{Name: "forget_memory", Title: "Forget a memory",
+		Description: "Delete a memory this agent wrote, with all its versions. Use when the user asks to forget something or it is wrong.",
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)}}, schemaFor[IDInput]()},
+	{&mcp.Tool{Name: "memory_history", Title: "Why do you believe this?",
+		Description: "Show a memory's provenance (who wrote it, from which source, every change) and its kept versions.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}}, schemaFor[IDInput]()},
+}
+
+// newServer builds an MCP server whose tools call b.
+func newServer(b backend) (*mcp.Server, error) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "engram", Title: "Engram memory vault", Version: Version}, &mcp.ServerOptions{
+		Instructions: "Engram is the user's memory vault. Store lasting, self-contained facts with store_memory; never store secrets. " +
+			"Memories you store may be held for the user's review.",
+	})
+	for _, t := range tools {
+		schema, err := t.schema()
+		if err != nil {
+			return nil, fmt.Errorf("schema of %s: %w", t.def.Name, err)
+		}
+		def := *t.def
+		def.InputSchema = schema
+		name := def.Name
+		s.AddTool(&def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			session := ""
+			if req.Session != nil {
+				session = req.Session.ID()
+			}
+			return b.call(ctx, session, name, req.Params.Arguments), nil
+		})
+	}
+	return s, nil
+}
+
+// isError reports whether a status means the call failed, as opposed to an
+// outcome the model should read (quarantined, confirmation required).
+func isError(s app.Status) bool {
+	switch s {
+	case app.StatusOK, app.StatusQuarantined, app.StatusConfirmationRequired:
+		return false
+	}
+	return true
+}
+
+func result(out json.RawMessage, status app.Status) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(out)}},
+		StructuredContent: out,
+		IsError:           isError(status),
+	}
+}
+
+func errorResult(msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true}
+}
+
+// decodeArgs decodes tool arguments strictly.
+func decodeArgs(args json.RawMessage, v any) error {
+	if len(args) == 0 {
+		args = []byte("{}")
+	}
+	dec := json.NewDecoder(strings.NewReader(string(args)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("invalid arguments: %v", err)
+	}
+	return nil
+}
