@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -12,9 +11,45 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/engram-app/engram/vault"
 )
+
+// agentCache holds the agent registry by token hash, so authenticating a
+// request does not decode every registration. The service owns the vault
+// file alone, and every change to an agent goes through it and drops the
+// cache.
+type agentCache struct {
+	mu     sync.Mutex
+	byHash map[string]vault.Agent
+}
+
+func (c *agentCache) drop() {
+	c.mu.Lock()
+	c.byHash = nil
+	c.mu.Unlock()
+}
+
+// lookup returns the agent with token hash h, loading the registry once.
+func (c *agentCache) lookup(v *vault.Vault, h string) (vault.Agent, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byHash == nil {
+		all, err := v.Agents()
+		if err != nil {
+			return vault.Agent{}, false, err
+		}
+		c.byHash = make(map[string]vault.Agent, len(all))
+		for _, a := range all {
+			if a.TokenHash != "" {
+				c.byHash[a.TokenHash] = a
+			}
+		}
+	}
+	a, ok := c.byHash[h]
+	return a, ok, nil
+}
 
 // Agent is a registered agent as the service shows it (never its token).
 type Agent = vault.Agent
@@ -98,6 +133,7 @@ func (s *Service) AddAgent(ctx context.Context, req Request, spec AgentSpec) Age
 	a := vault.Agent{Name: spec.Name, TokenHash: hash, Status: vault.AgentActive, Fields: fields, Read: read,
 		Group: spec.Group, Product: spec.Product, Trust: vault.TrustStandard, Created: s.now().UTC()}
 	e := vault.AuditEntry{Action: vault.ActionAgent, Agent: req.Caller.Name(), Result: vault.ResultOK, Reason: "add " + spec.Name}
+	defer s.agents.drop()
 	if err := s.v.PutAgent(a, e); err != nil {
 		return AgentResponse{Response: s.fail("add agent", err)}
 	}
@@ -162,6 +198,7 @@ func (s *Service) changeAgent(req Request, name, what string, fn func(a *vault.A
 		return AgentResponse{Response: Response{StatusInvalid, err.Error()}}
 	}
 	e := vault.AuditEntry{Action: vault.ActionAgent, Agent: req.Caller.Name(), Result: vault.ResultOK, Reason: what + " " + name}
+	defer s.agents.drop()
 	if err := s.v.PutAgent(a, e); err != nil {
 		return AgentResponse{Response: s.fail("agent", err)}
 	}
@@ -181,22 +218,19 @@ func (s *Service) Authenticate(ctx context.Context, token, session string) (Call
 	if !strings.HasPrefix(token, tokenPrefix) {
 		return Caller{}, s.authFailed("missing or malformed token")
 	}
-	want := hashToken(token)
-	all, err := s.v.Agents()
+	// The map lookup is not constant-time, but it is keyed by the SHA-256
+	// of the token: timing reveals nothing usable about a token.
+	a, ok, err := s.agents.lookup(s.v, hashToken(token))
 	if err != nil {
 		return Caller{}, s.fail("authenticate", err)
 	}
-	for _, a := range all {
-		if a.TokenHash == "" || subtle.ConstantTimeCompare([]byte(a.TokenHash), []byte(want)) != 1 {
-			continue
-		}
+	if ok {
 		switch a.Status {
 		case vault.AgentActive:
 			return Caller{Agent: a.Name, Session: session, Fields: a.Fields}, Response{Status: StatusOK}
 		case vault.AgentPaused:
 			return Caller{}, Response{StatusPaused, "this agent is paused by the user"}
 		}
-		break
 	}
 	return Caller{}, s.authFailed("unknown or revoked token")
 }

@@ -84,6 +84,9 @@ type Service struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
+
+	// agents caches the registry by token hash; see agents.go.
+	agents agentCache
 }
 
 // Options configure a Service. The zero value is usable.

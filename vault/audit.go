@@ -282,6 +282,7 @@ func verifyAuditTx(tx *bolt.Tx) AuditReport {
 func (v *Vault) PruneAudit(before time.Time) (int, error) {
 	n := 0
 	err := v.update(func(tx *bolt.Tx) error {
+		n = 0 // the function may run twice (see update)
 		b := tx.Bucket(bucketAudit)
 		meta := tx.Bucket(bucketAuditMeta)
 		var prev [32]byte

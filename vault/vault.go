@@ -218,6 +218,10 @@ func openBolt(path string, o Options) (db *bolt.DB, err error) {
 		timeout = time.Second
 	}
 	db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, NoSync: o.NoSync, ReadOnly: o.ReadOnly, FreelistType: bolt.FreelistMapType, PreLoadFreelist: true})
+	if err == nil {
+		// A lone write waits at most this long for company before it commits.
+		db.MaxBatchDelay = time.Millisecond
+	}
 	switch {
 	case errors.Is(err, bolterrors.ErrTimeout):
 		return nil, fmt.Errorf("open vault %s: %w", path, ErrInUse)
@@ -306,10 +310,19 @@ func (v *Vault) view(fn func(tx *bolt.Tx) error) (err error) {
 	return v.db.View(fn)
 }
 
+// update runs fn through bbolt's Batch, which coalesces concurrent writers
+// (agents storing at once) into one transaction and one fsync. fn must be
+// safe to run twice: when any function of a batch fails, bbolt rolls the
+// batch back and re-runs each function alone. Batch may run fn on another
+// goroutine and turns a panic there into an error, so fn sets
+// SetPanicOnFault for whichever goroutine runs it.
 func (v *Vault) update(fn func(tx *bolt.Tx) error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer guard(&err)
-	return v.db.Update(fn)
+	return v.db.Batch(func(tx *bolt.Tx) error {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		return fn(tx)
+	})
 }
 
 func guard(err *error) {
