@@ -23,6 +23,25 @@ import (
 type agentCache struct {
 	mu     sync.Mutex
 	byHash map[string]vault.Agent
+	// pickup holds tokens of approved pairings until the agent collects them.
+	pickup map[string]string
+}
+
+func (c *agentCache) hold(name, token string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pickup == nil {
+		c.pickup = map[string]string{}
+	}
+	c.pickup[name] = token
+}
+
+func (c *agentCache) collect(name string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t, ok := c.pickup[name]
+	delete(c.pickup, name)
+	return t, ok
 }
 
 func (c *agentCache) drop() {
@@ -151,7 +170,7 @@ func (s *Service) Agents(ctx context.Context, req Request) AgentsResponse {
 		return AgentsResponse{Response: s.fail("agents", err)}
 	}
 	for i := range all {
-		all[i].TokenHash = ""
+		all[i].TokenHash, all[i].PairHash = "", ""
 	}
 	return AgentsResponse{Response: Response{Status: StatusOK}, Agents: all}
 }
@@ -202,7 +221,7 @@ func (s *Service) changeAgent(req Request, name, what string, fn func(a *vault.A
 	if err := s.v.PutAgent(a, e); err != nil {
 		return AgentResponse{Response: s.fail("agent", err)}
 	}
-	a.TokenHash = ""
+	a.TokenHash, a.PairHash = "", ""
 	return AgentResponse{Response: Response{Status: StatusOK}, Agent: &a, Token: token}
 }
 

@@ -24,6 +24,8 @@ const (
 	StatusConfirmationRequired Status = "confirmation_required"
 	StatusPaused               Status = "paused"
 	StatusDamaged              Status = "damaged"
+	// StatusPending answers a pairing request that waits for the user.
+	StatusPending Status = "pending"
 )
 
 // Response is the part every service response shares.

@@ -21,16 +21,18 @@ const (
 // Agent is a registered agent. Its bearer token is never stored: only its
 // SHA-256 (the token is 256 random bits, so a fast hash is enough).
 type Agent struct {
-	Name      string      `json:"name"`
-	TokenHash string      `json:"token_hash,omitempty"`
-	Status    AgentStatus `json:"status"`
-	Fields    []Field     `json:"fields"`
-	Read      []Partition `json:"read"`
-	Group     string      `json:"group,omitempty"`
-	Product   string      `json:"product,omitempty"`
-	Trust     Trust       `json:"trust"`
-	Created   time.Time   `json:"created"`
-	LastSeen  time.Time   `json:"last_seen,omitempty"`
+	Name      string `json:"name"`
+	TokenHash string `json:"token_hash,omitempty"`
+	// PairHash is the SHA-256 of a pending agent's pairing secret.
+	PairHash string      `json:"pair_hash,omitempty"`
+	Status   AgentStatus `json:"status"`
+	Fields   []Field     `json:"fields"`
+	Read     []Partition `json:"read"`
+	Group    string      `json:"group,omitempty"`
+	Product  string      `json:"product,omitempty"`
+	Trust    Trust       `json:"trust"`
+	Created  time.Time   `json:"created"`
+	LastSeen time.Time   `json:"last_seen,omitempty"`
 }
 
 // PutAgent stores an agent registration and appends e to the audit log in

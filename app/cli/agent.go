@@ -24,7 +24,7 @@ func splitList[T ~string](s string) []T {
 
 func (c *cmd) agent(args []string) error {
 	if len(args) == 0 {
-		return usage("agent needs a subcommand: add, list, revoke, rotate, pause, resume")
+		return usage("agent needs a subcommand: add, list, approve, deny, revoke, rotate, pause, resume")
 	}
 	sub, args := args[0], args[1:]
 	fs := newFlags("agent " + sub)
@@ -72,6 +72,12 @@ func (c *cmd) agent(args []string) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.Name, a.Status, joinList(a.Fields), joinList(a.Read), a.Product, stamp(a.Created))
 		}
 		return tw.Flush()
+	case "approve", "deny":
+		pos, err := parse(fs, args, 1, 1, "one agent NAME")
+		if err != nil {
+			return err
+		}
+		return c.decidePairing(pos[0], sub == "approve")
 	case "revoke", "rotate", "pause", "resume":
 		pos, err := parse(fs, args, 1, 1, "one agent NAME")
 		if err != nil {

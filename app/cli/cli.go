@@ -327,7 +327,7 @@ Usage:
   engram guard [--source TYPE] [--jsonl] < texts.jsonl      # screen texts; no vault needed
   engram quarantine list|show|approve [--edit TEXT]|reject|discard [ID]
   engram agent add NAME [--fields F,F] [--read P,P] [--product P] [--group G]   # prints the token last
-  engram agent list | revoke|rotate|pause|resume NAME
+  engram agent list | approve|deny|revoke|rotate|pause|resume NAME
   engram serve [--addr 127.0.0.1:7474]               # the loopback API for agents
   engram mcp [--token-file F] [--url ADDR]           # MCP over stdio, forwarded to the running Engram
 

@@ -3,10 +3,16 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
+	"os/signal"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/app/cli"
@@ -28,7 +34,12 @@ func testOptions() cli.Options {
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"engram": func() { os.Exit(cli.Run(context.Background(), os.Args[1:], testOptions())) },
+		"engram": func() {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			code := cli.Run(ctx, os.Args[1:], testOptions())
+			stop()
+			os.Exit(code)
+		},
 	})
 }
 
@@ -47,6 +58,7 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("ENGRAM_HOME", e.WorkDir+"/engram")
+			e.Setenv("XDG_RUNTIME_DIR", e.WorkDir+"/run")
 			e.Setenv("LANG", "C.UTF-8")
 			if keyringAvailable() {
 				e.Setenv("DBUS_SESSION_BUS_ADDRESS", os.Getenv("DBUS_SESSION_BUS_ADDRESS"))
@@ -64,6 +76,8 @@ func TestScripts(t *testing.T) {
 			"corruptrecord": corruptRecord,
 			"flipbyte":      flipByte,
 			"agentstore":    agentStore,
+			"waitserver":    waitServer,
+			"pair":          pairCmd,
 		},
 	})
 }
@@ -132,4 +146,45 @@ func agentStore(ts *testscript.TestScript, neg bool, args []string) {
 	req := app.Request{Caller: app.Caller{Agent: args[1], Session: "test"}, Authorized: true}
 	r := s.Store(context.Background(), req, app.StoreInput{Content: args[3], Source: vault.Source{Type: vault.SourceType(args[2])}})
 	fmt.Fprintf(ts.Stdout(), "%s %s\n", r.Status, r.QueueID)
+}
+
+// waitserver: wait until engram serve (started in the background) has
+// written its address to the runtime directory.
+func waitServer(ts *testscript.TestScript, neg bool, args []string) {
+	addr := filepath.Join(ts.Getenv("XDG_RUNTIME_DIR"), "engram", "engram.addr")
+	for i := 0; i < 1000; i++ {
+		if b, err := os.ReadFile(addr); err == nil && len(b) > 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond) // polling for a real process to start, not timing it
+	}
+	ts.Fatalf("engram serve did not start")
+}
+
+// pair request NAME | pair poll NAME: an agent's side of pairing, against
+// the running server; request saves the secret in NAME.secret, poll prints
+// the status and any token.
+func pairCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: pair request|poll NAME")
+	}
+	addr, err := os.ReadFile(filepath.Join(ts.Getenv("XDG_RUNTIME_DIR"), "engram", "engram.addr"))
+	ts.Check(err)
+	body := map[string]string{"name": args[1]}
+	path := "/v1/pair"
+	if args[0] == "poll" {
+		path += "/poll"
+		body["pair_secret"] = ts.ReadFile(args[1] + ".secret")
+	}
+	b, _ := json.Marshal(body)
+	resp, err := http.Post("http://"+strings.TrimSpace(string(addr))+path, "application/json", bytes.NewReader(b))
+	ts.Check(err)
+	defer resp.Body.Close()
+	var out map[string]any
+	ts.Check(json.NewDecoder(resp.Body).Decode(&out))
+	if args[0] == "request" {
+		secret, _ := out["pair_secret"].(string)
+		ts.Check(os.WriteFile(ts.MkAbs(args[1]+".secret"), []byte(secret), 0o600))
+	}
+	fmt.Fprintf(ts.Stdout(), "%v %v\n", out["status"], out["token"])
 }

@@ -25,6 +25,10 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("DELETE /v1/memories/{id}", s.authed(s.remove))
 	mux.HandleFunc("GET /v1/memories/{id}/history", s.authed(s.history))
 	mux.HandleFunc("POST /v1/sessions/{id}/end", s.authed(s.endSession))
+	mux.HandleFunc("POST /v1/pair", s.pair)
+	mux.HandleFunc("POST /v1/pair/poll", s.pairPoll)
+	mux.HandleFunc("GET /v1/admin/agents", s.operator(s.adminAgents))
+	mux.HandleFunc("POST /v1/admin/agents/{name}/{decision}", s.operator(s.adminDecide))
 	mcpHandler := mcpserver.Handler(s.svc, callerFrom)
 	mux.Handle("/mcp", s.authed(func(w http.ResponseWriter, r *http.Request, req app.Request) {
 		mcpHandler.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, req.Caller)))

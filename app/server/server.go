@@ -49,6 +49,9 @@ type Server struct {
 	burst int
 	// listening is Options.Listening.
 	listening func(addr string)
+	// adminToken authenticates the local user's engram commands; Serve
+	// creates it.
+	adminToken string
 
 	mu      sync.Mutex
 	buckets map[string]*bucket
@@ -79,7 +82,7 @@ func httpStatus(s app.Status) int {
 	switch s {
 	case app.StatusOK:
 		return http.StatusOK
-	case app.StatusQuarantined:
+	case app.StatusQuarantined, app.StatusPending:
 		return http.StatusAccepted
 	case app.StatusUnauthorized, app.StatusPaused:
 		return http.StatusForbidden
@@ -266,6 +269,16 @@ func (s *Server) Serve(ctx context.Context, addr, socket, runtimeFile string) er
 		if err := os.MkdirAll(filepath.Dir(runtimeFile), 0o700); err != nil {
 			return err
 		}
+		token, err := newAdminToken()
+		if err != nil {
+			return err
+		}
+		adminFile := filepath.Join(filepath.Dir(runtimeFile), AdminTokenFile)
+		if err := os.WriteFile(adminFile, []byte(token+"\n"), 0o600); err != nil {
+			return err
+		}
+		defer os.Remove(adminFile)
+		s.adminToken = token
 		if err := os.WriteFile(runtimeFile, []byte(ln.Addr().String()+"\n"), 0o600); err != nil {
 			return err
 		}

@@ -1,0 +1,65 @@
+package server_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/engram-app/engram/app/server"
+)
+
+func TestPairing(t *testing.T) {
+	e := start(t, server.Options{})
+	admin, err := os.ReadFile(filepath.Join(filepath.Dir(e.socket), server.AdminTokenFile))
+	if err != nil {
+		t.Fatalf("admin token file: %v", err)
+	}
+	if fi, _ := os.Stat(filepath.Join(filepath.Dir(e.socket), server.AdminTokenFile)); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("admin token file mode %v, want 0600", fi.Mode().Perm())
+	}
+	adminTok := strings.TrimSpace(string(admin))
+
+	r := e.do("POST", "/v1/pair", "", `{"name":"cursor"}`, nil)
+	secret, _ := r.body["pair_secret"].(string)
+	if r.code != 202 || r.body["status"] != "pending" || secret == "" {
+		t.Fatalf("pair = %d %s", r.code, r.raw)
+	}
+	poll := `{"name":"cursor","pair_secret":"` + secret + `"}`
+	if r := e.do("POST", "/v1/pair/poll", "", poll, nil); r.code != 202 || r.body["status"] != "pending" {
+		t.Fatalf("poll before approval = %d %s", r.code, r.raw)
+	}
+	if r := e.do("POST", "/v1/pair/poll", "", `{"name":"cursor","pair_secret":"engram_wrong"}`, nil); r.code != 401 {
+		t.Fatalf("poll with a wrong secret = %d %s", r.code, r.raw)
+	}
+	if r := e.do("POST", "/v1/admin/agents/cursor/approve", e.token, "", nil); r.code != 401 {
+		t.Fatalf("an agent token approved a pairing: %d %s", r.code, r.raw)
+	}
+	if r := e.do("POST", "/v1/admin/agents/cursor/approve", adminTok, "", nil); r.code != 200 {
+		t.Fatalf("approve = %d %s", r.code, r.raw)
+	}
+	r = e.do("POST", "/v1/pair/poll", "", poll, nil)
+	token, _ := r.body["token"].(string)
+	if r.code != 200 || !strings.HasPrefix(token, "engram_") {
+		t.Fatalf("poll after approval = %d %s", r.code, r.raw)
+	}
+	if r := e.do("POST", "/v1/pair/poll", "", poll, nil); r.code != 409 {
+		t.Fatalf("second poll = %d %s, want 409: the token is shown once", r.code, r.raw)
+	}
+	if r := e.do("POST", "/v1/memories", token, `{"content":"paired and writing"}`, nil); r.code != 200 {
+		t.Fatalf("store with the paired token = %d %s", r.code, r.raw)
+	}
+	// A denied agent learns it was denied and gets nothing.
+	r = e.do("POST", "/v1/pair", "", `{"name":"stranger"}`, nil)
+	s2, _ := r.body["pair_secret"].(string)
+	if r := e.do("POST", "/v1/admin/agents/stranger/deny", adminTok, "", nil); r.code != 200 {
+		t.Fatalf("deny = %d %s", r.code, r.raw)
+	}
+	if r := e.do("POST", "/v1/pair/poll", "", `{"name":"stranger","pair_secret":"`+s2+`"}`, nil); r.code != 401 || r.body["token"] != nil {
+		t.Fatalf("poll after denial = %d %s", r.code, r.raw)
+	}
+	// A registered name cannot be claimed by pairing.
+	if r := e.do("POST", "/v1/pair", "", `{"name":"claude-code"}`, nil); r.code != 409 {
+		t.Fatalf("pairing a registered name = %d %s", r.code, r.raw)
+	}
+}
