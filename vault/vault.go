@@ -94,7 +94,11 @@ func (h *header) wrapAAD() []byte {
 
 // Vault is an open vault file. Its methods are safe for concurrent use.
 type Vault struct {
+	// dbMu guards db itself: transactions hold it shared, Compact swaps
+	// the file under it held exclusively.
+	dbMu     sync.RWMutex
 	db       *bolt.DB
+	opts     Options
 	path     string
 	now      func() time.Time
 	readOnly bool // reads are not audited: the file cannot be written
@@ -162,7 +166,7 @@ func Create(ctx context.Context, path string, passphrase []byte, opts CreateOpti
 		os.Remove(path)
 		return nil, fmt.Errorf("create vault: %w", err)
 	}
-	v := &Vault{db: db, path: path, now: now, hdr: h, kek: kek, dek: dek}
+	v := &Vault{db: db, path: path, now: now, hdr: h, kek: kek, dek: dek, opts: opts.Options}
 	if err := v.appendAudit(AuditEntry{Action: ActionVaultCreate, Agent: AgentOperator, Result: ResultOK}); err != nil {
 		v.Close()
 		return nil, err
@@ -184,7 +188,7 @@ func Open(path string, opts Options) (*Vault, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &Vault{db: db, path: path, now: clock(opts), readOnly: opts.ReadOnly}
+	v := &Vault{db: db, path: path, now: clock(opts), readOnly: opts.ReadOnly, opts: opts}
 	err = v.view(func(tx *bolt.Tx) error {
 		h, err := readHeader(tx)
 		if err != nil {
@@ -307,6 +311,8 @@ func (v *Vault) readAudited(fn func(tx *bolt.Tx, audit func(AuditEntry) error) e
 func (v *Vault) view(fn func(tx *bolt.Tx) error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer guard(&err)
+	v.dbMu.RLock()
+	defer v.dbMu.RUnlock()
 	return v.db.View(fn)
 }
 
@@ -319,6 +325,8 @@ func (v *Vault) view(fn func(tx *bolt.Tx) error) (err error) {
 func (v *Vault) update(fn func(tx *bolt.Tx) error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer guard(&err)
+	v.dbMu.RLock()
+	defer v.dbMu.RUnlock()
 	return v.db.Batch(func(tx *bolt.Tx) error {
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 		return fn(tx)
@@ -337,6 +345,8 @@ func (v *Vault) Path() string { return v.path }
 // Close locks the vault and closes the file.
 func (v *Vault) Close() error {
 	v.Lock()
+	v.dbMu.Lock()
+	defer v.dbMu.Unlock()
 	return v.db.Close()
 }
 

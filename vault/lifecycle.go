@@ -1,0 +1,148 @@
+package vault
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/engram-app/engram/vault/internal/atomicfile"
+	"github.com/engram-app/engram/vault/internal/seal"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Lifecycle operations.
+const (
+	OpArchive Operation = "ARCHIVE"
+	OpRestore Operation = "RESTORE"
+)
+
+// Audit actions of the lifecycle.
+const (
+	ActionPurge        Action = "memory:purged"
+	ActionVaultCompact Action = "vault:compact"
+)
+
+// Archive moves a memory to the archive partition with a reason (and the
+// id of the memory that superseded it, if any), as a new version. Archived
+// memories are out of recall but visible to the user and restorable; a
+// sensitive memory stays sealed in the archive.
+func (v *Vault) Archive(id, reason, pointer string, a Actor) (Memory, error) {
+	if a.Reason == "" {
+		a.Reason = reason
+	}
+	return v.Update(id, OpArchive, a, func(m *Memory) error {
+		if m.Partition == Archive {
+			return fmt.Errorf("%w: memory %s is already archived", ErrInvalid, id)
+		}
+		m.Archive = &ArchiveInfo{From: m.Partition, Reason: reason, Time: v.now().UTC(), Pointer: pointer}
+		m.Partition = Archive
+		return nil
+	})
+}
+
+// Restore moves an archived memory back to the partition it came from.
+func (v *Vault) Restore(id string, a Actor) (Memory, error) {
+	return v.Update(id, OpRestore, a, func(m *Memory) error {
+		if m.Partition != Archive || m.Archive == nil {
+			return fmt.Errorf("%w: memory %s is not archived", ErrInvalid, id)
+		}
+		m.Partition, m.Archive = m.Archive.From, nil
+		return nil
+	})
+}
+
+// Purge deletes a memory and its versions for good, audited as
+// memory:purged with its content hash. Its bytes may survive in bbolt's
+// free pages until Compact rewrites the file, so callers that purge
+// compact afterwards.
+func (v *Vault) Purge(id, reason string, a Actor) error {
+	key, _ := v.key()
+	defer seal.Wipe(key)
+	err := v.update(func(tx *bolt.Tx) error {
+		bucket, raw, err := findTx(tx, id)
+		if err != nil {
+			return err
+		}
+		e := AuditEntry{Action: ActionPurge, Agent: a.agent(), Session: a.Session, Partition: Partition(bucket), MemoryID: id, Result: ResultOK, Reason: reason}
+		var m Memory
+		if _, err := decodeRecord(raw, key, bucket, id, &m); err == nil {
+			e.Field, e.VersionBefore, e.ContentHash = m.Field, m.Version, contentHashFor(m.Content, m.sealed(), key)
+		}
+		if err := tx.Bucket([]byte(bucket)).Delete([]byte(id)); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketVersions).DeleteBucket([]byte(id)); err != nil && err != bolt.ErrBucketNotFound {
+			return err
+		}
+		return appendAuditTx(tx, v.now(), e)
+	})
+	if err != nil {
+		return fmt.Errorf("purge memory %s: %w", id, mapBoltErr(err))
+	}
+	return nil
+}
+
+// Compact rewrites the vault into a fresh file and puts it in place
+// atomically (temporary file, fsync, rename, fsync the directory), so
+// nothing deleted or purged survives in free pages. Other calls wait while
+// it runs. It returns the file sizes before and after.
+func (v *Vault) Compact(ctx context.Context) (before, after int64, err error) {
+	if v.readOnly {
+		return 0, 0, ErrReadOnly
+	}
+	v.dbMu.Lock()
+	defer v.dbMu.Unlock()
+	if fi, err := os.Stat(v.path); err == nil {
+		before = fi.Size()
+	}
+	tmp := filepath.Join(filepath.Dir(v.path), "."+filepath.Base(v.path)+".compact")
+	os.Remove(tmp)
+	dst, err := bolt.Open(tmp, 0o600, &bolt.Options{Timeout: time.Second, NoSync: true})
+	if err != nil {
+		return before, 0, fmt.Errorf("compact: %w", err)
+	}
+	if err := bolt.Compact(dst, v.db, 64<<20); err != nil {
+		dst.Close()
+		os.Remove(tmp)
+		return before, 0, fmt.Errorf("compact: %w", err)
+	}
+	if err := dst.Sync(); err != nil {
+		dst.Close()
+		os.Remove(tmp)
+		return before, 0, fmt.Errorf("compact: %w", err)
+	}
+	dst.Close()
+	if err := ctx.Err(); err != nil {
+		os.Remove(tmp)
+		return before, 0, err
+	}
+	// Swap files: close ours (releasing its lock), rename, reopen. Between
+	// the close and the reopen another process could take the lock; then
+	// the reopen fails with ErrInUse and the vault must be opened again.
+	if err := v.db.Close(); err != nil {
+		os.Remove(tmp)
+		return before, 0, fmt.Errorf("compact: %w", err)
+	}
+	renameErr := os.Rename(tmp, v.path)
+	if renameErr == nil {
+		renameErr = atomicfile.SyncDir(filepath.Dir(v.path))
+	}
+	db, err := openBolt(v.path, v.opts)
+	if err != nil {
+		return before, 0, fmt.Errorf("compact: reopen: %w", err)
+	}
+	v.db = db
+	if renameErr != nil {
+		os.Remove(tmp)
+		return before, 0, fmt.Errorf("compact: %w", renameErr)
+	}
+	if fi, err := os.Stat(v.path); err == nil {
+		after = fi.Size()
+	}
+	err = v.db.Update(func(tx *bolt.Tx) error {
+		return appendAuditTx(tx, v.now(), AuditEntry{Action: ActionVaultCompact, Agent: AgentOperator, Result: ResultOK, Size: int(after), Reason: fmt.Sprintf("%d bytes before", before)})
+	})
+	return before, after, err
+}
