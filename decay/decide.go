@@ -106,7 +106,8 @@ func (r Record) expiresAt(p Policy) (time.Time, bool) {
 //  5. past its expiry (ExpiresAt): Archive (ReasonExpired);
 //  6. confidence below p.MinConfidence: Archive (ReasonLowConfidence);
 //  7. created, confirmed and accessed all at least p.UnusedAfter ago:
-//     Archive (ReasonUnused);
+//     Archive (ReasonUnused), except semantic memories saved by the user,
+//     which never leave on their own;
 //  8. otherwise Keep.
 //
 // "Past" means now is at or after the instant. Zero or out-of-range policy
@@ -158,7 +159,7 @@ func Decide(r Record, now time.Time, p Policy) Decision {
 	if Confidence(r, now) < p.MinConfidence {
 		return Decision{Action: Archive, Reason: ReasonLowConfidence, When: now}
 	}
-	if last := r.lastUse(); !last.IsZero() {
+	if last := r.lastUse(); !last.IsZero() && !(r.UserSaved && r.Tier == Semantic) {
 		if unused := last.Add(p.UnusedAfter); !now.Before(unused) {
 			return Decision{Action: Archive, Reason: ReasonUnused, When: unused}
 		}

@@ -125,11 +125,12 @@ func TestDecide(t *testing.T) {
 		{"decayed below a stricter minimum", with(func(r *Record) { r.Kind = Event }), now, Policy{MinConfidence: 0.5},
 			Decision{Action: Archive, Reason: ReasonLowConfidence, When: now}},
 		{"floor above a stricter minimum", live, now, Policy{MinConfidence: 0.3}, Decision{}},
-		{"unused", with(func(r *Record) { r.Accessed = time.Time{} }), now, def,
+		{"unused", with(func(r *Record) { r.Accessed, r.UserSaved = time.Time{}, false }), now, def,
 			Decision{Action: Archive, Reason: ReasonUnused, When: t0.Add(365 * day)}},
-		{"unused one second early", with(func(r *Record) { r.Accessed = time.Time{} }), t0.Add(365*day - time.Second), def, Decision{}},
+		{"user-saved semantic is never unused", with(func(r *Record) { r.Accessed = time.Time{} }), now, def, Decision{}},
+		{"unused one second early", with(func(r *Record) { r.Accessed, r.UserSaved = time.Time{}, false }), t0.Add(365*day - time.Second), def, Decision{}},
 		{"confirmation counts as use", with(func(r *Record) { r.Accessed, r.Confirmed = time.Time{}, t0.Add(100*day) }), now, def, Decision{}},
-		{"unused custom", live, now, Policy{UnusedAfter: 30 * day},
+		{"unused custom", with(func(r *Record) { r.UserSaved = false }), now, Policy{UnusedAfter: 30 * day},
 			Decision{Action: Archive, Reason: ReasonUnused, When: t0.Add(330 * day)}},
 		{"expired beats low confidence", with(func(r *Record) { r.Initial, r.TTL = 0.01, day }), now, def,
 			Decision{Action: Archive, Reason: ReasonExpired, When: t0.Add(day)}},
@@ -333,5 +334,25 @@ func TestActionString(t *testing.T) {
 		if got := a.String(); got != want {
 			t.Errorf("Action(%d).String() = %q, want %q", a, got, want)
 		}
+	}
+}
+
+func TestUserSavedSemanticNeverUnused(t *testing.T) {
+	created := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := created.AddDate(3, 0, 0)
+	tests := []struct {
+		name string
+		r    Record
+		want Action
+	}{
+		{"user-saved semantic", Record{Kind: Preference, Tier: Semantic, UserSaved: true, Initial: 0.95, Created: created}, Keep},
+		{"agent semantic", Record{Kind: Preference, Tier: Semantic, AgentWritten: true, Field: "other", Initial: 0.95, Created: created}, Archive},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if d := Decide(tc.r, now, DefaultPolicy()); d.Action != tc.want {
+				t.Fatalf("Decide(%+v) = %v (%s), want %v", tc.r, d.Action, d.Reason, tc.want)
+			}
+		})
 	}
 }

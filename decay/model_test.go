@@ -170,7 +170,7 @@ func refDecide(r Record, now time.Time, pol Policy) (d Decision, nearBoundary bo
 	if r.Accessed.After(last) {
 		last = r.Accessed
 	}
-	if !last.IsZero() && reached(last.Add(p.unused)) {
+	if !last.IsZero() && !(r.UserSaved && r.Tier == Semantic) && reached(last.Add(p.unused)) {
 		return Decision{Action: Archive, Reason: ReasonUnused, When: last.Add(p.unused)}, near
 	}
 	return Decision{}, near
