@@ -20,7 +20,12 @@ var ctx = context.Background()
 
 // startEngram runs a real loopback server and returns its base URL and an
 // agent token.
-func startEngram(t *testing.T) (string, string) {
+func startEngram(t testing.TB) (string, string) {
+	base, token, _ := startEngramSvc(t)
+	return base, token
+}
+
+func startEngramSvc(t testing.TB) (string, string, *app.Service) {
 	t.Helper()
 	v, _ := vaulttest.New(t)
 	svc, err := app.New(v, app.Options{})
@@ -37,11 +42,11 @@ func startEngram(t *testing.T) (string, string) {
 	t.Cleanup(func() { cancel(); <-done })
 	select {
 	case addr := <-ready:
-		return "http://" + addr, add.Token
+		return "http://" + addr, add.Token, svc
 	case err := <-done:
 		t.Fatalf("server did not start: %v", err)
 	}
-	return "", ""
+	return "", "", nil
 }
 
 type bearer struct{ token string }
