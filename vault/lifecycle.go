@@ -146,3 +146,29 @@ func (v *Vault) Compact(ctx context.Context) (before, after int64, err error) {
 	})
 	return before, after, err
 }
+
+// OpVerify records a verification in a memory's provenance.
+const OpVerify Operation = "VERIFY"
+
+// Verify adds a verification (CONFIRMED, QUESTIONED or REFUTED) by a's
+// agent to the memory's provenance, as a new version. The lifecycle rules
+// read verifications: a confirmation by the user restarts the memory's
+// TTL and confidence, one by an agent adds to its confidence, a
+// refutation archives it at the next sweep.
+func (v *Vault) Verify(id string, verdict Verdict, evidence string, a Actor) (Memory, error) {
+	switch verdict {
+	case Confirmed, Questioned, Refuted:
+	default:
+		return Memory{}, fmt.Errorf("verify memory %s: %w: verdict %q", id, ErrInvalid, verdict)
+	}
+	if a.Reason == "" {
+		a.Reason = string(verdict)
+	}
+	return v.Update(id, OpVerify, a, func(m *Memory) error {
+		m.Provenance.Verifications = append(m.Provenance.Verifications, Verification{Agent: a.agent(), Verdict: verdict, Evidence: evidence, Time: v.now().UTC()})
+		if n := len(m.Provenance.Verifications) - MaxModifications; n > 0 {
+			m.Provenance.Verifications = m.Provenance.Verifications[n:]
+		}
+		return nil
+	})
+}

@@ -62,6 +62,13 @@ func (l local) run(ctx context.Context, session, tool string, args json.RawMessa
 		}
 		r := l.svc.Delete(ctx, req, in.ID)
 		out, status = r, r.Status
+	case "confirm_memory":
+		var in ConfirmInput
+		if err := decodeArgs(args, &in); err != nil {
+			return nil, app.StatusInvalid, err
+		}
+		r := l.svc.Confirm(ctx, req, in.ID, in.Evidence)
+		out, status = r, r.Status
 	case "memory_history":
 		var in IDInput
 		if err := decodeArgs(args, &in); err != nil {

@@ -81,7 +81,7 @@ func exercise(t *testing.T, cs *mcp.ClientSession) {
 			t.Errorf("tool %s lacks a description, schema or annotations", tl.Name)
 		}
 	}
-	if got := strings.Join(names, ","); got != "forget_memory,memory_history,store_memory,update_memory" {
+	if got := strings.Join(names, ","); got != "confirm_memory,forget_memory,memory_history,store_memory,update_memory" {
 		t.Fatalf("tools = %s", got)
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "store_memory", Arguments: map[string]any{"content": "the build needs Go 1.27", "tags": []string{"build"}}})
@@ -92,8 +92,12 @@ func exercise(t *testing.T, cs *mcp.ClientSession) {
 	if err := json.Unmarshal([]byte(text(t, res)), &stored); err != nil || stored.Status != "ok" || stored.ID == "" {
 		t.Fatalf("store_memory result = %s", text(t, res))
 	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "confirm_memory", Arguments: map[string]any{"id": stored.ID, "evidence": "go.mod says 1.27"}})
+	if err != nil || res.IsError {
+		t.Fatalf("confirm_memory = %s, %v", text(t, res), err)
+	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "memory_history", Arguments: map[string]any{"id": stored.ID}})
-	if err != nil || res.IsError || !strings.Contains(text(t, res), `"agent":"claude-code"`) {
+	if err != nil || res.IsError || !strings.Contains(text(t, res), `"verdict":"CONFIRMED"`) {
 		t.Fatalf("memory_history = %s, %v", text(t, res), err)
 	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "store_memory", Arguments: map[string]any{"content": "x", "field": "system"}})

@@ -40,6 +40,10 @@ type (
 	IDInput struct {
 		ID string `json:"id" jsonschema:"the memory id"`
 	}
+	ConfirmInput struct {
+		ID       string `json:"id" jsonschema:"the memory id"`
+		Evidence string `json:"evidence,omitempty" jsonschema:"why you believe it still holds (what you checked)"`
+	}
 )
 
 // backend runs a tool call.
@@ -71,6 +75,9 @@ var tools = []tool{
 	{&mcp.Tool{Name: "forget_memory", Title: "Forget a memory",
 		Description: "Delete a memory this agent wrote, with all its versions. Use when the user asks to forget something or it is wrong.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)}}, schemaFor[IDInput]()},
+	{&mcp.Tool{Name: "confirm_memory", Title: "Confirm a memory",
+		Description: "Tell Engram a memory is still true after you checked it: it stays fresh longer and gains confidence.",
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}}, schemaFor[ConfirmInput]()},
 	{&mcp.Tool{Name: "memory_history", Title: "Why do you believe this?",
 		Description: "Show a memory's provenance (who wrote it, from which source, every change) and its kept versions.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}}, schemaFor[IDInput]()},

@@ -24,6 +24,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("PATCH /v1/memories/{id}", s.authed(s.update))
 	mux.HandleFunc("DELETE /v1/memories/{id}", s.authed(s.remove))
 	mux.HandleFunc("GET /v1/memories/{id}/history", s.authed(s.history))
+	mux.HandleFunc("POST /v1/memories/{id}/confirm", s.authed(s.confirm))
 	mux.HandleFunc("POST /v1/sessions/{id}/end", s.authed(s.endSession))
 	mux.HandleFunc("POST /v1/pair", s.pair)
 	mux.HandleFunc("POST /v1/pair/poll", s.pairPoll)
@@ -86,6 +87,19 @@ func (s *Server) remove(w http.ResponseWriter, r *http.Request, req app.Request)
 
 func (s *Server) history(w http.ResponseWriter, r *http.Request, req app.Request) {
 	res := s.svc.History(r.Context(), req, r.PathValue("id"))
+	reply(w, res.Status, res)
+}
+
+type confirmRequest struct {
+	Evidence string `json:"evidence,omitempty"`
+}
+
+func (s *Server) confirm(w http.ResponseWriter, r *http.Request, req app.Request) {
+	var in confirmRequest
+	if r.ContentLength != 0 && !decode(w, r, &in) {
+		return
+	}
+	res := s.svc.Confirm(r.Context(), req, r.PathValue("id"), in.Evidence)
 	reply(w, res.Status, res)
 }
 

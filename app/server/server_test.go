@@ -178,6 +178,12 @@ func TestStoreGetImpersonationPauseRevoke(t *testing.T) {
 	if p.code != 200 {
 		t.Fatalf("patch = %d %s", p.code, p.raw)
 	}
+	if c := e.do("POST", "/v1/memories/"+id+"/confirm", e.token, `{"evidence":"checked the Makefile"}`, nil); c.code != 200 || !strings.Contains(c.raw, `"verdict":"CONFIRMED"`) {
+		t.Fatalf("confirm = %d %s", c.code, c.raw)
+	}
+	if c := e.do("POST", "/v1/memories/"+id+"/confirm", e.token, "", nil); c.code != 200 {
+		t.Fatalf("confirm without a body = %d %s", c.code, c.raw)
+	}
 	e.svc.SetAgentStatus(context.Background(), operator, "claude-code", vault.AgentPaused)
 	if r := e.do("GET", "/v1/memories/"+id, e.token, "", nil); r.code != 403 || r.body["status"] != "paused" {
 		t.Fatalf("paused agent = %d %s, want 403 paused", r.code, r.raw)
