@@ -40,6 +40,9 @@ func (s *Service) Import(ctx context.Context, req Request, path string, passphra
 	if err != nil {
 		return ImportResponse{Response: s.fail("import", err)}
 	}
+	if err := s.Reindex(ctx); err != nil {
+		s.log.Error("recall: reindex after import", "err", err)
+	}
 	return ImportResponse{Response: Response{Status: StatusOK}, ImportStats: st}
 }
 

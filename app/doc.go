@@ -7,4 +7,9 @@
 // response with a Status. Expected failures (a locked vault, a memory that
 // does not exist, a caller without the right) are statuses, not errors, and
 // internal errors never reach an agent verbatim.
+//
+// With Options.Recall set, the service keeps a recall index (package
+// app/recall) current on every write and answers Recall under the same
+// read rules as Get; the non-sensitive memories' vectors are kept in the
+// vault so start-up does not embed them again.
 package app

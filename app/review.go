@@ -107,6 +107,7 @@ func (s *Service) Approve(ctx context.Context, req Request, id string, edit *str
 	if err != nil {
 		return MemoryResponse{Response: s.fail("approve", err)}
 	}
+	s.index(ctx, &got)
 	s.audit(req, vault.AuditEntry{Action: vault.ActionApprove, MemoryID: got.ID, Field: got.Field, Result: vault.ResultOK, Reason: "queue item " + id})
 	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &got}
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/engram-app/engram/app/recall"
 	"github.com/engram-app/engram/quarantine/guard"
 	"github.com/engram-app/engram/vault"
 )
@@ -87,6 +88,12 @@ type Service struct {
 
 	// agents caches the registry by token hash; see agents.go.
 	agents agentCache
+
+	recall *recall.Engine // nil: recall is off
+	// recallMu orders index rebuilds and the loading and dropping of
+	// sensitive memories; sensitiveIndexed says they are in the index.
+	recallMu         sync.Mutex
+	sensitiveIndexed bool
 }
 
 // Options configure a Service. The zero value is usable.
@@ -96,10 +103,13 @@ type Options struct {
 	Guard guard.Policy
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Recall is the recall index; nil turns recall off. New builds it from
+	// the vault, and every write through the service keeps it current.
+	Recall *recall.Engine
 }
 
-// New returns a service over an open vault. It fails only for an invalid
-// guard policy.
+// New returns a service over an open vault. It fails for an invalid guard
+// policy, or when the recall index cannot be built from the vault.
 func New(v *vault.Vault, o Options) (*Service, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -111,7 +121,11 @@ func New(v *vault.Vault, o Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Service{v: v, log: o.Log, guard: g, policy: o.Guard, now: o.Now, sessions: map[string]*session{}}, nil
+	s := &Service{v: v, log: o.Log, guard: g, policy: o.Guard, now: o.Now, sessions: map[string]*session{}, recall: o.Recall}
+	if err := s.Reindex(context.Background()); err != nil {
+		return nil, fmt.Errorf("build the recall index: %w", err)
+	}
+	return s, nil
 }
 
 // Disabled returns a service that answers every call with StatusUnavailable
@@ -311,7 +325,7 @@ type UpdateInput struct {
 // Update changes a memory as a new version.
 func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateInput) MemoryResponse {
 	op := orDefault(in.Operation, vault.OpUpdate)
-	return s.change(req, id, op, in.IfVersion, func(m *vault.Memory) error {
+	return s.change(ctx, req, id, op, in.IfVersion, func(m *vault.Memory) error {
 		switch op {
 		case vault.OpUpdate:
 			if in.Content == nil {
@@ -334,13 +348,13 @@ func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateI
 
 // SetPinned pins or unpins a memory.
 func (s *Service) SetPinned(ctx context.Context, req Request, id string, pinned bool) MemoryResponse {
-	return s.change(req, id, vault.OpPin, 0, func(m *vault.Memory) error {
+	return s.change(ctx, req, id, vault.OpPin, 0, func(m *vault.Memory) error {
 		m.Pinned = pinned
 		return nil
 	})
 }
 
-func (s *Service) change(req Request, id string, op vault.Operation, ifVersion int, fn func(m *vault.Memory) error) MemoryResponse {
+func (s *Service) change(ctx context.Context, req Request, id string, op vault.Operation, ifVersion int, fn func(m *vault.Memory) error) MemoryResponse {
 	if r, ok := s.gate(req); !ok {
 		return MemoryResponse{Response: r}
 	}
@@ -360,6 +374,7 @@ func (s *Service) change(req Request, id string, op vault.Operation, ifVersion i
 	if err != nil {
 		return MemoryResponse{Response: s.fail("update", err)}
 	}
+	s.index(ctx, &m)
 	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &m}
 }
 
@@ -377,6 +392,7 @@ func (s *Service) Rollback(ctx context.Context, req Request, id string, to int) 
 	if err != nil {
 		return MemoryResponse{Response: s.fail("rollback", err)}
 	}
+	s.index(ctx, &m)
 	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &m}
 }
 
@@ -391,6 +407,7 @@ func (s *Service) Delete(ctx context.Context, req Request, id string) Response {
 	if err := s.v.Delete(id, req.actor()); err != nil {
 		return s.fail("delete", err)
 	}
+	s.unindex(id)
 	return Response{Status: StatusOK}
 }
 

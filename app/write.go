@@ -132,6 +132,7 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 	if err != nil {
 		return MemoryResponse{Response: s.fail("store", err)}
 	}
+	s.index(ctx, &got)
 	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &got, Warnings: warnings}
 }
 

@@ -283,6 +283,8 @@ func (c *cmd) dispatch(args []string) error {
 		return c.serve(args[1:])
 	case "mcp":
 		return c.mcpBridge(args[1:])
+	case "sweep":
+		return c.sweep(args[1:])
 	}
 	return usage("unknown command %q", args[0])
 }
@@ -330,6 +332,7 @@ Usage:
   engram agent list | approve|deny|revoke|rotate|pause|resume NAME
   engram serve [--addr 127.0.0.1:7474]               # the loopback API for agents
   engram mcp [--token-file F] [--url ADDR]           # MCP over stdio, forwarded to the running Engram
+  engram sweep [--now RFC3339]                       # decay, expiry, archive, purge, compaction
 
 The vault lives in $ENGRAM_HOME, else $XDG_DATA_HOME/engram.
 Passphrases come from --passphrase-file, ENGRAM_PASSPHRASE or the terminal;

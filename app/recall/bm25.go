@@ -1,0 +1,134 @@
+package recall
+
+import (
+	"math"
+	"slices"
+)
+
+// BM25 parameters. k1 0.9 and b 0.4 are Anserini's defaults and do well on
+// short scientific abstracts (BEIR SciFact) and short notes alike.
+const (
+	DefaultK1 = 0.9
+	DefaultB  = 0.4
+)
+
+// posting is one document's term frequency in a posting list.
+type posting struct {
+	doc uint32
+	tf  uint32
+}
+
+// keywordIndex is an in-memory inverted index scored with Okapi BM25.
+// Documents are identified by slot numbers the engine assigns.
+type keywordIndex struct {
+	k1, b    float64
+	postings map[string][]posting
+	docLen   []uint32   // by slot; 0 for a removed or empty document
+	docTerms [][]string // unique terms by slot, to remove a document
+	live     int        // documents indexed
+	totalLen int        // sum of live document lengths
+}
+
+func newKeywordIndex(k1, b float64) *keywordIndex {
+	return &keywordIndex{k1: k1, b: b, postings: map[string][]posting{}}
+}
+
+// add indexes text under slot, which must be new or removed.
+func (x *keywordIndex) add(slot uint32, text string) {
+	terms := Terms(nil, text)
+	for int(slot) >= len(x.docLen) {
+		x.docLen = append(x.docLen, 0)
+		x.docTerms = append(x.docTerms, nil)
+	}
+	tf := map[string]uint32{}
+	for _, t := range terms {
+		tf[t]++
+	}
+	unique := make([]string, 0, len(tf))
+	for t, n := range tf {
+		// Slots only grow, so appending keeps posting lists sorted by doc.
+		x.postings[t] = append(x.postings[t], posting{slot, n})
+		unique = append(unique, t)
+	}
+	x.docLen[slot] = uint32(len(terms))
+	x.docTerms[slot] = unique
+	x.live++
+	x.totalLen += len(terms)
+}
+
+// remove drops slot from every posting list it is in.
+func (x *keywordIndex) remove(slot uint32) {
+	if int(slot) >= len(x.docTerms) || x.docTerms[slot] == nil {
+		return
+	}
+	for _, t := range x.docTerms[slot] {
+		ps := x.postings[t]
+		if i, ok := slices.BinarySearchFunc(ps, slot, func(p posting, s uint32) int { return int(p.doc) - int(s) }); ok {
+			ps = slices.Delete(ps, i, i+1)
+		}
+		if len(ps) == 0 {
+			delete(x.postings, t)
+		} else {
+			x.postings[t] = ps
+		}
+	}
+	x.live--
+	x.totalLen -= int(x.docLen[slot])
+	x.docLen[slot], x.docTerms[slot] = 0, nil
+}
+
+// remap renumbers slots after the engine compacts them; slots mapped to
+// -1 must already be removed.
+func (x *keywordIndex) remap(newSlot []int32, n int) {
+	for t, ps := range x.postings {
+		for i := range ps {
+			ps[i].doc = uint32(newSlot[ps[i].doc])
+		}
+		x.postings[t] = ps
+	}
+	docLen, docTerms := make([]uint32, n), make([][]string, n)
+	for old, s := range newSlot {
+		if s >= 0 {
+			docLen[s], docTerms[s] = x.docLen[old], x.docTerms[old]
+		}
+	}
+	x.docLen, x.docTerms = docLen, docTerms
+}
+
+// idf is Lucene's BM25 idf, always positive.
+func (x *keywordIndex) idf(df int) float64 {
+	return math.Log(1 + (float64(x.live)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// score adds the BM25 score of every document matching the query terms to
+// acc (indexed by slot, at least as long as the slot count) and appends
+// the slots it touched for the first time to touched.
+func (x *keywordIndex) score(terms []string, acc []float32, touched []uint32) []uint32 {
+	if x.live == 0 {
+		return touched
+	}
+	avg := float64(x.totalLen) / float64(x.live)
+	if avg == 0 {
+		avg = 1
+	}
+	qtf := map[string]int{}
+	for _, t := range terms {
+		qtf[t]++
+	}
+	for t, q := range qtf {
+		ps := x.postings[t]
+		if len(ps) == 0 {
+			continue
+		}
+		w := x.idf(len(ps)) * float64(q)
+		for _, p := range ps {
+			tf := float64(p.tf)
+			norm := x.k1 * (1 - x.b + x.b*float64(x.docLen[p.doc])/avg)
+			if acc[p.doc] == 0 {
+				touched = append(touched, p.doc)
+			}
+			acc[p.doc] += float32(w * tf * (x.k1 + 1) / (tf + norm))
+		}
+	}
+	return touched
+}

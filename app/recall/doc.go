@@ -1,0 +1,21 @@
+// Package recall finds the memories that answer a natural-language query,
+// locally and in memory.
+//
+// An [Engine] keeps two indexes over the same documents: a keyword index
+// (BM25 over Porter-stemmed, unicode-aware tokens) and a vector index
+// (exact cosine search over embeddings, github.com/kelindar/search). A
+// query runs against one or both ([Exact], [Semantic], [Hybrid]); hybrid
+// results are fused by reciprocal rank. The fused relevance is then
+// weighted by each memory's confidence, its writer's trust and, with a
+// configurable weight, its recency, and cut to the per-recall limits (10
+// episodic and 20 semantic memories, 4,000 tokens of context by default).
+//
+// Sensitive memories are never embedded: they are found by keyword only,
+// and only while the caller keeps them in the engine (the memory service
+// drops them when the vault locks).
+//
+// The engine holds no policy about who may read what: the caller passes
+// an Allow predicate with every query. It does no I/O apart from calling
+// its [Embedder]; persisting vectors is the caller's business
+// ([EncodeVector], [DecodeVector]).
+package recall

@@ -1,0 +1,396 @@
+package recall
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/engram-app/engram/vault"
+)
+
+// Embedder turns texts into vectors; app/embed's USE and OpenAI satisfy it.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	Dim() int
+	Name() string
+}
+
+// Mode selects the indexes a query uses.
+type Mode string
+
+// Search modes.
+const (
+	Hybrid   Mode = "hybrid"   // keyword and vector, fused by rank (default)
+	Semantic Mode = "semantic" // vector only: never finds sensitive memories
+	Exact    Mode = "exact"    // keyword only
+)
+
+// ParseMode parses a mode name; "" is Hybrid.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case "":
+		return Hybrid, nil
+	case Hybrid, Semantic, Exact:
+		return m, nil
+	}
+	return "", fmt.Errorf("%w %q (want hybrid, semantic or exact)", ErrMode, s)
+}
+
+// Config configures an Engine. Start from DefaultConfig: in a Config
+// built by hand, a zero Recency turns the recency boost off, and other
+// zero fields take their defaults.
+type Config struct {
+	// Embedder makes vectors; nil leaves the engine keyword-only (hybrid
+	// queries then run as exact ones).
+	Embedder Embedder
+	// K1 and B are the BM25 parameters (DefaultK1, DefaultB).
+	K1, B float64
+	// Fusion combines the lists in hybrid mode (FusionConvex).
+	Fusion Fusion
+	// RRFK is the reciprocal rank fusion constant (60).
+	RRFK float64
+	// KeywordWeight and VectorWeight weight each list in the fusion
+	// (0.75 and 0.25: on SciFact with USE Lite, convex fusion is best for
+	// a vector share between 0.2 and 0.3, and falls below BM25 alone from
+	// about 0.5; see app/recall/eval).
+	KeywordWeight, VectorWeight float64
+	// MinSimilarity is the cosine below which the vector index offers no
+	// candidate (0: only texts pointing away from the query are left out).
+	MinSimilarity float64
+	// Candidates is how many results each index contributes before fusion
+	// and the filters' cut (100).
+	Candidates int
+	// Recency is the weight of the recency boost: the score is multiplied
+	// by 1 + Recency × 2^(-age/HalfLife). DefaultConfig sets 0.3; 0 turns
+	// it off.
+	Recency float64
+	// HalfLife is the age at which the recency boost halves (30 days).
+	HalfLife time.Duration
+	// MaxEpisodic, MaxSemantic and MaxTokens limit one recall (10, 20 and
+	// 4,000); a negative value means no limit.
+	MaxEpisodic, MaxSemantic, MaxTokens int
+	// RebuildFraction is the share of tombstones in the vector index
+	// above which it is rebuilt (0.25).
+	RebuildFraction float64
+}
+
+// DefaultConfig returns the defaults with emb as the embedder (nil for
+// keyword-only recall).
+func DefaultConfig(emb Embedder) Config {
+	return Config{Embedder: emb, Recency: 0.3}
+}
+
+func (c *Config) fill() {
+	def := func(p *float64, v float64) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	defInt := func(p *int, v int) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	def(&c.K1, DefaultK1)
+	def(&c.B, DefaultB)
+	def(&c.RRFK, 60)
+	if c.Fusion == "" {
+		c.Fusion = FusionConvex
+	}
+	def(&c.KeywordWeight, 0.75)
+	def(&c.VectorWeight, 0.25)
+	def(&c.RebuildFraction, 0.25)
+	defInt(&c.Candidates, 100)
+	defInt(&c.MaxEpisodic, 10)
+	defInt(&c.MaxSemantic, 20)
+	defInt(&c.MaxTokens, 4000)
+	if c.HalfLife == 0 {
+		c.HalfLife = 30 * 24 * time.Hour
+	}
+}
+
+// Doc is what the engine knows of a memory.
+type Doc struct {
+	ID         string
+	Content    string
+	Kind       vault.Kind
+	Field      vault.Field
+	Tier       vault.Tier
+	Partition  vault.Partition
+	Tags       []string
+	Source     vault.Source
+	Owner      string
+	Trust      vault.Trust
+	Confidence float64
+	Created    time.Time
+	// Sensitive memories are indexed by keyword only.
+	Sensitive bool
+}
+
+// DocOf returns the Doc of a memory.
+func DocOf(m *vault.Memory) Doc {
+	return Doc{
+		ID: m.ID, Content: m.Content, Kind: m.Kind, Field: m.Field, Tier: m.Tier, Partition: m.Partition,
+		Tags: slices.Clone(m.Tags), Source: m.Source, Owner: m.Owner, Trust: m.Trust, Confidence: m.Confidence,
+		Created: m.Created, Sensitive: m.Sensitive(),
+	}
+}
+
+// entry is a live document in its slot.
+type entry struct {
+	doc Doc
+	vec []float32 // unit length; nil for sensitive or unembedded documents
+}
+
+// Engine is an in-memory recall index. Its methods are safe for
+// concurrent use; searches run in parallel with each other.
+type Engine struct {
+	cfg Config
+
+	mu    sync.RWMutex
+	slots map[string]uint32 // id -> slot
+	docs  []*entry          // by slot; nil once removed
+	kw    *keywordIndex
+	vec   *vectorIndex
+
+	scratch sync.Pool // *[]float32 score accumulators
+}
+
+// New returns an empty engine.
+func New(cfg Config) *Engine {
+	cfg.fill()
+	return &Engine{cfg: cfg, slots: map[string]uint32{}, kw: newKeywordIndex(cfg.K1, cfg.B), vec: newVectorIndex()}
+}
+
+// Config returns the engine's configuration with defaults filled in.
+func (e *Engine) Config() Config { return e.cfg }
+
+// Model names the embedder and the way EmbedDocs uses it, or "" without
+// an embedder. Stored vectors are comparable only under the same Model.
+func (e *Engine) Model() string {
+	if e.cfg.Embedder == nil {
+		return ""
+	}
+	return e.cfg.Embedder.Name() + chunkScheme
+}
+
+// Len returns the number of documents indexed.
+func (e *Engine) Len() int {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return len(e.slots)
+}
+
+// Put indexes d, replacing any document with its id. vec is d's embedding
+// (nil for none); it is ignored for a sensitive document, which MUST NOT
+// be embedded. Put keeps vec; the caller must not change it afterwards.
+func (e *Engine) Put(d Doc, vec []float32) error {
+	if d.Sensitive || !usable(vec) {
+		vec = nil
+	}
+	if vec != nil && e.cfg.Embedder != nil && len(vec) != e.cfg.Embedder.Dim() {
+		return fmt.Errorf("%w: dimension %d, want %d", ErrVector, len(vec), e.cfg.Embedder.Dim())
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.removeLocked(d.ID)
+	slot := uint32(len(e.docs))
+	e.docs = append(e.docs, &entry{doc: d, vec: vec})
+	e.slots[d.ID] = slot
+	e.kw.add(slot, d.Content)
+	if vec != nil {
+		e.vec.add(slot, vec)
+	}
+	return nil
+}
+
+// usable reports whether v is a non-zero, finite vector.
+func usable(v []float32) bool {
+	var ss float64
+	for _, x := range v {
+		ss += float64(x) * float64(x)
+	}
+	return ss > 0 && !math.IsInf(ss, 0) && !math.IsNaN(ss)
+}
+
+// Remove drops the document with id, if any.
+func (e *Engine) Remove(id string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.removeLocked(id)
+}
+
+// RemoveSensitive drops every sensitive document, for when their text
+// stops being available (the vault locks). It returns how many it dropped.
+func (e *Engine) RemoveSensitive() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n := 0
+	for id, s := range e.slots {
+		if e.docs[s].doc.Sensitive {
+			e.removeLocked(id)
+			n++
+		}
+	}
+	return n
+}
+
+// HasSensitive reports whether any sensitive document is indexed.
+func (e *Engine) HasSensitive() bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	for _, s := range e.slots {
+		if e.docs[s].doc.Sensitive {
+			return true
+		}
+	}
+	return false
+}
+
+// HasVector reports whether the document with id has a vector.
+func (e *Engine) HasVector(id string) bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	s, ok := e.slots[id]
+	return ok && e.docs[s].vec != nil
+}
+
+func (e *Engine) removeLocked(id string) {
+	s, ok := e.slots[id]
+	if !ok {
+		return
+	}
+	if e.docs[s].vec != nil {
+		e.vec.dead++
+	}
+	e.kw.remove(s)
+	e.docs[s] = nil
+	delete(e.slots, id)
+	if n := e.vec.len(); n > 0 && float64(e.vec.dead) > e.cfg.RebuildFraction*float64(n) {
+		e.compactLocked()
+	}
+}
+
+// compactLocked renumbers the live documents densely and rebuilds the
+// vector index without tombstones.
+func (e *Engine) compactLocked() {
+	newSlot := make([]int32, len(e.docs))
+	docs := make([]*entry, 0, len(e.slots))
+	vec := newVectorIndex()
+	for old, en := range e.docs {
+		if en == nil {
+			newSlot[old] = -1
+			continue
+		}
+		s := uint32(len(docs))
+		newSlot[old] = int32(s)
+		docs = append(docs, en)
+		e.slots[en.doc.ID] = s
+		if en.vec != nil {
+			vec.add(s, en.vec)
+		}
+	}
+	e.kw.remap(newSlot, len(docs))
+	e.docs, e.vec = docs, vec
+}
+
+// Tombstones returns the number of dead entries in the vector index and
+// its size, for tests and diagnostics.
+func (e *Engine) Tombstones() (dead, size int) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.vec.dead, e.vec.len()
+}
+
+// Similarity returns the cosine similarity of the embeddings of two
+// memories, for duplicate and conflict detection. ok is false when
+// either is unknown or has no vector (sensitive memories have none).
+func (e *Engine) Similarity(a, b string) (sim float32, ok bool) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	sa, okA := e.slots[a]
+	sb, okB := e.slots[b]
+	if !okA || !okB || e.docs[sa].vec == nil || e.docs[sb].vec == nil {
+		return 0, false
+	}
+	return dot(e.docs[sa].vec, e.docs[sb].vec), true
+}
+
+// Neighbour is a memory similar to another.
+type Neighbour struct {
+	ID         string
+	Similarity float32
+}
+
+// Neighbours returns up to k memories most similar to memory id by
+// embedding, most similar first, not including id itself. It returns nil
+// when id has no vector.
+func (e *Engine) Neighbours(id string, k int) []Neighbour {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	s, ok := e.slots[id]
+	if !ok || e.docs[s].vec == nil {
+		return nil
+	}
+	res := e.vec.search(e.docs[s].vec, k, func(slot uint32) bool { return slot != s && e.docs[slot] != nil })
+	out := make([]Neighbour, len(res))
+	for i, r := range res {
+		out[i] = Neighbour{e.docs[r.Value].doc.ID, float32(r.Relevance)}
+	}
+	return out
+}
+
+func dot(a, b []float32) float32 {
+	var s float32
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+// trustWeight is how much a writer's trust scales relevance.
+func trustWeight(t vault.Trust) float64 {
+	switch t {
+	case vault.TrustSystem, vault.TrustOperator:
+		return 1
+	case vault.TrustVerified:
+		return 0.95
+	case vault.TrustStandard:
+		return 0.85
+	case vault.TrustUntrusted:
+		return 0.6
+	}
+	return 0 // hostile or unknown: never recalled
+}
+
+// byScore orders hits best first, ties by id for a stable order.
+func byScore(a, b Hit) int {
+	if c := cmp.Compare(b.Score, a.Score); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Doc.ID, b.Doc.ID)
+}
+
+// Reset drops every document.
+func (e *Engine) Reset() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.slots, e.docs = map[string]uint32{}, nil
+	e.kw, e.vec = newKeywordIndex(e.cfg.K1, e.cfg.B), newVectorIndex()
+}
+
+// VectorFor returns the vector indexed for id when the indexed document
+// has exactly content, so a change that keeps the text (tags, pinning)
+// need not embed it again; nil otherwise.
+func (e *Engine) VectorFor(id, content string) []float32 {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if s, ok := e.slots[id]; ok && e.docs[s].doc.Content == content {
+		return e.docs[s].vec
+	}
+	return nil
+}

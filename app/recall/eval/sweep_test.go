@@ -1,0 +1,120 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/recall"
+	"github.com/engram-app/engram/vault"
+)
+
+// TestSweepSciFact compares fusion settings on SciFact. It needs the
+// corpus and the model, so it runs only with ENGRAM_EVAL=1:
+//
+//	ENGRAM_EVAL=1 go test ./app/recall/eval -run TestSweep -v
+//
+// ENGRAM_EVAL_VAULT names a vault file to keep the ingested corpus in
+// between runs (ingesting embeds 5,183 abstracts: minutes).
+func TestSweepSciFact(t *testing.T) {
+	if os.Getenv("ENGRAM_EVAL") == "" {
+		t.Skip("set ENGRAM_EVAL=1 to run the SciFact sweep")
+	}
+	ctx := context.Background()
+	dir := filepath.Join("..", "..", "..", "..", "shared", "eval", "search", "scifact")
+	docs, err := readJSONL[doc](filepath.Join(dir, "corpus.jsonl"))
+	if err != nil {
+		t.Skip(err)
+	}
+	queries, _ := readJSONL[query](filepath.Join(dir, "queries.jsonl"))
+	qrels, err := readQrels(filepath.Join(dir, "qrels", "test.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb, err := loadModel(os.Getenv("ENGRAM_MODEL_DIR"), true)
+	if err != nil {
+		emb, err = loadModel(filepath.Join("..", "..", "..", ".cache", "model", "use-lite"), true)
+	}
+	if err != nil {
+		t.Skip(err)
+	}
+	path := os.Getenv("ENGRAM_EVAL_VAULT")
+	if path == "" {
+		path = filepath.Join(t.TempDir(), "vault.db")
+	}
+	pass := []byte("engram-bench")
+	v, err := vault.Open(path, vault.Options{NoSync: true})
+	if err == nil {
+		err = v.Unlock(ctx, pass)
+	} else {
+		v, err = vault.Create(ctx, path, pass, vault.CreateOptions{KDF: vault.KDFCost{Time: 1, MemoryKiB: 64, Threads: 1}, Options: vault.Options{NoSync: true}})
+		if err == nil {
+			var svc *app.Service
+			svc, err = app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(emb))})
+			if err == nil {
+				_, err = ingest(ctx, svc, docs, &benchClock{}, &Report{Stored: map[string]int{}}, t.Logf)
+			}
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	byHash := map[string]string{}
+	for _, d := range docs {
+		byHash[vault.HashContent(d.Title+"\n"+d.Text)] = d.ID
+	}
+	mems, _, err := v.List(vault.ListFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byMemory := map[string]string{}
+	for _, m := range mems {
+		byMemory[m.ID] = byHash[m.ContentHash]
+	}
+	var judged []query
+	for _, q := range queries {
+		if qrels[q.ID] != nil {
+			judged = append(judged, q)
+		}
+	}
+
+	type variant struct {
+		name string
+		mode recall.Mode
+		set  func(*recall.Config)
+	}
+	variants := []variant{{"exact", recall.Exact, func(*recall.Config) {}}, {"semantic", recall.Semantic, func(*recall.Config) {}}}
+	for _, w := range []float64{1, 0.5, 0.3, 0.2, 0.1} {
+		variants = append(variants, variant{fmt.Sprintf("rrf vec %.1f", w), recall.Hybrid, func(c *recall.Config) { c.Fusion, c.VectorWeight = recall.FusionRRF, w }})
+	}
+	for _, a := range []float64{0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5} {
+		variants = append(variants, variant{fmt.Sprintf("convex α %.2f", a), recall.Hybrid, func(c *recall.Config) {
+			c.Fusion, c.KeywordWeight, c.VectorWeight = recall.FusionConvex, 1-a, a
+		}})
+	}
+	for _, vr := range variants {
+		cfg := recall.DefaultConfig(emb)
+		cfg.MaxEpisodic, cfg.MaxSemantic, cfg.MaxTokens = -1, -1, -1
+		vr.set(&cfg)
+		svc, err := app.New(v, app.Options{Recall: recall.New(cfg)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var halves [2][]query
+		for i, q := range judged {
+			halves[i%2] = append(halves[i%2], q)
+		}
+		var got [2]Metrics
+		for h := range halves {
+			if got[h], err = evaluate(ctx, svc, byMemory, halves[h], qrels, vr.mode, 100, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		all := (got[0].NDCG10*float64(got[0].Queries) + got[1].NDCG10*float64(got[1].Queries)) / float64(len(judged))
+		t.Logf("%-16s nDCG@10 %.4f (even %.4f, odd %.4f)  R@100 even %.4f", vr.name, all, got[0].NDCG10, got[1].NDCG10, got[0].Recall100)
+	}
+}

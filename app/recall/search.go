@@ -1,0 +1,274 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+	"unicode/utf8"
+
+	"github.com/engram-app/engram/vault"
+)
+
+// Filters narrow a query. Zero fields match everything; list fields match
+// any of their values.
+type Filters struct {
+	Partitions []vault.Partition `json:"partitions,omitempty"`
+	Tiers      []vault.Tier      `json:"tiers,omitempty"`
+	Kinds      []vault.Kind      `json:"kinds,omitempty"`
+	Fields     []vault.Field     `json:"fields,omitempty"`
+	// Tags match a memory with at least one of them.
+	Tags          []string `json:"tags,omitempty"`
+	MinConfidence float64  `json:"min_confidence,omitempty"`
+	// After and Before bound the creation time (After inclusive, Before
+	// exclusive).
+	After  time.Time `json:"after,omitzero"`
+	Before time.Time `json:"before,omitzero"`
+	// IncludeArchived includes archived memories, which are otherwise
+	// left out (naming the archive partition includes them too).
+	IncludeArchived bool `json:"include_archived,omitempty"`
+}
+
+func anyOf[T comparable](list []T, v T) bool { return len(list) == 0 || slices.Contains(list, v) }
+
+// Match reports whether d passes the filters.
+func (f *Filters) Match(d *Doc) bool {
+	if d.Partition == vault.Archive && !f.IncludeArchived && !slices.Contains(f.Partitions, vault.Archive) {
+		return false
+	}
+	if !anyOf(f.Partitions, d.Partition) || !anyOf(f.Tiers, d.Tier) || !anyOf(f.Kinds, d.Kind) || !anyOf(f.Fields, d.Field) {
+		return false
+	}
+	if len(f.Tags) > 0 && !slices.ContainsFunc(d.Tags, func(t string) bool { return slices.Contains(f.Tags, t) }) {
+		return false
+	}
+	if d.Confidence < f.MinConfidence {
+		return false
+	}
+	return (f.After.IsZero() || !d.Created.Before(f.After)) && (f.Before.IsZero() || d.Created.Before(f.Before))
+}
+
+// Query is one recall.
+type Query struct {
+	Text    string
+	Mode    Mode // "" is Hybrid
+	Filters Filters
+	// Limit caps the number of results below the engine's limits; 0 means
+	// only the engine's limits apply.
+	Limit int
+	// Now is the time recency is measured from; zero means time.Now.
+	Now time.Time
+	// Allow is the read rule: documents it refuses are never returned. Nil
+	// allows everything.
+	Allow func(*Doc) bool
+	// Vector, when set, is the query's embedding, so the engine does not
+	// embed Text (benchmarks, or a caller that batches queries).
+	Vector []float32
+}
+
+// Hit is one recalled memory.
+type Hit struct {
+	Doc Doc
+	// Score is the final score: relevance × confidence × trust weight ×
+	// recency boost. Only the order means something.
+	Score float64
+	// Relevance is the mode's relevance before weighting: BM25 (exact),
+	// (cosine+1)/2 (semantic) or the fused rank score (hybrid).
+	Relevance float64
+	// KeywordRank and VectorRank are 1-based ranks in each list, 0 when
+	// the memory was not in it.
+	KeywordRank, VectorRank int
+}
+
+// Result is the answer to a query.
+type Result struct {
+	Hits []Hit
+	// Context is the hits as a block for a model (see FormatContext).
+	Context string
+	// Tokens estimates the size of Context in model tokens.
+	Tokens int
+	// Dropped counts matching memories left out by the limits.
+	Dropped int
+}
+
+// ranked is a candidate slot with its relevance.
+type ranked struct {
+	slot  uint32
+	score float64
+}
+
+// Search runs q. An empty query text returns no hits. Semantic mode fails
+// with ErrNoEmbedder when the engine has no embedder; hybrid then runs as
+// exact. Embedding the query is the only part that can be cancelled.
+func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
+	mode, err := ParseMode(string(q.Mode))
+	if err != nil {
+		return Result{}, err
+	}
+	if q.Now.IsZero() {
+		q.Now = time.Now()
+	}
+	if mode == Semantic && e.cfg.Embedder == nil && q.Vector == nil {
+		return Result{}, ErrNoEmbedder
+	}
+	useVec := mode != Exact && (e.cfg.Embedder != nil || q.Vector != nil)
+	useKw := mode != Semantic
+	qvec := q.Vector
+	if useVec && qvec == nil && q.Text != "" {
+		vs, err := e.cfg.Embedder.Embed(ctx, []string{q.Text})
+		if err != nil {
+			return Result{}, fmt.Errorf("embed query: %w", err)
+		}
+		qvec = vs[0]
+	}
+	useVec = useVec && usable(qvec)
+	terms := Terms(nil, q.Text)
+
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	keep := func(slot uint32) bool {
+		en := e.docs[slot]
+		return en != nil && trustWeight(en.doc.Trust) > 0 && q.Filters.Match(&en.doc) && (q.Allow == nil || q.Allow(&en.doc))
+	}
+	var kwList, vecList []ranked
+	n := max(e.cfg.Candidates, q.Limit)
+	var acc []float32 // BM25 of every matching slot, while fusing
+	if useKw && len(terms) > 0 {
+		var release func()
+		acc, kwList, release = e.keywordTop(terms, n, keep)
+		defer release()
+	}
+	var unitQ []float32
+	if useVec {
+		unitQ = unit(qvec)
+		for _, r := range e.vec.search(unitQ, n, keep) {
+			if r.Relevance < e.cfg.MinSimilarity {
+				break // results come best first
+			}
+			vecList = append(vecList, ranked{r.Value, r.Relevance})
+		}
+	}
+
+	hits := map[uint32]*Hit{}
+	hit := func(slot uint32) *Hit {
+		h := hits[slot]
+		if h == nil {
+			h = &Hit{Doc: e.docs[slot].doc}
+			hits[slot] = h
+		}
+		return h
+	}
+	for i, r := range kwList {
+		h := hit(r.slot)
+		h.KeywordRank = i + 1
+		if mode == Exact {
+			h.Relevance = r.score
+		}
+	}
+	for i, r := range vecList {
+		h := hit(r.slot)
+		h.VectorRank = i + 1
+		if mode == Semantic {
+			h.Relevance = (r.score + 1) / 2
+		}
+	}
+	if mode == Hybrid {
+		e.fuse(hits, acc, unitQ, kwList, vecList)
+	}
+	out := make([]Hit, 0, len(hits))
+	for _, h := range hits {
+		h.Score = h.Relevance * h.Doc.Confidence * trustWeight(h.Doc.Trust) * e.recency(h.Doc.Created, q.Now)
+		out = append(out, *h)
+	}
+	slices.SortFunc(out, byScore)
+	return e.limit(out, q.Limit), nil
+}
+
+// recency is the boost factor 1 + w × 2^(-age/halfLife).
+func (e *Engine) recency(created, now time.Time) float64 {
+	if e.cfg.Recency == 0 {
+		return 1
+	}
+	age := max(now.Sub(created), 0)
+	return 1 + e.cfg.Recency*math.Exp2(-float64(age)/float64(e.cfg.HalfLife))
+}
+
+// keywordTop returns the k best BM25 matches that keep accepts, and the
+// BM25 scores of every slot (zero where no term matches) until release is
+// called.
+func (e *Engine) keywordTop(terms []string, k int, keep func(uint32) bool) (acc []float32, top []ranked, release func()) {
+	accp, _ := e.scratch.Get().(*[]float32)
+	if accp == nil || len(*accp) < len(e.docs) {
+		s := make([]float32, len(e.docs)+len(e.docs)/4+64)
+		accp = &s
+	}
+	acc = *accp
+	touched := e.kw.score(terms, acc, nil)
+	top = make([]ranked, 0, k+1)
+	for _, s := range touched {
+		sc := float64(acc[s])
+		if len(top) == k && sc <= top[k-1].score || !keep(s) {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(top, sc, func(r ranked, t float64) int {
+			if r.score > t {
+				return -1
+			}
+			return 1
+		})
+		top = slices.Insert(top, i, ranked{s, sc})
+		if len(top) > k {
+			top = top[:k]
+		}
+	}
+	return acc, top, func() {
+		for _, s := range touched {
+			acc[s] = 0
+		}
+		e.scratch.Put(accp)
+	}
+}
+
+// limit cuts hits to the query's limit, the per-tier limits and the token
+// budget, in score order. A hit that does not fit the remaining budget is
+// skipped and a shorter one after it may still be taken.
+func (e *Engine) limit(hits []Hit, limit int) Result {
+	var res Result
+	var episodic, semantic, tokens int
+	lines := make([]string, 0, min(len(hits), 32))
+	for _, h := range hits {
+		if limit > 0 && len(res.Hits) >= limit {
+			res.Dropped++
+			continue
+		}
+		switch {
+		case h.Doc.Tier == vault.Episodic && e.cfg.MaxEpisodic >= 0 && episodic >= e.cfg.MaxEpisodic,
+			h.Doc.Tier != vault.Episodic && e.cfg.MaxSemantic >= 0 && semantic >= e.cfg.MaxSemantic:
+			res.Dropped++
+			continue
+		}
+		line := FormatLine(&h.Doc)
+		n := EstimateTokens(line)
+		if e.cfg.MaxTokens >= 0 && tokens+n > e.cfg.MaxTokens {
+			res.Dropped++
+			continue
+		}
+		tokens += n
+		if h.Doc.Tier == vault.Episodic {
+			episodic++
+		} else {
+			semantic++
+		}
+		res.Hits = append(res.Hits, h)
+		lines = append(lines, line)
+	}
+	res.Context = joinLines(lines)
+	res.Tokens = tokens
+	return res
+}
+
+// EstimateTokens estimates the model tokens of s: one per four characters,
+// rounded up, which is close for English with common tokenizers and
+// errs high for code.
+func EstimateTokens(s string) int { return (utf8.RuneCountInString(s) + 3) / 4 }

@@ -1,0 +1,94 @@
+package recall
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// stopwords are the English function words left out of the keyword index:
+// they occur in nearly every text and only add noise to BM25.
+var stopwords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a an and are as at be but by for if in into is it no not of on or
+		such that the their then there these they this to was will with s t`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// Terms splits text into index terms: maximal runs of letters and digits,
+// lower-cased, with diacritics removed ("Café" and "cafe" match), English
+// stopwords dropped and Porter-stemmed. Han, Hiragana, Katakana and Thai
+// characters, written without spaces, become one term each, so a query
+// finds them inside longer runs. Terms appends to dst.
+func Terms(dst []string, text string) []string {
+	start := -1
+	flush := func(end int) {
+		if start >= 0 {
+			if t := term(text[start:end]); t != "" {
+				dst = append(dst, t)
+			}
+			start = -1
+		}
+	}
+	for i, r := range text {
+		switch {
+		case unspaced(r):
+			flush(i)
+			dst = append(dst, string(r))
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || (start >= 0 && unicode.Is(unicode.Mn, r)):
+			if start < 0 {
+				start = i
+			}
+		default:
+			flush(i)
+		}
+	}
+	flush(len(text))
+	return dst
+}
+
+// unspaced reports whether r belongs to a script written without spaces
+// between words.
+func unspaced(r rune) bool {
+	return r >= 0x2E80 && (unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
+		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Thai, r))
+}
+
+// term normalises one word; it returns "" for a stopword.
+func term(w string) string {
+	if ascii(w) {
+		w = strings.ToLower(w)
+	} else {
+		w = fold(w)
+	}
+	if stopwords[w] {
+		return ""
+	}
+	return Stem(w)
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// fold lower-cases w and strips combining marks after canonical
+// decomposition: "Éte" -> "ete", "straße" stays "straße".
+func fold(w string) string {
+	var b strings.Builder
+	for _, r := range norm.NFD.String(w) {
+		if unicode.Is(unicode.Mn, r) {
+			continue
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return norm.NFC.String(b.String())
+}

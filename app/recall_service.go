@@ -1,0 +1,290 @@
+package app
+
+import (
+	"cmp"
+	"context"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/engram-app/engram/app/recall"
+	"github.com/engram-app/engram/vault"
+)
+
+// RecallMode selects keyword, vector or hybrid search.
+type RecallMode = recall.Mode
+
+// RecallFilters narrow a recall.
+type RecallFilters = recall.Filters
+
+// RecallInput is a recall request.
+type RecallInput struct {
+	Query string     `json:"query"`
+	Limit int        `json:"limit,omitempty"`
+	Mode  RecallMode `json:"mode,omitempty"` // hybrid (default), semantic or exact
+	// Filters: partitions, tiers, kinds, fields, tags, min confidence,
+	// date range, archived.
+	Filters RecallFilters `json:"filters,omitzero"`
+}
+
+// RecallResult is one recalled memory.
+type RecallResult struct {
+	ID         string      `json:"id"`
+	Content    string      `json:"content"`
+	Score      float64     `json:"score"`
+	Partition  Partition   `json:"partition"`
+	Trust      vault.Trust `json:"trust"`
+	Confidence float64     `json:"confidence"`
+	Source     Source      `json:"source"`
+	Created    time.Time   `json:"created"`
+}
+
+// RecallResponse returns the recalled memories, best first, and the same
+// memories as a context block for a model.
+type RecallResponse struct {
+	Response
+	Results []RecallResult `json:"results"`
+	Context string         `json:"context,omitempty"`
+}
+
+// vectorBatch is how many texts are embedded at once when (re)building
+// the index.
+const vectorBatch = 32
+
+// Recall finds the memories that answer a natural-language query, under
+// the same read rules as Get: an agent never sees another agent's internal
+// memories or any sensitive one; the operator sees all, sensitive ones
+// only while the vault is unlocked. Results are cut to the engine's
+// limits (10 episodic, 20 semantic, 4,000 tokens by default). The recall
+// is audited with the number of results; each sensitive result is
+// audited as an L3 access.
+func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) RecallResponse {
+	if r, ok := s.gate(req); !ok {
+		return RecallResponse{Response: r}
+	}
+	if s.recall == nil {
+		return RecallResponse{Response: Response{StatusUnavailable, "recall is not enabled"}}
+	}
+	mode, err := recall.ParseMode(string(in.Mode))
+	if err != nil {
+		return RecallResponse{Response: Response{StatusInvalid, err.Error()}}
+	}
+	if in.Limit < 0 {
+		return RecallResponse{Response: Response{StatusInvalid, "invalid: negative limit"}}
+	}
+	s.syncSensitive(ctx)
+	caller := req.Caller
+	res, err := s.recall.Search(ctx, recall.Query{
+		Text: in.Query, Mode: mode, Filters: in.Filters, Limit: in.Limit, Now: s.now(),
+		Allow: func(d *recall.Doc) bool {
+			return canRead(caller, vault.Info{Partition: d.Partition, Sealed: d.Sensitive, Owner: d.Owner, Field: d.Field})
+		},
+	})
+	if err != nil {
+		s.log.Error("recall", "err", err)
+		return RecallResponse{Response: Response{StatusUnavailable, "recall could not complete the request"}}
+	}
+	out := make([]RecallResult, len(res.Hits))
+	for i, h := range res.Hits {
+		d := h.Doc
+		out[i] = RecallResult{ID: d.ID, Content: d.Content, Score: h.Score, Partition: d.Partition, Trust: d.Trust, Confidence: d.Confidence, Source: d.Source, Created: d.Created}
+		if d.Sensitive {
+			s.audit(req, vault.AuditEntry{Action: vault.ActionL3Access, MemoryID: d.ID, Field: d.Field, Partition: d.Partition, Result: vault.ResultOK, Reason: "recall"})
+		}
+	}
+	if err := s.v.Audit(vault.AuditEntry{Action: vault.ActionList, Agent: req.Caller.Name(), Session: req.Caller.Session, Result: vault.ResultOK, Reason: "recall (" + string(mode) + ")", Count: len(out)}); err != nil {
+		return RecallResponse{Response: s.fail("recall", err)}
+	}
+	return RecallResponse{Response: Response{Status: StatusOK}, Results: out, Context: res.Context}
+}
+
+// Similarity returns the cosine similarity of two memories' embeddings,
+// for duplicate and conflict detection; ok is false when recall is off or
+// either memory has no vector (sensitive memories never have one). It
+// applies no read rule: callers inside app decide what to do with it.
+func (s *Service) Similarity(a, b string) (sim float32, ok bool) {
+	if s.recall == nil {
+		return 0, false
+	}
+	return s.recall.Similarity(a, b)
+}
+
+// syncSensitive keeps sensitive memories in the index only while the
+// vault is unlocked: it drops them once it is locked and loads them again
+// after it is unlocked.
+func (s *Service) syncSensitive(ctx context.Context) {
+	s.recallMu.Lock()
+	defer s.recallMu.Unlock()
+	locked := s.v.Locked()
+	switch {
+	case locked && s.sensitiveIndexed:
+		s.recall.RemoveSensitive()
+		s.sensitiveIndexed = false
+	case !locked && !s.sensitiveIndexed:
+		mems, _, err := s.v.List(vault.ListFilter{Partitions: []Partition{vault.Sensitive, vault.Archive}})
+		if err != nil {
+			s.log.Error("recall: load sensitive memories", "err", err)
+			return
+		}
+		for i := range mems {
+			if mems[i].Sensitive() {
+				_ = s.recall.Put(recall.DocOf(&mems[i]), nil)
+			}
+		}
+		s.sensitiveIndexed = true
+	}
+}
+
+// Reindex rebuilds the recall index from the vault: every memory it can
+// read (sensitive ones only while unlocked), with the vectors stored in
+// the vault where they match the memory's content and the embedder, and
+// new vectors, stored back, for the rest. Stale vectors are deleted. A
+// service without recall does nothing.
+func (s *Service) Reindex(ctx context.Context) error {
+	if s.v == nil || s.recall == nil {
+		return nil
+	}
+	s.recallMu.Lock()
+	defer s.recallMu.Unlock()
+	mems, _, err := s.v.List(vault.ListFilter{Partitions: []Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}})
+	if err != nil {
+		return err
+	}
+	blobs := map[string][]byte{}
+	stale, err := s.v.Vectors(func(id string, blob []byte) error { blobs[id] = blob; return nil })
+	if err != nil {
+		return err
+	}
+	model := s.recall.Model()
+	vecs := make([][]float32, len(mems))
+	var missing []int
+	for i := range mems {
+		m := &mems[i]
+		if m.Sensitive() || model == "" {
+			continue
+		}
+		v, ok, err := recall.DecodeVector(blobs[m.ID], model, m.ContentHash)
+		if ok {
+			vecs[i] = v
+			continue
+		}
+		if err != nil && blobs[m.ID] != nil {
+			s.log.Warn("recall: damaged vector, embedding again", "id", m.ID)
+		}
+		missing = append(missing, i)
+	}
+	if err := s.embedMissing(ctx, mems, missing, vecs); err != nil {
+		return err
+	}
+	if len(stale) > 0 && !s.v.ReadOnly() {
+		if err := s.v.DeleteVectors(stale...); err != nil {
+			return err
+		}
+	}
+	s.recall.Reset()
+	for i := range mems {
+		if err := s.recall.Put(recall.DocOf(&mems[i]), vecs[i]); err != nil {
+			return err
+		}
+	}
+	s.sensitiveIndexed = !s.v.Locked()
+	return nil
+}
+
+// embedMissing embeds the memories mems[i] for i in missing into vecs[i],
+// in batches spread over the CPUs, and stores their vectors.
+func (s *Service) embedMissing(ctx context.Context, mems []Memory, missing []int, vecs [][]float32) error {
+	model := s.recall.Model()
+	batches := make(chan []int)
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for batch := range batches {
+				texts := make([]string, len(batch))
+				for j, i := range batch {
+					texts[j] = mems[i].Content
+				}
+				got, err := s.recall.EmbedDocs(ctx, texts)
+				put := map[string][]byte{}
+				if err == nil {
+					for j, i := range batch {
+						vecs[i] = got[j]
+						put[mems[i].ID] = recall.EncodeVector(model, mems[i].ContentHash, got[j])
+					}
+					if perr := s.v.PutVectors(put); perr != nil && !s.v.ReadOnly() {
+						err = perr
+					}
+				}
+				if err != nil {
+					mu.Lock()
+					firstErr = cmp.Or(firstErr, err)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for start := 0; start < len(missing); start += vectorBatch {
+		batches <- missing[start:min(start+vectorBatch, len(missing))]
+	}
+	close(batches)
+	wg.Wait()
+	return firstErr
+}
+
+// index brings memory m into the recall index after a write, embedding
+// and storing its vector unless it is sensitive. Failures leave the
+// memory findable by keyword and are logged: the write itself succeeded.
+func (s *Service) index(ctx context.Context, m *Memory) {
+	if s.recall == nil {
+		return
+	}
+	d := recall.DocOf(m)
+	var vec []float32
+	switch model := s.recall.Model(); {
+	case d.Sensitive:
+		if s.recall.HasVector(m.ID) {
+			if err := s.v.DeleteVectors(m.ID); err != nil {
+				s.log.Error("recall: delete vector", "err", err)
+			}
+		}
+	case model == "":
+	default:
+		if vec = s.recall.VectorFor(m.ID, m.Content); vec != nil {
+			break
+		}
+		got, err := s.recall.EmbedDocs(ctx, []string{m.Content})
+		if err != nil {
+			s.log.Error("recall: embed", "err", err)
+			break
+		}
+		vec = got[0]
+		if err := s.v.PutVectors(map[string][]byte{m.ID: recall.EncodeVector(model, m.ContentHash, vec)}); err != nil {
+			s.log.Error("recall: store vector", "err", err)
+		}
+	}
+	// Under recallMu, so a concurrent Reindex cannot reset the index after
+	// this Put with a list of memories taken before this write.
+	s.recallMu.Lock()
+	defer s.recallMu.Unlock()
+	if err := s.recall.Put(d, vec); err != nil {
+		s.log.Error("recall: index", "err", err)
+	}
+}
+
+// unindex removes a deleted memory from the recall index and its vector
+// from the vault.
+func (s *Service) unindex(id string) {
+	if s.recall == nil {
+		return
+	}
+	s.recallMu.Lock()
+	s.recall.Remove(id)
+	s.recallMu.Unlock()
+	if err := s.v.DeleteVectors(id); err != nil {
+		s.log.Error("recall: delete vector", "err", err)
+	}
+}

@@ -1,0 +1,223 @@
+package app_test
+
+import (
+	"context"
+	"hash/fnv"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/recall"
+	"github.com/engram-app/engram/vault"
+	"github.com/engram-app/engram/vault/vaulttest"
+)
+
+// countingEmbedder embeds texts as hashed bags of terms and counts them.
+type countingEmbedder struct{ n atomic.Int64 }
+
+func (c *countingEmbedder) Dim() int     { return 32 }
+func (c *countingEmbedder) Name() string { return "bag-test" }
+func (c *countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		c.n.Add(1)
+		v := make([]float32, 32)
+		for _, term := range recall.Terms(nil, t) {
+			h := fnv.New32a()
+			h.Write([]byte(term))
+			v[h.Sum32()%32]++
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func newRecallService(t *testing.T, v *vault.Vault, emb recall.Embedder) *app.Service {
+	t.Helper()
+	s, err := app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(emb))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func recallIDs(t *testing.T, s *app.Service, req app.Request, in app.RecallInput) []string {
+	t.Helper()
+	r := s.Recall(ctx, req, in)
+	if !r.OK() {
+		t.Fatalf("Recall(%q) = %+v", in.Query, r.Response)
+	}
+	var out []string
+	for _, res := range r.Results {
+		out = append(out, res.Content)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func mustStore(t *testing.T, s *app.Service, req app.Request, in app.StoreInput) *app.Memory {
+	t.Helper()
+	r := s.Store(ctx, req, in)
+	if !r.OK() {
+		t.Fatalf("Store(%q) = %+v", in.Content, r.Response)
+	}
+	return r.Memory
+}
+
+func TestRecallReadRules(t *testing.T) {
+	v, _ := vaulttest.New(t)
+	s := newRecallService(t, v, &countingEmbedder{})
+	mustStore(t, s, operator, app.StoreInput{Content: "kiwi public by operator", Partition: vault.Public})
+	mustStore(t, s, operator, app.StoreInput{Content: "kiwi internal by operator"})
+	mustStore(t, s, operator, app.StoreInput{Content: "kiwi sensitive by operator", Partition: vault.Sensitive})
+	mustStore(t, s, claude, app.StoreInput{Content: "kiwi internal by claude"})
+	mustStore(t, s, cursor, app.StoreInput{Content: "kiwi internal by cursor"})
+	mustStore(t, s, cursor, app.StoreInput{Content: "kiwi public by cursor", Partition: vault.Public})
+
+	all := []string{"kiwi internal by claude", "kiwi internal by cursor", "kiwi internal by operator", "kiwi public by cursor", "kiwi public by operator", "kiwi sensitive by operator"}
+	tests := []struct {
+		name string
+		req  app.Request
+		mode recall.Mode
+		want []string
+	}{
+		{"operator sees all", operator, recall.Exact, all},
+		{"operator semantic has no sensitive", operator, recall.Semantic, slices.Delete(slices.Clone(all), 5, 6)},
+		{"claude", claude, recall.Hybrid, []string{"kiwi internal by claude", "kiwi public by cursor", "kiwi public by operator"}},
+		{"cursor", cursor, recall.Exact, []string{"kiwi internal by cursor", "kiwi public by cursor", "kiwi public by operator"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := recallIDs(t, s, tc.req, app.RecallInput{Query: "kiwi", Mode: tc.mode}); !slices.Equal(got, tc.want) {
+				t.Errorf("Recall = %q, want %q", got, tc.want)
+			}
+		})
+	}
+
+	unauth := s.Recall(ctx, app.Request{Caller: app.Caller{Agent: "x"}}, app.RecallInput{Query: "kiwi"})
+	bad := s.Recall(ctx, operator, app.RecallInput{Query: "kiwi", Mode: "fuzzy"})
+	off, _ := newService(t)
+	tests2 := []struct {
+		name string
+		got  app.Status
+		want app.Status
+	}{
+		{"unauthorized", unauth.Status, app.StatusUnauthorized},
+		{"bad mode", bad.Status, app.StatusInvalid},
+		{"recall off", off.Recall(ctx, operator, app.RecallInput{Query: "x"}).Status, app.StatusUnavailable},
+	}
+	for _, tc := range tests2 {
+		if tc.got != tc.want {
+			t.Errorf("%s: status %s, want %s", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+func TestRecallFollowsWrites(t *testing.T) {
+	v, _ := vaulttest.New(t)
+	s := newRecallService(t, v, &countingEmbedder{})
+	m := mustStore(t, s, operator, app.StoreInput{Content: "deploys use rsync"})
+	newText := "deploys use kubectl"
+	steps := []struct {
+		name  string
+		do    func() app.Response
+		query string
+		want  int
+	}{
+		{"stored", func() app.Response { return app.Response{Status: app.StatusOK} }, "rsync", 1},
+		{"updated: old text gone", func() app.Response {
+			return s.Update(ctx, operator, m.ID, app.UpdateInput{Content: &newText}).Response
+		}, "rsync", 0},
+		{"updated: new text found", func() app.Response { return app.Response{Status: app.StatusOK} }, "kubectl", 1},
+		{"rolled back", func() app.Response { return s.Rollback(ctx, operator, m.ID, 1).Response }, "rsync", 1},
+		{"pinned keeps it", func() app.Response { return s.SetPinned(ctx, operator, m.ID, true).Response }, "rsync", 1},
+		{"deleted", func() app.Response { return s.Delete(ctx, operator, m.ID) }, "deploys", 0},
+	}
+	for _, st := range steps {
+		if r := st.do(); !r.OK() {
+			t.Fatalf("%s: %+v", st.name, r)
+		}
+		if got := recallIDs(t, s, operator, app.RecallInput{Query: st.query, Mode: recall.Exact}); len(got) != st.want {
+			t.Errorf("%s: Recall(%q) = %q, want %d results", st.name, st.query, got, st.want)
+		}
+	}
+
+	// An approved quarantine item becomes recallable.
+	q := s.Store(ctx, claude, app.StoreInput{Content: "the docs moved to docs.example.org", Source: app.Source{Type: vault.SourceWebFetch}})
+	if q.Status != app.StatusQuarantined {
+		t.Fatalf("web write = %+v, want quarantined", q.Response)
+	}
+	if got := recallIDs(t, s, operator, app.RecallInput{Query: "docs moved"}); len(got) != 0 {
+		t.Fatalf("quarantined memory recalled: %q", got)
+	}
+	if r := s.Approve(ctx, operator, q.QueueID, nil); !r.OK() {
+		t.Fatal(r.Response)
+	}
+	r := s.Recall(ctx, operator, app.RecallInput{Query: "docs moved"})
+	if len(r.Results) != 1 || !strings.Contains(r.Context, "[from web - may be inaccurate] <user_memory>") {
+		t.Fatalf("approved memory: %+v, context %q", r.Results, r.Context)
+	}
+}
+
+func TestRecallVectorsPersist(t *testing.T) {
+	v, _ := vaulttest.New(t)
+	emb := &countingEmbedder{}
+	s := newRecallService(t, v, emb)
+	a := mustStore(t, s, operator, app.StoreInput{Content: "tabs for indentation"})
+	b := mustStore(t, s, operator, app.StoreInput{Content: "Tabs, for indentation.", Partition: vault.Public})
+	mustStore(t, s, operator, app.StoreInput{Content: "alice's phone is 555-0100"}) // personal data: sensitive
+	if n := emb.n.Load(); n != 2 {
+		t.Fatalf("embedded %d texts on store, want 2 (the sensitive memory is never embedded)", n)
+	}
+	if sim, ok := s.Similarity(a.ID, b.ID); !ok || sim < 0.99 {
+		t.Errorf("Similarity = %v, %v; want about 1", sim, ok)
+	}
+
+	// A new service over the same vault reads the stored vectors.
+	emb2 := &countingEmbedder{}
+	s2 := newRecallService(t, v, emb2)
+	if n := emb2.n.Load(); n != 0 {
+		t.Errorf("start-up embedded %d texts, want 0", n)
+	}
+	if got := recallIDs(t, s2, operator, app.RecallInput{Query: "indentation", Mode: recall.Semantic}); len(got) != 2 {
+		t.Errorf("semantic recall after restart = %q, want 2", got)
+	}
+	// Another model's vectors are stale: start-up embeds again.
+	emb3 := &renamedEmbedder{countingEmbedder: &countingEmbedder{}}
+	newRecallService(t, v, emb3)
+	if n := emb3.n.Load(); n != 2 {
+		t.Errorf("start-up with another model embedded %d texts, want 2", n)
+	}
+}
+
+type renamedEmbedder struct{ *countingEmbedder }
+
+func (renamedEmbedder) Name() string { return "bag-test-2" }
+
+func TestRecallSensitiveOnlyWhileUnlocked(t *testing.T) {
+	v, _ := vaulttest.New(t)
+	s := newRecallService(t, v, nil)
+	mustStore(t, s, operator, app.StoreInput{Content: "mango sensitive", Partition: vault.Sensitive})
+	mustStore(t, s, operator, app.StoreInput{Content: "mango internal"})
+	steps := []struct {
+		name string
+		do   func()
+		want int
+	}{
+		{"unlocked", func() {}, 2},
+		{"locked", v.Lock, 1},
+		{"unlocked again", func() {
+			if err := v.Unlock(ctx, []byte(vaulttest.Passphrase)); err != nil {
+				t.Fatal(err)
+			}
+		}, 2},
+	}
+	for _, st := range steps {
+		st.do()
+		if got := recallIDs(t, s, operator, app.RecallInput{Query: "mango"}); len(got) != st.want {
+			t.Errorf("%s: Recall = %q, want %d", st.name, got, st.want)
+		}
+	}
+}
