@@ -313,6 +313,7 @@ const helpText = `Engram: an encrypted memory vault for AI agents.
 Usage:
   engram init [--passphrase-file F] [--no-keyring]
   engram memory add [--partition public|internal|sensitive] [--kind K] [--field F] [--tier T] [--tag T]... [--json] TEXT
+  engram memory recall QUERY [--mode hybrid|semantic|exact] [--limit N] [--context] [--json]
   engram memory get|history ID [--json]
   engram memory list [--partition P] [--json]
   engram memory update ID TEXT

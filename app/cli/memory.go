@@ -7,9 +7,12 @@ import (
 
 func (c *cmd) memory(args []string) error {
 	if len(args) == 0 {
-		return usage("memory needs a subcommand: add, get, history, list, update, rollback, pin, unpin, delete")
+		return usage("memory needs a subcommand: add, recall, get, history, list, update, rollback, pin, unpin, delete")
 	}
 	sub, args := args[0], args[1:]
+	if sub == "recall" {
+		return c.memoryRecall(args)
+	}
 	fs := newFlags("memory " + sub)
 	jsonOut := fs.Bool("json", false, "print JSON")
 	passFile := fs.String("passphrase-file", "", "read the passphrase from this file")

@@ -25,7 +25,7 @@ func (c *cmd) serve(args []string) error {
 	if _, err := parse(fs, args, 0, 0, "no arguments"); err != nil {
 		return err
 	}
-	if err := c.openAndUnlock(unlockIfEasy, *passFile); err != nil {
+	if err := c.openWithRecall(unlockIfEasy, *passFile); err != nil {
 		return err
 	}
 	rt, err := c.runtimeDir()

@@ -62,6 +62,13 @@ func (l local) run(ctx context.Context, session, tool string, args json.RawMessa
 		}
 		r := l.svc.Delete(ctx, req, in.ID)
 		out, status = r, r.Status
+	case "recall_memory":
+		var in RecallInput
+		if err := decodeArgs(args, &in); err != nil {
+			return nil, app.StatusInvalid, err
+		}
+		r := l.svc.Recall(ctx, req, app.RecallInput{Query: in.Query, Limit: in.Limit, Mode: app.RecallMode(in.Mode), Filters: in.Filters})
+		out, status = r, r.Status
 	case "confirm_memory":
 		var in ConfirmInput
 		if err := decodeArgs(args, &in); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/app/mcpserver"
+	"github.com/engram-app/engram/app/recall"
 	"github.com/engram-app/engram/app/server"
 	"github.com/engram-app/engram/vault/vaulttest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,7 +29,7 @@ func startEngram(t testing.TB) (string, string) {
 func startEngramSvc(t testing.TB) (string, string, *app.Service) {
 	t.Helper()
 	v, _ := vaulttest.New(t)
-	svc, err := app.New(v, app.Options{})
+	svc, err := app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func exercise(t *testing.T, cs *mcp.ClientSession) {
 			t.Errorf("tool %s lacks a description, schema or annotations", tl.Name)
 		}
 	}
-	if got := strings.Join(names, ","); got != "confirm_memory,forget_memory,memory_history,store_memory,update_memory" {
+	if got := strings.Join(names, ","); got != "confirm_memory,forget_memory,memory_history,recall_memory,store_memory,update_memory" {
 		t.Fatalf("tools = %s", got)
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "store_memory", Arguments: map[string]any{"content": "the build needs Go 1.27", "tags": []string{"build"}}})
@@ -91,6 +92,10 @@ func exercise(t *testing.T, cs *mcp.ClientSession) {
 	var stored struct{ Status, ID string }
 	if err := json.Unmarshal([]byte(text(t, res)), &stored); err != nil || stored.Status != "ok" || stored.ID == "" {
 		t.Fatalf("store_memory result = %s", text(t, res))
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "recall_memory", Arguments: map[string]any{"query": "which Go version does the build need"}})
+	if err != nil || res.IsError || !strings.Contains(text(t, res), "the build needs Go 1.27") {
+		t.Fatalf("recall_memory = %s, %v", text(t, res), err)
 	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "confirm_memory", Arguments: map[string]any{"id": stored.ID, "evidence": "go.mod says 1.27"}})
 	if err != nil || res.IsError {

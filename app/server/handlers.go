@@ -25,6 +25,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("DELETE /v1/memories/{id}", s.authed(s.remove))
 	mux.HandleFunc("GET /v1/memories/{id}/history", s.authed(s.history))
 	mux.HandleFunc("POST /v1/memories/{id}/confirm", s.authed(s.confirm))
+	mux.HandleFunc("POST /v1/recall", s.authed(s.recall))
 	mux.HandleFunc("POST /v1/sessions/{id}/end", s.authed(s.endSession))
 	mux.HandleFunc("POST /v1/pair", s.pair)
 	mux.HandleFunc("POST /v1/pair/poll", s.pairPoll)
@@ -100,6 +101,15 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, req app.Request
 		return
 	}
 	res := s.svc.Confirm(r.Context(), req, r.PathValue("id"), in.Evidence)
+	reply(w, res.Status, res)
+}
+
+func (s *Server) recall(w http.ResponseWriter, r *http.Request, req app.Request) {
+	var in app.RecallInput
+	if !decode(w, r, &in) {
+		return
+	}
+	res := s.svc.Recall(r.Context(), req, in)
 	reply(w, res.Status, res)
 }
 

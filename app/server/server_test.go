@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/recall"
 	"github.com/engram-app/engram/app/server"
 	"github.com/engram-app/engram/vault"
 	"github.com/engram-app/engram/vault/vaulttest"
@@ -35,7 +36,7 @@ type env struct {
 func start(t *testing.T, opts server.Options) *env {
 	t.Helper()
 	v, _ := vaulttest.New(t)
-	svc, err := app.New(v, app.Options{})
+	svc, err := app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,6 +184,13 @@ func TestStoreGetImpersonationPauseRevoke(t *testing.T) {
 	}
 	if c := e.do("POST", "/v1/memories/"+id+"/confirm", e.token, "", nil); c.code != 200 {
 		t.Fatalf("confirm without a body = %d %s", c.code, c.raw)
+	}
+	rc := e.do("POST", "/v1/recall", e.token, `{"query":"how do deploys work","mode":"exact"}`, nil)
+	if rc.code != 200 || !strings.Contains(rc.raw, "make release") || !strings.Contains(rc.raw, `"context"`) {
+		t.Fatalf("recall = %d %s", rc.code, rc.raw)
+	}
+	if rc := e.do("POST", "/v1/recall", e.token, `{"query":"x","mode":"psychic"}`, nil); rc.code != 400 {
+		t.Fatalf("recall with a bad mode = %d %s", rc.code, rc.raw)
 	}
 	e.svc.SetAgentStatus(context.Background(), operator, "claude-code", vault.AgentPaused)
 	if r := e.do("GET", "/v1/memories/"+id, e.token, "", nil); r.code != 403 || r.body["status"] != "paused" {

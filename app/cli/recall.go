@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"text/tabwriter"
+
+	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/embed"
+	"github.com/engram-app/engram/app/recall"
+)
+
+// recallEngine builds the recall engine with the local embedding model;
+// without the model, recall runs on keywords alone and says so.
+func (c *cmd) recallEngine() *recall.Engine {
+	dir := embed.DefaultModelDir()
+	u, err := embed.LoadUSE(dir)
+	if err != nil {
+		why := err.Error()
+		if errors.Is(err, embed.ErrModelNotFound) || errors.Is(err, os.ErrNotExist) {
+			why = "the embedding model is not installed at " + dir + " (run 'make model')"
+		}
+		fmt.Fprintf(c.o.Stderr, "engram: semantic recall is off: %s; keyword recall still works\n", why)
+		return recall.New(recall.DefaultConfig(nil))
+	}
+	return recall.New(recall.DefaultConfig(u))
+}
+
+// openWithRecall opens and unlocks the vault with a service that recalls.
+func (c *cmd) openWithRecall(mode unlockMode, passFile string) error {
+	if err := c.openAndUnlock(mode, passFile); err != nil {
+		return err
+	}
+	svc, err := app.New(c.v, app.Options{Now: c.o.Now, Recall: c.recallEngine()})
+	if err != nil {
+		return err
+	}
+	c.svc = svc
+	return nil
+}
+
+// memoryRecall is `engram memory recall QUERY`.
+func (c *cmd) memoryRecall(args []string) error {
+	fs := newFlags("memory recall")
+	jsonOut := fs.Bool("json", false, "print JSON")
+	passFile := fs.String("passphrase-file", "", "read the passphrase from this file")
+	mode := fs.String("mode", "hybrid", "hybrid, semantic or exact")
+	limit := fs.Int("limit", 10, "the most results")
+	context := fs.Bool("context", false, "print the context block an agent would get")
+	archived := fs.Bool("archived", false, "include archived memories")
+	pos, err := parse(fs, args, 1, 1, "one QUERY argument (quote it)")
+	if err != nil {
+		return err
+	}
+	if err := c.openWithRecall(unlockIfEasy, *passFile); err != nil {
+		return err
+	}
+	r := c.svc.Recall(c.ctx, operator, app.RecallInput{Query: pos[0], Limit: *limit, Mode: app.RecallMode(*mode), Filters: app.RecallFilters{IncludeArchived: *archived}})
+	if err := fromResponse(r.Response); err != nil {
+		return err
+	}
+	switch {
+	case *jsonOut:
+		return printJSON(c.out, r)
+	case *context:
+		return printLine(c.out, r.Context)
+	}
+	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCORE\tID\tPARTITION\tCONTENT")
+	for _, res := range r.Results {
+		fmt.Fprintf(tw, "%.3f\t%s\t%s\t%s\n", res.Score, res.ID, res.Partition, preview(res.Content, 60))
+	}
+	return tw.Flush()
+}
