@@ -23,6 +23,7 @@ import (
 type agentCache struct {
 	mu     sync.Mutex
 	byHash map[string]vault.Agent
+	names  map[string]vault.Agent
 	// pickup holds tokens of approved pairings until the agent collects them.
 	pickup map[string]string
 }
@@ -46,25 +47,47 @@ func (c *agentCache) collect(name string) (string, bool) {
 
 func (c *agentCache) drop() {
 	c.mu.Lock()
-	c.byHash = nil
+	c.byHash, c.names = nil, nil
 	c.mu.Unlock()
+}
+
+// load fills the maps; c.mu must be held.
+func (c *agentCache) load(v *vault.Vault) error {
+	if c.byHash != nil {
+		return nil
+	}
+	all, err := v.Agents()
+	if err != nil {
+		return err
+	}
+	c.byHash = make(map[string]vault.Agent, len(all))
+	c.names = make(map[string]vault.Agent, len(all))
+	for _, a := range all {
+		c.names[a.Name] = a
+		if a.TokenHash != "" {
+			c.byHash[a.TokenHash] = a
+		}
+	}
+	return nil
+}
+
+// byName returns the registration of agent name.
+func (c *agentCache) byName(v *vault.Vault, name string) (vault.Agent, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.load(v) != nil {
+		return vault.Agent{}, false
+	}
+	a, ok := c.names[name]
+	return a, ok
 }
 
 // lookup returns the agent with token hash h, loading the registry once.
 func (c *agentCache) lookup(v *vault.Vault, h string) (vault.Agent, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.byHash == nil {
-		all, err := v.Agents()
-		if err != nil {
-			return vault.Agent{}, false, err
-		}
-		c.byHash = make(map[string]vault.Agent, len(all))
-		for _, a := range all {
-			if a.TokenHash != "" {
-				c.byHash[a.TokenHash] = a
-			}
-		}
+	if err := c.load(v); err != nil {
+		return vault.Agent{}, false, err
 	}
 	a, ok := c.byHash[h]
 	return a, ok, nil
@@ -246,7 +269,7 @@ func (s *Service) Authenticate(ctx context.Context, token, session string) (Call
 	if ok {
 		switch a.Status {
 		case vault.AgentActive:
-			return Caller{Agent: a.Name, Session: session, Fields: a.Fields}, Response{Status: StatusOK}
+			return Caller{Agent: a.Name, Session: session, Fields: a.Fields, Read: a.Read, Group: a.Group, Product: a.Product}, Response{Status: StatusOK}
 		case vault.AgentPaused:
 			return Caller{}, Response{StatusPaused, "this agent is paused by the user"}
 		}

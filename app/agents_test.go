@@ -79,3 +79,66 @@ func TestAgentLifecycle(t *testing.T) {
 		}
 	}
 }
+
+// TestReadMatrix checks the read rules with registered agents: groups and
+// products widen what an agent reads of others' internal memories, the
+// partitions it may read bound it, and only an explicit grant opens the
+// sensitive partition (audited).
+func TestReadMatrix(t *testing.T) {
+	s, v := newService(t)
+	reg := func(spec app.AgentSpec) app.Request {
+		a := s.AddAgent(ctx, operator, spec)
+		if !a.OK() {
+			t.Fatal(a.Response)
+		}
+		c, r := s.Authenticate(ctx, a.Token, "")
+		if !r.OK() {
+			t.Fatal(r)
+		}
+		return app.Request{Caller: c, Authorized: true}
+	}
+	writer := reg(app.AgentSpec{Name: "writer", Group: "backend", Product: "engram"})
+	sameGroup := reg(app.AgentSpec{Name: "same-group", Group: "backend"})
+	sameProduct := reg(app.AgentSpec{Name: "same-product", Product: "engram"})
+	stranger := reg(app.AgentSpec{Name: "stranger", Group: "frontend", Product: "other"})
+	publicOnly := reg(app.AgentSpec{Name: "public-only", Read: []vault.Partition{vault.Public}})
+	granted := reg(app.AgentSpec{Name: "granted", Read: []vault.Partition{vault.Public, vault.Internal, vault.Sensitive}})
+
+	internal := s.Store(ctx, writer, app.StoreInput{Content: "the queue retries three times"}).Memory
+	users := s.Store(ctx, operator, app.StoreInput{Content: "I review every migration myself"}).Memory
+	sens := s.Store(ctx, operator, app.StoreInput{Content: "my doctor's number is in the notes", Partition: vault.Sensitive}).Memory
+	tests := []struct {
+		name string
+		req  app.Request
+		id   string
+		want app.Status
+	}{
+		{"same group reads", sameGroup, internal.ID, app.StatusOK},
+		{"same product reads", sameProduct, internal.ID, app.StatusOK},
+		{"stranger is refused", stranger, internal.ID, app.StatusUnauthorized},
+		{"everyone reads the user's internal memories", stranger, users.ID, app.StatusOK},
+		{"public-only agent is refused internal", publicOnly, users.ID, app.StatusUnauthorized},
+		{"sensitive without a grant", sameGroup, sens.ID, app.StatusUnauthorized},
+		{"sensitive with a grant", granted, sens.ID, app.StatusOK},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if r := s.Get(ctx, tc.req, tc.id); r.Status != tc.want {
+				t.Fatalf("Get = %+v, want %s", r.Response, tc.want)
+			}
+		})
+	}
+	l3, _ := v.AuditLog(vault.AuditFilter{Action: vault.ActionL3Access})
+	var granted3, denied3 int
+	for _, e := range l3 {
+		switch {
+		case e.Agent == "granted" && e.Result == vault.ResultOK:
+			granted3++
+		case e.Agent == "same-group" && e.Result == vault.ResultDenied:
+			denied3++
+		}
+	}
+	if granted3 != 1 || denied3 != 1 {
+		t.Fatalf("L3 audit: %d granted and %d denied accesses, want 1 and 1 (%+v)", granted3, denied3, l3)
+	}
+}

@@ -23,7 +23,7 @@ func (s *Service) verify(req Request, id string, verdict vault.Verdict, evidence
 	if r, ok := s.gate(req); !ok {
 		return MemoryResponse{Response: r}
 	}
-	if r := s.check(req, id, canRead); !r.OK() {
+	if r := s.check(req, id, s.canRead); !r.OK() {
 		return MemoryResponse{Response: r}
 	}
 	if r := []rune(evidence); len(r) > 500 {

@@ -77,7 +77,7 @@ func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) Recal
 	res, err := s.recall.Search(ctx, recall.Query{
 		Text: in.Query, Mode: mode, Filters: in.Filters, Limit: in.Limit, Now: s.now(),
 		Allow: func(d *recall.Doc) bool {
-			return canRead(caller, vault.Info{Partition: d.Partition, Sealed: d.Sensitive, Owner: d.Owner, Field: d.Field})
+			return s.canRead(caller, vault.Info{Partition: d.Partition, Sealed: d.Sensitive, Owner: d.Owner, Field: d.Field})
 		},
 	})
 	if err != nil {

@@ -85,8 +85,11 @@ func TestRecallReadRules(t *testing.T) {
 	}{
 		{"operator sees all", operator, recall.Exact, all},
 		{"operator semantic has no sensitive", operator, recall.Semantic, slices.Delete(slices.Clone(all), 5, 6)},
-		{"claude", claude, recall.Hybrid, []string{"kiwi internal by claude", "kiwi public by cursor", "kiwi public by operator"}},
-		{"cursor", cursor, recall.Exact, []string{"kiwi internal by cursor", "kiwi public by cursor", "kiwi public by operator"}},
+		// Agents read the user's internal memories, their own, and public
+		// ones; never another agent's internal ones (no shared group or
+		// product here) or sensitive ones.
+		{"claude", claude, recall.Hybrid, []string{"kiwi internal by claude", "kiwi internal by operator", "kiwi public by cursor", "kiwi public by operator"}},
+		{"cursor", cursor, recall.Exact, []string{"kiwi internal by cursor", "kiwi internal by operator", "kiwi public by cursor", "kiwi public by operator"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/engram-app/engram/app/recall"
+	"github.com/engram-app/engram/partitions"
 	"github.com/engram-app/engram/quarantine/guard"
 	"github.com/engram-app/engram/vault"
 )
@@ -39,6 +40,11 @@ type Caller struct {
 	// Fields are the agent fields this agent may write, from its
 	// registration; nil means DefaultAgentFields.
 	Fields []Field
+	// Read lists the partitions the agent may read (nil: public and
+	// internal); Group and Product widen what it reads of other agents'
+	// internal memories. All come from its registration.
+	Read           []Partition
+	Group, Product string
 }
 
 // DefaultAgentFields are the fields an agent may write unless its
@@ -217,19 +223,41 @@ func normaliseTags(tags []string) []string {
 	return out
 }
 
-// canRead is the read rule for this version of the service: the operator
-// reads everything; an agent reads public memories and its own internal
-// ones, never sensitive ones.
-func canRead(c Caller, info vault.Info) bool {
-	switch {
-	case c.Operator:
-		return true
-	case info.Sealed || info.Partition == vault.Sensitive:
-		return false
-	case info.Partition == vault.Public:
+// canRead is the read matrix (package partitions states it):
+//
+//	public     every agent that may read the public partition
+//	internal   its owner; agents of the owner's group (L1) or product (L2);
+//	           every agent for memories the user wrote
+//	sensitive  the operator, and agents explicitly granted the sensitive
+//	           partition (each access is audited as L3)
+//	archive    the operator only
+//
+// An agent's registration lists the partitions it may read at all.
+func (s *Service) canRead(c Caller, info vault.Info) bool {
+	if c.Operator {
 		return true
 	}
-	return info.Owner == c.Agent
+	read := c.Read
+	if read == nil {
+		read = []Partition{vault.Public, vault.Internal}
+	}
+	switch {
+	case info.Partition == vault.Archive:
+		return false
+	case info.Sealed || info.Partition == vault.Sensitive:
+		return slices.Contains(read, vault.Sensitive)
+	case !slices.Contains(read, info.Partition):
+		return false
+	case info.Partition == vault.Public, info.Owner == c.Agent, info.Owner == vault.AgentOperator:
+		return true
+	}
+	owner, ok := s.agents.byName(s.v, info.Owner)
+	if !ok {
+		return false
+	}
+	r := partitions.Reader{Agent: c.Agent, Group: c.Group, Product: c.Product}
+	return partitions.CanRead(r, partitions.Memory{Level: partitions.Operational, OwnerGroup: owner.Group}) ||
+		partitions.CanRead(r, partitions.Memory{Level: partitions.ProductInternal, Product: owner.Product})
 }
 
 // canWrite: the operator changes everything; an agent only its own
@@ -267,7 +295,7 @@ func (s *Service) Get(ctx context.Context, req Request, id string) MemoryRespons
 	if r, ok := s.gate(req); !ok {
 		return MemoryResponse{Response: r}
 	}
-	if r := s.check(req, id, canRead); !r.OK() {
+	if r := s.check(req, id, s.canRead); !r.OK() {
 		return MemoryResponse{Response: r}
 	}
 	m, err := s.v.Get(id, req.actor())
@@ -302,7 +330,7 @@ func (s *Service) List(ctx context.Context, req Request, in ListInput) ListRespo
 	}
 	out := all[:0]
 	for i := range all {
-		if canRead(req.Caller, infoOf(&all[i])) {
+		if s.canRead(req.Caller, infoOf(&all[i])) {
 			out = append(out, all[i])
 		}
 	}
