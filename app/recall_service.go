@@ -95,6 +95,10 @@ func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) Recal
 	if err := s.v.Audit(vault.AuditEntry{Action: vault.ActionList, Agent: req.Caller.Name(), Session: req.Caller.Session, Result: vault.ResultOK, Reason: "recall (" + string(mode) + ")", Count: len(out)}); err != nil {
 		return RecallResponse{Response: s.fail("recall", err)}
 	}
+	if working := s.recallWorking(req, in.Query); len(working) > 0 {
+		out = append(working, out...)
+		res.Context = workingContext(working) + res.Context
+	}
 	return RecallResponse{Response: Response{Status: StatusOK}, Results: out, Context: res.Context}
 }
 

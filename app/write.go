@@ -22,7 +22,8 @@ const MaxSessionRejections = 3
 // session is one agent session's state. It lives in memory only: working
 // memory is never persisted.
 type session struct {
-	rejected []string // why each rejected write was refused
+	rejected []string      // why each rejected write was refused
+	working  []workingNote // the session's working memory, never persisted
 }
 
 func sessionKey(c Caller) string { return c.Name() + "\x00" + c.Session }
@@ -47,6 +48,9 @@ func sessionKey(c Caller) string { return c.Name() + "\x00" + c.Session }
 func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryResponse {
 	if r, ok := s.gate(req); !ok {
 		return MemoryResponse{Response: r}
+	}
+	if in.Tier == TierWorking {
+		return s.storeWorking(req, in)
 	}
 	agent := !req.Caller.Operator
 	var warnings []string

@@ -1,0 +1,106 @@
+package app
+
+import (
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/engram-app/engram/app/recall"
+	"github.com/engram-app/engram/quarantine/guard"
+	"github.com/engram-app/engram/vault"
+	"github.com/google/uuid"
+)
+
+// TierWorking is working memory: notes an agent keeps for one session.
+// They live in this process only, are never written to the vault, and are
+// gone when the session ends (or Engram stops).
+const TierWorking Tier = "working"
+
+// MaxWorkingMemories bounds one session's working memory.
+const MaxWorkingMemories = 200
+
+// PartitionWorking labels working memories in recall results.
+const PartitionWorking Partition = "working"
+
+type workingNote struct {
+	id      string
+	content string
+	created time.Time
+}
+
+// storeWorking keeps a note in the caller's session. Secrets are redacted
+// even here, and hostile content is refused like any write.
+func (s *Service) storeWorking(req Request, in StoreInput) MemoryResponse {
+	if req.Caller.Session == "" {
+		return MemoryResponse{Response: Response{StatusInvalid, "working memory needs a session (the Engram-Session header, or an MCP session)"}}
+	}
+	if why := s.sessionDisabled(req.Caller); why != "" {
+		return MemoryResponse{Response: Response{StatusRejected, why}}
+	}
+	res := s.guard.Check(guard.Input{Text: in.Content, Source: string(orDefault(in.Source.Type, vault.SourceAIInference))})
+	if res.Verdict == guard.Hostile || res.Rejected {
+		m := vault.Memory{Field: orDefault(in.Field, vault.Learnings), Content: in.Content}
+		return MemoryResponse{Response: s.reject(req, m, hex.EncodeToString(res.ContentHash[:]), "the working note was refused by the write guard")}
+	}
+	content, _ := vault.Truncate(res.Redacted)
+	note := workingNote{id: "working-" + uuid.NewString(), content: content, created: s.now().UTC()}
+	s.mu.Lock()
+	k := sessionKey(req.Caller)
+	st := s.sessions[k]
+	if st == nil {
+		st = &session{}
+		s.sessions[k] = st
+	}
+	if len(st.working) >= MaxWorkingMemories {
+		st.working = st.working[1:] // the oldest note goes first
+	}
+	st.working = append(st.working, note)
+	s.mu.Unlock()
+	m := &vault.Memory{ID: note.id, Content: note.content, Tier: TierWorking, Partition: PartitionWorking, Owner: req.Caller.Name(), Created: note.created}
+	var warnings []string
+	if res.HasSecret {
+		warnings = append(warnings, "secrets were redacted")
+	}
+	return MemoryResponse{Response: Response{Status: StatusOK, Message: "kept for this session only"}, Memory: m, Warnings: warnings}
+}
+
+// recallWorking returns the caller's session notes that share a term with
+// the query, newest first.
+func (s *Service) recallWorking(req Request, query string) []RecallResult {
+	if req.Caller.Session == "" {
+		return nil
+	}
+	terms := recall.Terms(nil, query)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.sessions[sessionKey(req.Caller)]
+	if st == nil {
+		return nil
+	}
+	var out []RecallResult
+	for _, n := range slices.Backward(st.working) {
+		words := recall.Terms(nil, n.content)
+		hits := 0
+		for _, t := range terms {
+			if slices.Contains(words, t) {
+				hits++
+			}
+		}
+		if hits == 0 {
+			continue
+		}
+		out = append(out, RecallResult{ID: n.id, Content: n.content, Score: float64(hits) / float64(len(terms)), Partition: PartitionWorking,
+			Trust: vault.TrustStandard, Confidence: 1, Source: Source{Type: vault.SourceAIInference, AgentID: req.Caller.Agent, SessionID: req.Caller.Session}, Created: n.created})
+	}
+	return out
+}
+
+func workingContext(rs []RecallResult) string {
+	var b strings.Builder
+	for _, r := range rs {
+		fmt.Fprintf(&b, "[working memory, this session] %s\n", r.Content)
+	}
+	return b.String()
+}
