@@ -27,7 +27,7 @@ vet:
 
 ## test: install test dependencies, vet, and run every test with a real OS keyring
 test: deps model vet build
-	ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) .ci/with-keyring $(GO) test -count=1 ./...
+	ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) .ci/with-keyring $(GO) test -race -count=1 ./...
 	.ci/mcp-inspector bin/engram
 
 ## bench: the benchmarks whose figures the issues ask for

@@ -43,26 +43,31 @@ type pairRequest struct {
 	Secret string `json:"pair_secret,omitempty"`
 }
 
-func (s *Server) pair(w http.ResponseWriter, r *http.Request) {
+// pairInput decodes a pairing request and applies the pairing rate limit,
+// shared by every local client: pairing needs no token, so it is the one
+// door a flood could knock on.
+func (s *Server) pairInput(w http.ResponseWriter, r *http.Request) (pairRequest, bool) {
 	var in pairRequest
 	if !decode(w, r, &in) {
-		return
+		return in, false
 	}
-	if !s.allow("pair:" + r.RemoteAddr) {
+	if !s.allow("pairing") {
 		replyError(w, http.StatusTooManyRequests, app.StatusUnavailable, "too many pairing requests")
-		return
+		return in, false
 	}
-	res := s.svc.RequestPairing(r.Context(), in.Name)
-	reply(w, res.Status, res)
+	return in, true
+}
+
+func (s *Server) pair(w http.ResponseWriter, r *http.Request) {
+	if in, ok := s.pairInput(w, r); ok {
+		res := s.svc.RequestPairing(r.Context(), in.Name)
+		reply(w, res.Status, res)
+	}
 }
 
 func (s *Server) pairPoll(w http.ResponseWriter, r *http.Request) {
-	var in pairRequest
-	if !decode(w, r, &in) {
-		return
-	}
-	if !s.allow("pair:" + r.RemoteAddr) {
-		replyError(w, http.StatusTooManyRequests, app.StatusUnavailable, "too many pairing requests")
+	in, ok := s.pairInput(w, r)
+	if !ok {
 		return
 	}
 	res := s.svc.PollPairing(r.Context(), in.Name, in.Secret)
