@@ -319,6 +319,8 @@ Usage:
   engram memory update ID TEXT
   engram memory rollback ID --to N
   engram memory pin|unpin|delete ID
+  engram memory forget TOPIC [--yes]                 # purge everything about a topic, now, with no archive
+  engram memory clear episodic|semantic|all [--yes]  # all needs --yes --yes
   engram audit [--agent A] [--field F] [--last N] [--json]
   engram audit verify
   engram audit prune [--days N]                      # default 90, or $ENGRAM_AUDIT_RETENTION_DAYS

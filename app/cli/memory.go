@@ -7,11 +7,16 @@ import (
 
 func (c *cmd) memory(args []string) error {
 	if len(args) == 0 {
-		return usage("memory needs a subcommand: add, recall, get, history, list, update, rollback, pin, unpin, delete")
+		return usage("memory needs a subcommand: add, recall, get, history, list, update, rollback, pin, unpin, delete, forget, clear")
 	}
 	sub, args := args[0], args[1:]
-	if sub == "recall" {
+	switch sub {
+	case "recall":
 		return c.memoryRecall(args)
+	case "forget":
+		return c.memoryForget(args)
+	case "clear":
+		return c.memoryClear(args)
 	}
 	fs := newFlags("memory " + sub)
 	jsonOut := fs.Bool("json", false, "print JSON")

@@ -1,0 +1,164 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/engram-app/engram/app/recall"
+	"github.com/engram-app/engram/vault"
+)
+
+// ForgetResponse lists the memories a forget request found, or purged.
+type ForgetResponse struct {
+	Response
+	Memories []Memory `json:"memories"`
+	Purged   int      `json:"purged"`
+}
+
+// FindTopic returns every memory containing or about topic: the topic's
+// words in the text (all of them), or recall's matches by meaning and
+// keywords, archived ones included. Operator only. It changes nothing;
+// Forget purges what it returns.
+func (s *Service) FindTopic(ctx context.Context, req Request, topic string) ForgetResponse {
+	if r, ok := s.operatorGate(req); !ok {
+		return ForgetResponse{Response: r}
+	}
+	topic = strings.TrimSpace(topic)
+	if topic == "" {
+		return ForgetResponse{Response: Response{StatusInvalid, "name a topic to forget"}}
+	}
+	all, _, err := s.v.List(vault.ListFilter{Partitions: []vault.Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}})
+	if err != nil {
+		return ForgetResponse{Response: s.fail("forget", err)}
+	}
+	found := map[string]bool{}
+	want := recall.Terms(nil, topic)
+	lower := strings.ToLower(topic)
+	for i := range all {
+		if strings.Contains(strings.ToLower(all[i].Content), lower) || containsAll(recall.Terms(nil, all[i].Content), want) {
+			found[all[i].ID] = true
+		}
+	}
+	if s.recall != nil {
+		r := s.Recall(ctx, req, RecallInput{Query: topic, Limit: 50, Filters: RecallFilters{IncludeArchived: true}})
+		for _, h := range r.Results {
+			if h.Score >= forgetMinScore && h.Partition != PartitionWorking {
+				found[h.ID] = true
+			}
+		}
+	}
+	out := ForgetResponse{Response: Response{Status: StatusOK}}
+	for i := range all {
+		if found[all[i].ID] {
+			out.Memories = append(out.Memories, all[i])
+		}
+	}
+	return out
+}
+
+// forgetMinScore keeps weak semantic neighbours out of a forget request.
+const forgetMinScore = 0.3
+
+func containsAll(words, want []string) bool {
+	if len(want) == 0 {
+		return false
+	}
+	for _, w := range want {
+		found := false
+		for _, x := range words {
+			if x == w {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// Forget purges the memories with ids at once, with no archive, notes the
+// purge in the provenance of memories that point at them, compacts the
+// file so their text is gone from it, and audits each purge. Operator only.
+func (s *Service) Forget(ctx context.Context, req Request, ids []string, reason string) ForgetResponse {
+	if r, ok := s.operatorGate(req); !ok {
+		return ForgetResponse{Response: r}
+	}
+	if reason == "" {
+		reason = "right to be forgotten"
+	}
+	a := req.actor()
+	a.Reason = reason
+	n := 0
+	for _, id := range ids {
+		if err := s.v.Purge(id, reason, a); err != nil {
+			return ForgetResponse{Response: s.fail("forget", err), Purged: n}
+		}
+		s.unindex(id)
+		n++
+	}
+	// Memories archived with a pointer to a purged one keep a note of it.
+	if n > 0 {
+		archived, _, _ := s.v.List(vault.ListFilter{Partitions: []vault.Partition{vault.Archive}})
+		gone := map[string]bool{}
+		for _, id := range ids {
+			gone[id] = true
+		}
+		for _, m := range archived {
+			if m.Archive != nil && gone[m.Archive.Pointer] {
+				s.v.Update(m.ID, vault.OpUpdate, vault.Actor{Agent: vault.AgentOperator, Reason: fmt.Sprintf("the memory it pointed to (%s) was forgotten", m.Archive.Pointer)}, func(m *vault.Memory) error {
+					m.Archive.Pointer = ""
+					return nil
+				})
+			}
+		}
+		if _, _, err := s.v.Compact(ctx); err != nil {
+			return ForgetResponse{Response: s.fail("forget compact", err), Purged: n}
+		}
+	}
+	return ForgetResponse{Response: Response{Status: StatusOK}, Purged: n}
+}
+
+// ClearScope says which memories Clear removes.
+type ClearScope string
+
+// Scopes of a bulk clear.
+const (
+	ClearEpisodic ClearScope = "episodic"
+	ClearSemantic ClearScope = "semantic"
+	ClearAll      ClearScope = "all"
+)
+
+// Clear purges every memory of a tier (or all), audited once as
+// memory_bulk_delete with the count, then compacts. Operator only.
+func (s *Service) Clear(ctx context.Context, req Request, scope ClearScope) ForgetResponse {
+	if r, ok := s.operatorGate(req); !ok {
+		return ForgetResponse{Response: r}
+	}
+	if scope != ClearEpisodic && scope != ClearSemantic && scope != ClearAll {
+		return ForgetResponse{Response: Response{StatusInvalid, "clear takes episodic, semantic or all"}}
+	}
+	all, hidden, err := s.v.List(vault.ListFilter{Partitions: []vault.Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}})
+	if err != nil {
+		return ForgetResponse{Response: s.fail("clear", err)}
+	}
+	if hidden > 0 {
+		return ForgetResponse{Response: Response{StatusLocked, fmt.Sprintf("%d sensitive memories cannot be seen while the vault is locked; unlock it to clear", hidden)}}
+	}
+	var ids []string
+	for _, m := range all {
+		if scope == ClearAll || string(m.Tier) == string(scope) {
+			ids = append(ids, m.ID)
+		}
+	}
+	r := s.Forget(ctx, req, ids, "bulk clear: "+string(scope))
+	if r.OK() {
+		s.audit(req, vault.AuditEntry{Action: ActionBulkDelete, Result: vault.ResultOK, Count: r.Purged, Reason: string(scope)})
+	}
+	return r
+}
+
+// ActionBulkDelete is the audit action of a bulk clear.
+const ActionBulkDelete vault.Action = "memory_bulk_delete"
