@@ -87,6 +87,7 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 	}
 	out := SweepResponse{Response: Response{Status: StatusOK}, SkippedLocked: hidden}
 	a := vault.Actor{Agent: vault.AgentOperator, Reason: "sweep"}
+	var toArchive []vault.ArchiveRequest
 	for i := range all {
 		if err := ctx.Err(); err != nil {
 			return SweepResponse{Response: s.fail("sweep", err)}
@@ -102,11 +103,7 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 			if d.Note != "" {
 				note = d.Note
 			}
-			if _, err := s.v.Archive(m.ID, note, "", a); err != nil {
-				return SweepResponse{Response: s.fail("sweep archive", err)}
-			}
-			s.unindex(m.ID) // archived memories are out of recall
-			out.Archived++
+			toArchive = append(toArchive, vault.ArchiveRequest{ID: m.ID, Reason: note})
 			out.Actions = append(out.Actions, SweepAction{m.ID, "archive", note})
 		case decay.Purge:
 			if err := s.v.Purge(m.ID, string(d.Reason), a); err != nil && !errors.Is(err, vault.ErrNotFound) {
@@ -115,6 +112,18 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 			s.unindex(m.ID)
 			out.Purged++
 			out.Actions = append(out.Actions, SweepAction{m.ID, "purge", string(d.Reason)})
+		}
+	}
+	// Archive in batches: one transaction (one fsync) per thousand.
+	for start := 0; start < len(toArchive); start += 1000 {
+		batch := toArchive[start:min(start+1000, len(toArchive))]
+		n, err := s.v.ArchiveAll(batch, a)
+		if err != nil {
+			return SweepResponse{Response: s.fail("sweep archive", err)}
+		}
+		out.Archived += n
+		for _, r := range batch {
+			s.unindex(r.ID) // archived memories are out of recall
 		}
 	}
 	if n, r := s.PurgeExpiredHostile(ctx, req, now); r.OK() {

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -171,4 +172,50 @@ func (v *Vault) Verify(id string, verdict Verdict, evidence string, a Actor) (Me
 		}
 		return nil
 	})
+}
+
+// ArchiveRequest names one memory to archive and why.
+type ArchiveRequest struct {
+	ID, Reason, Pointer string
+}
+
+// ArchiveAll archives many memories in one transaction (a sweep archives
+// thousands at once; one transaction each would cost a commit each). Ids
+// that are gone, already archived, or sealed while the vault is locked are
+// skipped. It returns how many it archived.
+func (v *Vault) ArchiveAll(reqs []ArchiveRequest, a Actor) (int, error) {
+	key, _ := v.key()
+	defer seal.Wipe(key)
+	n := 0
+	err := v.update(func(tx *bolt.Tx) error {
+		n = 0 // the function may run twice (see update)
+		for _, r := range reqs {
+			cur, err := getTx(tx, r.ID, key)
+			if errors.Is(err, ErrNotFound) || errors.Is(err, ErrLocked) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if cur.Partition == Archive {
+				continue
+			}
+			act := a
+			act.Reason = r.Reason
+			_, err = v.apply(tx, *cur, OpArchive, act, key, func(m *Memory) error {
+				m.Archive = &ArchiveInfo{From: m.Partition, Reason: r.Reason, Time: v.now().UTC(), Pointer: r.Pointer}
+				m.Partition = Archive
+				return nil
+			})
+			if err != nil {
+				return fmt.Errorf("archive %s: %w", r.ID, err)
+			}
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("archive: %w", mapBoltErr(err))
+	}
+	return n, nil
 }

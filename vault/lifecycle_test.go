@@ -106,3 +106,20 @@ func TestVerify(t *testing.T) {
 		t.Fatalf("Verify(MAYBE) = %v, want ErrInvalid", err)
 	}
 }
+
+func TestArchiveAll(t *testing.T) {
+	v, _ := vaulttest.New(t)
+	a := mustAdd(t, v, vault.Internal, "a")
+	b := mustAdd(t, v, vault.Sensitive, "b")
+	n, err := v.ArchiveAll([]vault.ArchiveRequest{{ID: a.ID, Reason: "expired"}, {ID: b.ID, Reason: "unused"}, {ID: "00000000-0000-4000-8000-000000000000", Reason: "gone"}}, operator)
+	if err != nil || n != 2 {
+		t.Fatalf("ArchiveAll = %d, %v; want 2", n, err)
+	}
+	got, _ := v.Get(b.ID, operator)
+	if got.Partition != vault.Archive || got.Archive.From != vault.Sensitive || got.Archive.Reason != "unused" {
+		t.Fatalf("archived sensitive memory = %+v", got)
+	}
+	if n, err := v.ArchiveAll([]vault.ArchiveRequest{{ID: a.ID, Reason: "again"}}, operator); err != nil || n != 0 {
+		t.Fatalf("ArchiveAll(already archived) = %d, %v; want 0", n, err)
+	}
+}
