@@ -146,3 +146,17 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 	}
 	return out
 }
+
+// Restore brings an archived memory back to the partition it came from
+// (and into recall). Operator only.
+func (s *Service) Restore(ctx context.Context, req Request, id string) MemoryResponse {
+	if r, ok := s.operatorGate(req); !ok {
+		return MemoryResponse{Response: r}
+	}
+	m, err := s.v.Restore(id, req.actor())
+	if err != nil {
+		return MemoryResponse{Response: s.fail("restore", err)}
+	}
+	s.index(ctx, &m)
+	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &m}
+}

@@ -318,7 +318,7 @@ Usage:
   engram memory list [--partition P] [--json]
   engram memory update ID TEXT
   engram memory rollback ID --to N
-  engram memory pin|unpin|delete ID
+  engram memory pin|unpin|delete|restore ID
   engram memory forget TOPIC [--yes]                 # purge everything about a topic, now, with no archive
   engram memory clear episodic|semantic|all [--yes]  # all needs --yes --yes
   engram audit [--agent A] [--field F] [--last N] [--json]

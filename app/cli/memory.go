@@ -7,7 +7,7 @@ import (
 
 func (c *cmd) memory(args []string) error {
 	if len(args) == 0 {
-		return usage("memory needs a subcommand: add, recall, get, history, list, update, rollback, pin, unpin, delete, forget, clear")
+		return usage("memory needs a subcommand: add, recall, get, history, list, update, rollback, pin, unpin, delete, restore, forget, clear")
 	}
 	sub, args := args[0], args[1:]
 	switch sub {
@@ -48,7 +48,7 @@ func (c *cmd) memory(args []string) error {
 		}
 		return printLine(c.out, r.Memory.ID)
 
-	case "get", "history", "pin", "unpin", "delete":
+	case "get", "history", "pin", "unpin", "delete", "restore":
 		pos, err := parse(fs, args, 1, 1, "one memory ID")
 		if err != nil {
 			return err
@@ -76,6 +76,12 @@ func (c *cmd) memory(args []string) error {
 				return printJSON(c.out, r)
 			}
 			return printHistory(c.out, r.Memory, r.Versions)
+		case "restore":
+			r := c.svc.Restore(c.ctx, operator, id)
+			if err := fromResponse(r.Response); err != nil {
+				return err
+			}
+			return printf(c.out, "restored %s to %s (version %d)\n", id, r.Memory.Partition, r.Memory.Version)
 		case "pin", "unpin":
 			r := c.svc.SetPinned(c.ctx, operator, id, sub == "pin")
 			if err := fromResponse(r.Response); err != nil {
