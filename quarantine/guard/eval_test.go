@@ -303,14 +303,7 @@ func leaveOneSourceOut(t *testing.T, rows []injectionRow, extras []string, o tra
 		}
 	}
 	for _, s := range res.sources {
-		var train, test []injectionRow
-		for _, r := range rows {
-			if r.Source == s {
-				test = append(test, r)
-			} else {
-				train = append(train, r)
-			}
-		}
+		train, test := splitRows(rows, func(_ int, r injectionRow) bool { return r.Source == s })
 		m := trainModel(train, extras, o)
 		g, _ := New(Policy{})
 		g.model = m
@@ -353,14 +346,7 @@ func crossValidateCurve(rows []injectionRow, extras []string, o trainOptions) (c
 	var cv confusion
 	var inj, ben []float64
 	for fold := 0; fold < 5; fold++ {
-		var train, test []injectionRow
-		for i, r := range rows {
-			if i%5 == fold {
-				test = append(test, r)
-			} else {
-				train = append(train, r)
-			}
-		}
+		train, test := splitRows(rows, func(i int, _ injectionRow) bool { return i%5 == fold })
 		m := trainModel(train, extras, o)
 		g, _ := New(Policy{})
 		g.model = m
@@ -562,4 +548,16 @@ func TestEvalProse(t *testing.T) {
 	t.Logf("prose: credential-like %s; transcript %s", pct(credDocs, len(texts)), pct(transcriptDocs, len(texts)))
 	t.Logf("prose: PII findings by type %v", piiHits)
 	t.Logf("prose: SciFact abstracts not used in training flagged as injection (suspicious or hostile) %s", pct(injFP, heldOut))
+}
+
+// splitRows divides rows into training and held-out rows.
+func splitRows(rows []injectionRow, heldOut func(i int, r injectionRow) bool) (train, test []injectionRow) {
+	for i, r := range rows {
+		if heldOut(i, r) {
+			test = append(test, r)
+		} else {
+			train = append(train, r)
+		}
+	}
+	return train, test
 }
