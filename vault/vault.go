@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/engram-app/engram/vault/internal/kdf"
@@ -98,6 +99,7 @@ type Vault struct {
 	// the file under it held exclusively.
 	dbMu     sync.RWMutex
 	db       *bolt.DB
+	writers  atomic.Int32 // writes in flight; see update
 	opts     Options
 	path     string
 	now      func() time.Time
@@ -316,21 +318,29 @@ func (v *Vault) view(fn func(tx *bolt.Tx) error) (err error) {
 	return v.db.View(fn)
 }
 
-// update runs fn through bbolt's Batch, which coalesces concurrent writers
-// (agents storing at once) into one transaction and one fsync. fn must be
-// safe to run twice: when any function of a batch fails, bbolt rolls the
-// batch back and re-runs each function alone. Batch may run fn on another
-// goroutine and turns a panic there into an error, so fn sets
-// SetPanicOnFault for whichever goroutine runs it.
+// update runs fn in a read-write transaction. A lone writer commits at
+// once; when other writes are in flight (agents storing at once), fn goes
+// through bbolt's Batch, which coalesces concurrent writers into one
+// transaction and one fsync. fn must be safe to run twice: when any
+// function of a batch fails, bbolt rolls the batch back and re-runs each
+// function alone. Batch may run fn on another goroutine and turns a panic
+// there into an error, so fn sets SetPanicOnFault for whichever goroutine
+// runs it.
 func (v *Vault) update(fn func(tx *bolt.Tx) error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer guard(&err)
 	v.dbMu.RLock()
 	defer v.dbMu.RUnlock()
-	return v.db.Batch(func(tx *bolt.Tx) error {
+	wrapped := func(tx *bolt.Tx) error {
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 		return fn(tx)
-	})
+	}
+	if v.writers.Add(1) == 1 {
+		defer v.writers.Add(-1)
+		return v.db.Update(wrapped)
+	}
+	defer v.writers.Add(-1)
+	return v.db.Batch(wrapped)
 }
 
 func guard(err *error) {
