@@ -81,23 +81,21 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 	if r, ok := s.operatorGate(req); !ok {
 		return SweepResponse{Response: r}
 	}
-	all, hidden, err := s.v.List(vault.ListFilter{Partitions: []vault.Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}})
-	if err != nil {
-		return SweepResponse{Response: s.fail("sweep", err)}
-	}
-	out := SweepResponse{Response: Response{Status: StatusOK}, SkippedLocked: hidden}
+	out := SweepResponse{Response: Response{Status: StatusOK}}
 	a := vault.Actor{Agent: vault.AgentOperator, Reason: "sweep"}
 	var toArchive []vault.ArchiveRequest
-	for i := range all {
+	var toPurge []SweepAction
+	// Decide while streaming the vault (a list of 100k memories costs more
+	// than the rules), act afterwards: the scan is a read transaction.
+	hidden, err := s.v.Each(vault.ListFilter{Partitions: []vault.Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}}, func(m *vault.Memory) error {
 		if err := ctx.Err(); err != nil {
-			return SweepResponse{Response: s.fail("sweep", err)}
+			return err
 		}
-		m := &all[i]
 		d := decay.Decide(recordOf(m), now, p)
 		switch d.Action {
 		case decay.Archive:
 			if m.Partition == vault.Archive {
-				continue
+				return nil
 			}
 			note := string(d.Reason)
 			if d.Note != "" {
@@ -106,13 +104,21 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 			toArchive = append(toArchive, vault.ArchiveRequest{ID: m.ID, Reason: note})
 			out.Actions = append(out.Actions, SweepAction{m.ID, "archive", note})
 		case decay.Purge:
-			if err := s.v.Purge(m.ID, string(d.Reason), a); err != nil && !errors.Is(err, vault.ErrNotFound) {
-				return SweepResponse{Response: s.fail("sweep purge", err)}
-			}
-			s.unindex(m.ID)
-			out.Purged++
-			out.Actions = append(out.Actions, SweepAction{m.ID, "purge", string(d.Reason)})
+			toPurge = append(toPurge, SweepAction{m.ID, "purge", string(d.Reason)})
 		}
+		return nil
+	})
+	if err != nil {
+		return SweepResponse{Response: s.fail("sweep", err)}
+	}
+	out.SkippedLocked = hidden
+	for _, act := range toPurge {
+		if err := s.v.Purge(act.ID, act.Reason, a); err != nil && !errors.Is(err, vault.ErrNotFound) {
+			return SweepResponse{Response: s.fail("sweep purge", err)}
+		}
+		s.unindex(act.ID)
+		out.Purged++
+		out.Actions = append(out.Actions, act)
 	}
 	// Archive in batches: one transaction (one fsync) per thousand.
 	for start := 0; start < len(toArchive); start += 1000 {

@@ -383,22 +383,35 @@ type ListFilter struct {
 // List returns matching memories, and how many sensitive ones were skipped
 // because the vault is locked. A record that fails to decode is an error.
 func (v *Vault) List(f ListFilter) ([]Memory, int, error) {
+	var out []Memory
+	hidden, err := v.Each(f, func(m *Memory) error {
+		out = append(out, *m)
+		return nil
+	})
+	return out, hidden, err
+}
+
+// Each calls fn for every matching memory, one at a time, without building
+// a list (a sweep over a large vault), and returns how many sensitive ones
+// it skipped because the vault is locked. fn must not keep m, and must not
+// call the vault: it runs inside a read transaction.
+func (v *Vault) Each(f ListFilter, fn func(m *Memory) error) (int, error) {
 	key, _ := v.key()
 	defer seal.Wipe(key)
 	parts := f.Partitions
 	if len(parts) == 0 {
 		parts = Partitions
 	}
-	var out []Memory
 	hidden := 0
 	err := v.view(func(tx *bolt.Tx) error {
+		var m Memory
 		for _, p := range parts {
 			b := tx.Bucket([]byte(p))
 			if b == nil {
 				return fmt.Errorf("%w: unknown partition %q", ErrInvalid, p)
 			}
 			err := b.ForEach(func(k, raw []byte) error {
-				var m Memory
+				m = Memory{}
 				if _, err := decodeRecord(raw, key, string(p), string(k), &m); err != nil {
 					if errors.Is(err, ErrLocked) {
 						hidden++
@@ -407,7 +420,7 @@ func (v *Vault) List(f ListFilter) ([]Memory, int, error) {
 					return err
 				}
 				if (f.Field == "" || m.Field == f.Field) && (f.Agent == "" || m.Owner == f.Agent) {
-					out = append(out, m)
+					return fn(&m)
 				}
 				return nil
 			})
@@ -418,9 +431,9 @@ func (v *Vault) List(f ListFilter) ([]Memory, int, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("list memories: %w", err)
+		return 0, fmt.Errorf("list memories: %w", err)
 	}
-	return out, hidden, nil
+	return hidden, nil
 }
 
 // findTx returns the partition bucket holding id and its raw record.
