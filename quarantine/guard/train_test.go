@@ -147,34 +147,40 @@ var defaultTrain = trainOptions{epochs: 12, l2: 1e-3, lr: 0.5, extraWeight: 0.5}
 
 // trainModel fits the logistic regression with AdaGrad on the given
 // injection rows plus extra benign texts. Classes are balanced by weight.
+// balance returns the weights that make the two classes weigh the same in
+// training: of an injection row, of a benign row, and of each of nExtras
+// benign extra texts counted extraWeight times. Both trainers use it.
+func balance(rows []injectionRow, nExtras int, extraWeight float64) (posW, negW, extraW float64) {
+	var pos, neg float64
+	for _, r := range rows {
+		if r.Label == "injection" {
+			pos++
+		} else {
+			neg++
+		}
+	}
+	for i := 0; i < nExtras; i++ {
+		neg += extraWeight
+	}
+	return 1 * ((pos + neg) / (2 * pos)), 1 * ((pos + neg) / (2 * neg)), extraWeight * ((pos + neg) / (2 * neg))
+}
+
 // Training is deterministic: a fixed seed orders the examples.
 func trainModel(rows []injectionRow, extras []string, o trainOptions) *model {
 	if o.noExtras {
 		extras = nil
 	}
 	var docs []trainDoc
-	var pos, neg float64
+	posW, negW, extraW := balance(rows, len(extras), o.extraWeight)
 	for _, r := range rows {
-		y := 0.0
+		d := trainDoc{fs: featurize(r.Text, observe(r.Text), o.features), weight: negW}
 		if r.Label == "injection" {
-			y = 1
-			pos++
-		} else {
-			neg++
+			d.y, d.weight = 1, posW
 		}
-		docs = append(docs, trainDoc{fs: featurize(r.Text, observe(r.Text), o.features), y: y, weight: 1})
+		docs = append(docs, d)
 	}
 	for _, e := range extras {
-		docs = append(docs, trainDoc{fs: featurize(e, observe(e), o.features), y: 0, weight: o.extraWeight})
-		neg += o.extraWeight
-	}
-	// Balance classes: total weight of each class is equal.
-	for i := range docs {
-		if docs[i].y == 1 {
-			docs[i].weight *= (pos + neg) / (2 * pos)
-		} else {
-			docs[i].weight *= (pos + neg) / (2 * neg)
-		}
+		docs = append(docs, trainDoc{fs: featurize(e, observe(e), o.features), y: 0, weight: extraW})
 	}
 	n := hashDim + denseDim
 	w := make([]float64, n)

@@ -35,27 +35,16 @@ type vecDoc struct {
 // as trainModel does.
 func vecDocs(rows []injectionRow, rowVecs [][]float32, extraVecs [][]float32, extraWeight float64) []vecDoc {
 	var docs []vecDoc
-	var pos, neg float64
+	posW, negW, extraW := balance(rows, len(extraVecs), extraWeight)
 	for i, r := range rows {
-		y := 0.0
+		d := vecDoc{x: rowVecs[i], weight: negW}
 		if r.Label == "injection" {
-			y = 1
-			pos++
-		} else {
-			neg++
+			d.y, d.weight = 1, posW
 		}
-		docs = append(docs, vecDoc{x: rowVecs[i], y: y, weight: 1})
+		docs = append(docs, d)
 	}
 	for _, v := range extraVecs {
-		docs = append(docs, vecDoc{x: v, weight: extraWeight})
-		neg += extraWeight
-	}
-	for i := range docs {
-		if docs[i].y == 1 {
-			docs[i].weight *= (pos + neg) / (2 * pos)
-		} else {
-			docs[i].weight *= (pos + neg) / (2 * neg)
-		}
+		docs = append(docs, vecDoc{x: v, weight: extraW})
 	}
 	return docs
 }
