@@ -39,6 +39,7 @@ const (
 	ActionDiscard          Action = "quarantine:discard"
 	ActionAgent            Action = "agent:change"
 	ActionAuthFail         Action = "agent:auth_failed"
+	ActionSettings         Action = "vault:settings"
 )
 
 // Results of audited operations.
@@ -155,12 +156,34 @@ func (v *Vault) Audit(e AuditEntry) error {
 	return nil
 }
 
+// AuditHead returns the sequence number of the newest audit entry (0 for
+// an empty log). It is cheap: one read of the chain's head.
+func (v *Vault) AuditHead() (uint64, error) {
+	var seq uint64
+	err := v.view(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketAuditMeta)
+		if s, _, ok := readLink(meta.Get(keyAuditHead)); ok {
+			seq = s
+		} else if s, _, ok := readLink(meta.Get(keyAuditCheckpoint)); ok {
+			seq = s
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("audit head: %w", mapBoltErr(err))
+	}
+	return seq, nil
+}
+
 // AuditFilter selects audit entries. Zero fields match everything.
 type AuditFilter struct {
 	Agent  string
 	Field  Field
 	Action Action
 	Since  time.Time
+	// AfterSeq skips entries up to and including this sequence number, so a
+	// watcher reads only what was appended since it last looked.
+	AfterSeq uint64
 	// Last keeps only the newest Last entries that match.
 	Last int
 }
@@ -169,7 +192,7 @@ type AuditFilter struct {
 func (v *Vault) AuditLog(f AuditFilter) ([]AuditEntry, error) {
 	var out []AuditEntry
 	err := v.view(func(tx *bolt.Tx) error {
-		return walkAudit(tx, func(e AuditEntry, _ []byte) error {
+		return walkAuditFrom(tx, f.AfterSeq+1, func(e AuditEntry, _ []byte) error {
 			if (f.Agent == "" || e.Agent == f.Agent) && (f.Field == "" || e.Field == f.Field) &&
 				(f.Action == "" || e.Action == f.Action) && (f.Since.IsZero() || !e.Time.Before(f.Since)) {
 				out = append(out, e)
@@ -189,8 +212,13 @@ func (v *Vault) AuditLog(f AuditFilter) ([]AuditEntry, error) {
 // walkAudit calls fn for every stored entry in order, with Hash computed
 // from its stored Prev and body. It does not verify; VerifyAudit does.
 func walkAudit(tx *bolt.Tx, fn func(e AuditEntry, body []byte) error) error {
+	return walkAuditFrom(tx, 0, fn)
+}
+
+// walkAuditFrom is walkAudit starting at sequence number from.
+func walkAuditFrom(tx *bolt.Tx, from uint64, fn func(e AuditEntry, body []byte) error) error {
 	c := tx.Bucket(bucketAudit).Cursor()
-	for k, body := c.First(); k != nil; k, body = c.Next() {
+	for k, body := c.Seek(seqKey(from)); k != nil; k, body = c.Next() {
 		var e AuditEntry
 		if err := json.Unmarshal(body, &e); err != nil {
 			return fmt.Errorf("audit entry %x: %w: %v", k, ErrCorrupt, err)
