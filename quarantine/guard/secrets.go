@@ -172,7 +172,8 @@ func probableRules() []secretRule {
 	// Rules whose secret is a long token skip chunks without such a run.
 	minRun := map[string]int{"vault-legacy": 26, "k8s-bootstrap": 23, "azure-storage": 20, "thingsboard": 20,
 		"pwhash-md5": 22, "pwhash-bcrypt": 53, "pwhash-sha": 43, "pwhash-scrypt": 43, "krb5": 40, "token-word": 16,
-		"vault-long": 80, "quoted-pair": 16}
+		"vault-long": 80, "quoted-pair": 16, "okta": 42, "postmark": 36, "codeclimate": 64, "twitter": 18,
+		"jenkins-crumb": 32, "jenkins-setup": 32}
 	for i := range rs {
 		rs[i].minRun = minRun[rs[i].id]
 	}
@@ -211,6 +212,21 @@ func probableRuleList() []secretRule {
 		// set('sonar.login', '...'), buildConfigField('String', 'API_KEY',
 		// '"..."'), setProperty("password", "..."). The value must look
 		// generated: two string arguments are common in ordinary code.
+		// Formats that are only recognisable next to their provider's name.
+		// Okta API tokens: "00" and 40 token characters, within a line or two
+		// of the name.
+		rule("okta", SecretAPIKey, p, `(?is)okta.{0,80}?\b(00[A-Za-z0-9_\-]{40})(?:[^A-Za-z0-9_\-]|$)`, 1, "okta").with(func(v string) bool { return randomLooking(v) && !sampleValue(v) }),
+		// Postmark server and account tokens are UUIDs.
+		rule("postmark", SecretAPIKey, p, `(?i)postmark[A-Za-z0-9_\-]*["']?\s*[:=]\s*["']?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b`, 1, "postmark"),
+		// Code Climate test reporter IDs and repository tokens: 64 hex digits.
+		rule("codeclimate", SecretAPIKey, p, `(?i)(?:codeclimate|cc_test_reporter)[A-Za-z0-9_\-]*["']?\s*[:=]\s*["']?([0-9a-f]{64})\b`, 1, "codeclimate", "cc_test_reporter"),
+		// Twitter consumer keys: 18 to 25 letters and digits, quoted, next
+		// to a name starting with "twitter".
+		rule("twitter", SecretAPIKey, p, `(?i)twitter[A-Za-z0-9_\-]*["']?\s*[:=]\s*["']([A-Za-z0-9]{18,25})["']`, 1, "twitter").with(func(v string) bool { return randomLooking(v) && !identifierLike(v) }),
+		// Jenkins: the CSRF crumb header, and the generated first-run admin
+		// password printed by the setup wizard.
+		rule("jenkins-crumb", SecretAPIKey, p, `(?i)\bJenkins-Crumb\s*[:=]\s*([0-9a-f]{32,64})\b`, 1, "jenkins-crumb"),
+		rule("jenkins-setup", SecretPassword, p, `(?i)password to proceed to installation:\s*([0-9a-f]{32})\b`, 1, "proceed to installation"),
 		rule("quoted-pair", SecretAPIKey, p, `(?i)(?:^|["'\s(])[A-Za-z0-9_.\-]{0,40}(?:pass|pwd|secret|token|key|login|auth|credential)[A-Za-z0-9_.\-]{0,40}["']\s*,\s*["']\\?"?([A-Za-z0-9_\-+/=.~]{16,})`, 1, "pass", "pwd", "secret", "token", "key", "login", "auth", "credential").with(randomLooking),
 	}
 }
@@ -304,7 +320,9 @@ func assignments(text, lower string, add func(f Finding)) {
 		if nl := strings.IndexByte(text[start:end], '\n'); nl >= 0 {
 			end = start + nl
 		}
-		assignLine(text[start:end], start, add)
+		// In a URL query ("?token=...&channel=..."), "&" ends the value.
+		query := start > 0 && (text[start-1] == '?' || text[start-1] == '&')
+		assignLine(text[start:end], start, query, add)
 	}
 }
 
@@ -321,7 +339,7 @@ const (
 
 var assignKeywords = []string{"pass", "pwd", "secret", "token", "key", "credential", "auth", "login", "pat"}
 
-func assignLine(text string, base int, add func(f Finding)) {
+func assignLine(text string, base int, query bool, add func(f Finding)) {
 	m := assignRe.FindStringSubmatchIndex(text)
 	if m == nil {
 		return
@@ -347,6 +365,11 @@ func assignLine(text string, base int, add func(f Finding)) {
 	op = strings.Trim(op, `"'[]`)
 	if op == "" && (!quoted || !strong) {
 		return
+	}
+	if query && !quoted {
+		if amp := strings.IndexByte(text[vs:ve], '&'); amp >= 0 {
+			ve = vs + amp
+		}
 	}
 	val := text[vs:ve]
 	if !notPlaceholder(val) || sampleValue(val) {

@@ -68,6 +68,14 @@ func TestSecretRedaction(t *testing.T) {
 		{"cli password", "mysql --password=S3cretPw -u root", "mysql --password=[SECRET_REDACTED] -u root", LevelProbable},
 		{"psexec", `psexec \\host -u admin -p Adm1nPass cmd`, `psexec \\host -u admin -p [SECRET_REDACTED] cmd`, LevelProbable},
 		{"netrc", "machine api.example.com login bob password s3cr3tpw", "machine api.example.com login bob password [SECRET_REDACTED]", LevelProbable},
+		{"okta token near its name", "variable \"okta_token\" {\n  default = \"00Q7rZ5xK2m4N8p3WtY6uB9cD1eF4gH7jK0lM2nP4q\"\n}", "variable \"okta_token\" {\n  default = \"[API_KEY_REDACTED]\"\n}", LevelProbable},
+		{"okta sample is possible", "okta: 00Q7rZ5xK2-ABCDEFGHIJKL-p3WtY6uB9cD1eF4gH7j", "okta: 00Q7rZ5xK2-ABCDEFGHIJKL-p3WtY6uB9cD1eF4gH7j", LevelPossible},
+		{"postmark uuid", `postmark: "3f2b6c1e-8d4a-4b7e-9c2d-1a5e6f7b8c9d"`, `postmark: "[API_KEY_REDACTED]"`, LevelProbable},
+		{"codeclimate reporter", "CC_TEST_REPORTER_ID: " + strings.Repeat("9f1bc382", 8), "CC_TEST_REPORTER_ID: [API_KEY_REDACTED]", LevelProbable},
+		{"twitter key", `TWITTER_ID: "Q7rZ5xK2m4N8p3WtY6uB"`, `TWITTER_ID: "[API_KEY_REDACTED]"`, LevelProbable},
+		{"twitter handle", `twitter_handle: "EngramMemoryVault"`, `twitter_handle: "EngramMemoryVault"`, ""},
+		{"jenkins crumb", "-H 'Jenkins-Crumb:9f1bc382db9cfee29c68634761dd6e19'", "-H 'Jenkins-Crumb:[API_KEY_REDACTED]'", LevelProbable},
+		{"jenkins setup password", "Please use the following password to proceed to installation:\n\n9f1bc382db9cfee29c68634761dd6e19\n", "Please use the following password to proceed to installation:\n\n[SECRET_REDACTED]\n", LevelProbable},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -106,6 +114,8 @@ func TestSecretSpans(t *testing.T) {
 		{"x eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.Q7rZ5xK2m4N8p3WtY6uB9cD1", SecretJWT, LevelDefinite, 2, 67},
 		{"-----BEGIN EC PRIVATE KEY-----\nAA\n-----END EC PRIVATE KEY----- tail", SecretPrivateKey, LevelDefinite, 0, 62},
 		{"commit 3b335d612137949d2f21fcc6c8c8164db7603227", SecretHighEntrop, LevelPossible, 7, 47},
+		// In a URL query the value ends at the next parameter.
+		{"/api?token=Q7rZ5xK2m4N8p3Wt&channel=C4D8&count=1", SecretAPIKey, LevelProbable, 11, 27},
 	}
 	for _, tc := range tests {
 		var got []Finding
