@@ -28,3 +28,12 @@ func DataDir(getenv func(string) string) (string, error) {
 	}
 	return filepath.Join(d, "engram"), nil
 }
+
+// RuntimeDir holds the running server's address file, admin token and
+// Unix socket: $XDG_RUNTIME_DIR/engram, else the data directory.
+func RuntimeDir(getenv func(string) string) (string, error) {
+	if d := getenv("XDG_RUNTIME_DIR"); d != "" {
+		return filepath.Join(d, "engram"), nil
+	}
+	return DataDir(getenv)
+}

@@ -8,14 +8,8 @@ import (
 	"github.com/engram-app/engram/app/server"
 )
 
-// runtimeDir holds the address file and the Unix socket: $XDG_RUNTIME_DIR/engram,
-// else the data directory.
-func (c *cmd) runtimeDir() (string, error) {
-	if d := c.o.Getenv("XDG_RUNTIME_DIR"); d != "" {
-		return filepath.Join(d, "engram"), nil
-	}
-	return app.DataDir(c.o.Getenv)
-}
+// runtimeDir holds the address file and the Unix socket (app.RuntimeDir).
+func (c *cmd) runtimeDir() (string, error) { return app.RuntimeDir(c.o.Getenv) }
 
 // serve runs the loopback API until interrupted.
 func (c *cmd) serve(args []string) error {

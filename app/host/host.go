@@ -1,0 +1,367 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/embed"
+	"github.com/engram-app/engram/app/recall"
+	"github.com/engram-app/engram/app/server"
+	"github.com/engram-app/engram/vault"
+)
+
+// Config is what a Host needs from its surroundings.
+type Config struct {
+	// DataDir holds the vault file (see app.DataDir).
+	DataDir string
+	// RuntimeDir holds the agent API's address file, admin token and Unix
+	// socket; default DataDir.
+	RuntimeDir string
+	// KeyStore keeps the derived key; nil means the OS keyring.
+	KeyStore app.KeyStore
+	// KDF is the cost of a new vault's key derivation; zero calibrates
+	// on this machine (about 0.75 s).
+	KDF vault.KDFCost
+	// BackupWorkFactor is age's scrypt work factor for backups; 0 is age's
+	// default.
+	BackupWorkFactor int
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Log receives operational messages (never memory content).
+	Log *slog.Logger
+	// Getenv reads the environment; nil means os.Getenv.
+	Getenv func(string) string
+	// ModelDir is where the built-in embedding model lives; empty means
+	// embed.DefaultModelDir().
+	ModelDir string
+	// NoServer keeps the agent API off (tests of the UI).
+	NoServer bool
+}
+
+func (c *Config) fill() {
+	if c.RuntimeDir == "" {
+		c.RuntimeDir = c.DataDir
+	}
+	if c.KeyStore == nil {
+		c.KeyStore = app.OSKeyring{}
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	if c.Getenv == nil {
+		c.Getenv = os.Getenv
+	}
+	if c.ModelDir == "" {
+		c.ModelDir = embed.DefaultModelDir()
+	}
+}
+
+// VaultPath is where the vault file of dataDir lives.
+func VaultPath(dataDir string) string { return filepath.Join(dataDir, app.VaultFile) }
+
+// Exists reports whether dataDir has a vault.
+func Exists(dataDir string) bool {
+	_, err := os.Stat(VaultPath(dataDir))
+	return err == nil
+}
+
+// Host is a running Engram: one open vault, its service and the
+// background work around it. Its methods are safe for concurrent use.
+type Host struct {
+	cfg Config
+	v   *vault.Vault
+	svc *app.Service
+
+	// Warnings are things the user should know about start-up (semantic
+	// recall off, keyring unusable); the UI shows them once.
+	Warnings []string
+
+	mu           sync.Mutex
+	settings     Settings
+	lastActivity time.Time
+	// userLocked is set by Lock: after it, the keyring no longer unlocks
+	// silently in this process, so an idle lock means something.
+	userLocked bool
+	keyringErr error
+	listeners  []func(Event)
+	serverAddr string
+	serverErr  error
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// Create makes a new vault in cfg.DataDir with passphrase pass and opens
+// it unlocked. With remember set the derived key is kept in the keyring;
+// a keyring that cannot be used is reported in Warnings, not as an error.
+func Create(ctx context.Context, cfg Config, pass []byte, remember bool) (*Host, error) {
+	cfg.fill()
+	if len(pass) == 0 {
+		return nil, errors.New("the passphrase is empty")
+	}
+	v, err := vault.Create(ctx, VaultPath(cfg.DataDir), pass, vault.CreateOptions{KDF: cfg.KDF, Options: vault.Options{Timeout: time.Second, Now: cfg.Now}})
+	if err != nil {
+		return nil, err
+	}
+	h, err := newHost(cfg, v)
+	if err != nil {
+		return nil, err
+	}
+	if remember {
+		if err := app.Remember(v, cfg.KeyStore); err != nil {
+			h.Warnings = append(h.Warnings, fmt.Sprintf("The key could not be kept in the OS keyring (%v): Engram will ask for the passphrase at each start.", err))
+		}
+	}
+	return h, nil
+}
+
+// Open opens the vault in cfg.DataDir, locked. It fails with ErrNoVault
+// when there is none, and with an error wrapping vault.ErrInUse when
+// another Engram process has it open.
+func Open(ctx context.Context, cfg Config) (*Host, error) {
+	cfg.fill()
+	v, err := vault.Open(VaultPath(cfg.DataDir), vault.Options{Timeout: time.Second, Now: cfg.Now})
+	if errors.Is(err, vault.ErrNotFound) {
+		return nil, ErrNoVault
+	}
+	if err != nil {
+		return nil, err
+	}
+	return newHost(cfg, v)
+}
+
+func newHost(cfg Config, v *vault.Vault) (*Host, error) {
+	h := &Host{cfg: cfg, v: v, lastActivity: cfg.Now()}
+	raw, err := v.Settings()
+	if err == nil {
+		h.settings, err = decodeSettings(raw)
+	}
+	if err != nil {
+		h.Warnings = append(h.Warnings, fmt.Sprintf("The stored settings could not be read (%v); the defaults are in use.", err))
+		h.settings = Settings{}
+	}
+	h.settings = h.settings.withDefaults(cfg.DataDir)
+	engine, warn := NewRecall(h.settings, cfg.ModelDir)
+	if warn != "" {
+		h.Warnings = append(h.Warnings, warn)
+	}
+	svc, err := app.New(v, app.Options{Log: cfg.Log, Guard: h.settings.GuardPolicy(), Now: cfg.Now, Recall: engine})
+	if err != nil {
+		v.Close()
+		return nil, err
+	}
+	h.svc = svc
+	return h, nil
+}
+
+// NewRecall builds the recall engine the settings ask for. When the
+// embedder cannot be used, recall falls back to keywords and the returned
+// sentence says why.
+func NewRecall(s Settings, modelDir string) (*recall.Engine, string) {
+	switch s.Embedder {
+	case EmbedderOff:
+		return recall.New(recall.DefaultConfig(nil)), ""
+	case "", EmbedderBuiltin:
+		u, err := embed.LoadUSE(modelDir)
+		if err != nil {
+			why := err.Error()
+			if errors.Is(err, embed.ErrModelNotFound) || errors.Is(err, os.ErrNotExist) {
+				why = "the embedding model is not installed at " + modelDir + " (run 'make model')"
+			}
+			return recall.New(recall.DefaultConfig(nil)), "Semantic recall is off: " + why + "; keyword recall still works."
+		}
+		return recall.New(recall.DefaultConfig(u)), ""
+	}
+	model := s.EmbedderModel
+	if model == "" {
+		model = "nomic-embed-text"
+	}
+	o, err := embed.NewOpenAI(s.Embedder, model)
+	if err != nil {
+		return recall.New(recall.DefaultConfig(nil)), "Semantic recall is off: " + err.Error() + "; keyword recall still works."
+	}
+	return recall.New(recall.DefaultConfig(o)), ""
+}
+
+// Service is the memory service; the UI calls it with Operator().
+func (h *Host) Service() *app.Service { return h.svc }
+
+// Operator is the request of the local user.
+func (h *Host) Operator() app.Request {
+	return app.Request{Caller: app.Caller{Operator: true}, Authorized: true, Reason: "desktop app"}
+}
+
+// DataDir is the data directory.
+func (h *Host) DataDir() string { return h.cfg.DataDir }
+
+// VaultPath is the vault file.
+func (h *Host) VaultPath() string { return h.v.Path() }
+
+// Locked reports whether the sensitive partition is locked.
+func (h *Host) Locked() bool { return h.v.Locked() }
+
+// TryKeyring unlocks with the key in the OS keyring, if there is one and
+// the user has not locked the vault in this process. It reports whether
+// the vault is now unlocked and, if not, why the keyring was not used
+// (nil when there simply was no key).
+func (h *Host) TryKeyring() (bool, error) {
+	if !h.v.Locked() {
+		return true, nil
+	}
+	h.mu.Lock()
+	userLocked := h.userLocked
+	h.mu.Unlock()
+	if userLocked {
+		return false, nil
+	}
+	key, err := h.cfg.KeyStore.Get(h.v.ID())
+	if errors.Is(err, app.ErrNoKey) {
+		return false, nil
+	}
+	if err != nil {
+		h.setKeyringErr(err)
+		return false, err
+	}
+	defer clear(key)
+	if err := h.v.UnlockWithKey(key); err != nil {
+		_ = h.cfg.KeyStore.Delete(h.v.ID())
+		return false, errors.New("the key in the OS keyring is out of date")
+	}
+	h.unlocked()
+	return true, nil
+}
+
+func (h *Host) setKeyringErr(err error) {
+	h.mu.Lock()
+	h.keyringErr = err
+	h.mu.Unlock()
+}
+
+// Unlock unlocks with a passphrase; a wrong one returns an error wrapping
+// vault.ErrWrongPassphrase and changes nothing. With remember set the key
+// is kept in the keyring (a failure there is returned in the second value).
+func (h *Host) Unlock(ctx context.Context, pass []byte, remember bool) (keyringErr, err error) {
+	if err := h.v.Unlock(ctx, pass); err != nil {
+		return nil, err
+	}
+	if remember {
+		keyringErr = app.Remember(h.v, h.cfg.KeyStore)
+	}
+	h.unlocked()
+	return keyringErr, nil
+}
+
+func (h *Host) unlocked() {
+	h.mu.Lock()
+	h.userLocked = false
+	h.lastActivity = h.cfg.Now()
+	h.mu.Unlock()
+	h.emit(Event{Lock: true})
+}
+
+// Lock forgets the key: sensitive memories are hidden from everyone until
+// the passphrase is entered again (the keyring does not unlock silently
+// again in this process). Agents keep their access to the rest.
+func (h *Host) Lock() {
+	h.mu.Lock()
+	h.userLocked = true
+	h.mu.Unlock()
+	if !h.v.Locked() {
+		h.v.Lock()
+		h.emit(Event{Lock: true})
+	}
+}
+
+// Touch records user activity for the auto-lock.
+func (h *Host) Touch() {
+	h.mu.Lock()
+	h.lastActivity = h.cfg.Now()
+	h.mu.Unlock()
+}
+
+// Settings returns the current settings, defaults filled in.
+func (h *Host) Settings() Settings {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.settings
+}
+
+// SaveSettings validates and stores s in the vault. The guard policy,
+// embedder and address take effect at the next start; the auto-lock,
+// decay and backup folder at once.
+func (h *Host) SaveSettings(s Settings) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	s = s.withDefaults(h.cfg.DataDir)
+	doc, err := jsonMarshal(s)
+	if err != nil {
+		return err
+	}
+	if err := h.v.SetSettings(doc, vault.Actor{Agent: vault.AgentOperator, Reason: "desktop app"}); err != nil {
+		return err
+	}
+	h.mu.Lock()
+	h.settings = s
+	h.mu.Unlock()
+	return nil
+}
+
+// ServerStatus reports the agent API's address once it listens, or why it
+// could not start.
+func (h *Host) ServerStatus() (addr string, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.serverAddr, h.serverErr
+}
+
+// Start begins the background work: the agent API (unless NoServer), the
+// audit watcher that feeds Subscribe, the scheduled sweep and the
+// auto-lock. It returns at once; Close ends it all.
+func (h *Host) Start(ctx context.Context) {
+	ctx, h.cancel = context.WithCancel(ctx)
+	if !h.cfg.NoServer {
+		h.wg.Go(func() { h.serve(ctx) })
+	}
+	h.wg.Go(func() { h.watch(ctx, 300*time.Millisecond) })
+	h.wg.Go(func() { h.schedule(ctx) })
+}
+
+func (h *Host) serve(ctx context.Context) {
+	addr := h.Settings().Addr
+	rt := h.cfg.RuntimeDir
+	srv := server.New(h.svc, server.Options{Log: h.cfg.Log, Listening: func(a string) {
+		h.mu.Lock()
+		h.serverAddr = a
+		h.mu.Unlock()
+		h.emit(Event{Server: true})
+	}})
+	err := srv.Serve(ctx, addr, filepath.Join(rt, "engram.sock"), filepath.Join(rt, "engram.addr"))
+	if err != nil && ctx.Err() == nil {
+		h.cfg.Log.Error("agent API stopped", "err", err)
+		h.mu.Lock()
+		h.serverErr = err
+		h.mu.Unlock()
+		h.emit(Event{Server: true})
+	}
+}
+
+// Close stops the background work and closes the vault. The key is
+// forgotten with it.
+func (h *Host) Close() error {
+	if h.cancel != nil {
+		h.cancel()
+	}
+	h.wg.Wait()
+	return h.v.Close()
+}
