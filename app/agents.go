@@ -150,23 +150,9 @@ func (s *Service) AddAgent(ctx context.Context, req Request, spec AgentSpec) Age
 	if _, err := s.v.GetAgent(spec.Name); err == nil {
 		return AgentResponse{Response: Response{StatusConflict, fmt.Sprintf("an agent named %q exists; rotate its token or revoke it", spec.Name)}}
 	}
-	fields := spec.Fields
-	if fields == nil {
-		fields = DefaultAgentFields
-	}
-	for _, f := range fields {
-		if !slices.Contains(vault.AgentFields, f) {
-			return AgentResponse{Response: Response{StatusInvalid, fmt.Sprintf("field %q cannot be granted to an agent", f)}}
-		}
-	}
-	read := spec.Read
-	if read == nil {
-		read = []Partition{vault.Public, vault.Internal}
-	}
-	for _, p := range read {
-		if !slices.Contains(vault.Partitions, p) {
-			return AgentResponse{Response: Response{StatusInvalid, fmt.Sprintf("unknown partition %q", p)}}
-		}
+	fields, read, bad := grants(spec.Fields, spec.Read)
+	if bad != "" {
+		return AgentResponse{Response: Response{StatusInvalid, bad}}
 	}
 	token, hash, err := newToken()
 	if err != nil {
@@ -196,6 +182,41 @@ func (s *Service) Agents(ctx context.Context, req Request) AgentsResponse {
 		all[i].TokenHash, all[i].PairHash = "", ""
 	}
 	return AgentsResponse{Response: Response{Status: StatusOK}, Agents: all}
+}
+
+// grants fills in the default grants and checks them; bad says what is
+// wrong, or is empty.
+func grants(fields []Field, read []Partition) ([]Field, []Partition, string) {
+	if fields == nil {
+		fields = DefaultAgentFields
+	}
+	for _, f := range fields {
+		if !slices.Contains(vault.AgentFields, f) {
+			return nil, nil, fmt.Sprintf("field %q cannot be granted to an agent", f)
+		}
+	}
+	if read == nil {
+		read = []Partition{vault.Public, vault.Internal}
+	}
+	for _, p := range read {
+		if !slices.Contains(vault.Partitions, p) {
+			return nil, nil, fmt.Sprintf("unknown partition %q", p)
+		}
+	}
+	return fields, read, ""
+}
+
+// SetAgentGrants replaces what an agent may write (fields) and read
+// (partitions); nil means the defaults. Operator only.
+func (s *Service) SetAgentGrants(ctx context.Context, req Request, name string, fields []Field, read []Partition) AgentResponse {
+	f, r, bad := grants(fields, read)
+	return s.changeAgent(req, name, "grants", func(a *vault.Agent) (string, error) {
+		if bad != "" {
+			return "", errors.New(bad)
+		}
+		a.Fields, a.Read = f, r
+		return "", nil
+	})
 }
 
 // SetAgentStatus pauses, resumes or revokes an agent. Operator only.

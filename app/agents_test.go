@@ -142,3 +142,27 @@ func TestReadMatrix(t *testing.T) {
 		t.Fatalf("L3 audit: %d granted and %d denied accesses, want 1 and 1 (%+v)", granted3, denied3, l3)
 	}
 }
+
+func TestSetAgentGrants(t *testing.T) {
+	svc, _ := newService(t)
+	ctx := t.Context()
+	if r := svc.AddAgent(ctx, operator, app.AgentSpec{Name: "cursor"}); !r.OK() {
+		t.Fatal(r.Message)
+	}
+	r := svc.SetAgentGrants(ctx, operator, "cursor", []app.Field{"gotchas"}, []app.Partition{"public"})
+	if !r.OK() || len(r.Agent.Fields) != 1 || r.Agent.Fields[0] != "gotchas" || len(r.Agent.Read) != 1 {
+		t.Fatalf("SetAgentGrants = %+v", r)
+	}
+	for _, tc := range []struct {
+		fields []app.Field
+		read   []app.Partition
+	}{{[]app.Field{"constitution"}, nil}, {nil, []app.Partition{"everything"}}} {
+		if r := svc.SetAgentGrants(ctx, operator, "cursor", tc.fields, tc.read); r.Status != app.StatusInvalid {
+			t.Errorf("SetAgentGrants(%v, %v) = %s, want invalid", tc.fields, tc.read, r.Status)
+		}
+	}
+	agent := app.Request{Caller: app.Caller{Agent: "cursor"}, Authorized: true}
+	if r := svc.SetAgentGrants(ctx, agent, "cursor", []app.Field{"gotchas", "learnings"}, nil); r.OK() {
+		t.Fatal("an agent changed its own grants")
+	}
+}

@@ -30,7 +30,7 @@ func (c *cmd) initVault(args []string) error {
 		return err
 	}
 	defer clear(pass)
-	if hint := strengthHint(pass); hint != "" {
+	if hint := app.StrengthHint(pass); hint != "" {
 		fmt.Fprintf(c.o.Stderr, "engram: %s\n", hint)
 	}
 	if c.o.KDF == (vault.KDFCost{}) {
@@ -187,7 +187,7 @@ func (c *cmd) passphrase(args []string) error {
 		return err
 	}
 	defer clear(np)
-	if hint := strengthHint(np); hint != "" {
+	if hint := app.StrengthHint(np); hint != "" {
 		fmt.Fprintf(c.o.Stderr, "engram: %s\n", hint)
 	}
 	if err := c.v.ChangePassphrase(c.ctx, old, np); err != nil {

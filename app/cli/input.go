@@ -126,15 +126,3 @@ func terminalPrompt(prompt string) ([]byte, error) {
 	}
 	return b, nil
 }
-
-// strengthHint says something useful about a new passphrase, or nothing.
-func strengthHint(p []byte) string {
-	n := len([]rune(string(p)))
-	switch {
-	case n < 8:
-		return "this passphrase is short: anyone with the vault file can guess it quickly. Four or more random words are better."
-	case n < 14:
-		return "a longer passphrase (four or more random words) would be stronger."
-	}
-	return ""
-}
