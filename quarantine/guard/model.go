@@ -33,7 +33,7 @@ const (
 	hashDim      = 1 << hashBits
 	// Dense features: one per layer-1 pattern, then decodedB64, high
 	// entropy, many agents, imperative density.
-	denseDim = 32
+	denseDim = 48
 )
 
 type model struct {

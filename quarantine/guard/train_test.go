@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"flag"
 	"math"
@@ -231,4 +232,23 @@ func TestTrain(t *testing.T) {
 		t.Fatalf("write model: %v", err)
 	}
 	t.Logf("wrote model.bin (%d bytes) from %d rows", len(data), len(rows))
+}
+
+// TestShippedModelReproduces checks that the embedded model.bin is what
+// TestTrain builds from the corpus and the current features: every
+// injection pattern is a model feature, so a pattern added without
+// retraining leaves the shipped weights out of step with the code.
+func TestShippedModelReproduces(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains the model; skipped with -short")
+	}
+	dir := evalDir()
+	if dir == "" {
+		t.Skip("corpus not found; set ENGRAM_EVAL_DIR")
+	}
+	rows := readJSONL[injectionRow](t, filepath.Join(dir, "guard", "injection-dev.jsonl"))
+	m := trainModel(rows, benignExtras(t, dir, 1600), defaultTrain)
+	if data := encodeModel(m.bias, m.w); !bytes.Equal(data, modelBin) {
+		t.Errorf("model.bin (%d bytes) differs from what its trainer builds (%d bytes); run go test ./quarantine/guard -run TestTrain -train", len(modelBin), len(data))
+	}
 }
