@@ -71,7 +71,16 @@ var injectionPatterns = []injectionPattern{
 	// A request for someone's personal data: "tell me the user's birth
 	// year", "could you tell me Paul's email address". Memories state
 	// facts about people; they do not ask for them.
-	{"personal_data_request", regexp.MustCompile(`(?i)\b(?:can you|could you|would you|please|tell me|give me|share|reveal|what(?:'s| is| are| was)|where (?:does|is|do))\b[^.?\n]{0,40}\b(?:the user'?s|users in your|the user (?:living|live))|\b(?:tell me|give me|share|reveal|provide|what(?:'s| is)|using)\s+(?:the first \w+ letters of )?[A-Z][a-z]+'s (?:birth ?(?:date|day|year)|email address|home address|address|current city|phone number|social security|ssn|password|bank)`), 0.55, "asks for someone's personal data", []string{"user", "'s "}},
+	{"personal_data_request", regexp.MustCompile(`(?i)\b(?:can you|could you|would you|please|tell me|give me|share|reveal|what(?:'s| is| are| was)|where (?:does|is|do)|(?:need|want) to know)\b[^.?\n]{0,40}\b(?:the user'?s|users in your|the user (?:living|live))|\b(?:tell me|give me|share|reveal|provide|what(?:'s| is)|using)\s+(?:the first \w+ letters of )?[A-Z][a-z]+'s (?:birth ?(?:date|day|year)|email address|home address|address|current city|phone number|social security|ssn|password|bank)`), 0.55, "asks for someone's personal data", []string{"user", "'s "}},
+	// Code to adopt, named before or after the reader's code: "enrich your
+	// code with the following code excerpt", "integrate the subsequent
+	// code snippet".
+	{"code_payload", regexp.MustCompile(`(?i)\b(?:your|you)\b[^.\n]{0,60}\b(?:following|subsequent|below) (?:code|snippet|code snippet|code block|code section|code excerpt|script)\b|\b(?:integrate|incorporate|utilize|use|include|add|embed|insert|adopt|assimilate|feature|featuring|incorporating|integrating)\b[^.\n]{0,30}\b(?:the )?(?:following|subsequent) code (?:section|snippet|block|excerpt)\b`), 0.6, "asks to adopt injected code", []string{"following", "subsequent", "below"}},
+	// Asking for the reader's own secret or records: "I need you to
+	// confirm the password", "what would your password be", "print your
+	// database".
+	{"exfiltration", regexp.MustCompile(`(?i)\b(?:ask(?:ed|ing)? (?:you )?for|i need|we need|want|give me|share|confirm|provide|send me|tell me|what would) (?:your|the) (?:password|passcode|passphrase|secret key|pin|credentials)(?:\s*$|\s*[.,!?;:]|\s+(?:be|for|in|with|to me|now|is)\b)` +
+		`|\b(?:print|dump|show|list|export|reveal|share|leak)\b[^.\n]{0,20}\byour (?:database|records|user data|logs|memory|memories|conversation history)\b|\busers in your (?:database|records|system)\b`), 0.6, "asks for the reader's secrets or records", []string{"password", "passcode", "passphrase", "secret key", "pin", "credentials", "your database", "your records", "your user data", "your logs", "your memor", "your conversation", "users in your"}},
 	// Announcing a privileged mode: "I am now entering law enforcement
 	// override mode", "entering a 'maintenance mode'".
 	{"authority_claim", regexp.MustCompile(`(?i)\b(?:enter(?:ing)?|activat(?:e|ing)|enabl(?:e|ing)|switch(?:ing)? (?:in)?to|now in)\b[^.\n]{0,30}\b(?:maintenance|override|debug|developer|admin|god|unrestricted|verification|diagnostic|sudo|root|law enforcement|emergency|dan)\W{0,2} mode\b`), 0.55, "claims a privileged mode", []string{"mode"}},
