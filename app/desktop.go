@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/engram-app/engram/decay"
+	"github.com/engram-app/engram/quarantine"
 	"github.com/engram-app/engram/vault"
 )
 
@@ -47,6 +48,8 @@ type (
 	Trust       = vault.Trust
 	Operation   = vault.Operation
 	AgentStatus = vault.AgentStatus
+	// Finding is one span the guard flagged in a quarantined memory.
+	Finding = quarantine.Finding
 )
 
 // The values a filter or a form offers, in display order.

@@ -19,7 +19,7 @@ var allowed = map[string][]string{
 	"partitions": {"vault"},
 	"quarantine": {"vault"},
 	"app":        {"vault", "partitions", "quarantine", "decay"},
-	"ui":         {"app"},
+	"ui":         {"app", "assets"}, // assets: the window and tray icon
 	"cmd":        {"app", "ui"},
 	"assets":     {},
 }

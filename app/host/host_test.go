@@ -6,54 +6,21 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/apptest"
 	"github.com/engram-app/engram/vault"
 	"github.com/engram-app/engram/vault/vaulttest"
 )
-
-// memKeys is an in-memory KeyStore.
-type memKeys struct {
-	mu   sync.Mutex
-	keys map[string][]byte
-}
-
-func (m *memKeys) Get(id string) ([]byte, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	k, ok := m.keys[id]
-	if !ok {
-		return nil, app.ErrNoKey
-	}
-	return append([]byte(nil), k...), nil
-}
-
-func (m *memKeys) Set(id string, k []byte) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.keys == nil {
-		m.keys = map[string][]byte{}
-	}
-	m.keys[id] = append([]byte(nil), k...)
-	return nil
-}
-
-func (m *memKeys) Delete(id string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.keys, id)
-	return nil
-}
 
 var pass = []byte(vaulttest.Passphrase)
 
 func testConfig(t *testing.T) (Config, *vaulttest.Clock) {
 	clock := vaulttest.NewClock(vaulttest.Start)
 	return Config{
-		DataDir: t.TempDir(), KeyStore: &memKeys{}, KDF: vaulttest.KDF, BackupWorkFactor: 10,
+		DataDir: t.TempDir(), KeyStore: &apptest.Keys{}, KDF: vaulttest.KDF, BackupWorkFactor: 10,
 		Now: clock.Now, Getenv: func(string) string { return "" }, ModelDir: filepath.Join(t.TempDir(), "none"), NoServer: true,
 	}, clock
 }

@@ -159,3 +159,7 @@ func decodeSettings(b []byte) (Settings, error) {
 	}
 	return s, nil
 }
+
+// PIIMode is what happens to personal data: guard.PIIEncrypt or
+// guard.PIIRedact ("encrypt" or "redact").
+type PIIMode = guard.PIIMode

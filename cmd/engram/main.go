@@ -1,13 +1,17 @@
-// Command engram is the Engram memory vault: its command line (and, later,
-// its desktop app).
+// Command engram is the Engram memory vault: with no arguments its desktop
+// app, otherwise its command line (see 'engram help').
 package main
 
 import (
 	"os"
 
 	"github.com/engram-app/engram/app/cli"
+	"github.com/engram-app/engram/ui"
 )
 
 func main() {
+	if len(os.Args) == 1 {
+		os.Exit(ui.Main(os.Stderr))
+	}
 	os.Exit(cli.Main(os.Args[1:]))
 }

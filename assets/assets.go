@@ -1,0 +1,21 @@
+// Package assets holds Engram's embedded resources: the application icon
+// as PNG (window, tray, packaging) and SVG (its source).
+package assets
+
+import (
+	_ "embed"
+
+	"fyne.io/fyne/v2"
+)
+
+//go:embed icon.png
+var iconPNG []byte
+
+//go:embed icon.svg
+var iconSVG []byte
+
+// Icon is the application icon (PNG, 256×256).
+var Icon = fyne.NewStaticResource("engram.png", iconPNG)
+
+// IconSVG is the icon's vector source.
+var IconSVG = fyne.NewStaticResource("engram.svg", iconSVG)

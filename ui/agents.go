@@ -1,0 +1,297 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/data/binding"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/engram-app/engram/app"
+)
+
+// agentsScreen lists the agents and pairing requests, and manages them.
+type agentsScreen struct {
+	u       *UI
+	content fyne.CanvasObject
+	agents  binding.List[app.Agent]
+	list    *widget.List
+	box     *fyne.Container
+	sel     string
+}
+
+func agentsEqual(a, b app.Agent) bool {
+	return a.Name == b.Name && a.Status == b.Status && a.LastSeen.Equal(b.LastSeen) && slices.Equal(a.Fields, b.Fields) && slices.Equal(a.Read, b.Read)
+}
+
+func newAgentsScreen(u *UI) *agentsScreen {
+	s := &agentsScreen{u: u, agents: binding.NewList(agentsEqual)}
+	s.box = container.NewVBox(widget.NewLabel("Select an agent."))
+	s.list = widget.NewListWithData(s.agents,
+		func() fyne.CanvasObject {
+			status := widget.NewLabel("pending")
+			return container.NewBorder(nil, nil, status, nil, widget.NewLabel(""))
+		},
+		func(item binding.DataItem, o fyne.CanvasObject) {
+			a, err := item.(binding.Item[app.Agent]).Get()
+			if err != nil {
+				return
+			}
+			c := o.(*fyne.Container)
+			st := c.Objects[1].(*widget.Label)
+			st.SetText(string(a.Status))
+			st.Importance = statusImportance(a.Status)
+			st.Refresh()
+			c.Objects[0].(*widget.Label).SetText(fmt.Sprintf("%s · last seen %s", a.Name, when(a.LastSeen)))
+		})
+	s.list.OnSelected = func(id widget.ListItemID) {
+		u.h.Touch()
+		if a, err := s.agents.GetValue(id); err == nil {
+			s.sel = a.Name
+			s.show(a)
+		}
+	}
+	top := container.NewHBox(
+		widget.NewButtonWithIcon("Add agent…", theme.ContentAddIcon(), s.add),
+		widget.NewButtonWithIcon("Pause all", theme.MediaPauseIcon(), func() { s.pauseAll(true) }),
+		widget.NewButtonWithIcon("Resume all", theme.MediaPlayIcon(), func() { s.pauseAll(false) }),
+	)
+	split := container.NewHSplit(container.NewBorder(top, nil, nil, nil, s.list), container.NewVScroll(s.box))
+	split.Offset = 0.45
+	s.content = split
+	return s
+}
+
+func statusImportance(st app.AgentStatus) widget.Importance {
+	switch st {
+	case app.AgentPending:
+		return widget.WarningImportance
+	case app.AgentActive:
+		return widget.SuccessImportance
+	case app.AgentRevoked:
+		return widget.DangerImportance
+	}
+	return widget.LowImportance
+}
+
+// refresh reloads the agents and puts new pairing requests to the user.
+func (s *agentsScreen) refresh() {
+	if s.u.h == nil {
+		return
+	}
+	h := s.u.h
+	var r app.AgentsResponse
+	s.u.background(func() error { r = h.Service().Agents(s.u.ctx, h.Operator()); return nil }, func(error) {
+		if !r.OK() {
+			return
+		}
+		s.agents.Set(r.Agents)
+		for _, a := range r.Agents {
+			if a.Name == s.sel {
+				s.show(a)
+			}
+			if a.Status == app.AgentPending && !s.u.shownPairing[a.Name] {
+				s.u.shownPairing[a.Name] = true
+				s.pairingDialog(a)
+			}
+		}
+	})
+}
+
+func (s *agentsScreen) show(a app.Agent) {
+	grants := widget.NewForm(
+		widget.NewFormItem("Status", widget.NewLabel(string(a.Status))),
+		widget.NewFormItem("Writes", wrapped(joinAny(a.Fields))),
+		widget.NewFormItem("Reads", wrapped(joinAny(a.Read))),
+		widget.NewFormItem("Group / product", widget.NewLabel(orDash(a.Group)+" / "+orDash(a.Product))),
+		widget.NewFormItem("Added", widget.NewLabel(when(a.Created))),
+		widget.NewFormItem("Last seen", widget.NewLabel(when(a.LastSeen))),
+	)
+	var buttons []fyne.CanvasObject
+	switch a.Status {
+	case app.AgentPending:
+		buttons = append(buttons, widget.NewButtonWithIcon("Review pairing…", theme.ConfirmIcon(), func() { s.pairingDialog(a) }))
+	case app.AgentActive:
+		buttons = append(buttons, widget.NewButtonWithIcon("Pause", theme.MediaPauseIcon(), func() { s.setStatus(a.Name, app.AgentPaused) }))
+	case app.AgentPaused:
+		buttons = append(buttons, widget.NewButtonWithIcon("Resume", theme.MediaPlayIcon(), func() { s.setStatus(a.Name, app.AgentActive) }))
+	}
+	if a.Status == app.AgentActive || a.Status == app.AgentPaused {
+		buttons = append(buttons,
+			widget.NewButtonWithIcon("Grants…", theme.SettingsIcon(), func() { s.grantsDialog(a, false) }),
+			widget.NewButtonWithIcon("Rotate token", theme.ViewRefreshIcon(), func() { s.rotate(a.Name) }),
+			widget.NewButtonWithIcon("Revoke", theme.DeleteIcon(), func() {
+				dialog.ShowConfirm("Revoke "+a.Name, "Its token stops working at once; it must pair again to come back.", func(ok bool) {
+					if ok {
+						s.setStatus(a.Name, app.AgentRevoked)
+					}
+				}, s.u.win)
+			}))
+	}
+	s.box.Objects = []fyne.CanvasObject{heading("Agent " + a.Name), grants, container.NewHBox(buttons...)}
+	s.box.Refresh()
+}
+
+func joinAny[T ~string](vals []T) string {
+	var out []string
+	for _, v := range vals {
+		out = append(out, string(v))
+	}
+	if len(out) == 0 {
+		return "-"
+	}
+	return strings.Join(out, ", ")
+}
+
+// pairingDialog asks the user to approve a pairing request with chosen
+// grants, or deny it.
+func (s *agentsScreen) pairingDialog(a app.Agent) {
+	s.grantsDialog(a, true)
+}
+
+// grantsDialog edits what an agent may write and read; for a pairing
+// request it also approves (or denies) the agent.
+func (s *agentsScreen) grantsDialog(a app.Agent, pairing bool) {
+	fieldChecks := widget.NewCheckGroup(choices(app.Fields)[1:], nil)
+	fieldChecks.Horizontal = true
+	fields := a.Fields
+	if len(fields) == 0 {
+		fields = app.DefaultAgentFields
+	}
+	fieldChecks.SetSelected(strs(fields))
+	readChecks := widget.NewCheckGroup([]string{"public", "internal", "sensitive"}, nil)
+	readChecks.Horizontal = true
+	read := a.Read
+	if len(read) == 0 {
+		read = []app.Partition{"public", "internal"}
+	}
+	readChecks.SetSelected(strs(read))
+	items := []*widget.FormItem{
+		widget.NewFormItem("May write", fieldChecks),
+		widget.NewFormItem("May read", readChecks),
+		widget.NewFormItem("", wrapped("Reading 'sensitive' shows this agent personal data; every such read is audited.")),
+	}
+	title, confirm, dismiss := "Grants for "+a.Name, "Save", "Cancel"
+	if pairing {
+		title, confirm, dismiss = fmt.Sprintf("%q asks to pair with Engram", a.Name), "Approve", "Deny"
+	}
+	dlg := dialog.NewForm(title, confirm, dismiss, items, func(ok bool) {
+		if !pairing && !ok {
+			return
+		}
+		fs, rs := typed[app.Field](fieldChecks.Selected), typed[app.Partition](readChecks.Selected)
+		s.decide(a.Name, pairing, ok, fs, rs)
+	}, s.u.win)
+	dlg.Resize(fyne.NewSize(620, 300))
+	dlg.Show()
+}
+
+func strs[T ~string](vals []T) []string {
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		out[i] = string(v)
+	}
+	return out
+}
+
+func typed[T ~string](vals []string) []T {
+	out := make([]T, 0, len(vals))
+	for _, v := range vals {
+		out = append(out, T(v))
+	}
+	return out
+}
+
+// decide approves or denies a pairing (pairing set) or saves grants.
+func (s *agentsScreen) decide(name string, pairing, approve bool, fields []app.Field, read []app.Partition) {
+	h := s.u.h
+	var r app.AgentResponse
+	s.u.background(func() error {
+		svc, req := h.Service(), h.Operator()
+		if pairing {
+			if r = svc.DecidePairing(s.u.ctx, req, name, approve); !r.OK() || !approve {
+				return nil
+			}
+		}
+		r = svc.SetAgentGrants(s.u.ctx, req, name, fields, read)
+		return nil
+	}, func(error) {
+		if s.u.showResponse(r.Response) {
+			switch {
+			case pairing && approve:
+				s.u.setStatus(fmt.Sprintf("%s is paired: it receives its token on its next poll.", name))
+			case pairing:
+				s.u.setStatus(fmt.Sprintf("The pairing request of %s was denied.", name))
+			}
+			s.refresh()
+		}
+	})
+}
+
+func (s *agentsScreen) setStatus(name string, st app.AgentStatus) {
+	h := s.u.h
+	var r app.AgentResponse
+	s.u.background(func() error { r = h.Service().SetAgentStatus(s.u.ctx, h.Operator(), name, st); return nil }, func(error) {
+		if s.u.showResponse(r.Response) {
+			s.refresh()
+		}
+	})
+}
+
+func (s *agentsScreen) pauseAll(pause bool) {
+	h := s.u.h
+	var n int
+	s.u.async(func() (err error) { n, err = h.PauseAgents(s.u.ctx, pause); return err }, func() {
+		verb := "resumed"
+		if pause {
+			verb = "paused"
+		}
+		s.u.setStatus(fmt.Sprintf("%d agents %s", n, verb))
+		s.u.tray.setPaused(pause)
+		s.refresh()
+	})
+}
+
+func (s *agentsScreen) rotate(name string) {
+	h := s.u.h
+	var r app.AgentResponse
+	s.u.background(func() error { r = h.Service().RotateToken(s.u.ctx, h.Operator(), name); return nil }, func(error) {
+		if s.u.showResponse(r.Response) {
+			s.showToken(name, r.Token)
+		}
+	})
+}
+
+// showToken shows a new token once, selectable for copying.
+func (s *agentsScreen) showToken(name, token string) {
+	e := widget.NewEntry()
+	e.SetText(token)
+	copyButton := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { s.u.fa.Clipboard().SetContent(token) })
+	dialog.ShowCustom("Token for "+name, "Done", container.NewVBox(
+		wrapped("Give this token to the agent (ENGRAM_TOKEN, or the Authorization header). Engram shows it only now; it keeps only its hash."),
+		container.NewBorder(nil, nil, nil, copyButton, e)), s.u.win)
+}
+
+func (s *agentsScreen) add() {
+	name := widget.NewEntry()
+	name.SetPlaceHolder("claude-code")
+	dialog.ShowForm("Add an agent", "Add", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", name)}, func(ok bool) {
+		if !ok {
+			return
+		}
+		h := s.u.h
+		var r app.AgentResponse
+		n := strings.TrimSpace(name.Text)
+		s.u.background(func() error { r = h.Service().AddAgent(s.u.ctx, h.Operator(), app.AgentSpec{Name: n}); return nil }, func(error) {
+			if s.u.showResponse(r.Response) {
+				s.showToken(n, r.Token)
+				s.refresh()
+			}
+		})
+	}, s.u.win)
+}

@@ -1,0 +1,207 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/data/binding"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/engram-app/engram/app"
+)
+
+// auditLimit is how many of the newest matching entries the screen shows.
+const auditLimit = 2000
+
+// auditScreen shows the audit log with filters, the chain's verification
+// and export as JSONL.
+type auditScreen struct {
+	u       *UI
+	content fyne.CanvasObject
+	entries binding.List[app.AuditEntry]
+	agent   *widget.Entry
+	field   *widget.Select
+	action  *widget.Entry
+	since   *widget.Select
+	chain   *widget.Label
+	shown   []app.AuditEntry
+	ready   bool
+}
+
+func newAuditScreen(u *UI) *auditScreen {
+	s := &auditScreen{u: u, entries: binding.NewList(func(a, b app.AuditEntry) bool { return a.Seq == b.Seq })}
+	s.agent = widget.NewEntry()
+	s.agent.SetPlaceHolder("agent")
+	s.agent.OnSubmitted = func(string) { s.refresh() }
+	s.action = widget.NewEntry()
+	s.action.SetPlaceHolder("action, e.g. quarantine")
+	s.action.OnSubmitted = func(string) { s.refresh() }
+	s.field = widget.NewSelect(choices(app.Fields), func(string) { s.refresh() })
+	s.field.SetSelected(anyChoice)
+	s.since = widget.NewSelect([]string{anyChoice, "last hour", "today", "7 days", "30 days"}, func(string) { s.refresh() })
+	s.since.SetSelected(anyChoice)
+	s.chain = widget.NewLabel("")
+	list := widget.NewListWithData(s.entries,
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
+		func(item binding.DataItem, o fyne.CanvasObject) {
+			e, err := item.(binding.Item[app.AuditEntry]).Get()
+			if err == nil {
+				o.(*widget.Label).SetText(auditLine(e))
+			}
+		})
+	buttons := container.NewHBox(
+		widget.NewButtonWithIcon("Filter", theme.SearchIcon(), s.refresh),
+		widget.NewButtonWithIcon("Verify chain", theme.ConfirmIcon(), s.verify),
+		widget.NewButtonWithIcon("Export JSONL…", theme.DocumentSaveIcon(), s.exportDialog),
+	)
+	filters := container.NewGridWithColumns(4, labelled("Agent", s.agent), labelled("Field", s.field), labelled("Action", s.action), labelled("Since", s.since))
+	s.content = container.NewBorder(container.NewVBox(filters, buttons, s.chain), nil, nil, nil, list)
+	s.ready = true
+	return s
+}
+
+func auditLine(e app.AuditEntry) string {
+	parts := []string{fmt.Sprintf("#%d", e.Seq), e.Time.Local().Format("2006-01-02 15:04:05"), string(e.Action), e.Agent, string(e.Result)}
+	if e.MemoryID != "" {
+		parts = append(parts, "memory "+e.MemoryID)
+	}
+	if e.Field != "" {
+		parts = append(parts, string(e.Field))
+	}
+	if e.Count > 0 {
+		parts = append(parts, fmt.Sprintf("%d items", e.Count))
+	}
+	if e.Reason != "" {
+		parts = append(parts, e.Reason)
+	}
+	return strings.Join(parts, "  ")
+}
+
+func (s *auditScreen) input() app.AuditInput {
+	in := app.AuditInput{Agent: strings.TrimSpace(s.agent.Text)}
+	if s.field.Selected != anyChoice {
+		in.Field = app.Field(s.field.Selected)
+	}
+	now := s.u.now()
+	switch s.since.Selected {
+	case "last hour":
+		in.Since = now.Add(-time.Hour)
+	case "today":
+		in.Since = now.Add(-24 * time.Hour)
+	case "7 days":
+		in.Since = now.Add(-7 * 24 * time.Hour)
+	case "30 days":
+		in.Since = now.Add(-30 * 24 * time.Hour)
+	}
+	return in
+}
+
+// load returns the matching entries, newest first.
+func (s *auditScreen) load(limit int) ([]app.AuditEntry, app.Response) {
+	h := s.u.h
+	in := s.input()
+	action := strings.ToLower(strings.TrimSpace(s.action.Text))
+	if action == "" {
+		in.Last = limit
+	}
+	r := h.Service().Audit(s.u.ctx, h.Operator(), in)
+	if !r.OK() {
+		return nil, r.Response
+	}
+	var out []app.AuditEntry
+	for i := len(r.Entries) - 1; i >= 0 && (limit <= 0 || len(out) < limit); i-- {
+		if e := r.Entries[i]; action == "" || strings.Contains(string(e.Action), action) {
+			out = append(out, e)
+		}
+	}
+	return out, r.Response
+}
+
+func (s *auditScreen) refresh() {
+	if !s.ready || s.u.h == nil {
+		return
+	}
+	var es []app.AuditEntry
+	var r app.Response
+	s.u.background(func() error { es, r = s.load(auditLimit); return nil }, func(error) {
+		if s.u.showResponse(r) {
+			s.shown = es
+			s.entries.Set(es)
+		}
+	})
+}
+
+func (s *auditScreen) verify() {
+	h := s.u.h
+	var rep app.AuditReport
+	var r app.Response
+	s.u.background(func() error { rep, r = h.Service().VerifyAudit(s.u.ctx, h.Operator()); return nil }, func(error) {
+		switch {
+		case !r.OK():
+			s.chain.SetText("Chain could not be verified: " + r.Message)
+		case rep.OK():
+			s.chain.SetText(fmt.Sprintf("Chain intact: %d entries, #%d to #%d.", rep.Entries, rep.First, rep.Last))
+			s.chain.Importance = widget.SuccessImportance
+		default:
+			s.chain.SetText("Chain BROKEN: " + strings.Join(rep.Problems, "; "))
+			s.chain.Importance = widget.DangerImportance
+		}
+		s.chain.Refresh()
+	})
+}
+
+// exportJSONL writes every matching entry (oldest first) as JSON lines.
+func (s *auditScreen) exportJSONL(w io.Writer) (int, error) {
+	es, r := s.load(0)
+	if !r.OK() {
+		return 0, fmt.Errorf("%s", r.Message)
+	}
+	enc := json.NewEncoder(w)
+	for i := len(es) - 1; i >= 0; i-- {
+		if err := enc.Encode(es[i]); err != nil {
+			return 0, err
+		}
+	}
+	return len(es), nil
+}
+
+func (s *auditScreen) exportDialog() {
+	d := dialog.NewFileSave(func(wc fyne.URIWriteCloser, err error) {
+		if err != nil || wc == nil {
+			return
+		}
+		path := wc.URI().Path()
+		wc.Close()
+		s.exportTo(path)
+	}, s.u.win)
+	d.SetFileName("engram-audit.jsonl")
+	d.Show()
+}
+
+// exportTo writes the export to path with owner-only permissions.
+func (s *auditScreen) exportTo(path string) {
+	var n int
+	s.u.async(func() error {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			return err
+		}
+		if n, err = s.exportJSONL(f); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}, func() { s.u.setStatus(fmt.Sprintf("Exported %d audit entries to %s", n, path)) })
+}

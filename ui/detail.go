@@ -1,0 +1,340 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/engram-app/engram/app"
+)
+
+// detailPane shows one memory: its content and metadata, the provenance
+// chain, the versions with a diff and rollback, and the actions.
+type detailPane struct {
+	u       *UI
+	content fyne.CanvasObject
+	box     *fyne.Container
+	id      string
+	mem     *app.Memory
+	vers    []app.Version
+}
+
+func newDetailPane(u *UI) *detailPane {
+	d := &detailPane{u: u, box: container.NewVBox(widget.NewLabel("Select a memory to see why Engram believes it."))}
+	d.content = container.NewVScroll(d.box)
+	return d
+}
+
+// show loads and displays memory id.
+func (d *detailPane) show(id string) {
+	d.id = id
+	d.reload()
+}
+
+// reload fetches the shown memory again (it may have changed).
+func (d *detailPane) reload() {
+	if d.id == "" || d.u.h == nil {
+		return
+	}
+	id, h := d.id, d.u.h
+	var r app.HistoryResponse
+	d.u.background(func() error {
+		r = h.Service().History(d.u.ctx, h.Operator(), id)
+		return nil
+	}, func(error) {
+		if id != d.id {
+			return
+		}
+		if !r.OK() {
+			d.mem, d.vers = nil, nil
+			d.box.Objects = []fyne.CanvasObject{widget.NewLabel(r.Message)}
+			d.box.Refresh()
+			return
+		}
+		d.mem, d.vers = r.Memory, r.Versions
+		d.render()
+	})
+}
+
+func heading(s string) *widget.Label {
+	return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+}
+
+func wrapped(s string) *widget.Label {
+	l := widget.NewLabel(s)
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}
+
+func when(t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	return t.Local().Format("2006-01-02 15:04")
+}
+
+func (d *detailPane) render() {
+	m, now := d.mem, d.u.now()
+	conf := app.CurrentConfidence(m, now)
+	var future []string
+	for _, days := range []int{30, 90, 180} {
+		future = append(future, fmt.Sprintf("%.2f in %d days", app.CurrentConfidence(m, now.Add(time.Duration(days)*24*time.Hour)), days))
+	}
+	expires := "no expiry"
+	if m.Expires != nil {
+		expires = "expires " + when(*m.Expires)
+	}
+	tags := strings.Join(m.Tags, ", ")
+	if tags == "" {
+		tags = "none"
+	}
+	pinned := "no"
+	if m.Pinned {
+		pinned = "yes"
+	}
+	meta := widget.NewForm(
+		widget.NewFormItem("Partition", widget.NewLabel(string(m.Partition))),
+		widget.NewFormItem("Kind / tier / field", widget.NewLabel(fmt.Sprintf("%s / %s / %s", m.Kind, m.Tier, orDash(string(m.Field))))),
+		widget.NewFormItem("Source", widget.NewLabel(sourceText(m.Source))),
+		widget.NewFormItem("Trust", widget.NewLabel(string(m.Trust))),
+		widget.NewFormItem("Confidence", wrapped(fmt.Sprintf("%.2f now (stored %.2f); %s", conf, m.Confidence, strings.Join(future, ", ")))),
+		widget.NewFormItem("Tags", widget.NewLabel(tags)),
+		widget.NewFormItem("Expiry", widget.NewLabel(expires)),
+		widget.NewFormItem("Pinned", widget.NewLabel(pinned)),
+		widget.NewFormItem("Created / used", widget.NewLabel(when(m.Created)+" / "+when(m.Accessed))),
+	)
+	if m.Archive != nil {
+		meta.Append("Archived", wrapped(fmt.Sprintf("%s from %s: %s", when(m.Archive.Time), m.Archive.From, m.Archive.Reason)))
+	}
+	objs := []fyne.CanvasObject{heading(fmt.Sprintf("Memory %s (version %d)", m.ID, m.Version)), wrapped(m.Content), d.actions(), meta,
+		heading("Why does Engram believe this?"), d.provenance()}
+	objs = append(objs, heading("Versions"))
+	objs = append(objs, d.versions()...)
+	d.box.Objects = objs
+	d.box.Refresh()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func sourceText(s app.Source) string {
+	out := string(s.Type)
+	if s.AgentID != "" {
+		out += " from " + s.AgentID
+	}
+	if s.SessionID != "" {
+		out += " (session " + s.SessionID + ")"
+	}
+	if s.Tool != "" {
+		out += " via " + s.Tool
+	}
+	return out
+}
+
+func (d *detailPane) provenance() fyne.CanvasObject {
+	p := d.mem.Provenance
+	lines := []string{fmt.Sprintf("%s  created by %s from %s%s", when(p.Genesis.Time), p.Genesis.Agent, sourceText(p.Genesis.Source), optional(" — ", p.Genesis.Context))}
+	if p.Dropped > 0 {
+		lines = append(lines, fmt.Sprintf("… %d older changes (in the audit log)", p.Dropped))
+	}
+	for _, mod := range p.Modifications {
+		lines = append(lines, fmt.Sprintf("%s  %s by %s → version %d%s (state before %s)", when(mod.Time), mod.Operation, mod.Agent, mod.Version, optional(": ", mod.Reason), short(mod.PrevHash)))
+	}
+	for _, v := range p.Verifications {
+		lines = append(lines, fmt.Sprintf("%s  %s by %s%s", when(v.Time), v.Verdict, v.Agent, optional(": ", v.Evidence)))
+	}
+	return wrapped(strings.Join(lines, "\n"))
+}
+
+func optional(sep, s string) string {
+	if s == "" {
+		return ""
+	}
+	return sep + s
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// versions lists the kept versions, newest first, each with its diff from
+// the one before and a rollback button.
+func (d *detailPane) versions() []fyne.CanvasObject {
+	var out []fyne.CanvasObject
+	for i := len(d.vers) - 1; i >= 0; i-- {
+		v := d.vers[i]
+		prev := ""
+		if i > 0 {
+			prev = d.vers[i-1].Memory.Content
+		}
+		head := fmt.Sprintf("v%d  %s  %s by %s", v.Version, v.Time, orDash(string(v.Operation)), v.Agent)
+		row := []fyne.CanvasObject{widget.NewLabel(head)}
+		if v.Version != d.mem.Version {
+			to := v.Version
+			b := widget.NewButtonWithIcon(fmt.Sprintf("Roll back to v%d", to), theme.HistoryIcon(), func() { d.rollback(to) })
+			row = append(row, b)
+		}
+		out = append(out, container.NewHBox(row...), diffText(wordDiff(prev, v.Memory.Content)))
+	}
+	return out
+}
+
+// diffText renders a diff: removed words struck through in red, added in
+// green (as RichText segments, so tests can read them).
+func diffText(ops []diffOp) *widget.RichText {
+	var segs []widget.RichTextSegment
+	for _, op := range ops {
+		style := widget.RichTextStyleInline
+		text := op.Words
+		switch op.Kind {
+		case '-':
+			style.ColorName = theme.ColorNameError
+			text = "[-" + text + "-]"
+		case '+':
+			style.ColorName = theme.ColorNameSuccess
+			text = "{+" + text + "+}"
+		}
+		segs = append(segs, &widget.TextSegment{Text: text + " ", Style: style})
+	}
+	rt := widget.NewRichText(segs...)
+	rt.Wrapping = fyne.TextWrapWord
+	return rt
+}
+
+func (d *detailPane) actions() fyne.CanvasObject {
+	m := d.mem
+	pin := "Pin"
+	if m.Pinned {
+		pin = "Unpin"
+	}
+	return container.NewGridWithColumns(3,
+		widget.NewButtonWithIcon("Edit", theme.DocumentCreateIcon(), d.edit),
+		widget.NewButtonWithIcon("Tag", theme.ContentAddIcon(), d.tag),
+		widget.NewButtonWithIcon("Reclassify", theme.FolderIcon(), d.reclassify),
+		widget.NewButtonWithIcon(pin, theme.ContentCopyIcon(), func() {
+			d.apply(func() app.MemoryResponse {
+				return d.u.h.Service().SetPinned(d.u.ctx, d.u.h.Operator(), m.ID, !m.Pinned)
+			})
+		}),
+		widget.NewButtonWithIcon("Confirm", theme.ConfirmIcon(), func() {
+			d.apply(func() app.MemoryResponse {
+				return d.u.h.Service().Confirm(d.u.ctx, d.u.h.Operator(), m.ID, "confirmed in the desktop app")
+			})
+		}),
+		widget.NewButtonWithIcon("Forget", theme.DeleteIcon(), d.forget),
+	)
+}
+
+// apply runs a change in the background and shows the new state.
+func (d *detailPane) apply(change func() app.MemoryResponse) {
+	d.u.h.Touch()
+	var r app.MemoryResponse
+	d.u.background(func() error { r = change(); return nil }, func(error) {
+		if d.u.showResponse(r.Response) {
+			d.reload()
+			d.u.memories.refresh()
+		}
+	})
+}
+
+func (d *detailPane) edit() {
+	m := d.mem
+	e := widget.NewMultiLineEntry()
+	e.SetText(m.Content)
+	e.Wrapping = fyne.TextWrapWord
+	e.SetMinRowsVisible(8)
+	dlg := dialog.NewForm("Edit memory (replaces the content as a new version)", "Save", "Cancel",
+		[]*widget.FormItem{widget.NewFormItem("Content", e)}, func(ok bool) {
+			if !ok || e.Text == m.Content {
+				return
+			}
+			text := e.Text
+			d.apply(func() app.MemoryResponse {
+				return d.u.h.Service().Update(d.u.ctx, d.u.h.Operator(), m.ID, app.UpdateInput{Operation: app.OpUpdate, Content: &text, IfVersion: m.Version})
+			})
+		}, d.u.win)
+	dlg.Resize(fyne.NewSize(640, 360))
+	dlg.Show()
+}
+
+func (d *detailPane) tag() {
+	m := d.mem
+	e := widget.NewEntry()
+	e.SetText(strings.Join(m.Tags, ", "))
+	dialog.ShowForm("Tags (comma-separated)", "Save", "Cancel", []*widget.FormItem{widget.NewFormItem("Tags", e)}, func(ok bool) {
+		if !ok {
+			return
+		}
+		tags := strings.Split(e.Text, ",")
+		d.apply(func() app.MemoryResponse {
+			return d.u.h.Service().Update(d.u.ctx, d.u.h.Operator(), m.ID, app.UpdateInput{Operation: app.OpTag, Tags: tags, IfVersion: m.Version})
+		})
+	}, d.u.win)
+}
+
+func (d *detailPane) reclassify() {
+	m := d.mem
+	var opts []string
+	for _, p := range app.Partitions {
+		if p != "archive" {
+			opts = append(opts, string(p))
+		}
+	}
+	sel := widget.NewSelect(opts, nil)
+	sel.SetSelected(string(m.Partition))
+	dialog.ShowForm("Move to partition", "Move", "Cancel", []*widget.FormItem{
+		widget.NewFormItem("Partition", sel),
+		widget.NewFormItem("", wrapped("A memory with personal data stays sensitive.")),
+	}, func(ok bool) {
+		if !ok || sel.Selected == string(m.Partition) {
+			return
+		}
+		p := app.Partition(sel.Selected)
+		d.apply(func() app.MemoryResponse {
+			return d.u.h.Service().Update(d.u.ctx, d.u.h.Operator(), m.ID, app.UpdateInput{Operation: app.OpReclassify, Partition: &p, IfVersion: m.Version})
+		})
+	}, d.u.win)
+}
+
+func (d *detailPane) rollback(to int) {
+	id := d.mem.ID
+	dialog.ShowConfirm("Roll back", fmt.Sprintf("Restore version %d as a new version? The current one stays in the history.", to), func(ok bool) {
+		if ok {
+			d.apply(func() app.MemoryResponse { return d.u.h.Service().Rollback(d.u.ctx, d.u.h.Operator(), id, to) })
+		}
+	}, d.u.win)
+}
+
+func (d *detailPane) forget() {
+	id := d.mem.ID
+	dialog.ShowConfirm("Forget this memory", "Forget removes the memory and all its versions from the vault file for good (the audit log keeps that it happened, never what it said). Continue?", func(ok bool) {
+		if !ok {
+			return
+		}
+		var r app.ForgetResponse
+		d.u.background(func() error {
+			r = d.u.h.Service().Forget(d.u.ctx, d.u.h.Operator(), []string{id}, "forgotten in the desktop app")
+			return nil
+		}, func(error) {
+			if d.u.showResponse(r.Response) {
+				d.id, d.mem = "", nil
+				d.box.Objects = []fyne.CanvasObject{widget.NewLabel("The memory was forgotten.")}
+				d.box.Refresh()
+				d.u.memories.refresh()
+			}
+		})
+	}, d.u.win)
+}

@@ -1,0 +1,198 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/engram-app/engram/app/host"
+)
+
+// settingsScreen edits host.Settings.
+type settingsScreen struct {
+	u       *UI
+	content fyne.CanvasObject
+
+	autoLock, episodic, agentTTL, unused, minConf, sweepHours *widget.Entry
+	pii                                                       *widget.RadioGroup
+	failOnSecret                                              *widget.Check
+	embedder, embedderModel, addr, backupDir                  *widget.Entry
+	result                                                    *widget.Label
+}
+
+func newSettingsScreen(u *UI) *settingsScreen {
+	s := &settingsScreen{u: u}
+	num := func() *widget.Entry { e := widget.NewEntry(); return e }
+	s.autoLock, s.episodic, s.agentTTL, s.unused, s.minConf, s.sweepHours = num(), num(), num(), num(), num(), num()
+	s.pii = widget.NewRadioGroup([]string{"encrypt", "redact"}, nil)
+	s.pii.Horizontal = true
+	s.failOnSecret = widget.NewCheck("Reject writes that contain secrets (instead of redacting them)", nil)
+	s.embedder, s.embedderModel, s.addr, s.backupDir = widget.NewEntry(), widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
+	s.embedder.SetPlaceHolder("builtin, off, or http://127.0.0.1:11434/v1")
+	s.result = wrapped("")
+	form := widget.NewForm(
+		widget.NewFormItem("Auto-lock after (minutes, 'never')", s.autoLock),
+		widget.NewFormItem("Personal data in agent writes", s.pii),
+		widget.NewFormItem("Secrets", s.failOnSecret),
+		widget.NewFormItem("Episodic memories live (days)", s.episodic),
+		widget.NewFormItem("Agent field memories live (days)", s.agentTTL),
+		widget.NewFormItem("Archive when unused for (days)", s.unused),
+		widget.NewFormItem("Archive below confidence", s.minConf),
+		widget.NewFormItem("Sweep every (hours)", s.sweepHours),
+		widget.NewFormItem("Embedder", s.embedder),
+		widget.NewFormItem("Embedder model (server only)", s.embedderModel),
+		widget.NewFormItem("Agent API address", s.addr),
+		widget.NewFormItem("Backup folder", s.backupDir),
+	)
+	save := widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), s.save)
+	save.Importance = widget.HighImportance
+	buttons := container.NewHBox(save,
+		widget.NewButtonWithIcon("Set backup passphrase…", theme.AccountIcon(), func() { u.askBackupPassphrase(nil) }),
+		widget.NewButtonWithIcon("Sweep now", theme.ViewRefreshIcon(), func() {
+			var rep host.SweepReport
+			u.async(func() error { rep = u.h.Sweep(u.ctx); return nil }, func() {
+				s.result.SetText(fmt.Sprintf("Sweep: %d archived, %d purged %s", rep.Archived, rep.Purged, rep.Err))
+			})
+		}),
+	)
+	note := wrapped("The guard policy, the embedder and the agent API address take effect when Engram next starts; the rest at once. Settings are stored inside the vault file.")
+	s.content = container.NewVScroll(container.NewVBox(form, buttons, s.result, note))
+	s.load()
+	return s
+}
+
+func itoa0(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
+// load fills the form from the host's settings.
+func (s *settingsScreen) load() {
+	st := s.u.h.Settings()
+	if st.AutoLockMinutes < 0 {
+		s.autoLock.SetText("never")
+	} else {
+		s.autoLock.SetText(strconv.Itoa(st.AutoLockMinutes))
+	}
+	s.pii.SetSelected(string(st.PII))
+	s.failOnSecret.SetChecked(st.FailOnSecret)
+	s.episodic.SetText(itoa0(st.EpisodicTTLDays))
+	s.agentTTL.SetText(itoa0(st.AgentFieldTTLDays))
+	s.unused.SetText(itoa0(st.UnusedAfterDays))
+	if st.MinConfidence != 0 {
+		s.minConf.SetText(strconv.FormatFloat(st.MinConfidence, 'g', -1, 64))
+	}
+	s.sweepHours.SetText(strconv.Itoa(st.SweepHours))
+	s.embedder.SetText(st.Embedder)
+	s.embedderModel.SetText(st.EmbedderModel)
+	s.addr.SetText(st.Addr)
+	s.backupDir.SetText(st.BackupDir)
+	for _, e := range []*widget.Entry{s.episodic, s.agentTTL, s.unused, s.minConf} {
+		e.SetPlaceHolder("default")
+	}
+}
+
+// read parses the form; a malformed number names its field.
+func (s *settingsScreen) read() (host.Settings, error) {
+	st := s.u.h.Settings()
+	atoi := func(name string, e *widget.Entry) (int, error) {
+		t := strings.TrimSpace(e.Text)
+		if t == "" {
+			return 0, nil
+		}
+		n, err := strconv.Atoi(t)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %q is not a whole number", name, t)
+		}
+		return n, nil
+	}
+	var err error
+	if strings.EqualFold(strings.TrimSpace(s.autoLock.Text), "never") {
+		st.AutoLockMinutes = -1
+	} else if st.AutoLockMinutes, err = atoi("auto-lock", s.autoLock); err != nil {
+		return st, err
+	} else if st.AutoLockMinutes <= 0 {
+		return st, errors.New("auto-lock: give at least 1 minute, or 'never'")
+	}
+	if st.EpisodicTTLDays, err = atoi("episodic lifetime", s.episodic); err != nil {
+		return st, err
+	}
+	if st.AgentFieldTTLDays, err = atoi("agent field lifetime", s.agentTTL); err != nil {
+		return st, err
+	}
+	if st.UnusedAfterDays, err = atoi("unused period", s.unused); err != nil {
+		return st, err
+	}
+	if st.SweepHours, err = atoi("sweep interval", s.sweepHours); err != nil {
+		return st, err
+	}
+	st.MinConfidence = 0
+	if t := strings.TrimSpace(s.minConf.Text); t != "" {
+		if st.MinConfidence, err = strconv.ParseFloat(t, 64); err != nil {
+			return st, fmt.Errorf("confidence: %q is not a number", t)
+		}
+	}
+	st.PII = host.PIIMode(s.pii.Selected)
+	st.FailOnSecret = s.failOnSecret.Checked
+	st.Embedder = strings.TrimSpace(s.embedder.Text)
+	st.EmbedderModel = strings.TrimSpace(s.embedderModel.Text)
+	st.Addr = strings.TrimSpace(s.addr.Text)
+	st.BackupDir = strings.TrimSpace(s.backupDir.Text)
+	return st, nil
+}
+
+func (s *settingsScreen) save() {
+	s.u.h.Touch()
+	st, err := s.read()
+	if err == nil {
+		err = s.u.h.SaveSettings(st)
+	}
+	if err != nil {
+		s.result.SetText("Not saved: " + err.Error())
+		s.result.Importance = widget.DangerImportance
+		s.result.Refresh()
+		return
+	}
+	s.result.SetText("Saved.")
+	s.result.Importance = widget.SuccessImportance
+	s.result.Refresh()
+	s.load()
+}
+
+// askBackupPassphrase asks for the backup passphrase twice, keeps it in
+// the keyring when asked, and then runs next with it.
+func (u *UI) askBackupPassphrase(next func(pass []byte)) {
+	p1, p2 := widget.NewPasswordEntry(), widget.NewPasswordEntry()
+	remember := widget.NewCheck("Remember in the OS keyring (the tray can then export without asking)", nil)
+	remember.SetChecked(true)
+	dialog.ShowForm("Backup passphrase", "OK", "Cancel", []*widget.FormItem{
+		widget.NewFormItem("Passphrase", p1), widget.NewFormItem("Again", p2), widget.NewFormItem("", remember),
+		widget.NewFormItem("", wrapped("Backups are encrypted with this passphrase (age, scrypt); keep it apart from the vault's.")),
+	}, func(ok bool) {
+		if !ok {
+			return
+		}
+		if p1.Text == "" || p1.Text != p2.Text {
+			dialog.ShowError(errors.New("the two passphrases are empty or differ"), u.win)
+			return
+		}
+		pass := []byte(p1.Text)
+		if remember.Checked {
+			if err := u.h.RememberBackupPassphrase(pass); err != nil {
+				u.setStatus(fmt.Sprintf("The backup passphrase could not be kept in the OS keyring: %v", err))
+			}
+		}
+		if next != nil {
+			next(pass)
+		}
+	}, u.win)
+}

@@ -1,0 +1,358 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/data/binding"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/host"
+)
+
+// UI is the desktop app's window and tray over one host.
+type UI struct {
+	fa  fyne.App
+	win fyne.Window
+	cfg host.Config
+	now func() time.Time
+
+	h      *host.Host
+	ctx    context.Context
+	cancel context.CancelFunc
+	unsub  func()
+
+	// pending counts background work; tests wait on it.
+	pending sync.WaitGroup
+
+	locked          binding.Bool
+	quarantineCount binding.Int
+	status          binding.String
+
+	tabs       *container.AppTabs
+	qTab       *container.TabItem
+	memories   *memoriesScreen
+	quarantine *quarantineScreen
+	agents     *agentsScreen
+	audit      *auditScreen
+	settings   *settingsScreen
+	tray       *tray
+
+	// shownPairing remembers pairing requests already put to the user.
+	shownPairing map[string]bool
+	// notify sends a desktop notification; tests record them.
+	notify func(title, body string)
+}
+
+// New returns the UI of fa for the vault cfg describes. Nothing is opened
+// until Start.
+func New(fa fyne.App, cfg host.Config) *UI {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	u := &UI{
+		fa: fa, cfg: cfg, now: cfg.Now,
+		locked: binding.NewBool(), quarantineCount: binding.NewInt(), status: binding.NewString(),
+		shownPairing: map[string]bool{},
+	}
+	u.notify = func(title, body string) { fa.SendNotification(fyne.NewNotification(title, body)) }
+	u.win = fa.NewWindow("Engram")
+	u.win.Resize(fyne.NewSize(1100, 720))
+	u.win.SetMaster()
+	return u
+}
+
+// Window is the main window.
+func (u *UI) Window() fyne.Window { return u.win }
+
+// Start opens the vault and shows the first screen: create on first run,
+// otherwise unlock (silently from the keyring when it can).
+func (u *UI) Start() {
+	u.ctx, u.cancel = context.WithCancel(context.Background())
+	if !host.Exists(u.cfg.DataDir) {
+		u.win.SetContent(u.createScreen())
+		return
+	}
+	h, err := host.Open(u.ctx, u.cfg)
+	if err != nil {
+		u.win.SetContent(u.fatalScreen(openError(err)))
+		return
+	}
+	u.h = h
+	ok, kerr := h.TryKeyring()
+	if ok {
+		u.showMain()
+		return
+	}
+	u.win.SetContent(u.unlockScreen(kerr))
+}
+
+// openError explains why the vault could not be opened.
+func openError(err error) string {
+	switch {
+	case errors.Is(err, app.ErrInUse):
+		return "Engram is already running: another Engram window or 'engram serve' has the vault open. Close it first, or use the window that is open."
+	case slices.ContainsFunc(app.ErrDamaged, func(target error) bool { return errors.Is(err, target) }):
+		return fmt.Sprintf("The vault file is damaged (%v). Nothing was changed. Run 'engram doctor', and restore from a backup with 'engram import' if needed.", err)
+	}
+	return fmt.Sprintf("The vault could not be opened: %v", err)
+}
+
+func unlockReason(kerr error) string {
+	if kerr == nil {
+		return "Enter the passphrase to unlock the sensitive partition."
+	}
+	return fmt.Sprintf("The OS keyring could not be used (%v), so Engram needs the passphrase.", kerr)
+}
+
+func (u *UI) fatalScreen(msg string) fyne.CanvasObject {
+	l := widget.NewLabel(msg)
+	l.Wrapping = fyne.TextWrapWord
+	quit := widget.NewButtonWithIcon("Quit", theme.LogoutIcon(), func() { u.Quit() })
+	return container.NewPadded(container.NewVBox(widget.NewLabelWithStyle("Engram cannot start", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), l, quit))
+}
+
+// showMain builds the main tabs once the host is open, starts the host's
+// background work and subscribes to its events.
+func (u *UI) showMain() {
+	u.locked.Set(u.h.Locked())
+	u.memories = newMemoriesScreen(u)
+	u.quarantine = newQuarantineScreen(u)
+	u.agents = newAgentsScreen(u)
+	u.audit = newAuditScreen(u)
+	u.settings = newSettingsScreen(u)
+	u.qTab = container.NewTabItemWithIcon("Quarantine", theme.WarningIcon(), u.quarantine.content)
+	u.tabs = container.NewAppTabs(
+		container.NewTabItemWithIcon("Memories", theme.DocumentIcon(), u.memories.content),
+		u.qTab,
+		container.NewTabItemWithIcon("Agents", theme.ComputerIcon(), u.agents.content),
+		container.NewTabItemWithIcon("Audit log", theme.ListIcon(), u.audit.content),
+		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), u.settings.content),
+	)
+	u.tabs.OnSelected = func(t *container.TabItem) { u.h.Touch(); u.refreshTab(t) }
+	u.quarantineCount.AddListener(binding.NewDataListener(func() {
+		n, _ := u.quarantineCount.Get()
+		if n > 0 {
+			u.qTab.Text = fmt.Sprintf("Quarantine (%d)", n)
+		} else {
+			u.qTab.Text = "Quarantine"
+		}
+		u.tabs.Refresh()
+	}))
+	u.win.SetContent(container.NewBorder(u.banner(), nil, nil, nil, u.tabs))
+	u.unsub = u.h.Subscribe(u.onEvent)
+	u.h.Start(u.ctx)
+	u.tray = newTray(u)
+	for _, w := range u.h.Warnings {
+		u.status.Set(w)
+	}
+	u.refreshAll()
+}
+
+// banner shows the lock state with the lock/unlock button and status line.
+func (u *UI) banner() fyne.CanvasObject {
+	state := widget.NewLabel("")
+	button := widget.NewButton("", nil)
+	update := func() {
+		l, _ := u.locked.Get()
+		if l {
+			state.SetText("Locked: sensitive memories are hidden.")
+			button.SetText("Unlock…")
+			button.SetIcon(theme.VisibilityIcon())
+			button.OnTapped = func() { u.askUnlock() }
+		} else {
+			state.SetText("Unlocked")
+			button.SetText("Lock")
+			button.SetIcon(theme.VisibilityOffIcon())
+			button.OnTapped = func() { u.h.Lock() }
+		}
+	}
+	u.locked.AddListener(binding.NewDataListener(update))
+	status := widget.NewLabelWithData(u.status)
+	status.Truncation = fyne.TextTruncateEllipsis
+	return container.NewBorder(nil, nil, container.NewHBox(button, state), nil, status)
+}
+
+// askUnlock shows the passphrase dialog over the main window.
+func (u *UI) askUnlock() {
+	pass := widget.NewPasswordEntry()
+	remember := widget.NewCheck("Remember in the OS keyring", nil)
+	dialog.ShowForm("Unlock Engram", "Unlock", "Cancel",
+		[]*widget.FormItem{widget.NewFormItem("Passphrase", pass), widget.NewFormItem("", remember)},
+		func(ok bool) {
+			if !ok {
+				return
+			}
+			p := []byte(pass.Text)
+			u.async(func() error {
+				kerr, err := u.h.Unlock(u.ctx, p, remember.Checked)
+				clear(p)
+				if err == nil && kerr != nil {
+					u.setStatus(fmt.Sprintf("Unlocked; the key could not be kept in the OS keyring: %v", kerr))
+				}
+				return unlockErr(err)
+			}, nil)
+		}, u.win)
+}
+
+func unlockErr(err error) error {
+	if errors.Is(err, app.ErrWrongPassphrase) {
+		return errors.New("Wrong passphrase. Nothing was changed; try again.")
+	}
+	return err
+}
+
+// onEvent receives host events on a background goroutine.
+func (u *UI) onEvent(e host.Event) {
+	fyne.Do(func() {
+		if e.Lock {
+			u.locked.Set(u.h.Locked())
+			u.memories.refresh()
+			u.quarantine.refresh()
+		}
+		if e.Memories {
+			u.memories.changed()
+		}
+		if e.Quarantine {
+			u.quarantine.refresh()
+		}
+		if e.Agents {
+			u.agents.refresh()
+		}
+		if e.Audit && u.tabs.Selected() != nil && u.tabs.Selected().Text == "Audit log" {
+			u.audit.refresh()
+		}
+		if e.Server {
+			u.serverStatus()
+		}
+		for _, ref := range e.Rejected {
+			u.sessionSummary(ref)
+		}
+		if e.Swept != nil && (e.Swept.Archived+e.Swept.Purged > 0 || e.Swept.Err != "") {
+			u.setStatus(fmt.Sprintf("Sweep: %d archived, %d purged %s", e.Swept.Archived, e.Swept.Purged, e.Swept.Err))
+		}
+	})
+}
+
+func (u *UI) serverStatus() {
+	addr, err := u.h.ServerStatus()
+	if err != nil {
+		u.setStatus(fmt.Sprintf("The agent API is not running: %v", err))
+		return
+	}
+	u.setStatus(fmt.Sprintf("Agents connect at http://%s (MCP at /mcp)", addr))
+}
+
+// sessionSummary notifies the user of an agent session's rejected writes.
+func (u *UI) sessionSummary(ref host.SessionRef) {
+	req := app.Request{Caller: app.Caller{Agent: ref.Agent, Session: ref.Session}, Authorized: true}
+	s := u.h.Service().SessionSummary(u.ctx, req)
+	if s.Summary == "" {
+		return
+	}
+	u.notify("Engram rejected a memory write", s.Summary)
+	u.setStatus(s.Summary)
+}
+
+func (u *UI) refreshAll() {
+	u.memories.refresh()
+	u.quarantine.refresh()
+	u.agents.refresh()
+	u.serverStatus()
+}
+
+func (u *UI) refreshTab(t *container.TabItem) {
+	switch t.Text {
+	case "Agents":
+		u.agents.refresh()
+	case "Audit log":
+		u.audit.refresh()
+	}
+	if t == u.qTab {
+		u.quarantine.refresh()
+	}
+}
+
+func (u *UI) setStatus(s string) { u.status.Set(s) }
+
+// async runs work off the UI goroutine; then (if set) runs back on it, or
+// an error dialog explains a failure. Slow work (key derivation, export,
+// recall over a large vault) never freezes the window.
+func (u *UI) async(work func() error, then func()) {
+	u.background(work, func(err error) {
+		if err != nil {
+			dialog.ShowError(err, u.win)
+			return
+		}
+		if then != nil {
+			then()
+		}
+	})
+}
+
+// background runs work off the UI goroutine and done with its error back
+// on it.
+func (u *UI) background(work func() error, done func(error)) {
+	u.pending.Add(1)
+	go func() {
+		defer u.pending.Done()
+		err := work()
+		fyne.DoAndWait(func() { done(err) })
+	}()
+}
+
+// wait blocks until background work started so far is done (tests).
+func (u *UI) wait() { u.pending.Wait() }
+
+// showResponse reports a failed service response; it returns r.OK().
+func (u *UI) showResponse(r app.Response) bool {
+	if r.OK() {
+		return true
+	}
+	dialog.ShowError(errors.New(r.Message), u.win)
+	return false
+}
+
+// Quit closes the host (stopping the agent API) and the app.
+func (u *UI) Quit() {
+	u.Close()
+	u.fa.Quit()
+}
+
+// Close ends the host and background work; the window stays.
+func (u *UI) Close() {
+	if u.unsub != nil {
+		u.unsub()
+	}
+	u.pending.Wait()
+	if u.cancel != nil {
+		u.cancel()
+	}
+	if u.h != nil {
+		u.h.Close()
+		u.h = nil
+	}
+}
+
+// HasDisplay reports whether a graphical session is available, so that
+// the command line can say so instead of failing inside the GUI toolkit.
+// On macOS and Windows there always is one.
+func HasDisplay(getenv func(string) string) bool {
+	switch runtime.GOOS {
+	case "darwin", "windows", "ios", "android":
+		return true
+	}
+	return getenv("DISPLAY") != "" || getenv("WAYLAND_DISPLAY") != ""
+}
+
+func dataListener(fn func()) binding.DataListener { return binding.NewDataListener(fn) }

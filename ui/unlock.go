@@ -1,0 +1,125 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/host"
+)
+
+// createScreen is the first run: a new vault with a passphrase typed twice.
+func (u *UI) createScreen() fyne.CanvasObject {
+	pass, again := widget.NewPasswordEntry(), widget.NewPasswordEntry()
+	pass.SetPlaceHolder("Passphrase (four or more random words)")
+	again.SetPlaceHolder("The same passphrase again")
+	hint := widget.NewLabel("")
+	hint.Wrapping = fyne.TextWrapWord
+	remember := widget.NewCheck("Remember the key in the OS keyring (unlock without typing)", nil)
+	remember.SetChecked(true)
+	if _, none := u.cfg.KeyStore.(app.NoKeyring); none {
+		remember.SetChecked(false)
+		remember.Hide()
+	}
+	errLabel := widget.NewLabel("")
+	errLabel.Importance = widget.DangerImportance
+	errLabel.Wrapping = fyne.TextWrapWord
+	pass.OnChanged = func(s string) { hint.SetText(app.StrengthHint([]byte(s))) }
+	var create *widget.Button
+	create = widget.NewButtonWithIcon("Create vault", theme.ConfirmIcon(), func() {
+		switch {
+		case pass.Text == "":
+			errLabel.SetText("Choose a passphrase.")
+			return
+		case pass.Text != again.Text:
+			errLabel.SetText("The two passphrases differ.")
+			return
+		}
+		errLabel.SetText("Creating the vault and tuning the key derivation to this machine (about a second)…")
+		create.Disable()
+		p := []byte(pass.Text)
+		var h *host.Host
+		u.background(func() error {
+			var err error
+			h, err = host.Create(u.ctx, u.cfg, p, remember.Checked)
+			clear(p)
+			return err
+		}, func(err error) {
+			if err != nil {
+				create.Enable()
+				errLabel.SetText(fmt.Sprintf("The vault could not be created: %v", err))
+				return
+			}
+			u.h = h
+			u.showMain()
+		})
+	})
+	create.Importance = widget.HighImportance
+	intro := widget.NewLabel("Welcome to Engram. Your agents' memories are kept in an encrypted vault on this computer. Choose the passphrase that protects its sensitive partition: Engram cannot recover it if it is lost.")
+	intro.Wrapping = fyne.TextWrapWord
+	form := container.NewVBox(
+		widget.NewLabelWithStyle("Create your Engram vault", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		intro, pass, again, hint, remember, create, errLabel,
+		widget.NewLabel(fmt.Sprintf("Vault file: %s", host.VaultPath(u.cfg.DataDir))),
+	)
+	return container.NewCenter(container.NewGridWrap(fyne.NewSize(560, 460), form))
+}
+
+// unlockScreen asks for the passphrase at start, saying why (kerr is why
+// the keyring was not used, or nil). The user may also go on locked
+// (sensitive memories hidden).
+func (u *UI) unlockScreen(kerr error) fyne.CanvasObject {
+	pass := widget.NewPasswordEntry()
+	pass.SetPlaceHolder("Passphrase")
+	remember := widget.NewCheck("Remember the key in the OS keyring", nil)
+	if errors.Is(kerr, app.ErrKeyringUnavailable) {
+		remember.Hide() // nowhere to remember it
+	}
+	reason := unlockReason(kerr)
+	why := widget.NewLabel(reason)
+	why.Wrapping = fyne.TextWrapWord
+	errLabel := widget.NewLabel("")
+	errLabel.Importance = widget.DangerImportance
+	errLabel.Wrapping = fyne.TextWrapWord
+	var unlock *widget.Button
+	submit := func() {
+		if pass.Text == "" {
+			errLabel.SetText("Enter the passphrase.")
+			return
+		}
+		unlock.Disable()
+		errLabel.SetText("Unlocking…")
+		p := []byte(pass.Text)
+		var kerr error
+		u.background(func() (err error) {
+			kerr, err = u.h.Unlock(u.ctx, p, remember.Checked)
+			clear(p)
+			return err
+		}, func(err error) {
+			unlock.Enable()
+			if err != nil {
+				errLabel.SetText(unlockErr(err).Error())
+				pass.SetText("")
+				return
+			}
+			u.showMain()
+			if kerr != nil {
+				u.setStatus(fmt.Sprintf("The key could not be kept in the OS keyring: %v", kerr))
+			}
+		})
+	}
+	pass.OnSubmitted = func(string) { submit() }
+	unlock = widget.NewButtonWithIcon("Unlock", theme.ConfirmIcon(), submit)
+	unlock.Importance = widget.HighImportance
+	items := []fyne.CanvasObject{
+		widget.NewLabelWithStyle("Unlock Engram", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		why, pass, remember, unlock, errLabel,
+	}
+	items = append(items, widget.NewButton("Continue locked (sensitive memories stay hidden)", func() { u.showMain() }))
+	return container.NewCenter(container.NewGridWrap(fyne.NewSize(520, 360), container.NewVBox(items...)))
+}
