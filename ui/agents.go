@@ -23,6 +23,8 @@ type agentsScreen struct {
 	list    *widget.List
 	box     *fyne.Container
 	sel     string
+	// open holds the pairing dialogs on screen, by agent name.
+	open map[string]dialog.Dialog
 }
 
 func agentsEqual(a, b app.Agent) bool {
@@ -30,7 +32,7 @@ func agentsEqual(a, b app.Agent) bool {
 }
 
 func newAgentsScreen(u *UI) *agentsScreen {
-	s := &agentsScreen{u: u, agents: binding.NewList(agentsEqual)}
+	s := &agentsScreen{u: u, agents: binding.NewList(agentsEqual), open: map[string]dialog.Dialog{}}
 	s.box = container.NewVBox(widget.NewLabel("Select an agent."))
 	s.list = widget.NewListWithData(s.agents,
 		func() fyne.CanvasObject {
@@ -98,6 +100,11 @@ func (s *agentsScreen) refresh() {
 			if a.Status == app.AgentPending && !s.u.shownPairing[a.Name] {
 				s.u.shownPairing[a.Name] = true
 				s.pairingDialog(a)
+			}
+			// Decided elsewhere (the CLI, another click): close the question.
+			if d := s.open[a.Name]; d != nil && a.Status != app.AgentPending {
+				delete(s.open, a.Name) // first: Hide answers "no" to the dialog's callback
+				d.Hide()
 			}
 		}
 	})
@@ -181,6 +188,12 @@ func (s *agentsScreen) grantsDialog(a app.Agent, pairing bool) {
 		title, confirm, dismiss = fmt.Sprintf("%q asks to pair with Engram", a.Name), "Approve", "Deny"
 	}
 	dlg := dialog.NewForm(title, confirm, dismiss, items, func(ok bool) {
+		if pairing {
+			if _, asking := s.open[a.Name]; !asking {
+				return // closed because the pairing was decided elsewhere
+			}
+			delete(s.open, a.Name)
+		}
 		if !pairing && !ok {
 			return
 		}
@@ -188,6 +201,9 @@ func (s *agentsScreen) grantsDialog(a app.Agent, pairing bool) {
 		s.decide(a.Name, pairing, ok, fs, rs)
 	}, s.u.win)
 	dlg.Resize(fyne.NewSize(620, 300))
+	if pairing {
+		s.open[a.Name] = dlg
+	}
 	dlg.Show()
 }
 

@@ -148,7 +148,9 @@ func (s *quarantineScreen) show(it *app.QueueItem) {
 			widget.NewButtonWithIcon("Edit, then approve", theme.DocumentCreateIcon(), func() { s.editApprove(it) }),
 			widget.NewButtonWithIcon("Reject", theme.CancelIcon(), func() { s.decide(it.ID, "reject", nil) })))
 	}
-	s.box.Objects = append([]fyne.CanvasObject{heading("Quarantined memory " + it.ID), findingsText(it.Memory.Content, it.Findings), info}, actions...)
+	// The actions come first so they stay in one place whatever the text's length.
+	s.box.Objects = append([]fyne.CanvasObject{heading("Quarantined memory " + it.ID)}, actions...)
+	s.box.Objects = append(s.box.Objects, findingsText(it.Memory.Content, it.Findings), info)
 	s.box.Refresh()
 }
 

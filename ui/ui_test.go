@@ -181,6 +181,7 @@ func TestUnlockScreenSaysWhyAndRejectsWrongPassphrase(t *testing.T) {
 	cfg.KeyStore = app.NoKeyring{Reason: "no D-Bus session bus"}
 	u, _ := newUI(t, cfg)
 	u.Start()
+	u.wait()
 	content := u.win.Content()
 	test.AssertObjectRendersToMarkup(t, "unlock.xml", content)
 	if !hasLabel(content, "The OS keyring could not be used") || !hasLabel(content, "no D-Bus session bus") {
@@ -400,8 +401,16 @@ func TestAgentsPairingAndPause(t *testing.T) {
 	if dlg == nil || !hasLabel(dlg, `"cursor" asks to pair with Engram`) {
 		t.Fatal("a pairing request did not pop up")
 	}
-	u.win.Canvas().Overlays().Remove(dlg)
-	u.agents.decide("cursor", true, true, []app.Field{"learnings", "gotchas"}, []app.Partition{"public"})
+	// Approved elsewhere (engram agent approve): the question goes away.
+	if r := u.h.Service().DecidePairing(ctx, u.h.Operator(), "cursor", true); !r.OK() {
+		t.Fatal(r.Message)
+	}
+	u.agents.refresh()
+	u.wait()
+	if top := u.win.Canvas().Overlays().Top(); top != nil {
+		t.Fatal("the pairing dialog stayed open after the pairing was decided")
+	}
+	u.agents.decide("cursor", false, true, []app.Field{"learnings", "gotchas"}, []app.Partition{"public"})
 	u.wait()
 	poll := u.h.Service().PollPairing(ctx, "cursor", pair.Secret)
 	if !poll.OK() || poll.Token == "" {
