@@ -2,21 +2,27 @@
 export GOTOOLCHAIN := auto
 export LANG := C.UTF-8
 GO ?= go
-ARGS ?= help
+# ARGS empty opens the desktop app; e.g. ARGS=serve runs the agent API only.
+ARGS ?=
+# Where the desktop end-to-end test leaves its screenshots.
+SHOTS ?= e2e-screenshots
 
 MODEL_DIR ?= .cache/model/use-lite
 
-.PHONY: run build test vet deps model bench fuzz clean
+.PHONY: run build test vet deps test-deps model e2e bench fuzz clean
 
-## run: build engram and run it with ARGS (default: help), with the embedding model
+## run: build engram and open the desktop app (or run ARGS), with the embedding model
 run: deps model build
-	ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) ./bin/engram $(ARGS)
+	LANG=en_US.UTF-8 ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) ./bin/engram $(ARGS)
 
 build:
 	$(GO) build -o bin/engram ./cmd/engram
 
 deps:
 	sh .ci/deps
+
+test-deps:
+	sh .ci/deps test
 
 ## model: fetch the embedding model (checked against pinned hashes) for tests
 model:
@@ -25,10 +31,18 @@ model:
 vet:
 	$(GO) vet ./...
 
-## test: install test dependencies, vet, and run every test with a real OS keyring
-test: deps model vet build
+## test: install test dependencies, vet, and run every test with a real OS keyring,
+## then MCP Inspector against both transports and the desktop end-to-end test
+test: test-deps model vet build
 	ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) .ci/with-keyring $(GO) test -race -count=1 ./...
 	.ci/mcp-inspector bin/engram
+	$(MAKE) e2e
+
+## e2e: the desktop app under Xvfb with a tray host; screenshots in $(SHOTS)/
+e2e: test-deps build
+	rm -rf $(SHOTS) && mkdir -p $(SHOTS)
+	ENGRAM_E2E=1 ENGRAM_E2E_SHOTS=$(CURDIR)/$(SHOTS) ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) \
+		.ci/with-keyring $(GO) test -count=1 -timeout 5m -run '^TestDesktopEndToEnd$$' -v ./cmd/engram
 
 ## bench: the benchmarks whose figures the issues ask for
 bench:

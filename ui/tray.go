@@ -33,6 +33,8 @@ func trayAvailable(getenv func(string) string) bool {
 	return true
 }
 
+// newTray registers the tray. Fyne starts the tray when the app starts
+// running, so this happens in Start, before the window is shown.
 func newTray(u *UI) *tray {
 	t := &tray{u: u}
 	da, ok := u.fa.(desktop.App)
@@ -40,14 +42,26 @@ func newTray(u *UI) *tray {
 		return t
 	}
 	t.da = da
-	t.open = fyne.NewMenuItem("Open Engram", func() { u.win.Show(); u.win.RequestFocus() })
-	t.lock = fyne.NewMenuItem("Lock", t.toggleLock)
-	t.pause = fyne.NewMenuItem("Pause agents", t.togglePause)
-	t.export = fyne.NewMenuItem("Export backup", u.exportBackup)
-	t.review = fyne.NewMenuItem("Quarantine: none waiting", func() {
-		u.win.Show()
+	show := func() { u.win.Show(); u.win.RequestFocus() }
+	// Until the vault is open (first run, unlock screen) every entry
+	// just shows the window, where the user is being asked.
+	whenOpen := func(fn func()) func() {
+		return func() {
+			if u.tabs == nil {
+				show()
+				return
+			}
+			fn()
+		}
+	}
+	t.open = fyne.NewMenuItem("Open Engram", show)
+	t.lock = fyne.NewMenuItem("Lock", whenOpen(t.toggleLock))
+	t.pause = fyne.NewMenuItem("Pause agents", whenOpen(t.togglePause))
+	t.export = fyne.NewMenuItem("Export backup", whenOpen(u.exportBackup))
+	t.review = fyne.NewMenuItem("Quarantine: none waiting", whenOpen(func() {
+		show()
 		u.tabs.Select(u.qTab)
-	})
+	}))
 	quit := fyne.NewMenuItem("Quit", u.Quit)
 	quit.IsQuit = true
 	t.menu = fyne.NewMenu("Engram", t.open, t.lock, t.pause, t.export, t.review, fyne.NewMenuItemSeparator(), quit)

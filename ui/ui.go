@@ -79,6 +79,7 @@ func (u *UI) Window() fyne.Window { return u.win }
 // otherwise unlock (silently from the keyring when it can).
 func (u *UI) Start() {
 	u.ctx, u.cancel = context.WithCancel(context.Background())
+	u.tray = newTray(u)
 	if !host.Exists(u.cfg.DataDir) {
 		u.win.SetContent(u.createScreen())
 		return
@@ -152,7 +153,6 @@ func (u *UI) showMain() {
 	u.win.SetContent(container.NewBorder(u.banner(), nil, nil, nil, u.tabs))
 	u.unsub = u.h.Subscribe(u.onEvent)
 	u.h.Start(u.ctx)
-	u.tray = newTray(u)
 	for _, w := range u.h.Warnings {
 		u.status.Set(w)
 	}

@@ -1,0 +1,407 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDesktopEndToEnd drives the real desktop app in a real X server
+// (Xvfb) with a real tray host (status-notifier-watcher) and the OS
+// keyring of the D-Bus session it runs in (.ci/with-keyring): it creates a
+// vault through the window, lets an agent pair and write a suspicious
+// memory over the loopback API, approves it in the window with xdotool,
+// checks the agent can then recall it, exports a backup by clicking the
+// tray menu over D-Bus, and quits from the tray. Screenshots of every
+// screen go to $ENGRAM_E2E_SHOTS. Run it with 'make e2e'.
+func TestDesktopEndToEnd(t *testing.T) {
+	if os.Getenv("ENGRAM_E2E") == "" {
+		t.Skip("the desktop end-to-end test runs with 'make e2e' (ENGRAM_E2E=1, under Xvfb and a D-Bus session)")
+	}
+	for _, tool := range []string{"Xvfb", "xdotool", "import", "status-notifier-watcher", "gdbus"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is missing (make e2e installs it): %v", tool, err)
+		}
+	}
+	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+		t.Fatal("no D-Bus session bus: run under .ci/with-keyring")
+	}
+	shots := os.Getenv("ENGRAM_E2E_SHOTS")
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	tmp := t.TempDir()
+
+	bin := filepath.Join(tmp, "engram")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+
+	display := fmt.Sprintf(":%d", 50+os.Getpid()%200)
+	start(t, ctx, nil, filepath.Join(tmp, "xvfb.log"), "Xvfb", display, "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+	waitFor(t, 10*time.Second, "the X server", func() bool {
+		_, err := os.Stat("/tmp/.X11-unix/X" + display[1:])
+		return err == nil
+	})
+	start(t, ctx, nil, filepath.Join(tmp, "watcher.log"), "status-notifier-watcher")
+	waitFor(t, 10*time.Second, "the tray host", func() bool {
+		return exec.Command("gdbus", "introspect", "--session", "--dest", "org.kde.StatusNotifierWatcher", "--object-path", "/StatusNotifierWatcher").Run() == nil
+	})
+
+	home, rt := filepath.Join(tmp, "home"), filepath.Join(tmp, "run")
+	os.MkdirAll(rt, 0o700)
+	env := append(os.Environ(), "DISPLAY="+display, "ENGRAM_HOME="+home, "XDG_RUNTIME_DIR="+rt,
+		"ENGRAM_BACKUP_PASSPHRASE=e2e backup words", "LANG=en_US.UTF-8")
+	appLog := filepath.Join(tmp, "engram.log")
+	engram := start(t, ctx, env, appLog, bin)
+	defer func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(appLog)
+			t.Logf("engram's log:\n%s", b)
+		}
+	}()
+	x := &xsession{t: t, display: display, shots: shots}
+	x.waitWindow()
+	x.shot("01-create-vault")
+
+	// Create the vault through the window: the passphrase field has the
+	// focus, Enter moves to the second and then creates.
+	pass := "e2e correct horse battery staple"
+	x.do("type", "--delay", "5", pass)
+	x.do("key", "Return")
+	x.do("type", "--delay", "5", pass)
+	x.do("key", "Return")
+	addrFile := filepath.Join(rt, "engram", "engram.addr")
+	var base string
+	waitFor(t, 60*time.Second, "the agent API", func() bool {
+		b, err := os.ReadFile(addrFile)
+		if err != nil {
+			return false
+		}
+		base = "http://" + strings.TrimSpace(string(b))
+		return true
+	})
+	if _, err := os.Stat(filepath.Join(home, "vault.db")); err != nil {
+		t.Fatalf("no vault file after creating it in the window: %v", err)
+	}
+	x.shot("02-memories")
+
+	// An agent pairs; the user approves (here through the CLI, which
+	// forwards to the running app), and the agent collects its token.
+	var pair struct {
+		Secret string `json:"pair_secret"`
+	}
+	api(t, base, "", "POST", "/v1/pair", map[string]any{"name": "e2e-agent"}, &pair)
+	time.Sleep(1500 * time.Millisecond) // the app notices within a second
+	x.shot("03-pairing-request")
+	cli := exec.CommandContext(ctx, bin, "agent", "approve", "e2e-agent")
+	cli.Env = env
+	if out, err := cli.CombinedOutput(); err != nil {
+		t.Fatalf("engram agent approve: %v\n%s", err, out)
+	}
+	var poll struct {
+		Token string `json:"token"`
+	}
+	api(t, base, "", "POST", "/v1/pair/poll", map[string]any{"name": "e2e-agent", "pair_secret": pair.Secret}, &poll)
+	if poll.Token == "" {
+		t.Fatal("the agent got no token after approval")
+	}
+	time.Sleep(1500 * time.Millisecond) // the pairing dialog closes
+
+	// The agent writes what it read on the web: quarantined.
+	content := "The release checklist lives in docs/RELEASING.md and needs two reviewers"
+	var stored struct {
+		Status  string `json:"status"`
+		QueueID string `json:"queue_id"`
+	}
+	api(t, base, poll.Token, "POST", "/v1/memories", map[string]any{"content": content, "field": "learnings", "source": map[string]any{"type": "web_fetch"}}, &stored)
+	if stored.Status != "quarantined" {
+		t.Fatalf("a web_fetch write is %q, want quarantined", stored.Status)
+	}
+	if recalled(t, base, poll.Token, "release checklist reviewers") {
+		t.Fatal("a quarantined memory is recallable before approval")
+	}
+
+	// Approve it in the window.
+	x.click(tabQuarantine)
+	time.Sleep(700 * time.Millisecond)
+	x.click(firstQueueRow)
+	time.Sleep(500 * time.Millisecond)
+	x.shot("04-quarantine-review")
+	x.click(approveButton)
+	waitFor(t, 15*time.Second, "the approved memory to be recallable", func() bool {
+		return recalled(t, base, poll.Token, "release checklist reviewers")
+	})
+	x.shot("05-quarantine-empty")
+
+	for _, tab := range []struct {
+		at   point
+		name string
+	}{{tabMemories, "06-memories-with-memory"}, {firstMemoryRow, "07-memory-detail"}, {tabAgents, "08-agents"}, {tabAudit, "09-audit-log"}, {tabSettings, "10-settings"}} {
+		x.click(tab.at)
+		time.Sleep(600 * time.Millisecond)
+		x.shot(tab.name)
+	}
+
+	// Export a backup from the tray, over D-Bus as a tray host would.
+	menu := trayMenu(t)
+	menu.click(t, "Export backup")
+	var backup string
+	waitFor(t, 60*time.Second, "the backup file", func() bool {
+		files, _ := filepath.Glob(filepath.Join(home, "backups", "engram-*.age"))
+		if len(files) == 0 {
+			return false
+		}
+		backup = files[0]
+		b, err := os.ReadFile(backup)
+		return err == nil && bytes.HasPrefix(b, []byte("age-encryption.org/v1\n"))
+	})
+	if fi, _ := os.Stat(backup); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("backup %s has mode %v", backup, fi.Mode().Perm())
+	}
+	if b, _ := os.ReadFile(backup); bytes.Contains(b, []byte("release checklist")) {
+		t.Fatal("the backup holds plaintext")
+	}
+
+	// Quit from the tray: the app closes the vault and exits cleanly.
+	menu.click(t, "Quit")
+	done := make(chan error, 1)
+	go func() { done <- engram.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("engram exited with %v after Quit", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("engram did not exit after Quit from the tray")
+	}
+	if _, err := os.Stat(addrFile); !os.IsNotExist(err) {
+		t.Fatalf("the runtime address file outlived the app: %v", err)
+	}
+}
+
+// Window coordinates of the controls the test clicks. The window opens at
+// the top-left of the empty X screen, 1100×720; Fyne draws with its own
+// embedded fonts, so the layout is the same on every machine. The
+// screenshots show where each is.
+type point struct{ x, y int }
+
+var (
+	tabMemories    = point{70, 61}
+	tabQuarantine  = point{190, 61}
+	tabAgents      = point{298, 61}
+	tabAudit       = point{388, 61}
+	tabSettings    = point{493, 61}
+	firstQueueRow  = point{270, 183}
+	firstMemoryRow = point{400, 335}
+	approveButton  = point{600, 144}
+)
+
+type xsession struct {
+	t       *testing.T
+	display string
+	shots   string
+	window  string
+}
+
+func (x *xsession) do(args ...string) string {
+	x.t.Helper()
+	cmd := exec.Command("xdotool", args...)
+	cmd.Env = append(os.Environ(), "DISPLAY="+x.display)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		x.t.Fatalf("xdotool %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (x *xsession) waitWindow() {
+	x.t.Helper()
+	waitFor(x.t, 60*time.Second, "the Engram window", func() bool {
+		cmd := exec.Command("xdotool", "search", "--name", "^Engram$")
+		cmd.Env = append(os.Environ(), "DISPLAY="+x.display)
+		out, err := cmd.Output()
+		if err != nil {
+			return false
+		}
+		x.window = strings.Fields(string(out))[0]
+		return true
+	})
+	time.Sleep(time.Second) // first frame
+}
+
+func (x *xsession) click(p point) {
+	x.t.Helper()
+	x.do("mousemove", "--window", x.window, strconv.Itoa(p.x), strconv.Itoa(p.y))
+	// GLFW takes the pointer position from motion events: let one arrive.
+	time.Sleep(200 * time.Millisecond)
+	x.do("mousemove", "--window", x.window, strconv.Itoa(p.x+1), strconv.Itoa(p.y))
+	time.Sleep(100 * time.Millisecond)
+	x.do("click", "1")
+}
+
+func (x *xsession) shot(name string) {
+	x.t.Helper()
+	path := filepath.Join(x.shots, name+".png")
+	cmd := exec.Command("import", "-window", "root", path)
+	cmd.Env = append(os.Environ(), "DISPLAY="+x.display)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		x.t.Fatalf("screenshot %s: %v\n%s", name, err, out)
+	}
+}
+
+// start runs a background process for the test's lifetime, its output in
+// logPath.
+func start(t *testing.T, ctx context.Context, env []string, logPath, name string, args ...string) *exec.Cmd {
+	t.Helper()
+	f, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env, cmd.Stdout, cmd.Stderr = env, f, f
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+		f.Close()
+	})
+	return cmd
+}
+
+func waitFor(t *testing.T, limit time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", limit, what)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// api calls the loopback API and decodes the JSON reply into out.
+func api(t *testing.T, base, token, method, path string, body, out any) int {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	req, err := http.NewRequest(method, base+path, bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(raw, out); err != nil {
+		t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, raw)
+	}
+	return resp.StatusCode
+}
+
+func recalled(t *testing.T, base, token, query string) bool {
+	var r struct {
+		Results []struct {
+			Content string `json:"content"`
+		} `json:"results"`
+	}
+	api(t, base, token, "POST", "/v1/recall", map[string]any{"query": query}, &r)
+	for _, res := range r.Results {
+		if strings.Contains(res.Content, "RELEASING.md") {
+			return true
+		}
+	}
+	return false
+}
+
+// dbusMenu is the tray's com.canonical.dbusmenu object.
+type dbusMenu struct{ dest, path string }
+
+var (
+	entryRe = regexp.MustCompile(`\((\d+), \{([^}]*)\}`)
+	labelRe = regexp.MustCompile(`'label': <'([^']*)'>`)
+)
+
+// trayMenu finds Engram's tray item through the watcher and its menu.
+func trayMenu(t *testing.T) dbusMenu {
+	t.Helper()
+	var m dbusMenu
+	waitFor(t, 20*time.Second, "the tray item", func() bool {
+		out, err := exec.Command("gdbus", "call", "--session", "--dest", "org.kde.StatusNotifierWatcher", "--object-path", "/StatusNotifierWatcher",
+			"--method", "org.freedesktop.DBus.Properties.Get", "org.kde.StatusNotifierWatcher", "RegisteredStatusNotifierItems").Output()
+		if err != nil {
+			return false
+		}
+		s := string(out)
+		i := strings.Index(s, "'")
+		if i < 0 {
+			return false
+		}
+		item := s[i+1:]
+		item = item[:strings.Index(item, "'")]
+		dest, path := item, "/StatusNotifierItem"
+		if j := strings.Index(item, "/"); j > 0 {
+			dest, path = item[:j], item[j:]
+		}
+		out, err = exec.Command("gdbus", "call", "--session", "--dest", dest, "--object-path", path,
+			"--method", "org.freedesktop.DBus.Properties.Get", "org.kde.StatusNotifierItem", "Menu").Output()
+		if err != nil {
+			return false
+		}
+		mp := regexp.MustCompile(`objectpath '([^']+)'`).FindStringSubmatch(string(out))
+		if mp == nil {
+			return false
+		}
+		m = dbusMenu{dest: dest, path: mp[1]}
+		return true
+	})
+	return m
+}
+
+// click sends a "clicked" event to the menu entry with this label.
+func (m dbusMenu) click(t *testing.T, label string) {
+	t.Helper()
+	out, err := exec.Command("gdbus", "call", "--session", "--dest", m.dest, "--object-path", m.path,
+		"--method", "com.canonical.dbusmenu.GetLayout", "--", "0", "-1", "[]").Output()
+	if err != nil {
+		t.Fatalf("tray GetLayout: %v", err)
+	}
+	id := ""
+	for _, e := range entryRe.FindAllStringSubmatch(string(out), -1) {
+		if l := labelRe.FindStringSubmatch(e[2]); l != nil && l[1] == label {
+			id = e[1]
+		}
+	}
+	if id == "" {
+		t.Fatalf("no tray entry %q in %s", label, out)
+	}
+	if out, err := exec.Command("gdbus", "call", "--session", "--dest", m.dest, "--object-path", m.path,
+		"--method", "com.canonical.dbusmenu.Event", "--", id, "clicked", "<int32 0>", "0").CombinedOutput(); err != nil {
+		t.Fatalf("tray click %q: %v\n%s", label, err, out)
+	}
+}
