@@ -65,6 +65,9 @@ func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) Recal
 	if s.recall == nil {
 		return RecallResponse{Response: Response{StatusUnavailable, "recall is not enabled"}}
 	}
+	if err := s.WaitIndexed(ctx); err != nil {
+		return RecallResponse{Response: Response{StatusUnavailable, "the recall index could not be built; see the log"}}
+	}
 	mode, err := recall.ParseMode(string(in.Mode))
 	if err != nil {
 		return RecallResponse{Response: Response{StatusInvalid, err.Error()}}

@@ -224,3 +224,25 @@ func TestRecallSensitiveOnlyWhileUnlocked(t *testing.T) {
 		}
 	}
 }
+
+func TestIndexInBackground(t *testing.T) {
+	v, _ := vaulttest.New(t)
+	for _, c := range []string{"deploys go through the staging pipeline", "the cafe on the corner closes at six"} {
+		if _, err := v.Add(vaulttest.Memory(vault.Internal, c), vault.Actor{Agent: vault.AgentOperator}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(nil)), IndexInBackground: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// A recall issued at once waits for the index instead of missing.
+	r := s.Recall(t.Context(), operator, app.RecallInput{Query: "staging pipeline"})
+	if !r.OK() || len(r.Results) != 1 {
+		t.Fatalf("recall during the background build = %+v", r)
+	}
+	if err := s.WaitIndexed(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -100,6 +100,11 @@ type Service struct {
 	// sensitive memories; sensitiveIndexed says they are in the index.
 	recallMu         sync.Mutex
 	sensitiveIndexed bool
+	// indexed is closed once the first index build is done (at once
+	// unless Options.IndexInBackground); indexErr is its error.
+	indexed   chan struct{}
+	indexErr  error
+	stopIndex context.CancelFunc
 }
 
 // Options configure a Service. The zero value is usable.
@@ -112,6 +117,10 @@ type Options struct {
 	// Recall is the recall index; nil turns recall off. New builds it from
 	// the vault, and every write through the service keeps it current.
 	Recall *recall.Engine
+	// IndexInBackground makes New return at once and build the recall
+	// index in a goroutine (the desktop app opens its window meanwhile);
+	// recalls wait for it. Close ends it.
+	IndexInBackground bool
 }
 
 // New returns a service over an open vault. It fails for an invalid guard
@@ -127,11 +136,50 @@ func New(v *vault.Vault, o Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{v: v, log: o.Log, guard: g, policy: o.Guard, now: o.Now, sessions: map[string]*session{}, recall: o.Recall}
-	if err := s.Reindex(context.Background()); err != nil {
-		return nil, fmt.Errorf("build the recall index: %w", err)
+	s := &Service{v: v, log: o.Log, guard: g, policy: o.Guard, now: o.Now, sessions: map[string]*session{}, recall: o.Recall,
+		indexed: make(chan struct{})}
+	if !o.IndexInBackground {
+		defer close(s.indexed)
+		if err := s.Reindex(context.Background()); err != nil {
+			return nil, fmt.Errorf("build the recall index: %w", err)
+		}
+		return s, nil
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stopIndex = cancel
+	go func() {
+		defer close(s.indexed)
+		if err := s.Reindex(ctx); err != nil && ctx.Err() == nil {
+			s.log.Error("recall: building the index", "err", err)
+			s.indexErr = err
+		}
+	}()
 	return s, nil
+}
+
+// WaitIndexed waits until the first recall index build is done and
+// returns its error.
+func (s *Service) WaitIndexed(ctx context.Context) error {
+	if s.indexed == nil {
+		return nil
+	}
+	select {
+	case <-s.indexed:
+		return s.indexErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close stops a background index build and waits for it. The vault stays
+// open (its owner closes it).
+func (s *Service) Close() {
+	if s.stopIndex != nil {
+		s.stopIndex()
+	}
+	if s.indexed != nil {
+		<-s.indexed
+	}
 }
 
 // Disabled returns a service that answers every call with StatusUnavailable

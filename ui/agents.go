@@ -2,12 +2,10 @@ package ui
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/data/binding"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -19,7 +17,7 @@ import (
 type agentsScreen struct {
 	u       *UI
 	content fyne.CanvasObject
-	agents  binding.List[app.Agent]
+	agents  *rows[app.Agent]
 	list    *widget.List
 	box     *fyne.Container
 	sel     string
@@ -27,23 +25,15 @@ type agentsScreen struct {
 	open map[string]dialog.Dialog
 }
 
-func agentsEqual(a, b app.Agent) bool {
-	return a.Name == b.Name && a.Status == b.Status && a.LastSeen.Equal(b.LastSeen) && slices.Equal(a.Fields, b.Fields) && slices.Equal(a.Read, b.Read)
-}
-
 func newAgentsScreen(u *UI) *agentsScreen {
-	s := &agentsScreen{u: u, agents: binding.NewList(agentsEqual), open: map[string]dialog.Dialog{}}
+	s := &agentsScreen{u: u, open: map[string]dialog.Dialog{}}
 	s.box = container.NewVBox(widget.NewLabel("Select an agent."))
-	s.list = widget.NewListWithData(s.agents,
+	s.agents = newRows(
 		func() fyne.CanvasObject {
 			status := widget.NewLabel("pending")
 			return container.NewBorder(nil, nil, status, nil, widget.NewLabel(""))
 		},
-		func(item binding.DataItem, o fyne.CanvasObject) {
-			a, err := item.(binding.Item[app.Agent]).Get()
-			if err != nil {
-				return
-			}
+		func(a app.Agent, o fyne.CanvasObject) {
 			c := o.(*fyne.Container)
 			st := c.Objects[1].(*widget.Label)
 			st.SetText(string(a.Status))
@@ -51,9 +41,10 @@ func newAgentsScreen(u *UI) *agentsScreen {
 			st.Refresh()
 			c.Objects[0].(*widget.Label).SetText(fmt.Sprintf("%s · last seen %s", a.Name, when(a.LastSeen)))
 		})
+	s.list = s.agents.list
 	s.list.OnSelected = func(id widget.ListItemID) {
 		u.h.Touch()
-		if a, err := s.agents.GetValue(id); err == nil {
+		if a, ok := s.agents.at(id); ok {
 			s.sel = a.Name
 			s.show(a)
 		}
@@ -92,7 +83,7 @@ func (s *agentsScreen) refresh() {
 		if !r.OK() {
 			return
 		}
-		s.agents.Set(r.Agents)
+		s.agents.set(r.Agents)
 		for _, a := range r.Agents {
 			if a.Name == s.sel {
 				s.show(a)

@@ -10,7 +10,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/data/binding"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -26,7 +25,7 @@ const auditLimit = 2000
 type auditScreen struct {
 	u       *UI
 	content fyne.CanvasObject
-	entries binding.List[app.AuditEntry]
+	entries *rows[app.AuditEntry]
 	agent   *widget.Entry
 	field   *widget.Select
 	action  *widget.Entry
@@ -37,7 +36,7 @@ type auditScreen struct {
 }
 
 func newAuditScreen(u *UI) *auditScreen {
-	s := &auditScreen{u: u, entries: binding.NewList(func(a, b app.AuditEntry) bool { return a.Seq == b.Seq })}
+	s := &auditScreen{u: u}
 	s.agent = widget.NewEntry()
 	s.agent.SetPlaceHolder("agent")
 	s.agent.OnSubmitted = func(string) { s.refresh() }
@@ -49,18 +48,16 @@ func newAuditScreen(u *UI) *auditScreen {
 	s.since = widget.NewSelect([]string{anyChoice, "last hour", "today", "7 days", "30 days"}, func(string) { s.refresh() })
 	s.since.SetSelected(anyChoice)
 	s.chain = widget.NewLabel("")
-	list := widget.NewListWithData(s.entries,
+	s.entries = newRows(
 		func() fyne.CanvasObject {
 			l := widget.NewLabel("")
 			l.Truncation = fyne.TextTruncateEllipsis
 			return l
 		},
-		func(item binding.DataItem, o fyne.CanvasObject) {
-			e, err := item.(binding.Item[app.AuditEntry]).Get()
-			if err == nil {
-				o.(*widget.Label).SetText(auditLine(e))
-			}
+		func(e app.AuditEntry, o fyne.CanvasObject) {
+			o.(*widget.Label).SetText(auditLine(e))
 		})
+	list := s.entries.list
 	buttons := container.NewHBox(
 		widget.NewButtonWithIcon("Filter", theme.SearchIcon(), s.refresh),
 		widget.NewButtonWithIcon("Verify chain", theme.ConfirmIcon(), s.verify),
@@ -138,7 +135,7 @@ func (s *auditScreen) refresh() {
 	s.u.background(func() error { es, r = s.load(auditLimit); return nil }, func(error) {
 		if s.u.showResponse(r) {
 			s.shown = es
-			s.entries.Set(es)
+			s.entries.set(es)
 		}
 	})
 }

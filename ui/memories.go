@@ -8,7 +8,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/data/binding"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/engram-app/engram/app"
@@ -45,13 +44,15 @@ type memoriesScreen struct {
 	minConf                                  *widget.Select
 	tag                                      *widget.Entry
 	archived                                 *widget.Check
-	rows                                     binding.List[row]
+	rows                                     *rows[row]
 	list                                     *widget.List
 	count                                    *widget.Label
 	detail                                   *detailPane
 
 	ready bool // set once every widget exists; callbacks before it are ignored
 	timer *time.Timer
+	// scheduled counts searches put off by the debounce (tests).
+	scheduled int
 	// gen numbers searches so that a slow one finishing late cannot
 	// overwrite a newer one's results.
 	gen int
@@ -68,7 +69,7 @@ func choices[T ~string](vals []T) []string {
 }
 
 func newMemoriesScreen(u *UI) *memoriesScreen {
-	s := &memoriesScreen{u: u, rows: binding.NewList(func(a, b row) bool { return a == b })}
+	s := &memoriesScreen{u: u}
 	s.search = widget.NewEntry()
 	s.search.SetPlaceHolder("Search memories (the same hybrid recall agents use)")
 	s.search.OnChanged = func(string) { s.debounce() }
@@ -90,7 +91,7 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 	s.tag.OnSubmitted = func(string) { s.refresh() }
 	s.archived = widget.NewCheck("archived", func(bool) { s.refresh() })
 	s.count = widget.NewLabel("")
-	s.list = widget.NewListWithData(s.rows,
+	s.rows = newRows(
 		func() fyne.CanvasObject {
 			part, trust, conf := widget.NewLabel("internal"), widget.NewLabel("standard"), widget.NewLabel("0.00")
 			part.Importance, trust.Importance = widget.HighImportance, widget.MediumImportance
@@ -98,11 +99,7 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 			text.Truncation = fyne.TextTruncateEllipsis
 			return container.NewBorder(nil, nil, container.NewHBox(part, trust, conf), nil, text)
 		},
-		func(item binding.DataItem, o fyne.CanvasObject) {
-			r, err := item.(binding.Item[row]).Get()
-			if err != nil {
-				return
-			}
+		func(r row, o fyne.CanvasObject) {
 			c := o.(*fyne.Container)
 			left := c.Objects[1].(*fyne.Container)
 			part, trust, conf := left.Objects[0].(*widget.Label), left.Objects[1].(*widget.Label), left.Objects[2].(*widget.Label)
@@ -115,11 +112,11 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 			conf.SetText(fmt.Sprintf("%.2f", r.Confidence))
 			c.Objects[0].(*widget.Label).SetText(r.Preview)
 		})
+	s.list = s.rows.list
 	s.detail = newDetailPane(u)
 	s.list.OnSelected = func(id widget.ListItemID) {
 		u.h.Touch()
-		r, err := s.rows.GetValue(id)
-		if err == nil {
+		if r, ok := s.rows.at(id); ok {
 			s.detail.show(r.ID)
 		}
 	}
@@ -164,10 +161,18 @@ func trustImportance(t app.Trust) widget.Importance {
 // debounce runs the search once typing pauses.
 func (s *memoriesScreen) debounce() {
 	s.u.h.Touch()
-	if s.timer != nil {
-		s.timer.Stop()
+	s.scheduled++
+	if s.u.manual {
+		return
 	}
-	s.timer = time.AfterFunc(searchDelay, func() { fyne.Do(s.refresh) })
+	if s.timer != nil && s.timer.Stop() {
+		s.u.pending.Done() // that search will not run
+	}
+	s.u.pending.Add(1)
+	s.timer = time.AfterFunc(searchDelay, func() {
+		defer s.u.pending.Done()
+		s.u.onMain(s.refresh)
+	})
 }
 
 // changed is called when memories changed elsewhere (an agent wrote).
@@ -236,7 +241,7 @@ func (s *memoriesScreen) refresh() {
 		if gen != s.gen {
 			return
 		}
-		s.rows.Set(rows)
+		s.rows.set(rows)
 		s.list.UnselectAll()
 		s.count.SetText(note)
 	})

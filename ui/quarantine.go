@@ -7,7 +7,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/data/binding"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -21,32 +20,24 @@ import (
 type quarantineScreen struct {
 	u       *UI
 	content fyne.CanvasObject
-	items   binding.List[app.QueueItem]
+	items   *rows[app.QueueItem]
 	list    *widget.List
 	note    *widget.Label
 	box     *fyne.Container
 	sel     *app.QueueItem
 }
 
-func itemsEqual(a, b app.QueueItem) bool {
-	return a.ID == b.ID && a.State == b.State && a.Proposal == b.Proposal
-}
-
 func newQuarantineScreen(u *UI) *quarantineScreen {
-	s := &quarantineScreen{u: u, items: binding.NewList(itemsEqual), note: widget.NewLabel("")}
+	s := &quarantineScreen{u: u, note: widget.NewLabel("")}
 	s.box = container.NewVBox(widget.NewLabel("Select a quarantined memory to review it."))
-	s.list = widget.NewListWithData(s.items,
+	s.items = newRows(
 		func() fyne.CanvasObject {
 			badge := widget.NewLabel("suspicious")
 			text := widget.NewLabel("")
 			text.Truncation = fyne.TextTruncateEllipsis
 			return container.NewBorder(nil, nil, badge, nil, text)
 		},
-		func(item binding.DataItem, o fyne.CanvasObject) {
-			it, err := item.(binding.Item[app.QueueItem]).Get()
-			if err != nil {
-				return
-			}
+		func(it app.QueueItem, o fyne.CanvasObject) {
 			c := o.(*fyne.Container)
 			badge := c.Objects[1].(*widget.Label)
 			badge.SetText(fmt.Sprintf("%s · risk %.2f · threat %d", it.Proposal, it.Risk, it.Threat))
@@ -54,9 +45,10 @@ func newQuarantineScreen(u *UI) *quarantineScreen {
 			badge.Refresh()
 			c.Objects[0].(*widget.Label).SetText(fmt.Sprintf("%s: %s", orDash(it.Agent), preview(it.Memory.Content)))
 		})
+	s.list = s.items.list
 	s.list.OnSelected = func(id widget.ListItemID) {
 		u.h.Touch()
-		if it, err := s.items.GetValue(id); err == nil {
+		if it, ok := s.items.at(id); ok {
 			s.show(&it)
 		}
 	}
@@ -99,9 +91,8 @@ func (s *quarantineScreen) refresh() {
 		items := r.Items
 		// Most dangerous first, then oldest.
 		sort.SliceStable(items, func(i, j int) bool { return items[i].Risk > items[j].Risk })
-		s.items.Set(items)
-		s.u.quarantineCount.Set(len(items))
-		s.u.tray.setQuarantine(len(items))
+		s.items.set(items)
+		s.u.setQuarantineCount(len(items))
 		note := fmt.Sprintf("%d waiting for review", len(items))
 		if r.Hidden > 0 {
 			note += fmt.Sprintf(" · %d more hidden while locked", r.Hidden)
@@ -261,7 +252,7 @@ func (s *quarantineScreen) editApprove(it *app.QueueItem) {
 // bulk applies one decision to every item that keep selects, after a
 // confirmation that names how many.
 func (s *quarantineScreen) bulk(what string, keep func(app.QueueItem) bool) {
-	all, _ := s.items.Get()
+	all := s.items.data
 	var ids []string
 	for _, it := range all {
 		if keep(it) {

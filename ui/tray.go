@@ -69,7 +69,6 @@ func newTray(u *UI) *tray {
 	da.SetSystemTrayMenu(t.menu)
 	// With a tray, closing the window hides it: Engram keeps serving agents.
 	u.win.SetCloseIntercept(func() { u.win.Hide() })
-	u.locked.AddListener(dataListener(t.updateLock))
 	return t
 }
 
@@ -83,7 +82,7 @@ func (t *tray) updateLock() {
 	if t == nil || t.da == nil {
 		return
 	}
-	if l, _ := t.u.locked.Get(); l {
+	if t.u.h != nil && t.u.h.Locked() {
 		t.lock.Label = "Unlock…"
 	} else {
 		t.lock.Label = "Lock"

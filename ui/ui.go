@@ -11,7 +11,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/data/binding"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -34,10 +33,24 @@ type UI struct {
 
 	// pending counts background work; tests wait on it.
 	pending sync.WaitGroup
+	// uiMu serialises the work background goroutines hand to the UI
+	// goroutine. The real driver runs it all on one goroutine anyway;
+	// Fyne's test driver runs it on the caller's, so without this two
+	// finished jobs would update widgets at once.
+	uiMu sync.Mutex
+	// manual is for tests: the host's background work (agent API, audit
+	// watcher, schedule) stays off and tests deliver events themselves;
+	// background work runs inline, and the search debounce only counts.
+	// Fyne's test driver has no UI goroutine, so work finishing on other
+	// goroutines would race with the test's own taps.
+	manual bool
+	// focus is the entry a screen wants focused once it is shown.
+	focus *widget.Entry
 
-	locked          binding.Bool
-	quarantineCount binding.Int
-	status          binding.String
+	// The banner: lock state, lock/unlock button, status line.
+	lockState  *widget.Label
+	lockButton *widget.Button
+	status     *widget.Label
 
 	tabs       *container.AppTabs
 	qTab       *container.TabItem
@@ -62,7 +75,7 @@ func New(fa fyne.App, cfg host.Config) *UI {
 	}
 	u := &UI{
 		fa: fa, cfg: cfg, now: cfg.Now,
-		locked: binding.NewBool(), quarantineCount: binding.NewInt(), status: binding.NewString(),
+		lockState: widget.NewLabel(""), lockButton: widget.NewButton("", nil), status: widget.NewLabel(""),
 		shownPairing: map[string]bool{},
 	}
 	u.notify = func(title, body string) { fa.SendNotification(fyne.NewNotification(title, body)) }
@@ -81,7 +94,7 @@ func (u *UI) Start() {
 	u.ctx, u.cancel = context.WithCancel(context.Background())
 	u.tray = newTray(u)
 	if !host.Exists(u.cfg.DataDir) {
-		u.win.SetContent(u.createScreen())
+		u.setScreen(u.createScreen())
 		return
 	}
 	h, err := host.Open(u.ctx, u.cfg)
@@ -95,7 +108,16 @@ func (u *UI) Start() {
 		u.showMain()
 		return
 	}
-	u.win.SetContent(u.unlockScreen(kerr))
+	u.setScreen(u.unlockScreen(kerr))
+}
+
+// setScreen shows a full-window screen and focuses its first field.
+func (u *UI) setScreen(c fyne.CanvasObject) {
+	u.win.SetContent(c)
+	if u.focus != nil {
+		u.win.Canvas().Focus(u.focus)
+		u.focus = nil
+	}
 }
 
 // openError explains why the vault could not be opened.
@@ -126,7 +148,6 @@ func (u *UI) fatalScreen(msg string) fyne.CanvasObject {
 // showMain builds the main tabs once the host is open, starts the host's
 // background work and subscribes to its events.
 func (u *UI) showMain() {
-	u.locked.Set(u.h.Locked())
 	u.memories = newMemoriesScreen(u)
 	u.quarantine = newQuarantineScreen(u)
 	u.agents = newAgentsScreen(u)
@@ -141,46 +162,49 @@ func (u *UI) showMain() {
 		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), u.settings.content),
 	)
 	u.tabs.OnSelected = func(t *container.TabItem) { u.h.Touch(); u.refreshTab(t) }
-	u.quarantineCount.AddListener(binding.NewDataListener(func() {
-		n, _ := u.quarantineCount.Get()
-		if n > 0 {
-			u.qTab.Text = fmt.Sprintf("Quarantine (%d)", n)
-		} else {
-			u.qTab.Text = "Quarantine"
-		}
-		u.tabs.Refresh()
-	}))
 	u.win.SetContent(container.NewBorder(u.banner(), nil, nil, nil, u.tabs))
+	u.updateLock()
 	u.unsub = u.h.Subscribe(u.onEvent)
-	u.h.Start(u.ctx)
+	if !u.manual {
+		u.h.Start(u.ctx)
+	}
 	for _, w := range u.h.Warnings {
-		u.status.Set(w)
+		u.setStatus(w)
 	}
 	u.refreshAll()
 }
 
 // banner shows the lock state with the lock/unlock button and status line.
 func (u *UI) banner() fyne.CanvasObject {
-	state := widget.NewLabel("")
-	button := widget.NewButton("", nil)
-	update := func() {
-		l, _ := u.locked.Get()
-		if l {
-			state.SetText("Locked: sensitive memories are hidden.")
-			button.SetText("Unlock…")
-			button.SetIcon(theme.VisibilityIcon())
-			button.OnTapped = func() { u.askUnlock() }
-		} else {
-			state.SetText("Unlocked")
-			button.SetText("Lock")
-			button.SetIcon(theme.VisibilityOffIcon())
-			button.OnTapped = func() { u.h.Lock() }
-		}
+	u.status.Truncation = fyne.TextTruncateEllipsis
+	return container.NewBorder(nil, nil, container.NewHBox(u.lockButton, u.lockState), nil, u.status)
+}
+
+// updateLock shows the vault's lock state in the banner and the tray.
+func (u *UI) updateLock() {
+	if u.h.Locked() {
+		u.lockState.SetText("Locked: sensitive memories are hidden.")
+		u.lockButton.SetText("Unlock…")
+		u.lockButton.SetIcon(theme.VisibilityIcon())
+		u.lockButton.OnTapped = u.askUnlock
+	} else {
+		u.lockState.SetText("Unlocked")
+		u.lockButton.SetText("Lock")
+		u.lockButton.SetIcon(theme.VisibilityOffIcon())
+		u.lockButton.OnTapped = u.h.Lock
 	}
-	u.locked.AddListener(binding.NewDataListener(update))
-	status := widget.NewLabelWithData(u.status)
-	status.Truncation = fyne.TextTruncateEllipsis
-	return container.NewBorder(nil, nil, container.NewHBox(button, state), nil, status)
+	u.tray.updateLock()
+}
+
+// setQuarantineCount shows the review queue's length on its tab and in
+// the tray.
+func (u *UI) setQuarantineCount(n int) {
+	u.qTab.Text = "Quarantine"
+	if n > 0 {
+		u.qTab.Text = fmt.Sprintf("Quarantine (%d)", n)
+	}
+	u.tabs.Refresh()
+	u.tray.setQuarantine(n)
 }
 
 // askUnlock shows the passphrase dialog over the main window.
@@ -214,9 +238,11 @@ func unlockErr(err error) error {
 
 // onEvent receives host events on a background goroutine.
 func (u *UI) onEvent(e host.Event) {
-	fyne.Do(func() {
+	u.pending.Add(1)
+	defer u.pending.Done()
+	u.onMain(func() {
 		if e.Lock {
-			u.locked.Set(u.h.Locked())
+			u.updateLock()
 			u.memories.refresh()
 			u.quarantine.refresh()
 		}
@@ -283,7 +309,7 @@ func (u *UI) refreshTab(t *container.TabItem) {
 	}
 }
 
-func (u *UI) setStatus(s string) { u.status.Set(s) }
+func (u *UI) setStatus(s string) { u.status.SetText(s) }
 
 // async runs work off the UI goroutine; then (if set) runs back on it, or
 // an error dialog explains a failure. Slow work (key derivation, export,
@@ -303,12 +329,23 @@ func (u *UI) async(work func() error, then func()) {
 // background runs work off the UI goroutine and done with its error back
 // on it.
 func (u *UI) background(work func() error, done func(error)) {
+	if u.manual {
+		done(work())
+		return
+	}
 	u.pending.Add(1)
 	go func() {
 		defer u.pending.Done()
 		err := work()
-		fyne.DoAndWait(func() { done(err) })
+		u.onMain(func() { done(err) })
 	}()
+}
+
+// onMain runs fn on the UI goroutine and waits for it; see uiMu.
+func (u *UI) onMain(fn func()) {
+	u.uiMu.Lock()
+	defer u.uiMu.Unlock()
+	fyne.DoAndWait(fn)
 }
 
 // wait blocks until background work started so far is done (tests).
@@ -354,5 +391,3 @@ func HasDisplay(getenv func(string) string) bool {
 	}
 	return getenv("DISPLAY") != "" || getenv("WAYLAND_DISPLAY") != ""
 }
-
-func dataListener(fn func()) binding.DataListener { return binding.NewDataListener(fn) }

@@ -49,6 +49,7 @@ func (n *notes) all() []string {
 func newUI(t *testing.T, cfg host.Config) (*UI, *notes) {
 	t.Helper()
 	u := New(test.NewTempApp(t), cfg)
+	u.manual = true
 	n := &notes{}
 	u.notify = n.add
 	t.Cleanup(u.Close)
@@ -136,6 +137,7 @@ func TestFirstRunCreatesVault(t *testing.T) {
 	cfg := testConfig(t)
 	u, _ := newUI(t, cfg)
 	u.Start()
+	u.wait()
 	content := u.win.Content()
 	entries := passwordEntries(content)
 	if len(entries) != 2 {
@@ -216,7 +218,7 @@ func TestContinueLockedHidesSensitive(t *testing.T) {
 	u.Start()
 	test.Tap(button(t, u.win.Content(), "Continue locked (sensitive memories stay hidden)"))
 	u.wait()
-	rows, _ := u.memories.rows.Get()
+	rows := u.memories.rows.data
 	if len(rows) != 1 || rows[0].Preview != "the repo uses tabs" {
 		t.Fatalf("locked list = %+v, want only the internal memory", rows)
 	}
@@ -245,26 +247,30 @@ func TestMemoriesSearchFilterDetailEditRollback(t *testing.T) {
 	s := u.memories
 	s.refresh()
 	u.wait()
-	if rows, _ := s.rows.Get(); len(rows) != 3 {
+	if rows := s.rows.data; len(rows) != 3 {
 		t.Fatalf("list has %d rows, want 3", len(rows))
 	}
 	s.partition.SetSelected("public")
 	u.wait()
-	if rows, _ := s.rows.Get(); len(rows) != 1 || rows[0].Partition != "public" {
+	if rows := s.rows.data; len(rows) != 1 || rows[0].Partition != "public" {
 		t.Fatalf("public filter = %+v", rows)
 	}
 	s.partition.SetSelected(anyChoice)
 	s.tag.SetText("ops")
 	s.refresh()
 	u.wait()
-	if rows, _ := s.rows.Get(); len(rows) != 1 || rows[0].ID != m.ID {
+	if rows := s.rows.data; len(rows) != 1 || rows[0].ID != m.ID {
 		t.Fatalf("tag filter = %+v", rows)
 	}
 	s.tag.SetText("")
-	s.search.SetText("staging pipeline")
+	gen := s.gen
+	test.Type(s.search, "staging pipeline")
+	if s.gen != gen || s.scheduled != len("staging pipeline") {
+		t.Fatalf("typing ran %d searches and put off %d; want none run and one put off per keystroke", s.gen-gen, s.scheduled)
+	}
 	s.refresh()
 	u.wait()
-	rows, _ := s.rows.Get()
+	rows := s.rows.data
 	if len(rows) == 0 || rows[0].ID != m.ID {
 		t.Fatalf("search = %+v, want the deploy memory first", rows)
 	}
@@ -318,7 +324,7 @@ func TestQuarantineReviewApproveRejectDiscard(t *testing.T) {
 		t.Fatalf("notifications = %q, want the session summary", got)
 	}
 	s := u.quarantine
-	items, _ := s.items.Get()
+	items := s.items.data
 	if len(items) != 3 || u.qTab.Text != "Quarantine (3)" {
 		t.Fatalf("queue has %d items, tab %q; want 3", len(items), u.qTab.Text)
 	}
@@ -338,7 +344,7 @@ func TestQuarantineReviewApproveRejectDiscard(t *testing.T) {
 	if len(recalled.Results) != 1 || !strings.Contains(recalled.Results[0].Content, "db-staging") {
 		t.Fatalf("after approval the agent recalls %+v", recalled.Results)
 	}
-	items, _ = s.items.Get()
+	items = s.items.data
 	if len(items) != 2 || u.qTab.Text != "Quarantine (2)" {
 		t.Fatalf("after approval: %d items, tab %q", len(items), u.qTab.Text)
 	}
@@ -351,7 +357,7 @@ func TestQuarantineReviewApproveRejectDiscard(t *testing.T) {
 	}
 	test.Tap(button(t, s.box, "Discard"))
 	u.wait()
-	if items, _ = s.items.Get(); len(items) != 0 || u.qTab.Text != "Quarantine" {
+	if items := s.items.data; len(items) != 0 || u.qTab.Text != "Quarantine" {
 		t.Fatalf("after reviewing all: %d items, tab %q", len(items), u.qTab.Text)
 	}
 }
@@ -364,14 +370,14 @@ func TestQuarantineBulkApprove(t *testing.T) {
 	}
 	u.quarantine.refresh()
 	u.wait()
-	items, _ := u.quarantine.items.Get()
+	items := u.quarantine.items.data
 	var ids []string
 	for _, it := range items {
 		ids = append(ids, it.ID)
 	}
 	u.quarantine.bulkNow("approve", ids)
 	u.wait()
-	if items, _ = u.quarantine.items.Get(); len(items) != 0 {
+	if items := u.quarantine.items.data; len(items) != 0 {
 		t.Fatalf("%d items left after bulk approval", len(items))
 	}
 	if l := u.h.Service().List(t.Context(), u.h.Operator(), app.ListInput{}); len(l.Memories) != 2 {
@@ -437,7 +443,7 @@ func TestAuditScreenVerifyAndExport(t *testing.T) {
 	s := u.audit
 	s.refresh()
 	u.wait()
-	entries, _ := s.entries.Get()
+	entries := s.entries.data
 	if len(entries) < 2 || entries[0].Seq < entries[len(entries)-1].Seq {
 		t.Fatalf("audit list = %d entries, newest first expected", len(entries))
 	}
@@ -473,7 +479,7 @@ func TestAuditScreenVerifyAndExport(t *testing.T) {
 	s.action.SetText("memory:write")
 	s.refresh()
 	u.wait()
-	if entries, _ = s.entries.Get(); len(entries) != 1 {
+	if entries := s.entries.data; len(entries) != 1 {
 		t.Fatalf("action filter kept %d entries, want 1", len(entries))
 	}
 }
@@ -536,13 +542,13 @@ func TestLockButtonHidesSensitive(t *testing.T) {
 	store(t, u, u.h.Operator(), app.StoreInput{Content: "call me at +1 415 555 0100", Partition: "sensitive"})
 	u.memories.refresh()
 	u.wait()
-	if rows, _ := u.memories.rows.Get(); len(rows) != 1 {
+	if rows := u.memories.rows.data; len(rows) != 1 {
 		t.Fatalf("unlocked list has %d rows", len(rows))
 	}
 	test.Tap(button(t, u.win.Content(), "Lock"))
 	u.onEvent(host.Event{Lock: true})
 	u.wait()
-	if rows, _ := u.memories.rows.Get(); len(rows) != 0 || !u.h.Locked() {
+	if rows := u.memories.rows.data; len(rows) != 0 || !u.h.Locked() {
 		t.Fatalf("after Lock the list shows %d rows", len(rows))
 	}
 	if _, ok := find(u.win.Content(), func(b *widget.Button) bool { return b.Text == "Unlock…" }); !ok {

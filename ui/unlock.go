@@ -62,7 +62,6 @@ func (u *UI) createScreen() fyne.CanvasObject {
 	create.Importance = widget.HighImportance
 	again.OnSubmitted = func(string) { create.OnTapped() }
 	pass.OnSubmitted = func(string) { u.win.Canvas().Focus(again) }
-	u.focusLater(pass)
 	intro := widget.NewLabel("Welcome to Engram. Your agents' memories are kept in an encrypted vault on this computer. Choose the passphrase that protects its sensitive partition: Engram cannot recover it if it is lost.")
 	intro.Wrapping = fyne.TextWrapWord
 	form := container.NewVBox(
@@ -70,6 +69,7 @@ func (u *UI) createScreen() fyne.CanvasObject {
 		intro, pass, again, hint, remember, create, errLabel,
 		widget.NewLabel(fmt.Sprintf("Vault file: %s", host.VaultPath(u.cfg.DataDir))),
 	)
+	u.focus = pass
 	return container.NewCenter(container.NewGridWrap(fyne.NewSize(560, 460), form))
 }
 
@@ -119,20 +119,11 @@ func (u *UI) unlockScreen(kerr error) fyne.CanvasObject {
 	pass.OnSubmitted = func(string) { submit() }
 	unlock = widget.NewButtonWithIcon("Unlock", theme.ConfirmIcon(), submit)
 	unlock.Importance = widget.HighImportance
-	u.focusLater(pass)
 	items := []fyne.CanvasObject{
 		widget.NewLabelWithStyle("Unlock Engram", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		why, pass, remember, unlock, errLabel,
 	}
 	items = append(items, widget.NewButton("Continue locked (sensitive memories stay hidden)", func() { u.showMain() }))
+	u.focus = pass
 	return container.NewCenter(container.NewGridWrap(fyne.NewSize(520, 360), container.NewVBox(items...)))
-}
-
-// focusLater focuses e once it is on the window's canvas.
-func (u *UI) focusLater(e *widget.Entry) {
-	u.pending.Add(1)
-	go func() {
-		defer u.pending.Done()
-		fyne.DoAndWait(func() { u.win.Canvas().Focus(e) })
-	}()
 }

@@ -155,7 +155,7 @@ func newHost(cfg Config, v *vault.Vault) (*Host, error) {
 	if warn != "" {
 		h.Warnings = append(h.Warnings, warn)
 	}
-	svc, err := app.New(v, app.Options{Log: cfg.Log, Guard: h.settings.GuardPolicy(), Now: cfg.Now, Recall: engine})
+	svc, err := app.New(v, app.Options{Log: cfg.Log, Guard: h.settings.GuardPolicy(), Now: cfg.Now, Recall: engine, IndexInBackground: true})
 	if err != nil {
 		v.Close()
 		return nil, err
@@ -363,5 +363,6 @@ func (h *Host) Close() error {
 		h.cancel()
 	}
 	h.wg.Wait()
+	h.svc.Close()
 	return h.v.Close()
 }

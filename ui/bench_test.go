@@ -1,0 +1,105 @@
+package ui
+
+import (
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/engram-app/engram/app/apptest"
+	"github.com/engram-app/engram/app/host"
+	"github.com/engram-app/engram/vault"
+	"github.com/engram-app/engram/vault/vaulttest"
+)
+
+// fill100k makes a vault of n memories (a tenth sensitive) whose key is in
+// the returned config's keyring, and returns that config.
+func fill100k(b *testing.B, n int) host.Config {
+	b.Helper()
+	v, _ := vaulttest.New(b, vaulttest.NoSync, vaulttest.SkipCheck)
+	for i := range n {
+		p := vault.Internal
+		if i%10 == 0 {
+			p = vault.Sensitive
+		}
+		m := vaulttest.Memory(p, fmt.Sprintf("memory %d about build step %d and the deploy of service %d", i, i%97, i%13))
+		if _, err := v.Add(m, vault.Actor{Agent: vault.AgentOperator}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	keys := &apptest.Keys{}
+	key, err := v.UnlockKey()
+	if err != nil {
+		b.Fatal(err)
+	}
+	keys.Set(v.ID(), key)
+	dir := filepath.Dir(v.Path())
+	v.Close()
+	return host.Config{DataDir: dir, KeyStore: keys, Getenv: func(string) string { return "" },
+		ModelDir: filepath.Join(b.TempDir(), "no-model"), NoServer: true}
+}
+
+// BenchmarkStartToUnlockedWindow100k measures the time from start to an
+// unlocked main window with the memories list filled, on a vault of
+// 100,000 memories, and the heap in use once it is idle.
+//
+//	go test ./ui -run '^$' -bench StartToUnlockedWindow100k -benchtime 3x
+func BenchmarkStartToUnlockedWindow100k(b *testing.B) {
+	cfg := fill100k(b, 100_000)
+	for b.Loop() {
+		start := time.Now()
+		u := New(test.NewTempApp(b), cfg)
+		u.Start()
+		u.wait()
+		elapsed := time.Since(start)
+		rows := u.memories.rows.data
+		if u.h == nil || u.h.Locked() || len(rows) != 100_000 {
+			b.Fatalf("not an unlocked window with every memory listed: %d rows", len(rows))
+		}
+		b.ReportMetric(elapsed.Seconds()*1000, "start-ms")
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "idle-heap-MiB")
+		u.Close()
+	}
+}
+
+// BenchmarkScroll100k measures one scroll step of the memories list over
+// 100,000 rows: the list binds only the visible rows.
+func BenchmarkScroll100k(b *testing.B) {
+	cfg := fill100k(b, 100_000)
+	u := New(test.NewTempApp(b), cfg)
+	u.Start()
+	u.wait()
+	defer u.Close()
+	u.win.Resize(u.win.Canvas().Size().Max(u.win.Content().MinSize()))
+	i := 0
+	for b.Loop() {
+		u.memories.list.ScrollTo((i * 997) % 100_000)
+		i++
+	}
+}
+
+// BenchmarkSearch100k measures one search as the user types it (after the
+// debounce): hybrid recall without the embedder over 100,000 memories and
+// the list update.
+func BenchmarkSearch100k(b *testing.B) {
+	cfg := fill100k(b, 100_000)
+	u := New(test.NewTempApp(b), cfg)
+	u.Start()
+	u.wait()
+	defer u.Close()
+	s := u.memories
+	for b.Loop() {
+		s.search.SetText("deploy of service 7")
+		s.refresh()
+		u.wait()
+		if rows := s.rows.data; len(rows) == 0 {
+			b.Fatal("no results")
+		}
+	}
+}
