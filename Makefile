@@ -48,6 +48,7 @@ e2e: test-deps build
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./vault/... ./quarantine/... ./decay/... ./app/recall/
 	ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) $(GO) test -run '^$$' -bench . -benchmem ./app/embed/
+	LANG=en_US.UTF-8 $(GO) test -run '^$$' -bench 100k -benchtime 3x ./ui/
 
 ## fuzz: run each fuzz target briefly (FUZZTIME per target)
 FUZZTIME ?= 20s
