@@ -22,7 +22,7 @@ type settingsScreen struct {
 
 	autoLock, episodic, agentTTL, unused, minConf, sweepHours *widget.Entry
 	pii                                                       *widget.RadioGroup
-	failOnSecret                                              *widget.Check
+	failOnSecret, screenLock                                  *widget.Check
 	embedder, embedderModel, addr, backupDir                  *widget.Entry
 	result                                                    *widget.Label
 }
@@ -34,11 +34,13 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.pii = widget.NewRadioGroup([]string{"encrypt", "redact"}, nil)
 	s.pii.Horizontal = true
 	s.failOnSecret = widget.NewCheck("Reject writes that contain secrets (instead of redacting them)", nil)
+	s.screenLock = widget.NewCheck("Also lock when the screen locks", nil)
 	s.embedder, s.embedderModel, s.addr, s.backupDir = widget.NewEntry(), widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
 	s.embedder.SetPlaceHolder("builtin, off, or http://127.0.0.1:11434/v1")
 	s.result = wrapped("")
 	form := widget.NewForm(
 		widget.NewFormItem("Auto-lock after (minutes, 'never')", s.autoLock),
+		widget.NewFormItem("", s.screenLock),
 		widget.NewFormItem("Personal data in agent writes", s.pii),
 		widget.NewFormItem("Secrets", s.failOnSecret),
 		widget.NewFormItem("Episodic memories live (days)", s.episodic),
@@ -85,6 +87,7 @@ func (s *settingsScreen) load() {
 	}
 	s.pii.SetSelected(string(st.PII))
 	s.failOnSecret.SetChecked(st.FailOnSecret)
+	s.screenLock.SetChecked(!st.StayUnlockedOnScreenLock)
 	s.episodic.SetText(itoa0(st.EpisodicTTLDays))
 	s.agentTTL.SetText(itoa0(st.AgentFieldTTLDays))
 	s.unused.SetText(itoa0(st.UnusedAfterDays))
@@ -143,6 +146,7 @@ func (s *settingsScreen) read() (host.Settings, error) {
 	}
 	st.PII = host.PIIMode(s.pii.Selected)
 	st.FailOnSecret = s.failOnSecret.Checked
+	st.StayUnlockedOnScreenLock = !s.screenLock.Checked
 	st.Embedder = strings.TrimSpace(s.embedder.Text)
 	st.EmbedderModel = strings.TrimSpace(s.embedderModel.Text)
 	st.Addr = strings.TrimSpace(s.addr.Text)

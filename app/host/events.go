@@ -18,6 +18,8 @@ type Event struct {
 	Audit      bool // the audit log grew
 	Lock       bool // the vault was locked or unlocked
 	Server     bool // the agent API started listening or failed
+	// ScreenWatch is set once the host listens for the screen locking.
+	ScreenWatch bool
 	// Rejected names agent sessions that had a write rejected, for the
 	// session summary notification.
 	Rejected []SessionRef

@@ -335,6 +335,7 @@ func (h *Host) Start(ctx context.Context) {
 	}
 	h.wg.Go(func() { h.watch(ctx, 300*time.Millisecond) })
 	h.wg.Go(func() { h.schedule(ctx) })
+	h.wg.Go(func() { h.watchScreenLock(ctx) })
 }
 
 func (h *Host) serve(ctx context.Context) {

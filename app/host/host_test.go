@@ -13,6 +13,7 @@ import (
 	"github.com/engram-app/engram/app/apptest"
 	"github.com/engram-app/engram/vault"
 	"github.com/engram-app/engram/vault/vaulttest"
+	"github.com/godbus/dbus/v5"
 )
 
 var pass = []byte(vaulttest.Passphrase)
@@ -298,5 +299,61 @@ func TestServerStartsAndStops(t *testing.T) {
 	}
 	if _, err := http.Get("http://" + addr + "/v1/health"); err == nil {
 		t.Fatal("the agent API still answers after Close")
+	}
+}
+
+func TestLockOnScreenLock(t *testing.T) {
+	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI runs the tests in a D-Bus session (.ci/with-keyring)")
+		}
+		t.Skip("needs a D-Bus session bus; run under .ci/with-keyring")
+	}
+	cfg, _ := testConfig(t)
+	cfg.Getenv = os.Getenv
+	h, err := Create(t.Context(), cfg, pass, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	events := make(chan Event, 64)
+	h.Subscribe(func(e Event) {
+		select {
+		case events <- e:
+		default: // never block the host
+		}
+	})
+	h.Start(t.Context())
+	waitEvent(t, events, func(e Event) bool { return e.ScreenWatch })
+	conn, err := dbus.ConnectSessionBus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// A screen saver going inactive changes nothing; going active locks.
+	if err := conn.Emit("/org/gnome/ScreenSaver", "org.gnome.ScreenSaver.ActiveChanged", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Emit("/org/freedesktop/ScreenSaver", "org.freedesktop.ScreenSaver.ActiveChanged", true); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, events, func(e Event) bool { return e.Lock })
+	if !h.Locked() {
+		t.Fatal("the vault stayed unlocked when the screen locked")
+	}
+}
+
+func waitEvent(t *testing.T, events <-chan Event, want func(Event) bool) {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case e := <-events:
+			if want(e) {
+				return
+			}
+		case <-timeout:
+			t.Fatal("the expected event did not come")
+		}
 	}
 }

@@ -25,6 +25,10 @@ type Settings struct {
 	// AutoLockMinutes locks the vault after this long without user
 	// activity in the app; 0 means the default (10), -1 never.
 	AutoLockMinutes int `json:"auto_lock_minutes,omitempty"`
+	// StayUnlockedOnScreenLock keeps the vault unlocked when the desktop's
+	// screen locks; by default it locks with the screen (where the desktop
+	// reports it over D-Bus).
+	StayUnlockedOnScreenLock bool `json:"stay_unlocked_on_screen_lock,omitempty"`
 	// PII is what happens to personal data in agent writes: "encrypt"
 	// (default, stored in the sensitive partition) or "redact".
 	PII guard.PIIMode `json:"pii,omitempty"`
