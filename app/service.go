@@ -102,9 +102,11 @@ type Service struct {
 	sensitiveIndexed bool
 	// indexed is closed once the first index build is done (at once
 	// unless Options.IndexInBackground); indexErr is its error.
-	indexed   chan struct{}
-	indexErr  error
-	stopIndex context.CancelFunc
+	indexed    chan struct{}
+	indexErr   error
+	startIndex sync.Once
+	indexCtx   context.Context
+	stopIndex  context.CancelFunc
 }
 
 // Options configure a Service. The zero value is usable.
@@ -118,7 +120,8 @@ type Options struct {
 	// the vault, and every write through the service keeps it current.
 	Recall *recall.Engine
 	// IndexInBackground makes New return at once and build the recall
-	// index in a goroutine (the desktop app opens its window meanwhile);
+	// index later, in a goroutine started by BuildIndex or the first
+	// recall (the desktop app first fills its window, then builds it);
 	// recalls wait for it. Close ends it.
 	IndexInBackground bool
 }
@@ -145,16 +148,25 @@ func New(v *vault.Vault, o Options) (*Service, error) {
 		}
 		return s, nil
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s.stopIndex = cancel
-	go func() {
-		defer close(s.indexed)
-		if err := s.Reindex(ctx); err != nil && ctx.Err() == nil {
-			s.log.Error("recall: building the index", "err", err)
-			s.indexErr = err
-		}
-	}()
+	s.indexCtx, s.stopIndex = context.WithCancel(context.Background())
 	return s, nil
+}
+
+// BuildIndex starts building the recall index in the background, once,
+// for a service made with IndexInBackground; otherwise it does nothing.
+func (s *Service) BuildIndex() {
+	if s.indexCtx == nil {
+		return
+	}
+	s.startIndex.Do(func() {
+		go func() {
+			defer close(s.indexed)
+			if err := s.Reindex(s.indexCtx); err != nil && s.indexCtx.Err() == nil {
+				s.log.Error("recall: building the index", "err", err)
+				s.indexErr = err
+			}
+		}()
+	})
 }
 
 // WaitIndexed waits until the first recall index build is done and
@@ -163,6 +175,7 @@ func (s *Service) WaitIndexed(ctx context.Context) error {
 	if s.indexed == nil {
 		return nil
 	}
+	s.BuildIndex()
 	select {
 	case <-s.indexed:
 		return s.indexErr
@@ -174,12 +187,12 @@ func (s *Service) WaitIndexed(ctx context.Context) error {
 // Close stops a background index build and waits for it. The vault stays
 // open (its owner closes it).
 func (s *Service) Close() {
-	if s.stopIndex != nil {
-		s.stopIndex()
+	if s.stopIndex == nil {
+		return
 	}
-	if s.indexed != nil {
-		<-s.indexed
-	}
+	s.stopIndex()
+	s.startIndex.Do(func() { close(s.indexed) }) // never started: nothing to wait for
+	<-s.indexed
 }
 
 // Disabled returns a service that answers every call with StatusUnavailable

@@ -53,6 +53,8 @@ type memoriesScreen struct {
 	timer *time.Timer
 	// scheduled counts searches put off by the debounce (tests).
 	scheduled int
+	// loaded, if set, runs once after the next list is shown.
+	loaded func()
 	// gen numbers searches so that a slow one finishing late cannot
 	// overwrite a newer one's results.
 	gen int
@@ -244,6 +246,10 @@ func (s *memoriesScreen) refresh() {
 		s.rows.set(rows)
 		s.list.UnselectAll()
 		s.count.SetText(note)
+		if f := s.loaded; f != nil {
+			s.loaded = nil
+			f()
+		}
 	})
 }
 

@@ -165,9 +165,6 @@ func (u *UI) showMain() {
 	u.win.SetContent(container.NewBorder(u.banner(), nil, nil, nil, u.tabs))
 	u.updateLock()
 	u.unsub = u.h.Subscribe(u.onEvent)
-	if !u.manual {
-		u.h.Start(u.ctx)
-	}
 	for _, w := range u.h.Warnings {
 		u.setStatus(w)
 	}
@@ -290,7 +287,14 @@ func (u *UI) sessionSummary(ref host.SessionRef) {
 	u.setStatus(s.Summary)
 }
 
+// refreshAll fills every screen; once the memories are listed the host
+// starts its background work (index build, agent API, watchers).
 func (u *UI) refreshAll() {
+	u.memories.loaded = func() {
+		if !u.manual {
+			u.h.Start(u.ctx)
+		}
+	}
 	u.memories.refresh()
 	u.quarantine.refresh()
 	u.agents.refresh()

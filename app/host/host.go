@@ -325,11 +325,14 @@ func (h *Host) ServerStatus() (addr string, err error) {
 	return h.serverAddr, h.serverErr
 }
 
-// Start begins the background work: the agent API (unless NoServer), the
-// audit watcher that feeds Subscribe, the scheduled sweep and the
-// auto-lock. It returns at once; Close ends it all.
+// Start begins the background work: the recall index build, the agent
+// API (unless NoServer), the audit watcher that feeds Subscribe, the
+// scheduled sweep, the auto-lock and the screen-lock watch. It returns at
+// once; Close ends it all. The desktop app calls it once its window shows
+// the memories, so the two full reads of the vault do not compete.
 func (h *Host) Start(ctx context.Context) {
 	ctx, h.cancel = context.WithCancel(ctx)
+	h.svc.BuildIndex()
 	if !h.cfg.NoServer {
 		h.wg.Go(func() { h.serve(ctx) })
 	}
