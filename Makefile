@@ -9,7 +9,7 @@ SHOTS ?= e2e-screenshots
 
 MODEL_DIR ?= .cache/model/use-lite
 
-.PHONY: run build test vet deps test-deps model e2e bench fuzz clean
+.PHONY: run build test vet deps test-deps model e2e package bench fuzz clean
 
 ## run: build engram and open the desktop app (or run ARGS), with the embedding model
 run: deps model build
@@ -44,6 +44,15 @@ e2e: test-deps build
 	ENGRAM_E2E=1 ENGRAM_E2E_SHOTS=$(CURDIR)/$(SHOTS) ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) \
 		.ci/with-keyring $(GO) test -count=1 -timeout 5m -run '^TestDesktopEndToEnd$$' -v ./cmd/engram
 
+## package: an installable Linux archive, Engram.tar.xz (binary, icon, .desktop entry from FyneApp.toml)
+FYNE_TOOL = fyne.io/fyne/v2/cmd/fyne@v2.7.1
+package: deps
+	$(GO) install $(FYNE_TOOL)
+	# fyne package reads FyneApp.toml beside the main package.
+	sed 's|assets/icon.png|../../assets/icon.png|' FyneApp.toml > cmd/engram/FyneApp.toml
+	cd cmd/engram && "$$($(GO) env GOPATH)/bin/fyne" package -os linux; status=$$?; rm -f FyneApp.toml; exit $$status
+	mv cmd/engram/Engram.tar.xz .
+
 ## bench: the benchmarks whose figures the issues ask for
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./vault/... ./quarantine/... ./decay/... ./app/recall/
@@ -62,4 +71,4 @@ fuzz:
 	ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) $(GO) test ./app/embed/ -run '^$$' -fuzz '^FuzzTokenize$$' -fuzztime $(FUZZTIME)
 
 clean:
-	rm -rf bin
+	rm -rf bin Engram.tar.xz
