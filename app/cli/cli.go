@@ -198,6 +198,11 @@ const (
 // unlock unlocks the open vault. When it has to ask on the terminal
 // because the keyring could not be used, it says why on stderr.
 func (c *cmd) unlock(mode unlockMode, passFile string, remember bool) error {
+	return c.unlockVault(c.v, mode, passFile, remember)
+}
+
+// unlockVault is unlock for a vault opened elsewhere (engram serve's host).
+func (c *cmd) unlockVault(v *vault.Vault, mode unlockMode, passFile string, remember bool) error {
 	var keyringErr error
 	ask := func(prompt string) ([]byte, error) {
 		p := c.pass
@@ -214,10 +219,10 @@ func (c *cmd) unlock(mode unlockMode, passFile string, remember bool) error {
 	}
 	ks := c.keyStore()
 	// Probe the keyring once so ask can explain a prompt.
-	if _, err := ks.Get(c.v.ID()); err != nil && !errors.Is(err, app.ErrNoKey) {
+	if _, err := ks.Get(v.ID()); err != nil && !errors.Is(err, app.ErrNoKey) {
 		keyringErr = err
 	}
-	_, err := app.Unlock(c.ctx, c.v, ks, ask, remember)
+	_, err := app.Unlock(c.ctx, v, ks, ask, remember)
 	if err != nil && mode == unlockIfEasy && errors.Is(err, app.ErrNoPassphrase) {
 		return nil // stay locked; sensitive memories stay hidden
 	}

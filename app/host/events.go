@@ -155,6 +155,9 @@ func (h *Host) schedule(ctx context.Context) {
 // duration. It reports whether it locked.
 func (h *Host) autoLock(now time.Time) bool {
 	d := h.Settings().AutoLock()
+	if h.cfg.NoAutoLock {
+		d = 0
+	}
 	h.mu.Lock()
 	idle := now.Sub(h.lastActivity)
 	h.mu.Unlock()

@@ -43,6 +43,12 @@ type Config struct {
 	ModelDir string
 	// NoServer keeps the agent API off (tests of the UI).
 	NoServer bool
+	// Addr, when set, overrides the settings' agent API address
+	// (engram serve --addr).
+	Addr string
+	// NoAutoLock turns the idle auto-lock off: engram serve has no user
+	// activity to measure.
+	NoAutoLock bool
 }
 
 func (c *Config) fill() {
@@ -207,6 +213,10 @@ func (h *Host) DataDir() string { return h.cfg.DataDir }
 // VaultPath is the vault file.
 func (h *Host) VaultPath() string { return h.v.Path() }
 
+// Vault is the open vault, for the command line's own unlock flow (the
+// desktop app goes through TryKeyring and Unlock).
+func (h *Host) Vault() *vault.Vault { return h.v }
+
 // Locked reports whether the sensitive partition is locked.
 func (h *Host) Locked() bool { return h.v.Locked() }
 
@@ -343,6 +353,9 @@ func (h *Host) Start(ctx context.Context) {
 
 func (h *Host) serve(ctx context.Context) {
 	addr := h.Settings().Addr
+	if h.cfg.Addr != "" {
+		addr = h.cfg.Addr
+	}
 	rt := h.cfg.RuntimeDir
 	srv := server.New(h.svc, server.Options{Log: h.cfg.Log, Listening: func(a string) {
 		h.mu.Lock()

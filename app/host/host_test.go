@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/engram-app/engram/app"
@@ -356,4 +357,47 @@ func waitEvent(t *testing.T, events <-chan Event, want func(Event) bool) {
 			t.Fatal("the expected event did not come")
 		}
 	}
+}
+
+func TestScheduledSweep(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h, _, clock := testHost(t)
+		agent := app.Request{Caller: app.Caller{Agent: "claude-code", Session: "s1"}, Authorized: true}
+		if r := h.svc.Store(t.Context(), agent, app.StoreInput{Content: "the build cache lives in /tmp/cache", Field: "learnings"}); !r.OK() {
+			t.Fatalf("store: %s %s", r.Status, r.Message)
+		}
+		var swept []SweepReport
+		h.Subscribe(func(e Event) {
+			if e.Swept != nil {
+				swept = append(swept, *e.Swept)
+			}
+		})
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go h.schedule(ctx)
+		time.Sleep(30 * time.Second) // the first sweep waits a minute after start
+		synctest.Wait()
+		if len(swept) != 0 {
+			t.Fatalf("swept %d times in the first 30 s", len(swept))
+		}
+		clock.Advance(60 * 24 * time.Hour) // past the agent note's 30-day TTL
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if len(swept) != 1 || swept[0].Archived != 1 {
+			t.Fatalf("after a minute: sweeps %+v, want one that archived the expired note", swept)
+		}
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		if len(swept) != 1 {
+			t.Fatalf("swept again within the day: %+v", swept)
+		}
+		clock.Advance(25 * time.Hour)
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if len(swept) != 2 {
+			t.Fatalf("no second sweep a day later: %+v", swept)
+		}
+		cancel()
+		synctest.Wait()
+	})
 }
