@@ -30,6 +30,12 @@ func CurrentConfidence(m *Memory, now time.Time) float64 {
 	return decay.Confidence(recordOf(m), now)
 }
 
+// ExpiresAt is when m's time to live ends under p (the sweep then
+// archives it), or false when it has none: pinned, semantic, or no TTL.
+func ExpiresAt(m *Memory, p decay.Policy) (time.Time, bool) {
+	return decay.ExpiresAt(recordOf(m), p)
+}
+
 // StrengthHint returns a sentence about a weak passphrase, or "".
 func StrengthHint(p []byte) string {
 	n := len([]rune(string(p)))

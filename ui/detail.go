@@ -87,7 +87,9 @@ func (d *detailPane) render() {
 		future = append(future, fmt.Sprintf("%.2f in %d days", app.CurrentConfidence(m, now.Add(time.Duration(days)*24*time.Hour)), days))
 	}
 	expires := "no expiry"
-	if m.Expires != nil {
+	if at, ok := app.ExpiresAt(m, d.u.h.Settings().DecayPolicy()); ok {
+		expires = "archived after " + when(at) + " unless used or confirmed"
+	} else if m.Expires != nil {
 		expires = "expires " + when(*m.Expires)
 	}
 	tags := strings.Join(m.Tags, ", ")

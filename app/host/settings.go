@@ -127,6 +127,9 @@ func (s Settings) GuardPolicy() guard.Policy {
 	return guard.Policy{PII: s.PII, FailOnSecret: s.FailOnSecret}
 }
 
+// DecayPolicy is the lifecycle policy the settings give.
+func (s Settings) DecayPolicy() decay.Policy { return s.decayPolicy() }
+
 func (s Settings) decayPolicy() decay.Policy {
 	p := decay.DefaultPolicy()
 	const day = 24 * time.Hour
