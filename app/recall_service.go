@@ -245,7 +245,25 @@ func (s *Service) embedMissing(ctx context.Context, mems []Memory, missing []int
 // index brings memory m into the recall index after a write, embedding
 // and storing its vector unless it is sensitive. Failures leave the
 // memory findable by keyword and are logged: the write itself succeeded.
-func (s *Service) index(ctx context.Context, m *Memory) {
+func (s *Service) index(ctx context.Context, m *Memory) { s.indexWith(ctx, m, nil) }
+
+// embedNew embeds a memory about to be stored, once: the duplicate check
+// searches with the vector and indexWith stores it. Nil for sensitive
+// memories and without an embedder.
+func (s *Service) embedNew(ctx context.Context, m *Memory) []float32 {
+	if s.recall == nil || s.recall.Model() == "" || m.Sensitive() {
+		return nil
+	}
+	got, err := s.recall.EmbedDocs(ctx, []string{m.Content})
+	if err != nil {
+		s.log.Error("recall: embed", "err", err)
+		return nil
+	}
+	return got[0]
+}
+
+// indexWith is index with the memory's vector when the caller has it.
+func (s *Service) indexWith(ctx context.Context, m *Memory, known []float32) {
 	if s.recall == nil {
 		return
 	}
@@ -261,6 +279,13 @@ func (s *Service) index(ctx context.Context, m *Memory) {
 	case model == "":
 	default:
 		if vec = s.recall.VectorFor(m.ID, m.Content); vec != nil {
+			break
+		}
+		if known != nil {
+			vec = known
+			if err := s.v.PutVectors(map[string][]byte{m.ID: recall.EncodeVector(model, m.ContentHash, vec)}); err != nil {
+				s.log.Error("recall: store vector", "err", err)
+			}
 			break
 		}
 		got, err := s.recall.EmbedDocs(ctx, []string{m.Content})

@@ -96,6 +96,8 @@ type Service struct {
 	agents agentCache
 
 	recall *recall.Engine // nil: recall is off
+
+	conflicts ConflictStrategy
 	// recallMu orders index rebuilds and the loading and dropping of
 	// sensitive memories; sensitiveIndexed says they are in the index.
 	recallMu         sync.Mutex
@@ -124,6 +126,9 @@ type Options struct {
 	// recall (the desktop app first fills its window, then builds it);
 	// recalls wait for it. Close ends it.
 	IndexInBackground bool
+	// Conflicts is how a write that contradicts an earlier memory is
+	// resolved; empty means ResolveTrust.
+	Conflicts ConflictStrategy
 }
 
 // New returns a service over an open vault. It fails for an invalid guard
@@ -139,8 +144,15 @@ func New(v *vault.Vault, o Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	switch o.Conflicts {
+	case "":
+		o.Conflicts = ResolveTrust
+	case ResolveTrust, ResolveRecency, ResolveConfidence, ResolveAsk:
+	default:
+		return nil, fmt.Errorf("conflict strategy %q: want trust, recency, confidence or ask", o.Conflicts)
+	}
 	s := &Service{v: v, log: o.Log, guard: g, policy: o.Guard, now: o.Now, sessions: map[string]*session{}, recall: o.Recall,
-		indexed: make(chan struct{})}
+		indexed: make(chan struct{}), conflicts: o.Conflicts}
 	if !o.IndexInBackground {
 		defer close(s.indexed)
 		if err := s.Reindex(context.Background()); err != nil {
@@ -251,6 +263,10 @@ type StoreInput struct {
 	Tags      []string  `json:"tags,omitempty"`
 	Source    Source    `json:"source,omitempty"`
 	Pinned    bool      `json:"pinned,omitempty"`
+	// Supersedes names an earlier memory this one replaces; the conflict
+	// strategy decides which stays in recall (the other is archived with
+	// a pointer to it).
+	Supersedes string `json:"supersedes,omitempty"`
 	// Confirmed is set when the user confirmed this write: it may keep a
 	// possible secret verbatim and be semantic memory from a low-trust source.
 	Confirmed bool `json:"confirmed,omitempty"`

@@ -48,12 +48,14 @@ func recordOf(m *vault.Memory) decay.Record {
 			// The user's confirmation restarts TTL and confidence; an
 			// agent's counts as a verification (+0.1).
 			if v.Agent == vault.AgentOperator {
-				r.Confirmed, r.Verifications, r.Refuted = v.Time, 0, false
+				r.Confirmed, r.Verifications, r.Observations, r.Refuted = v.Time, 0, 0, false
 			} else {
 				r.Verifications++
 			}
 		case vault.Refuted:
 			r.Refuted, r.RefutedNote = true, v.Evidence
+		case vault.Observed:
+			r.Observations++
 		}
 	}
 	if m.Expires != nil {

@@ -129,15 +129,54 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 			s.keepHostile(req, m, res, hash)
 			return MemoryResponse{Response: s.reject(req, m, hash, "the memory looks like an attempt to plant instructions ("+strings.Join(res.Reasons, "; ")+")")}
 		case res.Verdict == guard.Suspicious || m.Source.Type == vault.SourceWebFetch:
-			return s.enqueue(req, m, res, warnings)
+			return s.enqueue(req, m, res, warnings, "")
 		}
 	}
-	got, err := s.v.Add(m, vault.Actor{Agent: req.Caller.Name(), Session: req.Caller.Session, Reason: req.Reason, Score: 1 - res.Risk})
+	vec := s.embedNew(ctx, &m)
+	near := s.neighbours(ctx, req.Caller, &m, vec)
+	for _, n := range near {
+		if n.duplicate() {
+			return s.duplicateOf(ctx, req, n.doc.ID, &m, warnings)
+		}
+	}
+	old, why, r := s.conflictWith(ctx, req, &m, in.Supersedes, near)
+	if !r.OK() {
+		return MemoryResponse{Response: r}
+	}
+	if old != nil && s.conflicts == ResolveAsk {
+		return s.enqueue(req, m, res, warnings, fmt.Sprintf("conflicts with memory %s (%s): the user decides", old.ID, why))
+	}
+	actor := vault.Actor{Agent: req.Caller.Name(), Session: req.Caller.Session, Reason: req.Reason, Score: 1 - res.Risk}
+	got, err := s.v.Add(m, actor)
 	if err != nil {
 		return MemoryResponse{Response: s.fail("store", err)}
 	}
-	s.index(ctx, &got)
-	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &got, Warnings: warnings}
+	s.indexWith(ctx, &got, vec)
+	if old == nil {
+		return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &got, Warnings: warnings}
+	}
+	return s.resolveConflict(ctx, req, old, &got, why, warnings)
+}
+
+// resolveConflict archives the loser of a conflict between an earlier
+// memory and the one just stored, with a pointer to the winner.
+func (s *Service) resolveConflict(ctx context.Context, req Request, old, m *vault.Memory, why string, warnings []string) MemoryResponse {
+	winner, loser := m, old
+	if !s.newerWins(old, m) {
+		winner, loser = old, m
+	}
+	note := fmt.Sprintf("conflicts with memory %s (%s); resolved by %s", winner.ID, why, s.conflicts)
+	a := vault.Actor{Agent: req.Caller.Name(), Session: req.Caller.Session, Reason: note}
+	archived, err := s.v.Archive(loser.ID, note, winner.ID, a)
+	if err != nil {
+		return MemoryResponse{Response: s.fail("resolve conflict", err)}
+	}
+	s.index(ctx, &archived)
+	if loser == m {
+		return MemoryResponse{Response: Response{StatusConflict, fmt.Sprintf("this memory conflicts with memory %s, which wins (%s, resolved by %s); it was kept in the archive with a pointer to it", old.ID, why, s.conflicts)}, Memory: &archived, Warnings: warnings}
+	}
+	warnings = append(warnings, fmt.Sprintf("supersedes memory %s (%s); it was archived with a pointer to this one", old.ID, why))
+	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: m, Warnings: warnings}
 }
 
 // quoteName quotes an untrusted agent name for the audit log, cut short.
@@ -250,10 +289,13 @@ func queueFindings(fs []guard.Finding) []quarantine.Finding {
 }
 
 // enqueue puts a suspicious or untrusted write in the review queue.
-func (s *Service) enqueue(req Request, m vault.Memory, res guard.Result, warnings []string) MemoryResponse {
+func (s *Service) enqueue(req Request, m vault.Memory, res guard.Result, warnings []string, reason string) MemoryResponse {
 	m.Trust = vault.TrustUntrusted
-	reason := "suspicious content"
-	if res.Verdict == guard.Safe {
+	switch {
+	case reason != "":
+	case res.Verdict != guard.Safe:
+		reason = "suspicious content"
+	default:
 		reason = "content fetched from the web needs review"
 	}
 	it := &quarantine.Item{

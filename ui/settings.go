@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/app/host"
 )
 
@@ -21,7 +22,7 @@ type settingsScreen struct {
 	content fyne.CanvasObject
 
 	autoLock, episodic, agentTTL, unused, minConf, sweepHours *widget.Entry
-	pii                                                       *widget.RadioGroup
+	pii, conflicts                                            *widget.RadioGroup
 	failOnSecret, screenLock                                  *widget.Check
 	embedder, embedderModel, addr, backupDir                  *widget.Entry
 	result                                                    *widget.Label
@@ -33,6 +34,8 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.autoLock, s.episodic, s.agentTTL, s.unused, s.minConf, s.sweepHours = num(), num(), num(), num(), num(), num()
 	s.pii = widget.NewRadioGroup([]string{"encrypt", "redact"}, nil)
 	s.pii.Horizontal = true
+	s.conflicts = widget.NewRadioGroup([]string{"trust", "recency", "confidence", "ask"}, nil)
+	s.conflicts.Horizontal = true
 	s.failOnSecret = widget.NewCheck("Reject writes that contain secrets (instead of redacting them)", nil)
 	s.screenLock = widget.NewCheck("Also lock when the screen locks", nil)
 	s.embedder, s.embedderModel, s.addr, s.backupDir = widget.NewEntry(), widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
@@ -43,6 +46,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 		widget.NewFormItem("", s.screenLock),
 		widget.NewFormItem("Personal data in agent writes", s.pii),
 		widget.NewFormItem("Secrets", s.failOnSecret),
+		widget.NewFormItem("Contradicting writes: who wins", s.conflicts),
 		widget.NewFormItem("Episodic memories live (days)", s.episodic),
 		widget.NewFormItem("Agent field memories live (days)", s.agentTTL),
 		widget.NewFormItem("Archive when unused for (days)", s.unused),
@@ -87,6 +91,7 @@ func (s *settingsScreen) load() {
 	}
 	s.pii.SetSelected(string(st.PII))
 	s.failOnSecret.SetChecked(st.FailOnSecret)
+	s.conflicts.SetSelected(string(st.Conflicts))
 	s.screenLock.SetChecked(!st.StayUnlockedOnScreenLock)
 	s.episodic.SetText(itoa0(st.EpisodicTTLDays))
 	s.agentTTL.SetText(itoa0(st.AgentFieldTTLDays))
@@ -146,6 +151,7 @@ func (s *settingsScreen) read() (host.Settings, error) {
 	}
 	st.PII = host.PIIMode(s.pii.Selected)
 	st.FailOnSecret = s.failOnSecret.Checked
+	st.Conflicts = app.ConflictStrategy(s.conflicts.Selected)
 	st.StayUnlockedOnScreenLock = !s.screenLock.Checked
 	st.Embedder = strings.TrimSpace(s.embedder.Text)
 	st.EmbedderModel = strings.TrimSpace(s.embedderModel.Text)

@@ -501,9 +501,10 @@ func TestSettingsScreen(t *testing.T) {
 	s.addr.SetText("127.0.0.1:7575")
 	s.pii.SetSelected("redact")
 	s.screenLock.SetChecked(false)
+	s.conflicts.SetSelected("ask")
 	s.save()
 	got := u.h.Settings()
-	if s.result.Text != "Saved." || got.AutoLockMinutes != 5 || got.Addr != "127.0.0.1:7575" || got.PII != "redact" || !got.StayUnlockedOnScreenLock {
+	if s.result.Text != "Saved." || got.AutoLockMinutes != 5 || got.Addr != "127.0.0.1:7575" || got.PII != "redact" || !got.StayUnlockedOnScreenLock || got.Conflicts != app.ResolveAsk {
 		t.Fatalf("saved settings = %+v (%q)", got, s.result.Text)
 	}
 	s.autoLock.SetText("never")

@@ -158,7 +158,7 @@ const OpVerify Operation = "VERIFY"
 // refutation archives it at the next sweep.
 func (v *Vault) Verify(id string, verdict Verdict, evidence string, a Actor) (Memory, error) {
 	switch verdict {
-	case Confirmed, Questioned, Refuted:
+	case Confirmed, Questioned, Refuted, Observed:
 	default:
 		return Memory{}, fmt.Errorf("verify memory %s: %w: verdict %q", id, ErrInvalid, verdict)
 	}

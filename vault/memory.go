@@ -150,6 +150,9 @@ const (
 	Confirmed  Verdict = "CONFIRMED"
 	Questioned Verdict = "QUESTIONED"
 	Refuted    Verdict = "REFUTED"
+	// Observed is a consistent observation: the same memory was written
+	// again (a duplicate merged into it).
+	Observed Verdict = "OBSERVED"
 )
 
 // Genesis is the first link of a provenance chain.

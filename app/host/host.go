@@ -161,7 +161,7 @@ func newHost(cfg Config, v *vault.Vault) (*Host, error) {
 	if warn != "" {
 		h.Warnings = append(h.Warnings, warn)
 	}
-	svc, err := app.New(v, app.Options{Log: cfg.Log, Guard: h.settings.GuardPolicy(), Now: cfg.Now, Recall: engine, IndexInBackground: true})
+	svc, err := app.New(v, app.Options{Log: cfg.Log, Guard: h.settings.GuardPolicy(), Now: cfg.Now, Recall: engine, IndexInBackground: true, Conflicts: h.settings.Conflicts})
 	if err != nil {
 		v.Close()
 		return nil, err

@@ -121,7 +121,7 @@ func TestSettingsPersistAndValidate(t *testing.T) {
 	}
 	for _, bad := range []Settings{
 		{Addr: "0.0.0.0:7474"}, {Addr: "example.com:80"}, {AutoLockMinutes: -5}, {PII: "shred"},
-		{BackupDir: "relative/dir"}, {MinConfidence: 2}, {EpisodicTTLDays: -1},
+		{BackupDir: "relative/dir"}, {MinConfidence: 2}, {EpisodicTTLDays: -1}, {Conflicts: "coin-flip"},
 	} {
 		if err := h.SaveSettings(bad); !errors.Is(err, ErrInvalidSettings) {
 			t.Errorf("SaveSettings(%+v) = %v, want ErrInvalidSettings", bad, err)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/app/server"
 	"github.com/engram-app/engram/decay"
 	"github.com/engram-app/engram/quarantine/guard"
@@ -34,6 +35,9 @@ type Settings struct {
 	PII guard.PIIMode `json:"pii,omitempty"`
 	// FailOnSecret rejects writes containing secrets instead of redacting.
 	FailOnSecret bool `json:"fail_on_secret,omitempty"`
+	// Conflicts resolves a write that contradicts an earlier memory:
+	// trust (default), recency, confidence or ask.
+	Conflicts app.ConflictStrategy `json:"conflicts,omitempty"`
 	// Embedder is EmbedderBuiltin (default), EmbedderOff or a local
 	// OpenAI-compatible base URL.
 	Embedder string `json:"embedder,omitempty"`
@@ -59,6 +63,7 @@ func DefaultSettings(dataDir string) Settings {
 	return Settings{
 		AutoLockMinutes: 10,
 		PII:             guard.PIIEncrypt,
+		Conflicts:       app.ResolveTrust,
 		Embedder:        EmbedderBuiltin,
 		Addr:            server.DefaultAddr,
 		BackupDir:       filepath.Join(dataDir, "backups"),
@@ -74,6 +79,9 @@ func (s Settings) withDefaults(dataDir string) Settings {
 	}
 	if s.PII == "" {
 		s.PII = d.PII
+	}
+	if s.Conflicts == "" {
+		s.Conflicts = d.Conflicts
 	}
 	if s.Embedder == "" {
 		s.Embedder = d.Embedder
@@ -97,6 +105,11 @@ func (s Settings) Validate() error {
 	}
 	if s.AutoLockMinutes < -1 || s.AutoLockMinutes > 24*60 {
 		return bad("auto-lock must be between 1 and 1440 minutes, or never")
+	}
+	switch s.Conflicts {
+	case "", app.ResolveTrust, app.ResolveRecency, app.ResolveConfidence, app.ResolveAsk:
+	default:
+		return bad("conflicts are resolved by trust, recency, confidence or ask, not %q", s.Conflicts)
 	}
 	switch s.PII {
 	case "", guard.PIIEncrypt, guard.PIIRedact:

@@ -18,13 +18,14 @@ const Version = "0.1.0"
 // schemas models read, so they are written for models.
 type (
 	StoreInput struct {
-		Content   string      `json:"content" jsonschema:"the memory: one self-contained statement worth remembering in later sessions"`
-		Field     string      `json:"field,omitempty" jsonschema:"where it belongs: learnings, preferences, conventions, decisions (or gotchas when granted); default learnings"`
-		Kind      string      `json:"kind,omitempty" jsonschema:"fact, preference, event, pattern or knowledge; default fact"`
-		Tier      string      `json:"tier,omitempty" jsonschema:"episodic (what happened, expires), semantic (lasting knowledge, needs the user's confirmation) or working (a note for this session only, never stored); default episodic"`
-		Tags      []string    `json:"tags,omitempty" jsonschema:"short lowercase tags"`
-		Source    *SourceInfo `json:"source,omitempty" jsonschema:"where the content came from"`
-		Confirmed bool        `json:"confirmed,omitempty" jsonschema:"set only when the user explicitly confirmed this memory"`
+		Content    string      `json:"content" jsonschema:"the memory: one self-contained statement worth remembering in later sessions"`
+		Field      string      `json:"field,omitempty" jsonschema:"where it belongs: learnings, preferences, conventions, decisions (or gotchas when granted); default learnings"`
+		Kind       string      `json:"kind,omitempty" jsonschema:"fact, preference, event, pattern or knowledge; default fact"`
+		Tier       string      `json:"tier,omitempty" jsonschema:"episodic (what happened, expires), semantic (lasting knowledge, needs the user's confirmation) or working (a note for this session only, never stored); default episodic"`
+		Tags       []string    `json:"tags,omitempty" jsonschema:"short lowercase tags"`
+		Source     *SourceInfo `json:"source,omitempty" jsonschema:"where the content came from"`
+		Confirmed  bool        `json:"confirmed,omitempty" jsonschema:"set only when the user explicitly confirmed this memory"`
+		Supersedes string      `json:"supersedes,omitempty" jsonschema:"id of an earlier memory this one corrects or replaces; the older one is archived unless it is more trusted"`
 	}
 	SourceInfo struct {
 		Type      string `json:"type,omitempty" jsonschema:"user_message, tool_output, web_fetch or ai_inference"`

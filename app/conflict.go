@@ -1,0 +1,241 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/engram-app/engram/app/recall"
+	"github.com/engram-app/engram/vault"
+)
+
+// ConflictStrategy decides which of two conflicting memories stays in
+// recall. The loser is archived with a pointer to the winner, never
+// deleted: both stay in the history.
+type ConflictStrategy string
+
+// Conflict strategies.
+const (
+	// ResolveTrust (the default): the higher trust wins; on equal trust
+	// the newer memory wins.
+	ResolveTrust ConflictStrategy = "trust"
+	// ResolveRecency: the newer memory wins.
+	ResolveRecency ConflictStrategy = "recency"
+	// ResolveConfidence: the higher current confidence wins; on a tie the
+	// newer memory wins.
+	ResolveConfidence ConflictStrategy = "confidence"
+	// ResolveAsk: the new memory waits in the review queue for the user.
+	ResolveAsk ConflictStrategy = "ask"
+)
+
+// Thresholds of the write-time checks. Cosine similarities are between
+// sentence embeddings; overlaps are Jaccard indexes of content words.
+//
+// Embeddings only say two memories are about the same subject: with the
+// built-in encoder "the user prefers dark roast coffee" and "... light
+// roast coffee" score 0.956 while the same sentence with a full stop
+// scores 0.864, so a cosine threshold would merge contradictions as
+// duplicates. Near duplicates are judged on the words.
+const (
+	nearDuplicateOverlap = 0.9
+	sameSubjectCosine    = 0.80
+	sameSubjectOverlap   = 0.5
+	// candidates is how many earlier memories each check looks at.
+	candidates = 5
+)
+
+// neighbour is an earlier memory close to a new one.
+type neighbour struct {
+	doc     recall.Doc
+	cosine  float64 // 0 when unknown (no embedder, or a sensitive memory)
+	overlap float64
+	same    bool // the same text once case, spacing and punctuation are ignored
+	// clash: the texts disagree (a negation or different numbers), so
+	// however alike they are they are not duplicates.
+	clash bool
+}
+
+func (n neighbour) duplicate() bool {
+	return n.same || !n.clash && n.overlap >= nearDuplicateOverlap
+}
+
+func (n neighbour) sameSubject() bool {
+	return n.cosine >= sameSubjectCosine || n.overlap >= sameSubjectOverlap
+}
+
+// neighbours finds earlier memories close to m that the caller may read,
+// in the same partition and field, not archived.
+func (s *Service) neighbours(ctx context.Context, c Caller, m *vault.Memory, vec []float32) []neighbour {
+	if s.recall == nil || s.WaitIndexed(ctx) != nil {
+		return nil
+	}
+	allow := func(d *recall.Doc) bool {
+		return d.Partition == m.Partition && d.Field == m.Field &&
+			s.canRead(c, vault.Info{Partition: d.Partition, Sealed: d.Sensitive, Owner: d.Owner, Field: d.Field})
+	}
+	byID := map[string]*neighbour{}
+	var order []string
+	add := func(h recall.Hit, cosine float64) {
+		n := byID[h.Doc.ID]
+		if n == nil {
+			n = &neighbour{doc: h.Doc, overlap: overlap(h.Doc.Content, m.Content), same: normalise(h.Doc.Content) == normalise(m.Content),
+				clash: incompatible(h.Doc.Content, m.Content)}
+			byID[h.Doc.ID] = n
+			order = append(order, h.Doc.ID)
+		}
+		n.cosine = max(n.cosine, cosine)
+	}
+	modes := []recall.Mode{recall.Exact}
+	if vec != nil {
+		modes = append(modes, recall.Semantic)
+	}
+	for _, mode := range modes {
+		res, err := s.recall.Search(ctx, recall.Query{Text: m.Content, Vector: vec, Mode: mode, Limit: candidates, Now: s.now(), Allow: allow})
+		if err != nil {
+			s.log.Warn("duplicate check", "err", err)
+			continue
+		}
+		for _, h := range res.Hits {
+			cos := 0.0
+			if mode == recall.Semantic {
+				cos = 2*h.Relevance - 1
+			}
+			add(h, cos)
+		}
+	}
+	out := make([]neighbour, 0, len(order))
+	for _, id := range order {
+		out = append(out, *byID[id])
+	}
+	return out
+}
+
+var nonWord = regexp.MustCompile(`[^\p{L}\p{N}]+`)
+
+// normalise lowercases s and reduces everything that is not a letter or a
+// digit to single spaces.
+func normalise(s string) string {
+	return strings.TrimSpace(nonWord.ReplaceAllString(strings.ToLower(s), " "))
+}
+
+func words(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.Fields(normalise(s)) {
+		out[w] = true
+	}
+	return out
+}
+
+// overlap is the Jaccard index of the two texts' word sets.
+func overlap(a, b string) float64 {
+	wa, wb := words(a), words(b)
+	inter := 0
+	for w := range wa {
+		if wb[w] {
+			inter++
+		}
+	}
+	union := len(wa) + len(wb) - inter
+	if union == 0 {
+		return 0
+	}
+	return float64(inter) / float64(union)
+}
+
+var negations = map[string]bool{"not": true, "no": true, "never": true, "none": true, "nobody": true, "nothing": true,
+	"don": true, "doesn": true, "didn": true, "isn": true, "aren": true, "wasn": true, "weren": true, "won": true,
+	"cannot": true, "can": false, "shouldn": true, "mustn": true, "longer": true, "stopped": true, "instead": true}
+
+func negated(s string) bool {
+	for w := range words(s) {
+		if negations[w] {
+			return true
+		}
+	}
+	return false
+}
+
+func numbers(s string) []string {
+	var out []string
+	for _, w := range strings.Fields(normalise(s)) {
+		if strings.IndexFunc(w, unicode.IsDigit) >= 0 {
+			out = append(out, w)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// incompatible reports whether two texts about the same subject disagree:
+// one negates what the other states, or they give different numbers
+// (versions, ports, sizes, dates).
+func incompatible(a, b string) bool {
+	if negated(a) != negated(b) {
+		return true
+	}
+	na, nb := numbers(a), numbers(b)
+	return len(na) > 0 && len(nb) > 0 && !slices.Equal(na, nb)
+}
+
+var trustRank = map[vault.Trust]int{vault.TrustHostile: 0, vault.TrustUntrusted: 1, vault.TrustStandard: 2, vault.TrustVerified: 3, vault.TrustOperator: 4, vault.TrustSystem: 5}
+
+// newerWins applies the strategy to an earlier memory and a new one.
+func (s *Service) newerWins(old, m *vault.Memory) bool {
+	switch s.conflicts {
+	case ResolveRecency:
+		return true
+	case ResolveConfidence:
+		return m.Confidence >= CurrentConfidence(old, s.now())
+	}
+	return trustRank[m.Trust] >= trustRank[old.Trust]
+}
+
+// duplicateOf merges a new memory into the earlier one it repeats: the
+// earlier memory gains a consistent observation (and the new tags), and
+// nothing is stored twice.
+func (s *Service) duplicateOf(ctx context.Context, req Request, old string, m *vault.Memory, warnings []string) MemoryResponse {
+	a := vault.Actor{Agent: req.Caller.Name(), Session: req.Caller.Session, Reason: "the same memory was written again"}
+	got, err := s.v.Verify(old, vault.Observed, "duplicate write merged", a)
+	if err != nil {
+		return MemoryResponse{Response: s.fail("merge duplicate", err)}
+	}
+	if extra := slices.DeleteFunc(slices.Clone(m.Tags), func(t string) bool { return slices.Contains(got.Tags, t) }); len(extra) > 0 {
+		a.Reason = "tags of a merged duplicate"
+		if got, err = s.v.Update(old, vault.OpMerge, a, func(x *vault.Memory) error { x.Tags = append(x.Tags, extra...); return nil }); err != nil {
+			return MemoryResponse{Response: s.fail("merge duplicate", err)}
+		}
+	}
+	s.index(ctx, &got)
+	warnings = append(warnings, fmt.Sprintf("duplicate of memory %s: merged into it (recorded as a consistent observation) instead of stored twice", old))
+	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &got, Warnings: warnings}
+}
+
+// conflictWith finds the earlier memory a new one contradicts: the one
+// the writer says it supersedes, else a readable memory on the same
+// subject in the same field whose content is incompatible.
+func (s *Service) conflictWith(ctx context.Context, req Request, m *vault.Memory, supersedes string, near []neighbour) (*vault.Memory, string, Response) {
+	if supersedes != "" {
+		got := s.Get(ctx, req, supersedes)
+		if !got.OK() {
+			return nil, "", got.Response
+		}
+		if got.Memory.Partition == vault.Archive {
+			return nil, "", Response{StatusInvalid, fmt.Sprintf("memory %s is archived already", supersedes)}
+		}
+		return got.Memory, "the writer says it supersedes it", Response{Status: StatusOK}
+	}
+	for _, n := range near {
+		if !n.sameSubject() || !n.clash {
+			continue
+		}
+		old, err := s.v.Get(n.doc.ID, vault.Actor{Agent: req.Caller.Name(), Session: req.Caller.Session, Reason: "conflict check"})
+		if err != nil {
+			continue
+		}
+		return &old, "same subject, incompatible content", Response{Status: StatusOK}
+	}
+	return nil, "", Response{Status: StatusOK}
+}
