@@ -323,6 +323,8 @@ Usage:
   engram memory list [--partition P] [--json]
   engram memory update ID TEXT
   engram memory rollback ID --to N
+  engram memory merge ID ID... [--strategy union|prioritize]   # sources archived with a pointer
+  engram memory split ID PART PART...                          # the original archived with a pointer
   engram memory pin|unpin|delete|restore ID
   engram memory forget TOPIC [--yes]                 # purge everything about a topic, now, with no archive
   engram memory clear episodic|semantic|all [--yes]  # all needs --yes --yes

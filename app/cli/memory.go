@@ -7,7 +7,7 @@ import (
 
 func (c *cmd) memory(args []string) error {
 	if len(args) == 0 {
-		return usage("memory needs a subcommand: add, recall, get, history, list, update, rollback, pin, unpin, delete, restore, forget, clear")
+		return usage("memory needs a subcommand: add, recall, get, history, list, update, rollback, merge, split, pin, unpin, delete, restore, forget, clear")
 	}
 	sub, args := args[0], args[1:]
 	switch sub {
@@ -153,6 +153,44 @@ func (c *cmd) memory(args []string) error {
 			return printJSON(c.out, r)
 		}
 		return printList(c.out, c.o.Stderr, r.Memories, r.Hidden)
+
+	case "merge":
+		strategy := fs.String("strategy", "union", "union (keep every text) or prioritize (keep the most trusted)")
+		pos, err := parse(fs, args, 2, -1, "two or more memory IDs")
+		if err != nil {
+			return err
+		}
+		if err := c.openAndUnlock(unlockIfEasy, *passFile); err != nil {
+			return err
+		}
+		r := c.svc.Merge(c.ctx, operator, app.MergeInput{IDs: pos, Strategy: app.MergeStrategy(*strategy)})
+		if err := fromResponse(r.Response); err != nil {
+			return err
+		}
+		if *jsonOut {
+			return printJSON(c.out, r.Memory)
+		}
+		return printf(c.out, "merged %d memories into %s; the sources are archived with a pointer to it\n", len(pos), r.Memory.ID)
+
+	case "split":
+		pos, err := parse(fs, args, 3, -1, "a memory ID and two or more PART texts")
+		if err != nil {
+			return err
+		}
+		if err := c.openForMemory(pos[0], *passFile); err != nil {
+			return err
+		}
+		r := c.svc.Split(c.ctx, operator, app.SplitInput{ID: pos[0], Parts: pos[1:]})
+		if err := fromResponse(r.Response); err != nil {
+			return err
+		}
+		if *jsonOut {
+			return printJSON(c.out, r.Memories)
+		}
+		for _, m := range r.Memories {
+			printLine(c.out, m.ID)
+		}
+		return nil
 	}
 	return usage("unknown memory subcommand %q", sub)
 }

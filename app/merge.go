@@ -1,0 +1,214 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/engram-app/engram/quarantine/guard"
+	"github.com/engram-app/engram/vault"
+)
+
+// MergeStrategy says how Merge builds the merged memory.
+type MergeStrategy string
+
+// Merge strategies.
+const (
+	// MergeUnion keeps every distinct text, oldest first, one per line;
+	// the result has the lowest trust of its sources.
+	MergeUnion MergeStrategy = "union"
+	// MergePrioritize keeps the text of the most trusted source (then the
+	// most confident, then the newest) and its trust.
+	MergePrioritize MergeStrategy = "prioritize"
+)
+
+// MergeInput names the memories to merge.
+type MergeInput struct {
+	IDs      []string      `json:"ids"`
+	Strategy MergeStrategy `json:"strategy,omitempty"` // union (default) or prioritize
+}
+
+// Merge replaces several memories with one: the merged memory is stored as
+// a new memory (tags united, pinned if any source was, in the most
+// sensitive partition of its sources), then each source is archived with a
+// pointer to it, so all stay in the history. The caller must be allowed
+// to change every source (an agent: its own memories). If it stops half
+// way the sources stay live beside the merged memory: nothing is lost.
+func (s *Service) Merge(ctx context.Context, req Request, in MergeInput) MemoryResponse {
+	if r, ok := s.gate(req); !ok {
+		return MemoryResponse{Response: r}
+	}
+	strategy := orDefault(in.Strategy, MergeUnion)
+	if strategy != MergeUnion && strategy != MergePrioritize {
+		return MemoryResponse{Response: Response{StatusInvalid, fmt.Sprintf("invalid: merge strategy %q (union or prioritize)", in.Strategy)}}
+	}
+	ids := slices.Compact(slices.Sorted(slices.Values(in.IDs)))
+	if len(ids) < 2 {
+		return MemoryResponse{Response: Response{StatusInvalid, "invalid: a merge needs at least two different memories"}}
+	}
+	sources := make([]*vault.Memory, 0, len(ids))
+	for _, id := range ids {
+		m, r := s.writable(ctx, req, id)
+		if !r.OK() {
+			return MemoryResponse{Response: r}
+		}
+		sources = append(sources, m)
+	}
+	slices.SortStableFunc(sources, func(a, b *vault.Memory) int { return a.Created.Compare(b.Created) })
+
+	first := sources[0]
+	merged := vault.Memory{Kind: first.Kind, Field: first.Field, Tier: first.Tier, Partition: first.Partition,
+		Source: first.Source, Owner: first.Owner, Trust: first.Trust, Confidence: first.Confidence}
+	var texts []string
+	for _, m := range sources {
+		for _, t := range m.Tags {
+			if !slices.Contains(merged.Tags, t) {
+				merged.Tags = append(merged.Tags, t)
+			}
+		}
+		merged.Pinned = merged.Pinned || m.Pinned
+		if rank[m.Partition] > rank[merged.Partition] {
+			merged.Partition = m.Partition
+		}
+		if !slices.ContainsFunc(texts, func(t string) bool { return normalise(t) == normalise(m.Content) }) {
+			texts = append(texts, m.Content)
+		}
+		if trustRank[m.Trust] < trustRank[merged.Trust] {
+			merged.Trust = m.Trust
+		}
+		merged.Confidence = max(merged.Confidence, m.Confidence)
+	}
+	merged.Content = strings.Join(texts, "\n")
+	if strategy == MergePrioritize {
+		best := first
+		for _, m := range sources[1:] {
+			switch {
+			case trustRank[m.Trust] != trustRank[best.Trust]:
+				if trustRank[m.Trust] > trustRank[best.Trust] {
+					best = m
+				}
+			case m.Confidence != best.Confidence:
+				if m.Confidence > best.Confidence {
+					best = m
+				}
+			default:
+				best = m // newer
+			}
+		}
+		merged.Content, merged.Trust, merged.Confidence, merged.Source = best.Content, best.Trust, best.Confidence, best.Source
+	}
+	merged.Content, _ = vault.Truncate(merged.Content)
+	a := req.actor()
+	a.Reason = fmt.Sprintf("merged from %s (%s)", strings.Join(ids, ", "), strategy)
+	got, err := s.v.Add(merged, a)
+	if err != nil {
+		return MemoryResponse{Response: s.fail("merge", err)}
+	}
+	s.index(ctx, &got)
+	for _, m := range sources {
+		if err := s.archiveInto(ctx, req, m.ID, got.ID, "merged into "+got.ID); err != nil {
+			return MemoryResponse{Response: s.fail("merge", err)}
+		}
+	}
+	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &got}
+}
+
+// rank orders partitions by sensitivity: a merge never moves data down.
+var rank = map[vault.Partition]int{vault.Public: 0, vault.Internal: 1, vault.Sensitive: 2}
+
+// SplitInput names a memory and the parts to split it into.
+type SplitInput struct {
+	ID    string   `json:"id"`
+	Parts []string `json:"parts"`
+}
+
+// SplitResponse returns the new memories.
+type SplitResponse struct {
+	Response
+	Memories []Memory `json:"memories,omitempty"`
+}
+
+// Split replaces a memory with several, one per part, each with the
+// original's kind, field, tier, partition, tags, trust and source; the
+// original is archived with a pointer to the first part. Parts pass the
+// write guard (secrets redacted; personal data keeps them sensitive). An
+// agent may split only its own memories, into parts of their text.
+func (s *Service) Split(ctx context.Context, req Request, in SplitInput) SplitResponse {
+	if r, ok := s.gate(req); !ok {
+		return SplitResponse{Response: r}
+	}
+	if len(in.Parts) < 2 {
+		return SplitResponse{Response: Response{StatusInvalid, "invalid: a split needs at least two parts"}}
+	}
+	orig, r := s.writable(ctx, req, in.ID)
+	if !r.OK() {
+		return SplitResponse{Response: r}
+	}
+	var parts []vault.Memory
+	for _, p := range in.Parts {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			return SplitResponse{Response: Response{StatusInvalid, "invalid: an empty part"}}
+		}
+		if !req.Caller.Operator && !strings.Contains(orig.Content, p) {
+			return SplitResponse{Response: Response{StatusInvalid, "invalid: an agent splits a memory into parts of its own text"}}
+		}
+		res := s.guard.Check(guard.Input{Text: p, Source: string(orig.Source.Type), Field: string(orig.Field), Confirmed: true})
+		if res.Rejected {
+			return SplitResponse{Response: Response{StatusRejected, "a part contains a secret and the policy refuses secrets"}}
+		}
+		m := vault.Memory{Content: res.Redacted, Kind: orig.Kind, Field: orig.Field, Tier: orig.Tier, Partition: orig.Partition,
+			Tags: slices.Clone(orig.Tags), Source: orig.Source, Owner: orig.Owner, Trust: orig.Trust, Confidence: orig.Confidence, Pinned: orig.Pinned}
+		if res.HasPII && s.piiStays() {
+			m.Partition = vault.Sensitive
+		}
+		parts = append(parts, m)
+	}
+	a := req.actor()
+	a.Reason = "split from " + orig.ID
+	var out []Memory
+	for _, m := range parts {
+		got, err := s.v.Add(m, a)
+		if err != nil {
+			return SplitResponse{Response: s.fail("split", err), Memories: out}
+		}
+		s.index(ctx, &got)
+		out = append(out, got)
+	}
+	ids := make([]string, len(out))
+	for i := range out {
+		ids[i] = out[i].ID
+	}
+	if err := s.archiveInto(ctx, req, orig.ID, out[0].ID, "split into "+strings.Join(ids, ", ")); err != nil {
+		return SplitResponse{Response: s.fail("split", err), Memories: out}
+	}
+	return SplitResponse{Response: Response{Status: StatusOK}, Memories: out}
+}
+
+// writable reads a live memory the caller may change.
+func (s *Service) writable(ctx context.Context, req Request, id string) (*vault.Memory, Response) {
+	if r := s.check(req, id, canWrite); !r.OK() {
+		return nil, r
+	}
+	got := s.Get(ctx, req, id)
+	if !got.OK() {
+		return nil, got.Response
+	}
+	if got.Memory.Partition == vault.Archive {
+		return nil, Response{StatusInvalid, fmt.Sprintf("invalid: memory %s is archived; restore it first", id)}
+	}
+	return got.Memory, Response{Status: StatusOK}
+}
+
+// archiveInto archives memory id with a pointer to the one that replaced it.
+func (s *Service) archiveInto(ctx context.Context, req Request, id, into, reason string) error {
+	a := req.actor()
+	a.Reason = reason
+	m, err := s.v.Archive(id, reason, into, a)
+	if err != nil {
+		return err
+	}
+	s.index(ctx, &m)
+	return nil
+}

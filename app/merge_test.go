@@ -1,0 +1,111 @@
+package app_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/vault"
+)
+
+func TestMerge(t *testing.T) {
+	tests := []struct {
+		name     string
+		strategy app.MergeStrategy
+		want     string
+		trust    vault.Trust
+	}{
+		{"union keeps every text and the lowest trust", app.MergeUnion, "deploys go through ops/deploy.sh\ndeploys need two reviewers", vault.TrustStandard},
+		{"prioritize keeps the most trusted text", app.MergePrioritize, "deploys need two reviewers", vault.TrustOperator},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := recallService(t, "")
+			a := storeOK(t, s, claude, app.StoreInput{Content: "deploys go through ops/deploy.sh", Tags: []string{"ops"}}).Memory
+			b := storeOK(t, s, operator, app.StoreInput{Content: "deploys need two reviewers", Tags: []string{"review"}, Pinned: true}).Memory
+			r := s.Merge(ctx, operator, app.MergeInput{IDs: []string{b.ID, a.ID}, Strategy: tc.strategy})
+			if !r.OK() {
+				t.Fatalf("Merge = %s %s", r.Status, r.Message)
+			}
+			m := r.Memory
+			// Both were written at the same instant: order is not defined.
+			lines, want := strings.Split(m.Content, "\n"), strings.Split(tc.want, "\n")
+			slices.Sort(lines)
+			slices.Sort(want)
+			tags := slices.Sorted(slices.Values(m.Tags))
+			if !slices.Equal(lines, want) || m.Trust != tc.trust || !m.Pinned || strings.Join(tags, ",") != "ops,review" {
+				t.Fatalf("merged = %q trust %s pinned %v tags %v", m.Content, m.Trust, m.Pinned, m.Tags)
+			}
+			if !strings.Contains(m.Provenance.Genesis.Context, "merged from") {
+				t.Fatalf("genesis = %+v", m.Provenance.Genesis)
+			}
+			for _, id := range []string{a.ID, b.ID} {
+				h := s.History(ctx, operator, id)
+				if h.Memory.Partition != vault.Archive || h.Memory.Archive.Pointer != m.ID {
+					t.Fatalf("source %s after merge: %+v", id, h.Memory.Archive)
+				}
+			}
+			if got := live(t, s); len(got) != 1 || got[m.ID] == "" {
+				t.Fatalf("live = %v", got)
+			}
+		})
+	}
+}
+
+func TestMergeRefusals(t *testing.T) {
+	s := recallService(t, "")
+	own := storeOK(t, s, claude, app.StoreInput{Content: "the cache lives in /tmp/cache"}).Memory
+	own2 := storeOK(t, s, claude, app.StoreInput{Content: "builds take four minutes cold"}).Memory
+	other := storeOK(t, s, cursor, app.StoreInput{Content: "cursor's own note about linting"}).Memory
+	secret := storeOK(t, s, operator, app.StoreInput{Content: "call me on +1 415 555 0100", Partition: "sensitive"}).Memory
+	for _, tc := range []struct {
+		name string
+		req  app.Request
+		in   app.MergeInput
+	}{
+		{"one memory", claude, app.MergeInput{IDs: []string{own.ID, own.ID}}},
+		{"another agent's memory", claude, app.MergeInput{IDs: []string{own.ID, other.ID}}},
+		{"a sensitive memory", claude, app.MergeInput{IDs: []string{own.ID, secret.ID}}},
+		{"unknown strategy", claude, app.MergeInput{IDs: []string{own.ID, own2.ID}, Strategy: "average"}},
+	} {
+		if r := s.Merge(ctx, tc.req, tc.in); r.OK() {
+			t.Errorf("Merge(%s) succeeded", tc.name)
+		}
+	}
+	if n := len(live(t, s)); n != 4 {
+		t.Fatalf("refused merges changed the vault: %d live memories", n)
+	}
+	// The merged memory of a sensitive and an internal one stays sensitive.
+	r := s.Merge(ctx, operator, app.MergeInput{IDs: []string{own.ID, secret.ID}})
+	if !r.OK() || r.Memory.Partition != vault.Sensitive {
+		t.Fatalf("merge with a sensitive memory = %s, partition %s", r.Status, r.Memory.Partition)
+	}
+}
+
+func TestSplit(t *testing.T) {
+	s := recallService(t, "")
+	orig := storeOK(t, s, claude, app.StoreInput{Content: "builds use make. tests run with the race detector.", Tags: []string{"ci"}}).Memory
+	if r := s.Split(ctx, claude, app.SplitInput{ID: orig.ID, Parts: []string{"builds use make.", "deploys are manual"}}); r.OK() {
+		t.Fatal("an agent split a memory into text that was not in it")
+	}
+	r := s.Split(ctx, claude, app.SplitInput{ID: orig.ID, Parts: []string{"builds use make.", "tests run with the race detector."}})
+	if !r.OK() || len(r.Memories) != 2 {
+		t.Fatalf("Split = %s %s", r.Status, r.Message)
+	}
+	for _, m := range r.Memories {
+		if m.Owner != "claude-code" || m.Field != orig.Field || strings.Join(m.Tags, ",") != "ci" {
+			t.Fatalf("part = %+v", m)
+		}
+	}
+	h := s.History(ctx, operator, orig.ID)
+	if h.Memory.Partition != vault.Archive || h.Memory.Archive.Pointer != r.Memories[0].ID || !strings.Contains(h.Memory.Archive.Reason, r.Memories[1].ID) {
+		t.Fatalf("original after split: %+v", h.Memory.Archive)
+	}
+	// The user may split into new words; the guard still runs on them.
+	op := storeOK(t, s, operator, app.StoreInput{Content: "alice leads payments; the api key is rotated monthly"}).Memory
+	r = s.Split(ctx, operator, app.SplitInput{ID: op.ID, Parts: []string{"alice (alice@example.com) leads payments", "api keys rotate monthly"}})
+	if !r.OK() || r.Memories[0].Partition != vault.Sensitive || r.Memories[1].Partition != vault.Internal {
+		t.Fatalf("operator split = %s; partitions %v", r.Status, r.Memories)
+	}
+}
