@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/engram-app/engram/decay"
@@ -88,7 +89,10 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 	var toArchive []vault.ArchiveRequest
 	var toPurge []SweepAction
 	// Decide while streaming the vault (a list of 100k memories costs more
-	// than the rules), act afterwards: the scan is a read transaction.
+	// than the rules). Archives run beside the scan, a thousand per
+	// transaction, so reading and writing use both cores; purges wait for
+	// the scan (they end in a compaction).
+	arch := newArchiver(s, a)
 	hidden, err := s.v.Each(vault.ListFilter{Partitions: []vault.Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}}, func(m *vault.Memory) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -105,13 +109,23 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 			}
 			toArchive = append(toArchive, vault.ArchiveRequest{ID: m.ID, Reason: note})
 			out.Actions = append(out.Actions, SweepAction{m.ID, "archive", note})
+			if len(toArchive) == archiveBatch {
+				arch.queue(toArchive)
+				toArchive = nil
+			}
 		case decay.Purge:
 			toPurge = append(toPurge, SweepAction{m.ID, "purge", string(d.Reason)})
 		}
 		return nil
 	})
+	arch.queue(toArchive)
+	archived, archErr := arch.wait()
+	out.Archived = archived
 	if err != nil {
 		return SweepResponse{Response: s.fail("sweep", err)}
+	}
+	if archErr != nil {
+		return SweepResponse{Response: s.fail("sweep archive", archErr)}
 	}
 	out.SkippedLocked = hidden
 	for _, act := range toPurge {
@@ -121,18 +135,6 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 		s.unindex(act.ID)
 		out.Purged++
 		out.Actions = append(out.Actions, act)
-	}
-	// Archive in batches: one transaction (one fsync) per thousand.
-	for start := 0; start < len(toArchive); start += 1000 {
-		batch := toArchive[start:min(start+1000, len(toArchive))]
-		n, err := s.v.ArchiveAll(batch, a)
-		if err != nil {
-			return SweepResponse{Response: s.fail("sweep archive", err)}
-		}
-		out.Archived += n
-		for _, r := range batch {
-			s.unindex(r.ID) // archived memories are out of recall
-		}
 	}
 	if n, r := s.PurgeExpiredHostile(ctx, req, now); r.OK() {
 		out.HostilePurged = n
@@ -167,4 +169,80 @@ func (s *Service) Restore(ctx context.Context, req Request, id string) MemoryRes
 	}
 	s.index(ctx, &m)
 	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &m}
+}
+
+// archiveBatch is how many archives share one transaction (one fsync).
+const archiveBatch = 1000
+
+// archiver archives batches on its own goroutine while the sweep's scan
+// goes on. Its queue never blocks the scan: a write that must grow the
+// file waits for the scan's read transaction to end, and a scan blocked
+// on that write would never end it.
+type archiver struct {
+	s       *Service
+	a       vault.Actor
+	mu      sync.Mutex
+	pending [][]vault.ArchiveRequest
+	more    *sync.Cond
+	closed  bool
+	done    chan struct{}
+	n       int
+	err     error
+}
+
+func newArchiver(s *Service, a vault.Actor) *archiver {
+	ar := &archiver{s: s, a: a, done: make(chan struct{})}
+	ar.more = sync.NewCond(&ar.mu)
+	go ar.run()
+	return ar
+}
+
+// queue hands over a batch; the last call (possibly empty) may follow.
+func (ar *archiver) queue(batch []vault.ArchiveRequest) {
+	if len(batch) == 0 {
+		return
+	}
+	ar.mu.Lock()
+	ar.pending = append(ar.pending, batch)
+	ar.mu.Unlock()
+	ar.more.Signal()
+}
+
+// wait closes the queue and returns how many were archived.
+func (ar *archiver) wait() (int, error) {
+	ar.mu.Lock()
+	ar.closed = true
+	ar.mu.Unlock()
+	ar.more.Signal()
+	<-ar.done
+	return ar.n, ar.err
+}
+
+func (ar *archiver) run() {
+	defer close(ar.done)
+	for {
+		ar.mu.Lock()
+		for len(ar.pending) == 0 && !ar.closed {
+			ar.more.Wait()
+		}
+		if len(ar.pending) == 0 {
+			ar.mu.Unlock()
+			return
+		}
+		batch := ar.pending[0]
+		ar.pending = ar.pending[1:]
+		ar.mu.Unlock()
+		if ar.err != nil {
+			continue // drain: the sweep reports the first error
+		}
+		n, err := ar.s.v.ArchiveAll(batch, ar.a)
+		ar.n += n
+		if err != nil {
+			ar.err = err
+			continue
+		}
+		for _, r := range batch {
+			ar.s.unindex(r.ID) // archived memories are out of recall
+		}
+	}
 }
