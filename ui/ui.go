@@ -221,16 +221,23 @@ func (u *UI) askUnlock() {
 				if err == nil && kerr != nil {
 					u.setStatus(fmt.Sprintf("Unlocked; the key could not be kept in the OS keyring: %v", kerr))
 				}
-				return unlockErr(err)
+				if errors.Is(err, app.ErrWrongPassphrase) {
+					return errWrongPassphrase
+				}
+				return err
 			}, nil)
 		}, u.win)
 }
 
-func unlockErr(err error) error {
+// errWrongPassphrase is shown in dialogs; unlockMessage on the screen.
+var errWrongPassphrase = errors.New("wrong passphrase: nothing was changed, try again")
+
+// unlockMessage is what the unlock screen says about a failed unlock.
+func unlockMessage(err error) string {
 	if errors.Is(err, app.ErrWrongPassphrase) {
-		return errors.New("Wrong passphrase. Nothing was changed; try again.")
+		return "Wrong passphrase. Nothing was changed; try again."
 	}
-	return err
+	return err.Error()
 }
 
 // onEvent receives host events on a background goroutine.

@@ -106,7 +106,7 @@ func (u *UI) unlockScreen(kerr error) fyne.CanvasObject {
 		}, func(err error) {
 			unlock.Enable()
 			if err != nil {
-				errLabel.SetText(unlockErr(err).Error())
+				errLabel.SetText(unlockMessage(err))
 				pass.SetText("")
 				return
 			}

@@ -209,13 +209,9 @@ func (v *Vault) AuditLog(f AuditFilter) ([]AuditEntry, error) {
 	return out, err
 }
 
-// walkAudit calls fn for every stored entry in order, with Hash computed
-// from its stored Prev and body. It does not verify; VerifyAudit does.
-func walkAudit(tx *bolt.Tx, fn func(e AuditEntry, body []byte) error) error {
-	return walkAuditFrom(tx, 0, fn)
-}
-
-// walkAuditFrom is walkAudit starting at sequence number from.
+// walkAuditFrom calls fn for every stored entry from sequence number
+// from on, in order, with Hash computed from its stored Prev and body. It
+// does not verify; VerifyAudit does.
 func walkAuditFrom(tx *bolt.Tx, from uint64, fn func(e AuditEntry, body []byte) error) error {
 	c := tx.Bucket(bucketAudit).Cursor()
 	for k, body := c.Seek(seqKey(from)); k != nil; k, body = c.Next() {

@@ -11,6 +11,7 @@ import (
 	"github.com/engram-app/engram/vault/internal/atomicfile"
 	"github.com/engram-app/engram/vault/internal/seal"
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Lifecycle operations.
@@ -74,7 +75,7 @@ func (v *Vault) Purge(id, reason string, a Actor) error {
 		if err := tx.Bucket([]byte(bucket)).Delete([]byte(id)); err != nil {
 			return err
 		}
-		if err := tx.Bucket(bucketVersions).DeleteBucket([]byte(id)); err != nil && err != bolt.ErrBucketNotFound {
+		if err := tx.Bucket(bucketVersions).DeleteBucket([]byte(id)); err != nil && !errors.Is(err, berrors.ErrBucketNotFound) {
 			return err
 		}
 		return appendAuditTx(tx, v.now(), e)

@@ -11,6 +11,7 @@ import (
 	"github.com/engram-app/engram/vault/internal/seal"
 	"github.com/google/uuid"
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // MaxVersions is how many versions of a memory are kept. Compaction drops
@@ -330,7 +331,7 @@ func (v *Vault) Delete(id string, a Actor) error {
 		if err := tx.Bucket([]byte(bucket)).Delete([]byte(id)); err != nil {
 			return err
 		}
-		if err := tx.Bucket(bucketVersions).DeleteBucket([]byte(id)); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
+		if err := tx.Bucket(bucketVersions).DeleteBucket([]byte(id)); err != nil && !errors.Is(err, berrors.ErrBucketNotFound) {
 			return err
 		}
 		return appendAuditTx(tx, v.now(), e)

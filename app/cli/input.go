@@ -44,7 +44,6 @@ func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 // environment variable, the terminal.
 type passphrases struct {
 	getenv func(string) string
-	file   string // --passphrase-file
 	tty    func(prompt string) ([]byte, error)
 }
 

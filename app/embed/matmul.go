@@ -150,11 +150,3 @@ func dot(x, y []float32) float32 {
 	}
 	return (s0 + s1) + (s2 + s3)
 }
-
-// axpy sets y += alpha·x for equal-length x and y.
-func axpy(y []float32, alpha float32, x []float32) {
-	x = x[:len(y)]
-	for i := range y {
-		y[i] += alpha * x[i]
-	}
-}

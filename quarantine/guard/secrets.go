@@ -76,9 +76,6 @@ func (r secretRule) with(check func(string) bool) secretRule {
 	return r
 }
 
-// tokenEnd is the boundary after a token: not another token character.
-const tokenEnd = `(?:[^A-Za-z0-9_\-]|$)`
-
 // providerRules are formats issued by one provider, recognisable by a prefix
 // or a fixed layout. They are written for Engram from the providers' public
 // token formats; where a format is shared with harmless text the rule asks for
