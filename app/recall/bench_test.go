@@ -91,13 +91,14 @@ func reportLatency(b *testing.B, ds []time.Duration) {
 
 // BenchmarkRecall100k measures one recall over 100,000 memories with the
 // query vector given (embedding excluded). The semantic mode's scan reads
-// every vector: SetBytes makes the MB/s column its scan bandwidth.
+// every vector's int8 codes: SetBytes makes the MB/s column its scan
+// bandwidth.
 func BenchmarkRecall100k(b *testing.B) {
 	e := benchEngine(b)
 	for _, mode := range []Mode{Exact, Semantic, Hybrid} {
 		b.Run(string(mode), func(b *testing.B) {
 			if mode != Exact {
-				b.SetBytes(benchDocs * benchDim * 4)
+				b.SetBytes(benchDocs * benchDim)
 			}
 			var lat []time.Duration
 			i := 0
@@ -132,7 +133,7 @@ func BenchmarkRecall100kEmbedded(b *testing.B) {
 	base := benchEngine(b)
 	e := &Engine{cfg: base.cfg, slots: base.slots, docs: base.docs, kw: base.kw, vec: base.vec}
 	e.cfg.Embedder = u
-	b.SetBytes(benchDocs * benchDim * 4)
+	b.SetBytes(benchDocs * benchDim)
 	var lat []time.Duration
 	i := 0
 	for b.Loop() {
@@ -146,11 +147,11 @@ func BenchmarkRecall100kEmbedded(b *testing.B) {
 	reportLatency(b, lat)
 }
 
-// BenchmarkMemoryBandwidth copies 200 MB (the size of the 100,000
-// vectors) with the runtime's memmove, the reference for the vector
+// BenchmarkMemoryBandwidth copies 50 MB (the size of the 100,000 vectors'
+// int8 codes) with the runtime's memmove, the reference for the vector
 // scan's bandwidth. MB/s counts the bytes read; the copy writes as many.
 func BenchmarkMemoryBandwidth(b *testing.B) {
-	src := make([]byte, benchDocs*benchDim*4)
+	src := make([]byte, benchDocs*benchDim)
 	dst := make([]byte, len(src))
 	for i := range src {
 		src[i] = byte(i)

@@ -2,10 +2,12 @@
 // locally and in memory.
 //
 // An [Engine] keeps two indexes over the same documents: a keyword index
-// (BM25 over Porter-stemmed, unicode-aware tokens) and a vector index
-// (exact cosine search over embeddings, github.com/kelindar/search). A
-// query runs against one or both ([Exact], [Semantic], [Hybrid]); hybrid
-// results are fused by reciprocal rank. The fused relevance is then
+// (BM25 over Porter-stemmed, unicode-aware tokens, with a term-proximity
+// bonus for the best matches) and a vector index (cosine search over the
+// embeddings of each memory's chunks, scanned as int8 codes and ranked
+// again in float32). A query runs against one or both ([Exact],
+// [Semantic], [Hybrid]); hybrid results are fused by a convex combination
+// of normalised scores ([FusionConvex]). The fused relevance is then
 // weighted by each memory's confidence, its writer's trust and, with a
 // configurable weight, its recency, and cut to the per-recall limits (10
 // episodic and 20 semantic memories, 4,000 tokens of context by default).

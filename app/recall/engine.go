@@ -73,6 +73,12 @@ type Config struct {
 	// MaxEpisodic, MaxSemantic and MaxTokens limit one recall (10, 20 and
 	// 4,000); a negative value means no limit.
 	MaxEpisodic, MaxSemantic, MaxTokens int
+	// Proximity weighs the term-proximity part of the keyword score
+	// (BM25TP): pairs of query terms found within ProximityWindow terms of
+	// each other in a memory add to its score, among the Candidates best
+	// BM25 matches (0.5 and 5; a negative Proximity turns it off).
+	Proximity       float64
+	ProximityWindow int
 	// RebuildFraction is the share of tombstones in the vector index
 	// above which it is rebuilt (0.25).
 	RebuildFraction float64
@@ -104,6 +110,8 @@ func (c *Config) fill() {
 	def(&c.KeywordWeight, 0.75)
 	def(&c.VectorWeight, 0.25)
 	def(&c.RebuildFraction, 0.25)
+	def(&c.Proximity, 0.5)
+	defInt(&c.ProximityWindow, 5)
 	defInt(&c.Candidates, 100)
 	defInt(&c.MaxEpisodic, 10)
 	defInt(&c.MaxSemantic, 20)
@@ -143,7 +151,12 @@ func DocOf(m *vault.Memory) Doc {
 // entry is a live document in its slot.
 type entry struct {
 	doc Doc
-	vec []float32 // unit length; nil for sensitive or unembedded documents
+	// vec is one unit vector per chunk of the text, back to back; nil for
+	// sensitive or unembedded documents.
+	vec []float32
+	// mean is the unit mean of the chunk vectors (vec itself for one
+	// chunk), the document's vector for Similarity and Neighbours.
+	mean []float32
 }
 
 // Engine is an in-memory recall index. Its methods are safe for
@@ -163,7 +176,15 @@ type Engine struct {
 // New returns an empty engine.
 func New(cfg Config) *Engine {
 	cfg.fill()
-	return &Engine{cfg: cfg, slots: map[string]uint32{}, kw: newKeywordIndex(cfg.K1, cfg.B), vec: newVectorIndex()}
+	return &Engine{cfg: cfg, slots: map[string]uint32{}, kw: newKeywordIndex(cfg.K1, cfg.B), vec: newVectorIndex(cfg.dim())}
+}
+
+// dim is the embedder's dimension, 0 without one.
+func (c *Config) dim() int {
+	if c.Embedder == nil {
+		return 0
+	}
+	return c.Embedder.Dim()
 }
 
 // Config returns the engine's configuration with defaults filled in.
@@ -186,26 +207,74 @@ func (e *Engine) Len() int {
 }
 
 // Put indexes d, replacing any document with its id. vec is d's embedding
-// (nil for none); it is ignored for a sensitive document, which MUST NOT
-// be embedded. Put keeps vec; the caller must not change it afterwards.
+// as EmbedDocs makes it: one vector per chunk of the text, back to back,
+// each of the embedder's dimension (without an embedder, of the first
+// vector's length), or nil for none. It is ignored for a sensitive
+// document, which MUST NOT be embedded, and dropped when a chunk's vector
+// is zero or not finite. Put keeps vec and normalises each chunk's vector
+// in place; the caller must not change it afterwards.
 func (e *Engine) Put(d Doc, vec []float32) error {
-	if d.Sensitive || !usable(vec) {
-		vec = nil
-	}
-	if vec != nil && e.cfg.Embedder != nil && len(vec) != e.cfg.Embedder.Dim() {
-		return fmt.Errorf("%w: dimension %d, want %d", ErrVector, len(vec), e.cfg.Embedder.Dim())
-	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	dim := e.vec.dim
+	if dim == 0 {
+		dim = len(vec)
+	}
+	if d.Sensitive || dim == 0 || !usableChunks(vec, dim) {
+		vec = nil
+	}
+	if vec != nil && len(vec)%dim != 0 {
+		return fmt.Errorf("%w: length %d is not a multiple of the dimension %d", ErrVector, len(vec), dim)
+	}
 	e.removeLocked(d.ID)
+	en := &entry{doc: d}
+	if vec != nil {
+		en.vec, en.mean = vec, meanChunk(vec, dim)
+	}
 	slot := uint32(len(e.docs))
-	e.docs = append(e.docs, &entry{doc: d, vec: vec})
+	e.docs = append(e.docs, en)
 	e.slots[d.ID] = slot
 	e.kw.add(slot, d.Content)
 	if vec != nil {
 		e.vec.add(slot, vec)
 	}
 	return nil
+}
+
+// usableChunks reports whether v holds usable vectors of length dim and
+// normalises each to unit length when it does.
+func usableChunks(v []float32, dim int) bool {
+	if len(v) == 0 || len(v)%dim != 0 {
+		return len(v) != 0 // the caller reports the length
+	}
+	for off := 0; off < len(v); off += dim {
+		if !usable(v[off : off+dim]) {
+			return false
+		}
+	}
+	for off := 0; off < len(v); off += dim {
+		normalise(v[off : off+dim])
+	}
+	return true
+}
+
+// meanChunk returns the unit mean of the chunk vectors in v, or v itself
+// when it holds one.
+func meanChunk(v []float32, dim int) []float32 {
+	if len(v) == dim {
+		return v
+	}
+	m := make([]float32, dim)
+	for off := 0; off < len(v); off += dim {
+		for i, x := range v[off : off+dim] {
+			m[i] += x
+		}
+	}
+	if !usable(m) { // chunks that cancel out: fall back to the first
+		return v[:dim:dim]
+	}
+	normalise(m)
+	return m
 }
 
 // usable reports whether v is a non-zero, finite vector.
@@ -264,9 +333,7 @@ func (e *Engine) removeLocked(id string) {
 	if !ok {
 		return
 	}
-	if e.docs[s].vec != nil {
-		e.vec.dead++
-	}
+	e.vec.dead += e.vec.chunks(e.docs[s].vec)
 	e.kw.remove(s)
 	e.docs[s] = nil
 	delete(e.slots, id)
@@ -280,7 +347,7 @@ func (e *Engine) removeLocked(id string) {
 func (e *Engine) compactLocked() {
 	newSlot := make([]int32, len(e.docs))
 	docs := make([]*entry, 0, len(e.slots))
-	vec := newVectorIndex()
+	vec := newVectorIndex(e.vec.dim)
 	for old, en := range e.docs {
 		if en == nil {
 			newSlot[old] = -1
@@ -317,7 +384,7 @@ func (e *Engine) Similarity(a, b string) (sim float32, ok bool) {
 	if !okA || !okB || e.docs[sa].vec == nil || e.docs[sb].vec == nil {
 		return 0, false
 	}
-	return dot(e.docs[sa].vec, e.docs[sb].vec), true
+	return dot(e.docs[sa].mean, e.docs[sb].mean), true
 }
 
 // Neighbour is a memory similar to another.
@@ -327,8 +394,9 @@ type Neighbour struct {
 }
 
 // Neighbours returns up to k memories most similar to memory id by
-// embedding, most similar first, not including id itself. It returns nil
-// when id has no vector.
+// embedding, most similar first, not including id itself: the similarity
+// is the best cosine between id's mean vector and another memory's chunk
+// vectors. It returns nil when id has no vector.
 func (e *Engine) Neighbours(id string, k int) []Neighbour {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
@@ -336,12 +404,21 @@ func (e *Engine) Neighbours(id string, k int) []Neighbour {
 	if !ok || e.docs[s].vec == nil {
 		return nil
 	}
-	res := e.vec.search(e.docs[s].vec, k, func(slot uint32) bool { return slot != s && e.docs[slot] != nil })
+	res := e.vec.search(e.docs[s].mean, k, func(slot uint32) bool { return slot != s && e.docs[slot] != nil })
 	out := make([]Neighbour, len(res))
 	for i, r := range res {
-		out[i] = Neighbour{e.docs[r.Value].doc.ID, float32(r.Relevance)}
+		out[i] = Neighbour{e.docs[r.slot].doc.ID, float32(r.score)}
 	}
 	return out
+}
+
+// bestDot is the best dot product of q with the chunk vectors in v.
+func bestDot(q, v []float32) float32 {
+	best := float32(math.Inf(-1))
+	for off := 0; off+len(q) <= len(v); off += len(q) {
+		best = max(best, dot(q, v[off:off+len(q)]))
+	}
+	return best
 }
 
 func dot(a, b []float32) float32 {
@@ -380,7 +457,7 @@ func (e *Engine) Reset() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.slots, e.docs = map[string]uint32{}, nil
-	e.kw, e.vec = newKeywordIndex(e.cfg.K1, e.cfg.B), newVectorIndex()
+	e.kw, e.vec = newKeywordIndex(e.cfg.K1, e.cfg.B), newVectorIndex(e.cfg.dim())
 }
 
 // VectorFor returns the vector indexed for id when the indexed document

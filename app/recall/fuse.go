@@ -1,6 +1,9 @@
 package recall
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Fusion is how hybrid mode combines the keyword and vector lists.
 type Fusion string
@@ -54,7 +57,7 @@ func (e *Engine) fuse(hits map[uint32]*Hit, acc []float32, q []float32, kwList, 
 		}
 		s.cos = math.NaN()
 		if v := e.docs[slot].vec; q != nil && v != nil {
-			s.cos = float64(dot(q, v))
+			s.cos = float64(bestDot(q, v))
 			minCos, maxCos = math.Min(minCos, s.cos), math.Max(maxCos, s.cos)
 		}
 		sc[slot] = s
@@ -74,14 +77,19 @@ func (e *Engine) fuse(hits map[uint32]*Hit, acc []float32, q []float32, kwList, 
 
 // unit returns a unit-length copy of v.
 func unit(v []float32) []float32 {
+	out := slices.Clone(v)
+	normalise(out)
+	return out
+}
+
+// normalise scales v to unit length in place.
+func normalise(v []float32) {
 	var ss float64
 	for _, x := range v {
 		ss += float64(x) * float64(x)
 	}
-	out := make([]float32, len(v))
 	inv := 1 / math.Sqrt(ss)
 	for i, x := range v {
-		out[i] = float32(float64(x) * inv)
+		v[i] = float32(float64(x) * inv)
 	}
-	return out
 }

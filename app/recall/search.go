@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -123,6 +124,9 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 		qvec = vs[0]
 	}
 	useVec = useVec && usable(qvec)
+	if useVec && e.cfg.Embedder != nil && len(qvec) != e.cfg.Embedder.Dim() {
+		return Result{}, fmt.Errorf("%w: query dimension %d, want %d", ErrVector, len(qvec), e.cfg.Embedder.Dim())
+	}
 	terms := Terms(nil, q.Text)
 
 	e.mu.RLock()
@@ -143,10 +147,10 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	if useVec {
 		unitQ = unit(qvec)
 		for _, r := range e.vec.search(unitQ, n, keep) {
-			if r.Relevance < e.cfg.MinSimilarity {
+			if r.score < e.cfg.MinSimilarity {
 				break // results come best first
 			}
-			vecList = append(vecList, ranked{r.Value, r.Relevance})
+			vecList = append(vecList, ranked{r.slot, r.score})
 		}
 	}
 
@@ -196,7 +200,7 @@ func (e *Engine) recency(created, now time.Time) float64 {
 
 // keywordTop returns the k best BM25 matches that keep accepts, and the
 // BM25 scores of every slot (zero where no term matches) until release is
-// called.
+// called. With feedback on, the scores are those of the expanded query.
 func (e *Engine) keywordTop(terms []string, k int, keep func(uint32) bool) (acc []float32, top []ranked, release func()) {
 	accp, _ := e.scratch.Get().(*[]float32)
 	if accp == nil || len(*accp) < len(e.docs) {
@@ -204,8 +208,32 @@ func (e *Engine) keywordTop(terms []string, k int, keep func(uint32) bool) (acc 
 		accp = &s
 	}
 	acc = *accp
-	touched := e.kw.score(terms, acc, nil)
-	top = make([]ranked, 0, k+1)
+	q := query(terms)
+	touched := e.kw.scoreWeighted(q, acc, nil)
+	top = topSlots(acc, touched, k, keep, make([]ranked, 0, k+1))
+	if e.cfg.Proximity > 0 && len(q) > 1 {
+		// Proximity re-ranks the best BM25 matches only: it needs each
+		// document's terms in order, and the others are too far behind
+		// for it to lift them.
+		p := e.kw.proximity(q, e.cfg.ProximityWindow)
+		for i := range top {
+			s := top[i].slot
+			acc[s] += float32(e.cfg.Proximity * p.score(s))
+			top[i].score = float64(acc[s])
+		}
+		slices.SortStableFunc(top, func(a, b ranked) int { return cmp.Compare(b.score, a.score) })
+	}
+	return acc, top, func() {
+		for _, s := range touched {
+			acc[s] = 0
+		}
+		e.scratch.Put(accp)
+	}
+}
+
+// topSlots appends to top the k best-scoring slots among touched that keep
+// accepts, best first.
+func topSlots(acc []float32, touched []uint32, k int, keep func(uint32) bool, top []ranked) []ranked {
 	for _, s := range touched {
 		sc := float64(acc[s])
 		if len(top) == k && sc <= top[k-1].score || !keep(s) {
@@ -222,12 +250,7 @@ func (e *Engine) keywordTop(terms []string, k int, keep func(uint32) bool) (acc 
 			top = top[:k]
 		}
 	}
-	return acc, top, func() {
-		for _, s := range touched {
-			acc[s] = 0
-		}
-		e.scratch.Put(accp)
-	}
+	return top
 }
 
 // limit cuts hits to the query's limit, the per-tier limits and the token

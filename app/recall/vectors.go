@@ -1,51 +1,265 @@
 package recall
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
-
-	"github.com/kelindar/search"
+	"runtime"
+	"slices"
+	"sync"
 )
 
-// vectorIndex is an exact cosine index over the engine's slots. The
-// underlying index cannot delete, so a removed or replaced document stays
-// in it as a tombstone (its slot no longer live) until the engine
-// rebuilds it.
+// vectorIndex is an exact cosine index over the engine's slots. A slot
+// has one or more unit vectors (one per chunk of its text) and its
+// similarity to a query is the best of theirs.
+//
+// Every vector is kept twice: as given, and quantised to int8 with a
+// scale of its own. A search scans the int8 copies (a quarter of the
+// memory traffic of float32), in parallel over the cores, keeps a few
+// times more candidates than asked for, and ranks those by their float32
+// similarity, so quantisation only decides which candidates are looked at
+// again.
+//
+// Rows cannot be deleted: a removed or replaced document stays as
+// tombstones (its slot no longer live) until the engine rebuilds the index.
 type vectorIndex struct {
-	idx  *search.Index[uint32]
-	dead int // tombstones in idx
+	dim   int         // 0 until the first vector
+	codes []int8      // row-major, dim per row
+	scale []float32   // per row: value = code × scale
+	rows  []uint32    // row -> slot; a slot's rows are adjacent
+	vecs  [][]float32 // row -> its float32 vector, for the re-ranking
+	dead  int         // tombstone rows
 }
 
-func newVectorIndex() *vectorIndex { return &vectorIndex{idx: search.NewIndex[uint32]()} }
+func newVectorIndex(dim int) *vectorIndex { return &vectorIndex{dim: dim} }
 
-// add indexes v under slot. The index keeps v and normalises it in place.
-func (x *vectorIndex) add(slot uint32, v []float32) { x.idx.Add(v, slot) }
+// add indexes the chunk vectors of slot: v holds one or more unit vectors
+// of the index's dimension back to back. The index keeps v.
+func (x *vectorIndex) add(slot uint32, v []float32) {
+	if x.dim == 0 {
+		x.dim = len(v)
+	}
+	for off := 0; off+x.dim <= len(v); off += x.dim {
+		row := v[off : off+x.dim : off+x.dim]
+		var m float32
+		for _, f := range row {
+			m = max(m, f, -f)
+		}
+		sc := m / 127
+		inv := float32(0)
+		if sc > 0 {
+			inv = 1 / sc
+		}
+		for _, f := range row {
+			x.codes = append(x.codes, int8(math.Round(float64(f*inv))))
+		}
+		x.scale = append(x.scale, sc)
+		x.rows = append(x.rows, slot)
+		x.vecs = append(x.vecs, row)
+	}
+}
 
-func (x *vectorIndex) len() int { return x.idx.Len() }
+func (x *vectorIndex) len() int { return len(x.rows) }
 
-// search returns up to k nearest slots for which keep is true, best
-// first. It asks the index for more than k when tombstones or keep may
-// discard some, doubling until it has k or has seen everything.
-func (x *vectorIndex) search(q []float32, k int, keep func(slot uint32) bool) []search.Result[uint32] {
-	n := x.idx.Len()
-	if k <= 0 || n == 0 {
+// chunks returns the number of vectors in v, a value passed to add.
+func (x *vectorIndex) chunks(v []float32) int {
+	if x.dim == 0 {
+		return 0
+	}
+	return len(v) / x.dim
+}
+
+// match is a slot with its similarity to a query.
+type match struct {
+	slot  uint32
+	score float64
+}
+
+// search returns up to k slots for which keep is true, most similar to
+// the unit vector q first. It ranks more than k when tombstones or keep
+// may discard some, four times more each round until it has k or has seen
+// everything.
+func (x *vectorIndex) search(q []float32, k int, keep func(slot uint32) bool) []match {
+	n := len(x.rows)
+	if k <= 0 || n == 0 || len(q) != x.dim {
 		return nil
 	}
+	qc := make([]int16, x.dim)
+	quantiseQuery(qc, q)
 	want := min(k+x.dead, n)
 	for {
-		query := append([]float32(nil), q...) // Search normalises in place
-		res := x.idx.Search(query, want)
-		out := res[:0]
-		for _, r := range res {
-			if keep(r.Value) {
-				out = append(out, r)
+		// The candidates: the best by the int8 scan, with a margin for
+		// its error, ranked again in float32.
+		cand := x.scan(qc, min(2*want+16, n))
+		out := make([]match, 0, len(cand))
+		for _, c := range cand {
+			if keep(c.slot) {
+				out = append(out, match{c.slot, x.similarity(q, c.row)})
 			}
 		}
+		slices.SortFunc(out, func(a, b match) int {
+			if c := cmp.Compare(b.score, a.score); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.slot, b.slot)
+		})
 		if len(out) >= k || want >= n {
 			return out[:min(k, len(out))]
 		}
 		want = min(want*4, n)
+	}
+}
+
+// similarity is the best cosine between q and the vectors of the slot
+// whose first row is row.
+func (x *vectorIndex) similarity(q []float32, row int) float64 {
+	best := math.Inf(-1)
+	for r := row; r < len(x.rows) && x.rows[r] == x.rows[row]; r++ {
+		best = max(best, float64(dot(q, x.vecs[r])))
+	}
+	return best
+}
+
+// quantiseQuery writes q scaled to 12 bits into dst: enough precision
+// for ranking, and small enough that a dot product with 8-bit codes cannot
+// overflow int32 below 2^15 dimensions.
+func quantiseQuery(dst []int16, q []float32) {
+	var m float32
+	for _, f := range q {
+		m = max(m, f, -f)
+	}
+	if m == 0 {
+		clear(dst)
+		return
+	}
+	inv := 2047 / m
+	for i, f := range q {
+		dst[i] = int16(math.Round(float64(f * inv)))
+	}
+}
+
+// candidate is a slot found by the int8 scan, with its first row.
+type candidate struct {
+	approx float32
+	slot   uint32
+	row    int
+}
+
+// scanParallelRows is the size above which the scan is split over the
+// cores: below it, starting goroutines costs more than it saves.
+const scanParallelRows = 16 << 10
+
+// scan returns the m slots with the best approximate similarity to the
+// quantised query, in no particular order.
+func (x *vectorIndex) scan(qc []int16, m int) []candidate {
+	n := len(x.rows)
+	parts := 1
+	if n >= scanParallelRows {
+		parts = min(runtime.GOMAXPROCS(0), n/(scanParallelRows/2))
+	}
+	if parts <= 1 {
+		return x.scanRange(qc, m, 0, n)
+	}
+	res := make([][]candidate, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := x.split(n*p/parts), x.split(n*(p+1)/parts)
+		wg.Go(func() { res[p] = x.scanRange(qc, m, lo, hi) })
+	}
+	wg.Wait()
+	all := slices.Concat(res...)
+	slices.SortFunc(all, func(a, b candidate) int { return cmp.Compare(b.approx, a.approx) })
+	return all[:min(m, len(all))]
+}
+
+// split moves row forward to the first row of a slot, so that no slot is
+// split between two parts of a parallel scan.
+func (x *vectorIndex) split(row int) int {
+	for row > 0 && row < len(x.rows) && x.rows[row] == x.rows[row-1] {
+		row++
+	}
+	return row
+}
+
+// scanRange is scan over rows [lo, hi), which start and end at slot
+// boundaries.
+func (x *vectorIndex) scanRange(qc []int16, m, lo, hi int) []candidate {
+	const block = 256
+	var dots [block]int32
+	h := make(candHeap, 0, m)
+	cur := candidate{approx: float32(math.Inf(-1)), row: -1}
+	for b := lo; b < hi; b += block {
+		e := min(b+block, hi)
+		dotsInt8(qc, x.codes[b*x.dim:e*x.dim], x.dim, dots[:e-b])
+		for i, d := range dots[:e-b] {
+			r := b + i
+			s := float32(d) * x.scale[r]
+			if slot := x.rows[r]; cur.row < 0 || slot != cur.slot {
+				if cur.row >= 0 {
+					h.offer(cur, m)
+				}
+				cur = candidate{s, slot, r}
+			} else {
+				cur.approx = max(cur.approx, s)
+			}
+		}
+	}
+	if cur.row >= 0 {
+		h.offer(cur, m)
+	}
+	return h
+}
+
+// candHeap is a min-heap on approx of at most m candidates.
+type candHeap []candidate
+
+// offer adds c if the heap has fewer than m candidates or c beats the
+// worst of them.
+func (h *candHeap) offer(c candidate, m int) {
+	s := *h
+	if len(s) < m {
+		s = append(s, c)
+		for i := len(s) - 1; i > 0; {
+			p := (i - 1) / 2
+			if s[p].approx <= s[i].approx {
+				break
+			}
+			s[p], s[i] = s[i], s[p]
+			i = p
+		}
+		*h = s
+		return
+	}
+	if c.approx <= s[0].approx {
+		return
+	}
+	s[0] = c
+	for i := 0; ; {
+		l, r, small := 2*i+1, 2*i+2, i
+		if l < len(s) && s[l].approx < s[small].approx {
+			small = l
+		}
+		if r < len(s) && s[r].approx < s[small].approx {
+			small = r
+		}
+		if small == i {
+			break
+		}
+		s[i], s[small] = s[small], s[i]
+		i = small
+	}
+}
+
+// dotsInt8Go is the portable dotsInt8.
+func dotsInt8Go(q []int16, codes []int8, dim int, out []int32) {
+	for i := range out {
+		row := codes[i*dim : (i+1)*dim]
+		var s int32
+		for j, c := range row {
+			s += int32(c) * int32(q[j])
+		}
+		out[i] = s
 	}
 }
 
