@@ -9,7 +9,7 @@ SHOTS ?= e2e-screenshots
 
 MODEL_DIR ?= .cache/model/use-lite
 
-.PHONY: run build test vet deps test-deps model e2e package bench fuzz clean
+.PHONY: run build test vet deps test-deps model e2e crash package bench fuzz clean
 
 ## run: build engram and open the desktop app (or run ARGS), with the embedding model
 run: deps model build
@@ -36,7 +36,12 @@ vet:
 test: test-deps model vet build
 	ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) .ci/with-keyring $(GO) test -race -count=1 ./...
 	.ci/mcp-inspector bin/engram
+	$(MAKE) crash
 	$(MAKE) e2e
+
+## crash: SIGKILL a serving engram 50 times under writes; doctor and every acknowledged write must survive
+crash:
+	ENGRAM_CRASH=1 $(GO) test -count=1 -timeout 10m -run '^TestCrashHarness$$' -v ./cmd/engram
 
 ## e2e: the desktop app under Xvfb with a tray host; screenshots in $(SHOTS)/
 e2e: test-deps build

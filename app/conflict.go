@@ -51,15 +51,23 @@ const (
 type neighbour struct {
 	doc     recall.Doc
 	cosine  float64 // 0 when unknown (no embedder, or a sensitive memory)
-	overlap float64
+	overlap float64 // of words: the same subject
+	// pairs is the overlap of adjacent word pairs, which keeps word order:
+	// "writer 3 note 0" and "writer 0 note 3" share every word, not a
+	// meaning.
+	pairs float64
 	same    bool // the same text once case, spacing and punctuation are ignored
 	// clash: the texts disagree (a negation or different numbers), so
 	// however alike they are they are not duplicates.
 	clash bool
+	// negation: one text negates what the other states. Different numbers
+	// alone are too weak to archive anything ("build 41 passed", "build 42
+	// passed"): they only earn a warning.
+	negation bool
 }
 
 func (n neighbour) duplicate() bool {
-	return n.same || !n.clash && n.overlap >= nearDuplicateOverlap
+	return n.same || !n.clash && n.pairs >= nearDuplicateOverlap
 }
 
 func (n neighbour) sameSubject() bool {
@@ -81,8 +89,9 @@ func (s *Service) neighbours(ctx context.Context, c Caller, m *vault.Memory, vec
 	add := func(h recall.Hit, cosine float64) {
 		n := byID[h.Doc.ID]
 		if n == nil {
-			n = &neighbour{doc: h.Doc, overlap: overlap(h.Doc.Content, m.Content), same: normalise(h.Doc.Content) == normalise(m.Content),
-				clash: incompatible(h.Doc.Content, m.Content)}
+			n = &neighbour{doc: h.Doc, overlap: overlap(words(h.Doc.Content), words(m.Content)), pairs: overlap(pairs(h.Doc.Content), pairs(m.Content)),
+				same: normalise(h.Doc.Content) == normalise(m.Content),
+				clash: incompatible(h.Doc.Content, m.Content), negation: negated(h.Doc.Content) != negated(m.Content)}
 			byID[h.Doc.ID] = n
 			order = append(order, h.Doc.ID)
 		}
@@ -129,9 +138,21 @@ func words(s string) map[string]bool {
 	return out
 }
 
-// overlap is the Jaccard index of the two texts' word sets.
-func overlap(a, b string) float64 {
-	wa, wb := words(a), words(b)
+// pairs is the set of adjacent word pairs of s.
+func pairs(s string) map[string]bool {
+	ws := strings.Fields(normalise(s))
+	out := map[string]bool{}
+	for i := 1; i < len(ws); i++ {
+		out[ws[i-1]+" "+ws[i]] = true
+	}
+	if len(ws) == 1 {
+		out[ws[0]] = true
+	}
+	return out
+}
+
+// overlap is the Jaccard index of two sets.
+func overlap(wa, wb map[string]bool) float64 {
 	inter := 0
 	for w := range wa {
 		if wb[w] {
@@ -158,6 +179,8 @@ func negated(s string) bool {
 	return false
 }
 
+// numbers lists the words with digits, in order: the same numbers in
+// another order are different statements.
 func numbers(s string) []string {
 	var out []string
 	for _, w := range strings.Fields(normalise(s)) {
@@ -165,8 +188,7 @@ func numbers(s string) []string {
 			out = append(out, w)
 		}
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return out
 }
 
 // incompatible reports whether two texts about the same subject disagree:
@@ -193,6 +215,19 @@ func (s *Service) newerWins(old, m *vault.Memory) bool {
 	return trustRank[m.Trust] >= trustRank[old.Trust]
 }
 
+// mayContradict names the earlier memories on the same subject whose
+// numbers differ from the new one's: not archived (the numbers may name
+// different things), but the writer hears of them.
+func mayContradict(near []neighbour) []string {
+	var out []string
+	for _, n := range near {
+		if n.sameSubject() && n.clash && !n.negation {
+			out = append(out, fmt.Sprintf("may contradict memory %s (different numbers); store with supersedes=%s to replace it", n.doc.ID, n.doc.ID))
+		}
+	}
+	return out
+}
+
 // duplicateOf merges a new memory into the earlier one it repeats: the
 // earlier memory gains a consistent observation (and the new tags), and
 // nothing is stored twice.
@@ -215,7 +250,8 @@ func (s *Service) duplicateOf(ctx context.Context, req Request, old string, m *v
 
 // conflictWith finds the earlier memory a new one contradicts: the one
 // the writer says it supersedes, else a readable memory on the same
-// subject in the same field whose content is incompatible.
+// subject in the same field that the new one negates (or that negates
+// it).
 func (s *Service) conflictWith(ctx context.Context, req Request, m *vault.Memory, supersedes string, near []neighbour) (*vault.Memory, string, Response) {
 	if supersedes != "" {
 		got := s.Get(ctx, req, supersedes)
@@ -228,7 +264,7 @@ func (s *Service) conflictWith(ctx context.Context, req Request, m *vault.Memory
 		return got.Memory, "the writer says it supersedes it", Response{Status: StatusOK}
 	}
 	for _, n := range near {
-		if !n.sameSubject() || !n.clash {
+		if !n.sameSubject() || !n.negation {
 			continue
 		}
 		old, err := s.v.Get(n.doc.ID, vault.Actor{Agent: req.Caller.Name(), Session: req.Caller.Session, Reason: "conflict check"})

@@ -99,7 +99,7 @@ func TestConflictResolution(t *testing.T) {
 		survivor string     // "first", "second" or "queued"
 	}{
 		{"equal trust: the newer wins", app.ResolveTrust, claude, claude,
-			"the staging database listens on port 5432", "the staging database listens on port 6543", app.StatusOK, "second"},
+			"the staging database accepts remote connections", "the staging database no longer accepts remote connections", app.StatusOK, "second"},
 		{"the user's memory outranks an agent's", app.ResolveTrust, operator, claude,
 			"deploys happen on fridays after the standup", "deploys never happen on fridays after the standup", app.StatusConflict, "first"},
 		{"recency: the newer wins whoever wrote it", app.ResolveRecency, operator, claude,
@@ -107,7 +107,7 @@ func TestConflictResolution(t *testing.T) {
 		{"confidence: the more confident wins", app.ResolveConfidence, operator, claude,
 			"the release branch is cut from main on mondays", "the release branch is not cut from main on mondays", app.StatusConflict, "first"},
 		{"ask: the user decides", app.ResolveAsk, claude, claude,
-			"the staging database listens on port 5432", "the staging database listens on port 6543", app.StatusQuarantined, "queued"},
+			"the staging database accepts remote connections", "the staging database does not accept remote connections", app.StatusQuarantined, "queued"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,6 +145,23 @@ func TestConflictResolution(t *testing.T) {
 				t.Fatalf("loser = %+v", h.Memory)
 			}
 		})
+	}
+}
+
+func TestDifferentNumbersOnlyWarn(t *testing.T) {
+	s := recallService(t, "")
+	first := storeOK(t, s, claude, app.StoreInput{Content: "the staging database listens on port 5432"}).Memory
+	r := s.Store(ctx, claude, app.StoreInput{Content: "the staging database listens on port 6543"})
+	if !r.OK() || !strings.Contains(strings.Join(r.Warnings, " "), "may contradict memory "+first.ID) {
+		t.Fatalf("second write = %s %q; want stored with a warning", r.Status, r.Warnings)
+	}
+	storeOK(t, s, claude, app.StoreInput{Content: "build 41 passed on main"})
+	storeOK(t, s, claude, app.StoreInput{Content: "build 42 passed on main"})
+	// The same words in another order say something else: not duplicates.
+	storeOK(t, s, claude, app.StoreInput{Content: "crash 1 writer 3 note 0"})
+	storeOK(t, s, claude, app.StoreInput{Content: "crash 1 writer 0 note 3"})
+	if n := len(live(t, s)); n != 6 {
+		t.Fatalf("%d live memories, want all 6: numbers alone never archive or merge", n)
 	}
 }
 

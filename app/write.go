@@ -143,6 +143,9 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 	if !r.OK() {
 		return MemoryResponse{Response: r}
 	}
+	if old == nil {
+		warnings = append(warnings, mayContradict(near)...)
+	}
 	if old != nil && s.conflicts == ResolveAsk {
 		return s.enqueue(req, m, res, warnings, fmt.Sprintf("conflicts with memory %s (%s): the user decides", old.ID, why))
 	}
