@@ -56,7 +56,7 @@ type neighbour struct {
 	// "writer 3 note 0" and "writer 0 note 3" share every word, not a
 	// meaning.
 	pairs float64
-	same    bool // the same text once case, spacing and punctuation are ignored
+	same  bool // the same text once case, spacing and punctuation are ignored
 	// clash: the texts disagree (a negation or different numbers), so
 	// however alike they are they are not duplicates.
 	clash bool
@@ -90,7 +90,7 @@ func (s *Service) neighbours(ctx context.Context, c Caller, m *vault.Memory, vec
 		n := byID[h.Doc.ID]
 		if n == nil {
 			n = &neighbour{doc: h.Doc, overlap: overlap(words(h.Doc.Content), words(m.Content)), pairs: overlap(pairs(h.Doc.Content), pairs(m.Content)),
-				same: normalise(h.Doc.Content) == normalise(m.Content),
+				same:  normalise(h.Doc.Content) == normalise(m.Content),
 				clash: incompatible(h.Doc.Content, m.Content), negation: negated(h.Doc.Content) != negated(m.Content)}
 			byID[h.Doc.ID] = n
 			order = append(order, h.Doc.ID)

@@ -91,16 +91,14 @@ func TestSweepSciFact(t *testing.T) {
 	}
 	variants := []variant{{"exact", recall.Exact, func(*recall.Config) {}}, {"semantic", recall.Semantic, func(*recall.Config) {}},
 		{"hybrid", recall.Hybrid, func(*recall.Config) {}}}
-	for _, p := range []float64{-1, 0.25, 0.5, 1} {
-		for _, mode := range []recall.Mode{recall.Exact, recall.Hybrid} {
-			variants = append(variants, variant{fmt.Sprintf("%s proximity %.2f", mode, p), mode, func(c *recall.Config) { c.Proximity = p }})
+	for _, k1 := range []float64{0.9, 1.2, 1.5} {
+		for _, b := range []float64{0.4, 0.6, 0.75} {
+			for _, a := range []float64{0.2, 0.3} {
+				variants = append(variants, variant{fmt.Sprintf("hybrid k1 %.1f b %.2f α %.1f", k1, b, a), recall.Hybrid, func(c *recall.Config) {
+					c.K1, c.B, c.KeywordWeight, c.VectorWeight = k1, b, 1-a, a
+				}})
+			}
 		}
-	}
-	for _, w := range []int{3, 10} {
-		variants = append(variants, variant{fmt.Sprintf("hybrid window %d", w), recall.Hybrid, func(c *recall.Config) { c.ProximityWindow = w }})
-	}
-	for _, kb := range [][2]float64{{1.2, 0.75}, {1.2, 0.4}, {0.7, 0.3}, {0.9, 0.6}} {
-		variants = append(variants, variant{fmt.Sprintf("exact k1 %.1f b %.2f", kb[0], kb[1]), recall.Exact, func(c *recall.Config) { c.K1, c.B = kb[0], kb[1] }})
 	}
 	if re := os.Getenv("ENGRAM_EVAL_ONLY"); re != "" {
 		variants = slices.DeleteFunc(variants, func(v variant) bool { return !regexp.MustCompile(re).MatchString(v.name) })
