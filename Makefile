@@ -73,6 +73,7 @@ fuzz:
 	$(GO) test ./quarantine/ -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./quarantine/guard/ -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZTIME)
 	for t in FuzzDecodeVector FuzzStem; do $(GO) test ./app/recall/ -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
+	for t in FuzzAPI FuzzMCP; do $(GO) test ./app/server/ -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
 	ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) $(GO) test ./app/embed/ -run '^$$' -fuzz '^FuzzTokenize$$' -fuzztime $(FUZZTIME)
 
 clean:
