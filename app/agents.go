@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/engram-app/engram/vault"
 )
@@ -26,6 +27,25 @@ type agentCache struct {
 	names  map[string]vault.Agent
 	// pickup holds tokens of approved pairings until the agent collects them.
 	pickup map[string]string
+	// seen is when each agent last authenticated in this process. It is
+	// kept in memory: a write per request would cost an fsync each, and
+	// the audit log already has every request.
+	seen map[string]time.Time
+}
+
+func (c *agentCache) saw(name string, t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.seen == nil {
+		c.seen = map[string]time.Time{}
+	}
+	c.seen[name] = t
+}
+
+func (c *agentCache) lastSeen(name string) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.seen[name]
 }
 
 func (c *agentCache) hold(name, token string) {
@@ -180,6 +200,9 @@ func (s *Service) Agents(ctx context.Context, req Request) AgentsResponse {
 	}
 	for i := range all {
 		all[i].TokenHash, all[i].PairHash = "", ""
+		if t := s.agents.lastSeen(all[i].Name); t.After(all[i].LastSeen) {
+			all[i].LastSeen = t
+		}
 	}
 	return AgentsResponse{Response: Response{Status: StatusOK}, Agents: all}
 }
@@ -290,6 +313,7 @@ func (s *Service) Authenticate(ctx context.Context, token, session string) (Call
 	if ok {
 		switch a.Status {
 		case vault.AgentActive:
+			s.agents.saw(a.Name, s.now().UTC())
 			return Caller{Agent: a.Name, Session: session, Fields: a.Fields, Read: a.Read, Group: a.Group, Product: a.Product}, Response{Status: StatusOK}
 		case vault.AgentPaused:
 			return Caller{}, Response{StatusPaused, "this agent is paused by the user"}

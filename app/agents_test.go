@@ -166,3 +166,17 @@ func TestSetAgentGrants(t *testing.T) {
 		t.Fatal("an agent changed its own grants")
 	}
 }
+
+func TestAgentsShowLastSeen(t *testing.T) {
+	svc, _ := newService(t)
+	add := svc.AddAgent(ctx, operator, app.AgentSpec{Name: "cursor"})
+	if got := svc.Agents(ctx, operator).Agents[0].LastSeen; !got.IsZero() {
+		t.Fatalf("LastSeen before any request = %v", got)
+	}
+	if _, r := svc.Authenticate(ctx, add.Token, "s1"); !r.OK() {
+		t.Fatal(r.Message)
+	}
+	if got := svc.Agents(ctx, operator).Agents[0].LastSeen; got.IsZero() {
+		t.Fatal("LastSeen not set after the agent authenticated")
+	}
+}
