@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,10 +20,13 @@ import (
 )
 
 // TestCrashHarness kills a real 'engram serve' with SIGKILL at random
-// moments while agents write to it, again and again, and checks after
-// every kill that the vault opens, passes 'engram doctor', and holds every
-// write the server had acknowledged. Run it with 'make crash'
-// (ENGRAM_CRASH=1; ENGRAM_CRASH_KILLS sets the number of kills, default 50).
+// moments while agents store, update and delete, again and again, and
+// checks after every kill that 'engram doctor' and 'engram audit verify'
+// pass, that every acknowledged change holds with its exact content, that
+// a change cut by the kill is either done or not (never half-applied), and
+// that the rebuilt recall index finds what the store holds. Run it with
+// 'make crash' (ENGRAM_CRASH=1; ENGRAM_CRASH_KILLS, default 50;
+// ENGRAM_CRASH_SEED reproduces a run: the seed is printed).
 func TestCrashHarness(t *testing.T) {
 	if os.Getenv("ENGRAM_CRASH") == "" {
 		t.Skip("the crash harness runs with 'make crash' (ENGRAM_CRASH=1)")
@@ -58,29 +62,26 @@ func TestCrashHarness(t *testing.T) {
 		t.Fatalf("no token from agent add: %q", lines)
 	}
 
-	rng := rand.New(rand.NewPCG(7, 7))
-	acked := map[string]string{} // id -> content, acknowledged by the server
+	seed := uint64(time.Now().UnixNano())
+	if n, err := strconv.ParseUint(os.Getenv("ENGRAM_CRASH_SEED"), 10, 64); err == nil {
+		seed = n
+	}
+	t.Logf("seed %d (ENGRAM_CRASH_SEED=%d reproduces the kill times)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, seed))
+	var st crashState
+	st.init()
 	for kill := 1; kill <= kills; kill++ {
 		srv, base := startServe(t, bin, env, rt)
-		// Four writers until the kill, which comes at a random moment.
-		var mu sync.Mutex
+		if kill > 1 {
+			st.checkIndex(t, base, token, kill)
+		}
+		// Four agents' writers store, update and delete until the kill,
+		// which comes at a random moment.
 		ctx, stop := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
 		for w := range 4 {
-			wg.Go(func() {
-				for i := 0; ctx.Err() == nil; i++ {
-					content := fmt.Sprintf("crash %d writer %d note %d", kill, w, i)
-					var r struct {
-						Status string `json:"status"`
-						ID     string `json:"id"`
-					}
-					if code := call(base, token, "POST", "/v1/memories", map[string]any{"content": content, "field": "learnings"}, &r); code >= 200 && code < 300 && r.ID != "" {
-						mu.Lock()
-						acked[r.ID] = content
-						mu.Unlock()
-					}
-				}
-			})
+			wrng := rand.New(rand.NewPCG(seed+uint64(kill*10+w), 1))
+			wg.Go(func() { st.write(ctx, wrng, base, token, kill, w) })
 		}
 		time.Sleep(time.Duration(20+rng.IntN(300)) * time.Millisecond)
 		if err := srv.Process.Signal(syscall.SIGKILL); err != nil {
@@ -90,20 +91,18 @@ func TestCrashHarness(t *testing.T) {
 		stop()
 		wg.Wait()
 		os.Remove(filepath.Join(rt, "engram", "engram.addr")) // a killed server cannot remove it
-		out := run("doctor")
-		if !strings.Contains(out, "memories:") || strings.Contains(out, "PROBLEM") {
+		if out := run("doctor"); !strings.Contains(out, "memories:") || strings.Contains(out, "PROBLEM") {
 			t.Fatalf("kill %d: doctor says\n%s", kill, out)
 		}
-		// Every write the server acknowledged, before this kill or any
-		// earlier one, is in the vault.
-		var list struct {
-			Memories []struct{ ID, Content string } `json:"memories"`
-		}
+		run("audit", "verify")
 		listCmd := exec.Command(bin, "memory", "list", "--json")
 		listCmd.Env = env
 		raw, err := listCmd.Output()
 		if err != nil {
 			t.Fatalf("kill %d: memory list: %v", kill, err)
+		}
+		var list struct {
+			Memories []struct{ ID, Content string } `json:"memories"`
 		}
 		if err := json.Unmarshal(raw, &list); err != nil {
 			t.Fatal(err)
@@ -112,13 +111,135 @@ func TestCrashHarness(t *testing.T) {
 		for _, m := range list.Memories {
 			stored[m.ID] = m.Content
 		}
-		for id, content := range acked {
-			if stored[id] != content {
-				t.Fatalf("kill %d: acknowledged memory %s is %q after the crash, want %q", kill, id, stored[id], content)
+		st.check(t, kill, stored)
+	}
+	t.Logf("%d kills; %d stores, %d updates and %d deletes acknowledged; every one held after every kill, nothing half-applied",
+		kills, st.stores, st.updates, st.deletes)
+}
+
+// crashState is what the writers were told: acknowledged contents are
+// certain; a request cut by the kill leaves either outcome possible.
+type crashState struct {
+	mu                       sync.Mutex
+	want                     map[string][]string // id -> allowed contents ("" allows absence)
+	attempted                map[string]bool     // every content ever sent
+	stores, updates, deletes int
+}
+
+func (st *crashState) init() {
+	st.want, st.attempted = map[string][]string{}, map[string]bool{}
+}
+
+// certain returns a memory id whose state is known, if there is one.
+func (st *crashState) certain(rng *rand.Rand, prefix string) (string, string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for id, allowed := range st.want {
+		if len(allowed) == 1 && allowed[0] != "" && strings.HasPrefix(allowed[0], prefix) && rng.IntN(3) == 0 {
+			return id, allowed[0]
+		}
+	}
+	return "", ""
+}
+
+func (st *crashState) write(ctx context.Context, rng *rand.Rand, base, token string, kill, w int) {
+	prefix := fmt.Sprintf("crash %d writer %d ", kill, w)
+	for i := 0; ctx.Err() == nil; i++ {
+		switch op := rng.IntN(10); {
+		case op < 7:
+			content := fmt.Sprintf("%snote %d", prefix, i)
+			st.mu.Lock()
+			st.attempted[content] = true
+			st.mu.Unlock()
+			var r struct{ ID string }
+			if code := call(base, token, "POST", "/v1/memories", map[string]any{"content": content, "field": "learnings"}, &r); code/100 == 2 && r.ID != "" {
+				st.mu.Lock()
+				st.want[r.ID] = []string{content}
+				st.stores++
+				st.mu.Unlock()
+			}
+		case op < 9:
+			id, old := st.certain(rng, prefix)
+			if id == "" {
+				continue
+			}
+			content := old + " revised"
+			st.mu.Lock()
+			st.attempted[content] = true
+			st.want[id] = []string{old, content} // until acknowledged
+			st.mu.Unlock()
+			var r struct{ Status string }
+			if code := call(base, token, "PATCH", "/v1/memories/"+id, map[string]any{"content": content}, &r); code == 200 {
+				st.mu.Lock()
+				st.want[id] = []string{content}
+				st.updates++
+				st.mu.Unlock()
+			}
+		default:
+			id, old := st.certain(rng, prefix)
+			if id == "" {
+				continue
+			}
+			st.mu.Lock()
+			st.want[id] = []string{old, ""}
+			st.mu.Unlock()
+			var r struct{ Status string }
+			if code := call(base, token, "DELETE", "/v1/memories/"+id, nil, &r); code == 200 {
+				st.mu.Lock()
+				st.want[id] = []string{""}
+				st.deletes++
+				st.mu.Unlock()
 			}
 		}
 	}
-	t.Logf("%d kills; %d acknowledged writes, all present after every crash", kills, len(acked))
+}
+
+// check compares the vault after a kill with what the writers were told.
+func (st *crashState) check(t *testing.T, kill int, stored map[string]string) {
+	t.Helper()
+	for id, allowed := range st.want {
+		got, ok := stored[id]
+		if !ok {
+			got = ""
+		}
+		if !slices.Contains(allowed, got) {
+			t.Fatalf("kill %d: memory %s is %q (present %v), want one of %q", kill, id, got, ok, allowed)
+		}
+		if len(allowed) > 1 { // the outcome is known now
+			st.want[id] = []string{got}
+		}
+	}
+	for id, content := range stored {
+		if strings.HasPrefix(content, "crash ") && !st.attempted[content] {
+			t.Fatalf("kill %d: memory %s holds %q, which no writer sent: half-applied", kill, id, content)
+		}
+		if _, known := st.want[id]; !known && strings.HasPrefix(content, "crash ") {
+			st.want[id] = []string{content} // stored, but the reply was lost
+		}
+	}
+}
+
+// checkIndex recalls a few stored memories by their exact text: the
+// rebuilt index must agree with the store.
+func (st *crashState) checkIndex(t *testing.T, base, token string, kill int) {
+	t.Helper()
+	n := 0
+	for id, allowed := range st.want {
+		if n == 3 {
+			break
+		}
+		if len(allowed) != 1 || allowed[0] == "" {
+			continue
+		}
+		n++
+		var r struct {
+			Results []struct{ ID string } `json:"results"`
+		}
+		call(base, token, "POST", "/v1/recall", map[string]any{"query": allowed[0], "mode": "exact", "limit": 50}, &r)
+		if !slices.ContainsFunc(r.Results, func(x struct{ ID string }) bool { return x.ID == id }) {
+			t.Fatalf("kill %d: recall of %q does not find memory %s after the restart", kill, allowed[0], id)
+		}
+	}
 }
 
 // startServe starts engram serve on a free loopback port and returns it
