@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"syscall"
 
 	"github.com/engram-app/engram/vault"
 )
@@ -58,6 +59,8 @@ func statusOf(err error) Response {
 		return Response{StatusDamaged, err.Error()}
 	case errors.Is(err, vault.ErrReadOnly):
 		return Response{StatusUnavailable, "the vault is open read-only"}
+	case errors.Is(err, syscall.ENOSPC):
+		return Response{StatusUnavailable, "the disk is full: nothing was changed; free some space and try again"}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return Response{StatusUnavailable, "the request was cancelled"}
 	}
