@@ -170,7 +170,7 @@ type Engine struct {
 	kw    *keywordIndex
 	vec   *vectorIndex
 
-	scratch sync.Pool // *[]float32 score accumulators
+	scratch sync.Pool // *scoreScratch
 }
 
 // New returns an empty engine.

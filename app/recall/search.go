@@ -198,18 +198,28 @@ func (e *Engine) recency(created, now time.Time) float64 {
 	return 1 + e.cfg.Recency*math.Exp2(-float64(age)/float64(e.cfg.HalfLife))
 }
 
+// scoreScratch is what a keyword search reuses from one query to the next:
+// the score accumulator, indexed by slot and zero between uses, and the
+// list of the slots it touched.
+type scoreScratch struct {
+	acc     []float32
+	touched []uint32
+}
+
 // keywordTop returns the k best BM25 matches that keep accepts, and the
 // BM25 scores of every slot (zero where no term matches) until release is
 // called. With feedback on, the scores are those of the expanded query.
 func (e *Engine) keywordTop(terms []string, k int, keep func(uint32) bool) (acc []float32, top []ranked, release func()) {
-	accp, _ := e.scratch.Get().(*[]float32)
-	if accp == nil || len(*accp) < len(e.docs) {
-		s := make([]float32, len(e.docs)+len(e.docs)/4+64)
-		accp = &s
+	sc, _ := e.scratch.Get().(*scoreScratch)
+	if sc == nil {
+		sc = &scoreScratch{}
 	}
-	acc = *accp
+	if len(sc.acc) < len(e.docs) {
+		sc.acc = make([]float32, len(e.docs)+len(e.docs)/4+64)
+	}
+	acc = sc.acc
 	q := query(terms)
-	touched := e.kw.scoreWeighted(q, acc, nil)
+	touched := e.kw.scoreWeighted(q, acc, sc.touched[:0])
 	top = topSlots(acc, touched, k, keep, make([]ranked, 0, k+1))
 	if e.cfg.Proximity > 0 && len(q) > 1 {
 		// Proximity re-ranks the best BM25 matches only: it needs each
@@ -227,7 +237,8 @@ func (e *Engine) keywordTop(terms []string, k int, keep func(uint32) bool) (acc 
 		for _, s := range touched {
 			acc[s] = 0
 		}
-		e.scratch.Put(accp)
+		sc.touched = touched
+		e.scratch.Put(sc)
 	}
 }
 

@@ -14,8 +14,10 @@ import (
 	"github.com/engram-app/engram/vault"
 )
 
-// TestSweepSciFact compares fusion settings on SciFact. It needs the
-// corpus and the model, so it runs only with ENGRAM_EVAL=1:
+// TestSweepSciFact compares keyword and fusion settings on SciFact, on
+// each half of the queries, so that a setting chosen on one half can be
+// checked on the other. It needs the corpus and the model, so it runs
+// only with ENGRAM_EVAL=1:
 //
 //	ENGRAM_EVAL=1 go test ./app/recall/eval -run TestSweep -v
 //
@@ -91,15 +93,26 @@ func TestSweepSciFact(t *testing.T) {
 	}
 	variants := []variant{{"exact", recall.Exact, func(*recall.Config) {}}, {"semantic", recall.Semantic, func(*recall.Config) {}},
 		{"hybrid", recall.Hybrid, func(*recall.Config) {}}}
-	for _, k1 := range []float64{0.9, 1.2, 1.5} {
-		for _, b := range []float64{0.4, 0.6, 0.75} {
-			for _, a := range []float64{0.2, 0.3} {
-				variants = append(variants, variant{fmt.Sprintf("hybrid k1 %.1f b %.2f α %.1f", k1, b, a), recall.Hybrid, func(c *recall.Config) {
-					c.K1, c.B, c.KeywordWeight, c.VectorWeight = k1, b, 1-a, a
-				}})
-			}
+	for _, p := range []float64{-1, 0.25, 1} {
+		for _, mode := range []recall.Mode{recall.Exact, recall.Hybrid} {
+			variants = append(variants, variant{fmt.Sprintf("%s proximity %.2f", mode, p), mode, func(c *recall.Config) { c.Proximity = p }})
 		}
 	}
+	for _, w := range []int{3, 10} {
+		variants = append(variants, variant{fmt.Sprintf("hybrid window %d", w), recall.Hybrid, func(c *recall.Config) { c.ProximityWindow = w }})
+	}
+	for _, w := range []float64{0.3, 0.1} {
+		variants = append(variants, variant{fmt.Sprintf("rrf vec %.1f", w), recall.Hybrid, func(c *recall.Config) { c.Fusion, c.VectorWeight = recall.FusionRRF, w }})
+	}
+	for _, a := range []float64{0.1, 0.2, 0.3, 0.4} {
+		variants = append(variants, variant{fmt.Sprintf("convex α %.2f", a), recall.Hybrid, func(c *recall.Config) {
+			c.Fusion, c.KeywordWeight, c.VectorWeight = recall.FusionConvex, 1-a, a
+		}})
+	}
+	for _, kb := range [][2]float64{{1.2, 0.75}, {0.9, 0.75}, {1.2, 0.4}} {
+		variants = append(variants, variant{fmt.Sprintf("hybrid k1 %.1f b %.2f", kb[0], kb[1]), recall.Hybrid, func(c *recall.Config) { c.K1, c.B = kb[0], kb[1] }})
+	}
+	// ENGRAM_EVAL_ONLY, a regular expression, picks variants by name.
 	if re := os.Getenv("ENGRAM_EVAL_ONLY"); re != "" {
 		variants = slices.DeleteFunc(variants, func(v variant) bool { return !regexp.MustCompile(re).MatchString(v.name) })
 	}
