@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -86,12 +85,13 @@ func (s *Service) neighbours(ctx context.Context, c Caller, m *vault.Memory, vec
 	}
 	byID := map[string]*neighbour{}
 	var order []string
+	mine := analyse(m.Content)
 	add := func(h recall.Hit, cosine float64) {
 		n := byID[h.Doc.ID]
 		if n == nil {
-			n = &neighbour{doc: h.Doc, overlap: overlap(words(h.Doc.Content), words(m.Content)), pairs: overlap(pairs(h.Doc.Content), pairs(m.Content)),
-				same:  normalise(h.Doc.Content) == normalise(m.Content),
-				clash: incompatible(h.Doc.Content, m.Content), negation: negated(h.Doc.Content) != negated(m.Content)}
+			theirs := analyse(h.Doc.Content)
+			n = &neighbour{doc: h.Doc, overlap: overlap(theirs.words, mine.words), pairs: overlap(theirs.pairs, mine.pairs),
+				same: theirs.norm == mine.norm, clash: incompatible(theirs, mine), negation: theirs.negated != mine.negated}
 			byID[h.Doc.ID] = n
 			order = append(order, h.Doc.ID)
 		}
@@ -122,33 +122,39 @@ func (s *Service) neighbours(ctx context.Context, c Caller, m *vault.Memory, vec
 	return out
 }
 
-var nonWord = regexp.MustCompile(`[^\p{L}\p{N}]+`)
-
 // normalise lowercases s and reduces everything that is not a letter or a
 // digit to single spaces.
 func normalise(s string) string {
-	return strings.TrimSpace(nonWord.ReplaceAllString(strings.ToLower(s), " "))
+	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }), " ")
 }
 
-func words(s string) map[string]bool {
-	out := map[string]bool{}
-	for _, w := range strings.Fields(normalise(s)) {
-		out[w] = true
-	}
-	return out
+// text is what the duplicate and conflict checks compare of a memory,
+// computed once per text.
+type text struct {
+	norm    string
+	words   map[string]bool
+	pairs   map[string]bool // adjacent word pairs
+	negated bool
+	numbers []string // words with digits, in order
 }
 
-// pairs is the set of adjacent word pairs of s.
-func pairs(s string) map[string]bool {
-	ws := strings.Fields(normalise(s))
-	out := map[string]bool{}
-	for i := 1; i < len(ws); i++ {
-		out[ws[i-1]+" "+ws[i]] = true
+func analyse(s string) text {
+	t := text{norm: normalise(s), words: map[string]bool{}, pairs: map[string]bool{}}
+	ws := strings.Fields(t.norm)
+	for i, w := range ws {
+		t.words[w] = true
+		t.negated = t.negated || negations[w]
+		if strings.IndexFunc(w, unicode.IsDigit) >= 0 {
+			t.numbers = append(t.numbers, w)
+		}
+		if i > 0 {
+			t.pairs[ws[i-1]+" "+w] = true
+		}
 	}
 	if len(ws) == 1 {
-		out[ws[0]] = true
+		t.pairs[ws[0]] = true
 	}
-	return out
+	return t
 }
 
 // overlap is the Jaccard index of two sets.
@@ -170,36 +176,14 @@ var negations = map[string]bool{"not": true, "no": true, "never": true, "none": 
 	"don": true, "doesn": true, "didn": true, "isn": true, "aren": true, "wasn": true, "weren": true, "won": true,
 	"cannot": true, "can": false, "shouldn": true, "mustn": true, "longer": true, "stopped": true, "instead": true}
 
-func negated(s string) bool {
-	for w := range words(s) {
-		if negations[w] {
-			return true
-		}
-	}
-	return false
-}
-
-// numbers lists the words with digits, in order: the same numbers in
-// another order are different statements.
-func numbers(s string) []string {
-	var out []string
-	for _, w := range strings.Fields(normalise(s)) {
-		if strings.IndexFunc(w, unicode.IsDigit) >= 0 {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
 // incompatible reports whether two texts about the same subject disagree:
 // one negates what the other states, or they give different numbers
-// (versions, ports, sizes, dates).
-func incompatible(a, b string) bool {
-	if negated(a) != negated(b) {
+// (versions, ports, sizes, dates) or the same numbers in another order.
+func incompatible(a, b text) bool {
+	if a.negated != b.negated {
 		return true
 	}
-	na, nb := numbers(a), numbers(b)
-	return len(na) > 0 && len(nb) > 0 && !slices.Equal(na, nb)
+	return len(a.numbers) > 0 && len(b.numbers) > 0 && !slices.Equal(a.numbers, b.numbers)
 }
 
 var trustRank = map[vault.Trust]int{vault.TrustHostile: 0, vault.TrustUntrusted: 1, vault.TrustStandard: 2, vault.TrustVerified: 3, vault.TrustOperator: 4, vault.TrustSystem: 5}
