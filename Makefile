@@ -9,7 +9,7 @@ SHOTS ?= e2e-screenshots
 
 MODEL_DIR ?= .cache/model/use-lite
 
-.PHONY: run build test vet deps test-deps model e2e crash package bench fuzz clean
+.PHONY: run build test vet deps test-deps model e2e crash package bench report fuzz clean
 
 ## run: build engram and open the desktop app (or run ARGS), with the embedding model
 run: deps model build
@@ -63,6 +63,10 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./vault/... ./quarantine/... ./decay/... ./app/recall/
 	ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) $(GO) test -run '^$$' -bench . -benchmem ./app/embed/
 	LANG=en_US.UTF-8 $(GO) test -run '^$$' -bench 100k -benchtime 3x ./ui/
+
+## report: cmd/engram-bench/report/report.md with charts (needs ../shared/eval and the model)
+report: model
+	ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) $(GO) run ./cmd/engram-bench report --out cmd/engram-bench/report --eval ../shared/eval
 
 ## fuzz: run each fuzz target briefly (FUZZTIME per target)
 FUZZTIME ?= 20s
