@@ -75,7 +75,6 @@ func (e *Engine) EmbedDocs(ctx context.Context, texts []string) ([][]float32, er
 	if e.cfg.Embedder == nil {
 		return make([][]float32, len(texts)), nil
 	}
-	limit := max(1, maxChunkFloats/max(1, e.cfg.Embedder.Dim()))
 	var all []string
 	owner := make([]int, 0, len(texts))
 	for i, t := range texts {
@@ -89,6 +88,10 @@ func (e *Engine) EmbedDocs(ctx context.Context, texts []string) ([][]float32, er
 		return nil, err
 	}
 	out := make([][]float32, len(texts))
+	if len(vs) == 0 {
+		return out, nil
+	}
+	limit := max(1, maxChunkFloats/max(1, len(vs[0])))
 	n := make([]int, len(texts))
 	for j, v := range vs {
 		i := owner[j]

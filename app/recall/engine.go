@@ -218,6 +218,9 @@ func (e *Engine) Put(d Doc, vec []float32) error {
 	defer e.mu.Unlock()
 	dim := e.vec.dim
 	if dim == 0 {
+		dim = e.cfg.dim() // 0 for an embedder that learns it from its first answer
+	}
+	if dim == 0 {
 		dim = len(vec)
 	}
 	if d.Sensitive || dim == 0 || !usableChunks(vec, dim) {

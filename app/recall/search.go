@@ -124,13 +124,13 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 		qvec = vs[0]
 	}
 	useVec = useVec && usable(qvec)
-	if useVec && e.cfg.Embedder != nil && len(qvec) != e.cfg.Embedder.Dim() {
-		return Result{}, fmt.Errorf("%w: query dimension %d, want %d", ErrVector, len(qvec), e.cfg.Embedder.Dim())
-	}
 	terms := Terms(nil, q.Text)
 
 	e.mu.RLock()
 	defer e.mu.RUnlock()
+	if useVec && e.vec.dim != 0 && len(qvec) != e.vec.dim {
+		return Result{}, fmt.Errorf("%w: query dimension %d, want %d", ErrVector, len(qvec), e.vec.dim)
+	}
 	keep := func(slot uint32) bool {
 		en := e.docs[slot]
 		return en != nil && trustWeight(en.doc.Trust) > 0 && q.Filters.Match(&en.doc) && (q.Allow == nil || q.Allow(&en.doc))

@@ -2,6 +2,8 @@ package recall
 
 import (
 	"cmp"
+	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -67,5 +69,35 @@ func TestVectorSearchExact(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestChunkVectors checks that a memory is found by its best chunk, and
+// that vectors of the wrong length are refused.
+func TestChunkVectors(t *testing.T) {
+	emb := &bagEmbedder{dim: 64}
+	e := New(Config{Embedder: emb})
+	two := append(emb.vec("alpha beta"), emb.vec("gamma delta")...)
+	if err := e.Put(doc("two", "alpha beta. gamma delta."), two); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Put(doc("one", "epsilon zeta"), emb.vec("epsilon zeta")); err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.Search(ctx, Query{Text: "gamma delta", Mode: Semantic, Now: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Hits) == 0 || r.Hits[0].Doc.ID != "two" || math.Abs(r.Hits[0].Relevance-1) > 1e-5 {
+		t.Errorf("Search(gamma delta) = %v, want two first with relevance 1", r.Hits)
+	}
+	if err := e.Put(doc("bad", "x"), make([]float32, 128)); err != nil {
+		t.Errorf("Put(zero vector) = %v, want the vector dropped", err)
+	}
+	if err := e.Put(doc("bad", "x"), randUnit(rand.New(rand.NewPCG(1, 1)), 96)); !errors.Is(err, ErrVector) {
+		t.Errorf("Put(96 floats) = %v, want ErrVector", err)
+	}
+	if _, err := e.Search(ctx, Query{Text: "x", Vector: randUnit(rand.New(rand.NewPCG(1, 1)), 32)}); !errors.Is(err, ErrVector) {
+		t.Errorf("Search(32-d vector) = %v, want ErrVector", err)
 	}
 }
