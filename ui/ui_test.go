@@ -597,3 +597,20 @@ func TestHasDisplay(t *testing.T) {
 		t.Error("the tray check does not follow the session bus")
 	}
 }
+
+func TestSecondInstanceSaysSo(t *testing.T) {
+	cfg := testConfig(t)
+	h, err := host.Create(t.Context(), cfg, []byte(passphrase), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close() // the first instance keeps the vault open
+	u, _ := newUI(t, cfg)
+	u.Start()
+	if !hasLabel(u.win.Content(), "Engram is already running") {
+		t.Fatal("a second instance does not say the vault is in use")
+	}
+	if _, ok := find(u.win.Content(), func(b *widget.Button) bool { return b.Text == "Quit" }); !ok {
+		t.Fatal("no way out of the second instance")
+	}
+}
