@@ -2,10 +2,10 @@
 // locally and in memory.
 //
 // An [Engine] keeps two indexes over the same documents: a keyword index
-// (BM25 over Porter-stemmed, unicode-aware tokens, with a term-proximity
-// bonus for the best matches) and a vector index (cosine search over the
-// embeddings of each memory's chunks, scanned as int8 codes and ranked
-// again in float32). A query runs against one or both ([Exact],
+// (BM25 over Porter-stemmed, unicode-aware tokens, hyphenated words also
+// joined) and a vector index (cosine search over the embeddings of each
+// memory's chunks, scanned as int8 codes and ranked again in float32). A
+// query runs against one or both ([Exact],
 // [Semantic], [Hybrid]); hybrid results are fused by a convex combination
 // of normalised scores ([FusionConvex]). The fused relevance is then
 // weighted by each memory's confidence, its writer's trust and, with a

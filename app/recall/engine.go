@@ -73,12 +73,6 @@ type Config struct {
 	// MaxEpisodic, MaxSemantic and MaxTokens limit one recall (10, 20 and
 	// 4,000); a negative value means no limit.
 	MaxEpisodic, MaxSemantic, MaxTokens int
-	// Proximity weighs the term-proximity part of the keyword score
-	// (BM25TP): pairs of query terms found within ProximityWindow terms of
-	// each other in a memory add to its score, among the Candidates best
-	// BM25 matches (0.5 and 5; a negative Proximity turns it off).
-	Proximity       float64
-	ProximityWindow int
 	// RebuildFraction is the share of tombstones in the vector index
 	// above which it is rebuilt (0.25).
 	RebuildFraction float64
@@ -110,8 +104,6 @@ func (c *Config) fill() {
 	def(&c.KeywordWeight, 0.75)
 	def(&c.VectorWeight, 0.25)
 	def(&c.RebuildFraction, 0.25)
-	def(&c.Proximity, 0.5)
-	defInt(&c.ProximityWindow, 5)
 	defInt(&c.Candidates, 100)
 	defInt(&c.MaxEpisodic, 10)
 	defInt(&c.MaxSemantic, 20)

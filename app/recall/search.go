@@ -1,7 +1,6 @@
 package recall
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -208,7 +207,7 @@ type scoreScratch struct {
 
 // keywordTop returns the k best BM25 matches that keep accepts, and the
 // BM25 scores of every slot (zero where no term matches) until release is
-// called. With feedback on, the scores are those of the expanded query.
+// called.
 func (e *Engine) keywordTop(terms []string, k int, keep func(uint32) bool) (acc []float32, top []ranked, release func()) {
 	sc, _ := e.scratch.Get().(*scoreScratch)
 	if sc == nil {
@@ -218,21 +217,8 @@ func (e *Engine) keywordTop(terms []string, k int, keep func(uint32) bool) (acc 
 		sc.acc = make([]float32, len(e.docs)+len(e.docs)/4+64)
 	}
 	acc = sc.acc
-	q := query(terms)
-	touched := e.kw.scoreWeighted(q, acc, sc.touched[:0])
+	touched := e.kw.score(terms, acc, sc.touched[:0])
 	top = topSlots(acc, touched, k, keep, make([]ranked, 0, k+1))
-	if e.cfg.Proximity > 0 && len(q) > 1 {
-		// Proximity re-ranks the best BM25 matches only: it needs each
-		// document's terms in order, and the others are too far behind
-		// for it to lift them.
-		p := e.kw.proximity(q, e.cfg.ProximityWindow)
-		for i := range top {
-			s := top[i].slot
-			acc[s] += float32(e.cfg.Proximity * p.score(s))
-			top[i].score = float64(acc[s])
-		}
-		slices.SortStableFunc(top, func(a, b ranked) int { return cmp.Compare(b.score, a.score) })
-	}
 	return acc, top, func() {
 		for _, s := range touched {
 			acc[s] = 0

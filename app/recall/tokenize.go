@@ -21,16 +21,24 @@ var stopwords = func() map[string]bool {
 
 // Terms splits text into index terms: maximal runs of letters and digits,
 // lower-cased, with diacritics removed ("Café" and "cafe" match), English
-// stopwords dropped and Porter-stemmed. Han, Hiragana, Katakana and Thai
+// stopwords dropped and Porter-stemmed. Two words joined by a hyphen also
+// give their concatenation, so "IL-6", "e-mail" and "COVID-19" match
+// "IL6", "email" and "COVID19". Han, Hiragana, Katakana and Thai
 // characters, written without spaces, become one term each, so a query
 // finds them inside longer runs. Terms appends to dst.
 func Terms(dst []string, text string) []string {
-	start := -1
+	start, prevStart, prevEnd := -1, -1, -1
 	flush := func(end int) {
 		if start >= 0 {
 			if t := term(text[start:end]); t != "" {
 				dst = append(dst, t)
 			}
+			if prevEnd >= 0 && joiner(text[prevEnd:start]) {
+				if t := term(text[prevStart:prevEnd] + text[start:end]); t != "" {
+					dst = append(dst, t)
+				}
+			}
+			prevStart, prevEnd = start, end
 			start = -1
 		}
 	}
@@ -38,6 +46,7 @@ func Terms(dst []string, text string) []string {
 		switch {
 		case unspaced(r):
 			flush(i)
+			prevEnd = -1
 			dst = append(dst, string(r))
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || (start >= 0 && unicode.Is(unicode.Mn, r)):
 			if start < 0 {
@@ -49,6 +58,16 @@ func Terms(dst []string, text string) []string {
 	}
 	flush(len(text))
 	return dst
+}
+
+// joiner reports whether sep, the text between two words, makes them one
+// compound: a single hyphen.
+func joiner(sep string) bool {
+	switch sep {
+	case "-", "\u2010", "\u2011":
+		return true
+	}
+	return false
 }
 
 // unspaced reports whether r belongs to a script written without spaces

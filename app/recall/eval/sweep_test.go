@@ -93,14 +93,6 @@ func TestSweepSciFact(t *testing.T) {
 	}
 	variants := []variant{{"exact", recall.Exact, func(*recall.Config) {}}, {"semantic", recall.Semantic, func(*recall.Config) {}},
 		{"hybrid", recall.Hybrid, func(*recall.Config) {}}}
-	for _, p := range []float64{-1, 0.25, 1} {
-		for _, mode := range []recall.Mode{recall.Exact, recall.Hybrid} {
-			variants = append(variants, variant{fmt.Sprintf("%s proximity %.2f", mode, p), mode, func(c *recall.Config) { c.Proximity = p }})
-		}
-	}
-	for _, w := range []int{3, 10} {
-		variants = append(variants, variant{fmt.Sprintf("hybrid window %d", w), recall.Hybrid, func(c *recall.Config) { c.ProximityWindow = w }})
-	}
 	for _, w := range []float64{0.3, 0.1} {
 		variants = append(variants, variant{fmt.Sprintf("rrf vec %.1f", w), recall.Hybrid, func(c *recall.Config) { c.Fusion, c.VectorWeight = recall.FusionRRF, w }})
 	}
