@@ -63,7 +63,9 @@ type Query struct {
 	// allows everything.
 	Allow func(*Doc) bool
 	// Vector, when set, is the query's embedding, so the engine does not
-	// embed Text (benchmarks, or a caller that batches queries).
+	// embed Text (benchmarks, or a caller that batches queries). It may
+	// also be a memory's vectors as EmbedDocs returns them, one per chunk:
+	// their mean is then the query. The engine does not change it.
 	Vector []float32
 }
 
@@ -127,8 +129,13 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	if useVec && e.vec.dim != 0 && len(qvec) != e.vec.dim {
-		return Result{}, fmt.Errorf("%w: query dimension %d, want %d", ErrVector, len(qvec), e.vec.dim)
+	if d := e.vec.dim; useVec && d != 0 && len(qvec) != d {
+		if len(qvec)%d != 0 {
+			return Result{}, fmt.Errorf("%w: query dimension %d, want %d", ErrVector, len(qvec), d)
+		}
+		// A memory's chunk vectors from EmbedDocs, as the duplicate check
+		// passes them: the memory's mean vector is the query.
+		qvec = meanChunk(qvec, d)
 	}
 	keep := func(slot uint32) bool {
 		en := e.docs[slot]

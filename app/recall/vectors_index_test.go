@@ -100,4 +100,14 @@ func TestChunkVectors(t *testing.T) {
 	if _, err := e.Search(ctx, Query{Text: "x", Vector: randUnit(rand.New(rand.NewPCG(1, 1)), 32)}); !errors.Is(err, ErrVector) {
 		t.Errorf("Search(32-d vector) = %v, want ErrVector", err)
 	}
+	// A memory's chunk vectors as the query (the duplicate check): their
+	// mean is compared, and the query is left as it was.
+	q := slices.Clone(two)
+	r, err = e.Search(ctx, Query{Text: "alpha beta. gamma delta.", Vector: q, Mode: Semantic, Now: t0})
+	if err != nil || len(r.Hits) == 0 || r.Hits[0].Doc.ID != "two" {
+		t.Errorf("Search(two's chunk vectors) = %v, %v; want two first", r.Hits, err)
+	}
+	if !slices.Equal(q, two) {
+		t.Error("Search changed the query vector")
+	}
 }
