@@ -59,6 +59,8 @@ type neighbour struct {
 	// clash: the texts disagree (a negation or different numbers), so
 	// however alike they are they are not duplicates.
 	clash bool
+	// diff is how many words are in one text and not the other.
+	diff int
 	// negation: one text negates what the other states. Different numbers
 	// alone are too weak to archive anything ("build 41 passed", "build 42
 	// passed"): they only earn a warning.
@@ -71,6 +73,29 @@ func (n neighbour) duplicate() bool {
 
 func (n neighbour) sameSubject() bool {
 	return n.cosine >= sameSubjectCosine || n.overlap >= sameSubjectOverlap
+}
+
+// maxDiffWords is how many words two statements may differ by and still
+// be one statement and its contradiction ("deploys happen on fridays" /
+// "deploys never happen on fridays"). Two long texts on one topic share
+// half their words and differ in many; one may say "not" somewhere
+// without contradicting the other (SciFact abstracts did).
+const maxDiffWords = 4
+
+// differ counts the words in one text and not the other.
+func differ(a, b text) int {
+	n := 0
+	for w := range a.words {
+		if !b.words[w] {
+			n++
+		}
+	}
+	for w := range b.words {
+		if !a.words[w] {
+			n++
+		}
+	}
+	return n
 }
 
 // neighbours finds earlier memories close to m that the caller may read,
@@ -91,7 +116,8 @@ func (s *Service) neighbours(ctx context.Context, c Caller, m *vault.Memory, vec
 		if n == nil {
 			theirs := analyse(h.Doc.Content)
 			n = &neighbour{doc: h.Doc, overlap: overlap(theirs.words, mine.words), pairs: overlap(theirs.pairs, mine.pairs),
-				same: theirs.norm == mine.norm, clash: incompatible(theirs, mine), negation: theirs.negated != mine.negated}
+				same: theirs.norm == mine.norm, clash: incompatible(theirs, mine), diff: differ(theirs, mine)}
+			n.negation = theirs.negated != mine.negated && n.diff <= maxDiffWords
 			byID[h.Doc.ID] = n
 			order = append(order, h.Doc.ID)
 		}
@@ -205,7 +231,7 @@ func (s *Service) newerWins(old, m *vault.Memory) bool {
 func mayContradict(near []neighbour) []string {
 	var out []string
 	for _, n := range near {
-		if n.sameSubject() && n.clash && !n.negation {
+		if n.sameSubject() && n.clash && !n.negation && n.diff <= maxDiffWords {
 			out = append(out, fmt.Sprintf("may contradict memory %s (different numbers); store with supersedes=%s to replace it", n.doc.ID, n.doc.ID))
 		}
 	}
