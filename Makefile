@@ -28,8 +28,11 @@ test-deps:
 model:
 	sh app/embed/fetch-model.sh $(MODEL_DIR)
 
+## vet: go vet and staticcheck (from the module proxy)
+STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 vet:
 	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
 
 ## test: install test dependencies, vet, and run every test with a real OS keyring,
 ## then MCP Inspector against both transports and the desktop end-to-end test

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+
+	"github.com/kelindar/search"
 )
 
 // vectorIndex is an exact cosine index over the engine's slots. A slot
@@ -24,15 +26,27 @@ import (
 // Rows cannot be deleted: a removed or replaced document stays as
 // tombstones (its slot no longer live) until the engine rebuilds the index.
 type vectorIndex struct {
-	dim   int         // 0 until the first vector
-	codes []int8      // row-major, dim per row
-	scale []float32   // per row: value = code × scale
-	rows  []uint32    // row -> slot; a slot's rows are adjacent
-	vecs  [][]float32 // row -> its float32 vector, for the re-ranking
-	dead  int         // tombstone rows
+	// small is kelindar/search's exact float32 index over the same rows,
+	// kept while the index has at most smallRows rows: that is every
+	// personal vault but the largest, and there its brute-force scan is
+	// as fast as the int8 one. Past that it is dropped (its float32 copy
+	// would double the memory) and searches use the int8 scan.
+	small *search.Index[uint32]
+	first map[uint32]int // slot -> its first row, while small is kept
+	dim   int            // 0 until the first vector
+	codes []int8         // row-major, dim per row
+	scale []float32      // per row: value = code × scale
+	rows  []uint32       // row -> slot; a slot's rows are adjacent
+	vecs  [][]float32    // row -> its float32 vector, for the re-ranking
+	dead  int            // tombstone rows
 }
 
-func newVectorIndex(dim int) *vectorIndex { return &vectorIndex{dim: dim} }
+// smallRows is the most rows searched with kelindar/search.
+const smallRows = 16 << 10
+
+func newVectorIndex(dim int) *vectorIndex {
+	return &vectorIndex{dim: dim, small: search.NewIndex[uint32](), first: map[uint32]int{}}
+}
 
 // add indexes the chunk vectors of slot: v holds one or more unit vectors
 // of the index's dimension back to back. The index keeps v.
@@ -57,6 +71,15 @@ func (x *vectorIndex) add(slot uint32, v []float32) {
 		x.scale = append(x.scale, sc)
 		x.rows = append(x.rows, slot)
 		x.vecs = append(x.vecs, row)
+		if x.small != nil {
+			x.small.Add(slices.Clone(row), slot) // it normalises in place
+			if _, ok := x.first[slot]; !ok {
+				x.first[slot] = len(x.rows) - 1
+			}
+		}
+	}
+	if len(x.rows) > smallRows {
+		x.small, x.first = nil, nil
 	}
 }
 
@@ -85,6 +108,9 @@ func (x *vectorIndex) search(q []float32, k int, keep func(slot uint32) bool) []
 	if k <= 0 || n == 0 || len(q) != x.dim {
 		return nil
 	}
+	if x.small != nil {
+		return x.searchSmall(q, k, keep)
+	}
 	qc := make([]int16, x.dim)
 	quantiseQuery(qc, q)
 	want := min(k+x.dead, n)
@@ -99,6 +125,36 @@ func (x *vectorIndex) search(q []float32, k int, keep func(slot uint32) bool) []
 			}
 		}
 		slices.SortFunc(out, func(a, b match) int {
+			if c := cmp.Compare(b.score, a.score); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.slot, b.slot)
+		})
+		if len(out) >= k || want >= n {
+			return out[:min(k, len(out))]
+		}
+		want = min(want*4, n)
+	}
+}
+
+// searchSmall is search with kelindar/search: its results are rows, so a
+// slot with several chunks counts once, with its best.
+func (x *vectorIndex) searchSmall(q []float32, k int, keep func(slot uint32) bool) []match {
+	n := len(x.rows)
+	want := min(k+x.dead, n)
+	for {
+		res := x.small.Search(slices.Clone(q), want) // Search normalises in place
+		out := make([]match, 0, k)
+		seen := map[uint32]bool{}
+		for _, r := range res {
+			if !seen[r.Value] && keep(r.Value) {
+				seen[r.Value] = true
+				// The same float32 similarity as the int8 path's re-ranking,
+				// so results do not depend on the index's size.
+				out = append(out, match{r.Value, x.similarity(q, x.first[r.Value])})
+			}
+		}
+		slices.SortStableFunc(out, func(a, b match) int {
 			if c := cmp.Compare(b.score, a.score); c != 0 {
 				return c
 			}
