@@ -156,7 +156,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 			if r.score < e.cfg.MinSimilarity {
 				break // results come best first
 			}
-			vecList = append(vecList, ranked{r.slot, r.score})
+			vecList = append(vecList, ranked(r))
 		}
 	}
 
