@@ -241,10 +241,17 @@ func unlockMessage(err error) string {
 }
 
 // onEvent receives host events on a background goroutine.
+//
+// It must not block: the host calls it from goroutines that Close waits
+// for, and Close runs on the UI goroutine. So the work is queued with
+// fyne.Do, except in tests (manual), which deliver events themselves and
+// want them handled before they look.
 func (u *UI) onEvent(e host.Event) {
-	u.pending.Add(1)
-	defer u.pending.Done()
-	u.onMain(func() {
+	run := fyne.Do
+	if u.manual {
+		run = u.onMain
+	}
+	run(func() {
 		if e.Lock {
 			u.updateLock()
 			u.memories.refresh()
@@ -378,11 +385,15 @@ func (u *UI) Quit() {
 }
 
 // Close ends the host and background work; the window stays.
+//
+// It does not wait for background work: that work finishes on the UI
+// goroutine, which is the one calling Close (from Quit) or has stopped (after
+// ShowAndRun), so waiting could never end. Work still running finds the
+// vault closed and gives up.
 func (u *UI) Close() {
 	if u.unsub != nil {
 		u.unsub()
 	}
-	u.pending.Wait()
 	if u.cancel != nil {
 		u.cancel()
 	}
