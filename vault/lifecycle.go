@@ -11,7 +11,6 @@ import (
 	"github.com/engram-app/engram/vault/internal/atomicfile"
 	"github.com/engram-app/engram/vault/internal/seal"
 	bolt "go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Lifecycle operations.
@@ -60,30 +59,7 @@ func (v *Vault) Restore(id string, a Actor) (Memory, error) {
 // free pages until Compact rewrites the file, so callers that purge
 // compact afterwards.
 func (v *Vault) Purge(id, reason string, a Actor) error {
-	key, _ := v.key()
-	defer seal.Wipe(key)
-	err := v.update(func(tx *bolt.Tx) error {
-		bucket, raw, err := findTx(tx, id)
-		if err != nil {
-			return err
-		}
-		e := AuditEntry{Action: ActionPurge, Agent: a.agent(), Session: a.Session, Partition: Partition(bucket), MemoryID: id, Result: ResultOK, Reason: reason}
-		var m Memory
-		if _, err := decodeRecord(raw, key, bucket, id, &m); err == nil {
-			e.Field, e.VersionBefore, e.ContentHash = m.Field, m.Version, contentHashFor(m.Content, m.sealed(), key)
-		}
-		if err := tx.Bucket([]byte(bucket)).Delete([]byte(id)); err != nil {
-			return err
-		}
-		if err := tx.Bucket(bucketVersions).DeleteBucket([]byte(id)); err != nil && !errors.Is(err, berrors.ErrBucketNotFound) {
-			return err
-		}
-		return appendAuditTx(tx, v.now(), e)
-	})
-	if err != nil {
-		return fmt.Errorf("purge memory %s: %w", id, mapBoltErr(err))
-	}
-	return nil
+	return v.remove(id, ActionPurge, reason, a)
 }
 
 // Compact rewrites the vault into a fresh file and puts it in place

@@ -316,6 +316,13 @@ func (v *Vault) Rollback(id string, to int, a Actor) (Memory, error) {
 
 // Delete removes a memory and all its versions at once.
 func (v *Vault) Delete(id string, a Actor) error {
+	return v.remove(id, ActionDelete, a.Reason, a)
+}
+
+// remove deletes memory id and its versions, and audits it as action with
+// reason (the hash of the content, never the content), in one transaction.
+// Delete and Purge differ only in what the audit log calls it.
+func (v *Vault) remove(id string, action Action, reason string, a Actor) error {
 	key, _ := v.key()
 	defer seal.Wipe(key)
 	err := v.update(func(tx *bolt.Tx) error {
@@ -323,7 +330,7 @@ func (v *Vault) Delete(id string, a Actor) error {
 		if err != nil {
 			return err
 		}
-		e := AuditEntry{Action: ActionDelete, Agent: a.agent(), Session: a.Session, Partition: Partition(bucket), MemoryID: id, Result: ResultOK, Reason: a.Reason}
+		e := AuditEntry{Action: action, Agent: a.agent(), Session: a.Session, Partition: Partition(bucket), MemoryID: id, Result: ResultOK, Reason: reason}
 		var m Memory
 		if _, err := decodeRecord(raw, key, bucket, id, &m); err == nil {
 			e.Field, e.VersionBefore, e.ContentHash = m.Field, m.Version, contentHashFor(m.Content, m.sealed(), key)
@@ -337,7 +344,11 @@ func (v *Vault) Delete(id string, a Actor) error {
 		return appendAuditTx(tx, v.now(), e)
 	})
 	if err != nil {
-		return fmt.Errorf("delete memory %s: %w", id, mapBoltErr(err))
+		verb := "delete"
+		if action == ActionPurge {
+			verb = "purge"
+		}
+		return fmt.Errorf("%s memory %s: %w", verb, id, mapBoltErr(err))
 	}
 	return nil
 }
