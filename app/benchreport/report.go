@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/benchreport/mcppeer"
 	"github.com/engram-app/engram/app/recall"
 	"github.com/engram-app/engram/app/recall/eval"
 	"github.com/engram-app/engram/quarantine/guard"
@@ -24,6 +25,9 @@ type Options struct {
 	Out      string // directory for report.md and the charts
 	Eval     string // the evaluation corpora (../shared/eval)
 	ModelDir string // the embedding model; "" looks where Engram looks
+	// Engram is the engram binary whose "mcp" command is compared with the
+	// reference MCP memory server; "" builds one with the go command.
+	Engram string
 	// Quick leaves out the semantic and hybrid recall runs (they embed
 	// 5,183 abstracts) and uses fewer samples.
 	Quick bool
@@ -76,6 +80,11 @@ func Run(ctx context.Context, o Options) error {
 	}
 	md.WriteString("\n![latency percentiles](latency.png)\n\n")
 
+	logf("MCP over stdio: engram mcp and %s", mcppeer.Reference)
+	if err := mcpSection(ctx, o, &md, logf); err != nil {
+		return err
+	}
+
 	logf("guard quality on %s", o.Eval)
 	gq, err := guardQuality(filepath.Join(o.Eval, "guard"))
 	if err != nil {
@@ -89,6 +98,27 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	md.WriteString("\n![guard quality](guard.png)\n\nThe injection figures are in-sample: the shipped model was trained on this corpus. `ENGRAM_EVAL=1 go test ./quarantine/guard -run TestEval -v` gives the held-out-source figures.\n\n")
+
+	logf("secrets: the guard and gitleaks")
+	minTime := 3 * time.Second
+	if o.Quick {
+		minTime = time.Second
+	}
+	scans, rows, err := secretPeers(filepath.Join(o.Eval, "guard"), minTime)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(&md, "### Side by side: the guard and gitleaks on the secrets corpus\n\nThe same %d rows of `secrets-dev.jsonl` through each, in this process: gitleaks as a Go library with its default configuration. A row counts as found when the scanner reports any secret in it. Throughput is over all rows, repeated for at least %s.\n\n", rows, minTime)
+	md.WriteString("| scanner | recall on positives | negatives flagged | throughput | runs |\n|---|---|---|---|---|\n")
+	for _, sc := range scans {
+		fmt.Fprintf(&md, "| %s | %.1f%% (%d/%d) | %.1f%% (%d/%d) | %.2f MB/s | %s |\n", sc.Name, 100*frac(sc.Hit, sc.Pos), sc.Hit, sc.Pos,
+			100*frac(sc.Flagged, sc.Neg), sc.Flagged, sc.Neg, sc.MBps, sc.Note)
+	}
+	if len(scans) == 2 {
+		e, gl := scans[0], scans[1]
+		fmt.Fprintf(&md, "\nRatios, guard / gitleaks: recall %s, negatives flagged %s, throughput %s. Labels follow Nosey Parker's rules, so some positives look like placeholders (../shared/eval/README.md).\n\n",
+			ratio(frac(e.Hit, e.Pos), frac(gl.Hit, gl.Pos)), ratio(frac(e.Flagged, e.Neg), frac(gl.Flagged, gl.Neg)), ratio(e.MBps, gl.MBps))
+	}
 
 	modes := []recall.Mode{recall.Exact, recall.Hybrid, recall.Semantic}
 	if o.Quick {
@@ -113,6 +143,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	md.WriteString("\n![recall quality](recall.png)\n")
+	md.WriteString(bm25VsHybrid(rep))
 	return os.WriteFile(filepath.Join(o.Out, "report.md"), []byte(md.String()), 0o644)
 }
 

@@ -2,7 +2,7 @@
 //
 //	engram-bench retrieval --corpus corpus.jsonl --queries queries.jsonl --qrels qrels.tsv \
 //	                       [--mode hybrid|semantic|exact|all] [--k 100] [--run run.tsv] [--recency 0.3]
-//	engram-bench report --out DIR [--eval ../shared/eval] [--quick]
+//	engram-bench report --out DIR [--eval ../shared/eval] [--engram bin/engram] [--quick]
 //
 // The embedding model is looked up as by Engram ($ENGRAM_MODEL_DIR, then
 // the data directory), then in .cache/model/use-lite.
@@ -30,9 +30,10 @@ func report(args []string) int {
 	var o benchreport.Options
 	fs.StringVar(&o.Out, "out", "", "write report.md and its charts here")
 	fs.StringVar(&o.Eval, "eval", "../shared/eval", "the evaluation corpora")
+	fs.StringVar(&o.Engram, "engram", "", "the engram binary compared with the reference MCP memory server (default: build one)")
 	fs.BoolVar(&o.Quick, "quick", false, "fewer samples, keyword recall only")
 	if err := fs.Parse(args); err != nil || o.Out == "" {
-		fmt.Fprintln(os.Stderr, "usage: engram-bench report --out DIR [--eval ../shared/eval] [--quick]")
+		fmt.Fprintln(os.Stderr, "usage: engram-bench report --out DIR [--eval ../shared/eval] [--engram bin/engram] [--quick]")
 		return 2
 	}
 	o.Log = os.Stderr
