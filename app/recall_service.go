@@ -1,9 +1,7 @@
 package app
 
 import (
-	"cmp"
 	"context"
-	"runtime"
 	"sync"
 	"time"
 
@@ -98,6 +96,11 @@ func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) Recal
 	if err := s.v.Audit(vault.AuditEntry{Action: vault.ActionList, Agent: req.Caller.Name(), Session: req.Caller.Session, Result: vault.ResultOK, Reason: "recall (" + string(mode) + ")", Count: len(out)}); err != nil {
 		return RecallResponse{Response: s.fail("recall", err)}
 	}
+	ids := make([]string, len(out))
+	for i := range out {
+		ids[i] = out[i].ID
+	}
+	s.recordAccess(ids, s.now())
 	if working := s.recallWorking(req, in.Query); len(working) > 0 {
 		out = append(working, out...)
 		res.Context = workingContext(working) + res.Context
@@ -144,102 +147,97 @@ func (s *Service) syncSensitive(ctx context.Context) {
 
 // Reindex rebuilds the recall index from the vault: every memory it can
 // read (sensitive ones only while unlocked), with the vectors stored in
-// the vault where they match the memory's content and the embedder, and
-// new vectors, stored back, for the rest. Stale vectors are deleted. A
-// service without recall does nothing.
+// the vault where they match the memory's content and the embedder.
+// Stale vectors are deleted. It returns once every memory is in the index
+// (recall works from then on); the memories without a usable vector are
+// then embedded in the background, most recently used first (see
+// EmbedProgress and WaitEmbedded), which also stops any earlier such run.
+// A service without recall does nothing.
 func (s *Service) Reindex(ctx context.Context) error {
 	if s.v == nil || s.recall == nil {
 		return nil
 	}
+	s.stopEmbedding(false)
 	s.recallMu.Lock()
 	defer s.recallMu.Unlock()
-	mems, _, err := s.v.List(vault.ListFilter{Partitions: []Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}})
-	if err != nil {
-		return err
-	}
-	blobs := map[string][]byte{}
-	stale, err := s.v.Vectors(func(id string, blob []byte) error { blobs[id] = blob; return nil })
-	if err != nil {
-		return err
-	}
 	model := s.recall.Model()
-	vecs := make([][]float32, len(mems))
-	var missing []int
-	for i := range mems {
-		m := &mems[i]
-		if m.Sensitive() || model == "" {
-			continue
-		}
-		v, ok, err := recall.DecodeVector(blobs[m.ID], model, m.ContentHash)
-		if ok {
-			vecs[i] = v
-			continue
-		}
-		if err != nil && blobs[m.ID] != nil {
-			s.log.Warn("recall: damaged vector, embedding again", "id", m.ID)
-		}
-		missing = append(missing, i)
+
+	// The stored vectors are decoded while the memories are read: two
+	// read transactions, one per core.
+	type stored struct {
+		hash string
+		vec  []float32
 	}
-	if err := s.embedMissing(ctx, mems, missing, vecs); err != nil {
+	var (
+		blobs   map[string]stored
+		stale   []string
+		damaged []string
+		vecErr  error
+		wg      sync.WaitGroup
+	)
+	if model != "" {
+		wg.Go(func() {
+			blobs = map[string]stored{}
+			stale, vecErr = s.v.Vectors(func(id string, blob []byte) error {
+				hash, v, ok, err := recall.DecodeVectorOf(blob, model)
+				switch {
+				case err != nil:
+					damaged = append(damaged, id)
+				case ok:
+					blobs[id] = stored{hash, v}
+				}
+				return nil
+			})
+		})
+	}
+	var (
+		docs []recall.Doc
+		todo []toEmbed
+	)
+	_, err := s.v.Each(vault.ListFilter{Partitions: []Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}}, func(m *Memory) error {
+		docs = append(docs, recall.DocOf(m))
+		if !m.Sensitive() && model != "" {
+			todo = append(todo, toEmbed{id: m.ID, content: m.Content, hash: m.ContentHash, accessed: m.Accessed})
+		}
+		return nil
+	})
+	wg.Wait()
+	if err == nil {
+		err = vecErr
+	}
+	if err != nil {
 		return err
+	}
+	for _, id := range damaged {
+		s.log.Warn("recall: damaged vector, embedding again", "id", id)
+	}
+	vecs := make([][]float32, len(docs))
+	if model != "" {
+		byID := make(map[string]int, len(docs))
+		for i := range docs {
+			byID[docs[i].ID] = i
+		}
+		missing := todo[:0]
+		for _, m := range todo {
+			if b, ok := blobs[m.id]; ok && b.hash == m.hash {
+				vecs[byID[m.id]] = b.vec
+			} else {
+				missing = append(missing, m)
+			}
+		}
+		todo = missing
 	}
 	if len(stale) > 0 && !s.v.ReadOnly() {
 		if err := s.v.DeleteVectors(stale...); err != nil {
 			return err
 		}
 	}
-	s.recall.Reset()
-	for i := range mems {
-		if err := s.recall.Put(recall.DocOf(&mems[i]), vecs[i]); err != nil {
-			return err
-		}
+	if err := s.recall.Load(docs, vecs); err != nil {
+		return err
 	}
 	s.sensitiveIndexed = !s.v.Locked()
+	s.startEmbedding(model, todo)
 	return nil
-}
-
-// embedMissing embeds the memories mems[i] for i in missing into vecs[i],
-// in batches spread over the CPUs, and stores their vectors.
-func (s *Service) embedMissing(ctx context.Context, mems []Memory, missing []int, vecs [][]float32) error {
-	model := s.recall.Model()
-	batches := make(chan []int)
-	var (
-		mu       sync.Mutex
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for batch := range batches {
-				texts := make([]string, len(batch))
-				for j, i := range batch {
-					texts[j] = mems[i].Content
-				}
-				got, err := s.recall.EmbedDocs(ctx, texts)
-				put := map[string][]byte{}
-				if err == nil {
-					for j, i := range batch {
-						vecs[i] = got[j]
-						put[mems[i].ID] = recall.EncodeVector(model, mems[i].ContentHash, got[j])
-					}
-					if perr := s.v.PutVectors(put); perr != nil && !s.v.ReadOnly() {
-						err = perr
-					}
-				}
-				if err != nil {
-					mu.Lock()
-					firstErr = cmp.Or(firstErr, err)
-					mu.Unlock()
-				}
-			}
-		})
-	}
-	for start := 0; start < len(missing); start += vectorBatch {
-		batches <- missing[start:min(start+vectorBatch, len(missing))]
-	}
-	close(batches)
-	wg.Wait()
-	return firstErr
 }
 
 // index brings memory m into the recall index after a write, embedding

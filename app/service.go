@@ -109,6 +109,11 @@ type Service struct {
 	startIndex sync.Once
 	indexCtx   context.Context
 	stopIndex  context.CancelFunc
+	// embedding is the background embedding of memories without a
+	// vector (reembed.go); access holds recall access times until they
+	// are written (access.go).
+	embedding embedJob
+	access    accessLog
 }
 
 // Options configure a Service. The zero value is usable.
@@ -124,7 +129,10 @@ type Options struct {
 	// IndexInBackground makes New return at once and build the recall
 	// index later, in a goroutine started by BuildIndex or the first
 	// recall (the desktop app first fills its window, then builds it);
-	// recalls wait for it. Close ends it.
+	// recalls wait for it. Close ends it. Either way, memories without a
+	// vector for the embedder (a new model, an import) are then embedded
+	// in the background (EmbedProgress); without IndexInBackground, New
+	// also waits for that.
 	IndexInBackground bool
 	// Conflicts is how a write that contradicts an earlier memory is
 	// resolved; empty means ResolveTrust.
@@ -157,6 +165,15 @@ func New(v *vault.Vault, o Options) (*Service, error) {
 		defer close(s.indexed)
 		if err := s.Reindex(context.Background()); err != nil {
 			return nil, fmt.Errorf("build the recall index: %w", err)
+		}
+		// Built in the foreground, the index is complete when New
+		// returns: wait for the memories without a vector. A failed
+		// embedder leaves them to keyword recall (logged).
+		s.embedding.mu.Lock()
+		done := s.embedding.done
+		s.embedding.mu.Unlock()
+		if done != nil {
+			<-done
 		}
 		return s, nil
 	}
@@ -196,15 +213,17 @@ func (s *Service) WaitIndexed(ctx context.Context) error {
 	}
 }
 
-// Close stops a background index build and waits for it. The vault stays
-// open (its owner closes it).
+// Close stops a background index build and background embedding and
+// waits for them, and writes the pending recall access times. The vault
+// stays open (its owner closes it).
 func (s *Service) Close() {
-	if s.stopIndex == nil {
-		return
+	if s.stopIndex != nil {
+		s.stopIndex()
+		s.startIndex.Do(func() { close(s.indexed) }) // never started: nothing to wait for
+		<-s.indexed
 	}
-	s.stopIndex()
-	s.startIndex.Do(func() { close(s.indexed) }) // never started: nothing to wait for
-	<-s.indexed
+	s.stopEmbedding(true)
+	s.closeAccess()
 }
 
 // Disabled returns a service that answers every call with StatusUnavailable

@@ -35,25 +35,53 @@ func newKeywordIndex(k1, b float64) *keywordIndex {
 
 // add indexes text under slot, which must be new or removed.
 func (x *keywordIndex) add(slot uint32, text string) {
-	terms := Terms(nil, text)
+	x.addCounted(slot, countTerms(Terms(nil, text)))
+}
+
+// counted is a text's terms, each once, with their frequencies.
+type counted struct {
+	terms []string
+	tf    []uint32
+	n     int // number of terms with repeats: the document's length
+}
+
+// countTerms counts the terms of a text; it sorts terms in place.
+func countTerms(terms []string) counted {
+	slices.Sort(terms)
+	unique := 0
+	for i, t := range terms {
+		if i == 0 || t != terms[i-1] {
+			unique++
+		}
+	}
+	// terms is never nil, even for an empty text: remove relies on it.
+	c := counted{terms: make([]string, 0, unique), tf: make([]uint32, 0, unique), n: len(terms)}
+	for i, t := range terms {
+		if i > 0 && t == terms[i-1] {
+			c.tf[len(c.tf)-1]++
+			continue
+		}
+		c.terms = append(c.terms, t)
+		c.tf = append(c.tf, 1)
+	}
+	return c
+}
+
+// addCounted indexes a counted text under slot, which must be new or
+// removed.
+func (x *keywordIndex) addCounted(slot uint32, c counted) {
 	for int(slot) >= len(x.docLen) {
 		x.docLen = append(x.docLen, 0)
 		x.docTerms = append(x.docTerms, nil)
 	}
-	tf := map[string]uint32{}
-	for _, t := range terms {
-		tf[t]++
-	}
-	unique := make([]string, 0, len(tf))
-	for t, n := range tf {
+	for i, t := range c.terms {
 		// Slots only grow, so appending keeps posting lists sorted by doc.
-		x.postings[t] = append(x.postings[t], posting{slot, n})
-		unique = append(unique, t)
+		x.postings[t] = append(x.postings[t], posting{slot, c.tf[i]})
 	}
-	x.docLen[slot] = uint32(len(terms))
-	x.docTerms[slot] = unique
+	x.docLen[slot] = uint32(c.n)
+	x.docTerms[slot] = c.terms
 	x.live++
-	x.totalLen += len(terms)
+	x.totalLen += c.n
 }
 
 // remove drops slot from every posting list it is in.

@@ -16,6 +16,10 @@
 // and only while the caller keeps them in the engine (the memory service
 // drops them when the vault locks).
 //
+// [Engine.Load] fills an engine in bulk at start-up, tokenising over all
+// the CPUs; [Engine.SetVector] adds a vector made in the background to a
+// document indexed without one.
+//
 // The engine holds no policy about who may read what: the caller passes
 // an Allow predicate with every query. It does no I/O apart from calling
 // its [Embedder]; persisting vectors is the caller's business

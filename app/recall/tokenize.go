@@ -26,11 +26,36 @@ var stopwords = func() map[string]bool {
 // "IL6", "email" and "COVID19". Han, Hiragana, Katakana and Thai
 // characters, written without spaces, become one term each, so a query
 // finds them inside longer runs. Terms appends to dst.
-func Terms(dst []string, text string) []string {
+func Terms(dst []string, text string) []string { return termsWith(dst, text, nil) }
+
+// termCache remembers the term of each word it has seen, so that a bulk
+// load normalises and stems each distinct word once. A nil cache
+// remembers nothing.
+type termCache map[string]string
+
+// termCacheMax bounds a termCache: past it, new words are not remembered.
+const termCacheMax = 1 << 17
+
+func (c termCache) term(w string) string {
+	if c == nil {
+		return term(w)
+	}
+	if t, ok := c[w]; ok {
+		return t
+	}
+	t := term(w)
+	if len(c) < termCacheMax {
+		c[strings.Clone(w)] = t
+	}
+	return t
+}
+
+// termsWith is Terms with a cache of word terms.
+func termsWith(dst []string, text string, cache termCache) []string {
 	start, prevStart, prevEnd := -1, -1, -1
 	flush := func(end int) {
 		if start >= 0 {
-			if t := term(text[start:end]); t != "" {
+			if t := cache.term(text[start:end]); t != "" {
 				dst = append(dst, t)
 			}
 			if prevEnd >= 0 && joiner(text[prevEnd:start]) {

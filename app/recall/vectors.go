@@ -56,19 +56,10 @@ func (x *vectorIndex) add(slot uint32, v []float32) {
 	}
 	for off := 0; off+x.dim <= len(v); off += x.dim {
 		row := v[off : off+x.dim : off+x.dim]
-		var m float32
-		for _, f := range row {
-			m = max(m, f, -f)
-		}
-		sc := m / 127
-		inv := float32(0)
-		if sc > 0 {
-			inv = 1 / sc
-		}
-		for _, f := range row {
-			x.codes = append(x.codes, int8(math.Round(float64(f*inv))))
-		}
-		x.scale = append(x.scale, sc)
+		x.codes = slices.Grow(x.codes, x.dim)
+		codes := x.codes[len(x.codes) : len(x.codes)+x.dim]
+		x.codes = x.codes[:len(x.codes)+x.dim]
+		x.scale = append(x.scale, quantiseRow(codes, row))
 		x.rows = append(x.rows, slot)
 		x.vecs = append(x.vecs, row)
 		if x.small != nil {
@@ -81,6 +72,30 @@ func (x *vectorIndex) add(slot uint32, v []float32) {
 	if len(x.rows) > smallRows {
 		x.small, x.first = nil, nil
 	}
+}
+
+// quantiseRow writes row's int8 codes into dst and returns their scale:
+// row[i] ≈ dst[i] × scale, the largest magnitude mapping to ±127.
+func quantiseRow(dst []int8, row []float32) float32 {
+	var m float32
+	for _, f := range row {
+		m = max(m, f, -f)
+	}
+	sc := m / 127
+	inv := float32(0)
+	if sc > 0 {
+		inv = 1 / sc
+	}
+	for i, f := range row {
+		// Rounds half away from zero, as math.Round, in float32: |f×inv|
+		// is at most 127, where float32 is exact to well below 0.5.
+		if f >= 0 {
+			dst[i] = int8(f*inv + 0.5)
+		} else {
+			dst[i] = int8(f*inv - 0.5)
+		}
+	}
+	return sc
 }
 
 func (x *vectorIndex) len() int { return len(x.rows) }
@@ -345,39 +360,53 @@ func EncodeVector(model, contentHash string, v []float32) []byte {
 // wrapping ErrVector for a damaged blob, and ok false for a well-formed
 // blob of another model or another content hash.
 func DecodeVector(blob []byte, model, contentHash string) (v []float32, ok bool, err error) {
+	gotHash, v, ok, err := DecodeVectorOf(blob, model)
+	if !ok || gotHash != contentHash {
+		return nil, false, err
+	}
+	return v, true, nil
+}
+
+// DecodeVectorOf decodes a blob made by EncodeVector when it is of model,
+// and returns the content hash it was made from, which the caller MUST
+// compare with the memory's before using v. It returns an error wrapping
+// ErrVector for a damaged blob, and ok false for a well-formed blob of
+// another model. It lets a caller decode the blobs while it reads the
+// memories, before it knows their hashes.
+func DecodeVectorOf(blob []byte, model string) (contentHash string, v []float32, ok bool, err error) {
 	bad := fmt.Errorf("%w: damaged vector blob", ErrVector)
-	field := func() (string, bool) {
+	field := func() ([]byte, bool) {
 		if len(blob) < 1 || len(blob) < 1+int(blob[0]) {
-			return "", false
+			return nil, false
 		}
-		s := string(blob[1 : 1+int(blob[0])])
+		s := blob[1 : 1+int(blob[0])]
 		blob = blob[1+int(blob[0]):]
 		return s, true
 	}
 	if len(blob) < 1 || blob[0] != vectorFormat {
-		return nil, false, bad
+		return "", nil, false, bad
 	}
 	blob = blob[1:]
 	gotModel, ok1 := field()
 	gotHash, ok2 := field()
 	if !ok1 || !ok2 || len(blob) < 2 {
-		return nil, false, bad
+		return "", nil, false, bad
 	}
 	dim := int(binary.LittleEndian.Uint16(blob))
 	blob = blob[2:]
 	if len(blob) != 4*dim {
-		return nil, false, bad
+		return "", nil, false, bad
 	}
-	if gotModel != model || gotHash != contentHash {
-		return nil, false, nil
+	if string(gotModel) != model {
+		return "", nil, false, nil
 	}
 	v = make([]float32, dim)
 	for i := range v {
 		f := math.Float32frombits(binary.LittleEndian.Uint32(blob[4*i:]))
 		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
-			return nil, false, bad
+			return "", nil, false, bad
 		}
 		v[i] = f
 	}
-	return v, true, nil
+	return string(gotHash), v, true, nil
 }
