@@ -24,6 +24,7 @@ const MaxSessionRejections = 3
 type session struct {
 	rejected []string      // why each rejected write was refused
 	working  []workingNote // the session's working memory, never persisted
+	recent   []recentWrite // the last accepted writes, for the split-order check
 }
 
 func sessionKey(c Caller) string { return c.Name() + "\x00" + c.Session }
@@ -131,12 +132,21 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 		case res.Verdict == guard.Suspicious || m.Source.Type == vault.SourceWebFetch:
 			return s.enqueue(req, m, res, warnings, "")
 		}
+		if joined, earlier, ok := s.splitOrder(req, m.Content, guard.Input{Source: string(m.Source.Type), Field: string(m.Field), Confirmed: in.Confirmed}); ok {
+			res.Verdict, res.Risk, res.Threat = guard.Suspicious, max(res.Risk, joined.Risk), max(res.Threat, joined.Threat)
+			res.Reasons = append(res.Reasons, joined.Reasons...)
+			return s.enqueue(req, m, res, warnings, splitReason(earlier.id, joined))
+		}
 	}
 	vec := s.embedNew(ctx, &m)
 	near := s.neighbours(ctx, req.Caller, &m, vec)
 	for _, n := range near {
 		if n.duplicate() {
-			return s.duplicateOf(ctx, req, n.doc.ID, &m, warnings)
+			r := s.duplicateOf(ctx, req, n.doc.ID, &m, warnings)
+			if r.OK() {
+				s.remember(req, n.doc.ID, m.Content)
+			}
+			return r
 		}
 	}
 	old, why, r := s.conflictWith(ctx, req, &m, in.Supersedes, near)
@@ -155,6 +165,7 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 		return MemoryResponse{Response: s.fail("store", err)}
 	}
 	s.indexWith(ctx, &got, vec)
+	s.remember(req, got.ID, got.Content)
 	if old == nil {
 		return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &got, Warnings: warnings}
 	}
