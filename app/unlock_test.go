@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/vault/vaulttest"
+	"github.com/zalando/go-keyring"
 )
 
 // memKeys is an in-memory KeyStore for unit tests.
@@ -140,5 +142,29 @@ func TestOSKeyring(t *testing.T) {
 	}
 	if _, err := ks.Get(id); !errors.Is(err, app.ErrNoKey) {
 		t.Fatalf("Get after Delete = %v, want ErrNoKey", err)
+	}
+
+	// Another program left garbage under the vault's entry: it counts as
+	// no key, the passphrase unlocks, and the good key replaces it.
+	v, _ := vaulttest.New(t)
+	good, _ := v.UnlockKey()
+	v.Lock()
+	t.Cleanup(func() { ks.Delete(v.ID()) })
+	for _, junk := range []string{"not base64 at all!", "c2hvcnQ=", strings.Repeat("A", 4000)} {
+		if err := keyring.Set("engram", "vault-key:"+v.ID(), junk); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ks.Get(v.ID()); !errors.Is(err, app.ErrNoKey) {
+			t.Fatalf("Get(garbage %.20q) = %v, want ErrNoKey", junk, err)
+		}
+		asked := 0
+		res, err := app.Unlock(context.Background(), v, ks, askWith(vaulttest.Passphrase, &asked), true)
+		if err != nil || asked != 1 || res.FromKeyring || !res.Remembered || v.Locked() {
+			t.Fatalf("Unlock over garbage %.20q = %+v, %v (asked %d); want the passphrase asked once and the key remembered", junk, res, err, asked)
+		}
+		if got, err := ks.Get(v.ID()); err != nil || string(got) != string(good) {
+			t.Fatalf("after Unlock the keyring holds %x, %v; want the vault's key", got, err)
+		}
+		v.Lock()
 	}
 }
