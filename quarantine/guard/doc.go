@@ -11,7 +11,11 @@
 //     addresses, IBANs, street addresses), returned as byte spans and
 //     redacted when the policy says so;
 //   - prompt injection and memory poisoning: a layer of patterns (directive
-//     mimicry, role assumption, authority claims, encoded payloads), a layer
+//     mimicry, role assumption, authority claims, payload splitting,
+//     fabricated dialogue, persuasion, context switches, phishing lures),
+//     decoders that recover text hidden in base64, hex, binary, Morse code,
+//     a letter-shift cipher, pig Latin or invisible tag characters and run
+//     the patterns on it, a layer
 //     of heuristics (entropy, agent mentions, imperative density, field
 //     size) and a small logistic model over hashed character and word
 //     n-grams, trained offline and embedded as data (model.bin). When the

@@ -32,8 +32,9 @@ const (
 	hashBits     = 18
 	hashDim      = 1 << hashBits
 	// Dense features: one per layer-1 pattern, then decodedB64, high
-	// entropy, many agents, imperative density.
-	denseDim = 48
+	// entropy, many agents, imperative density, hidden text, hidden
+	// instruction.
+	denseDim = 80
 )
 
 type model struct {
@@ -181,6 +182,12 @@ func featurize(text string, s signals, cfg featureSet) []feature {
 	}
 	if s.sentences >= 2 {
 		fs = append(fs, feature{int32(d + 3), float32(s.imperative)})
+	}
+	if len(s.hidden) > 0 {
+		fs = append(fs, feature{int32(d + 4), 1})
+	}
+	if s.hiddenInstruction {
+		fs = append(fs, feature{int32(d + 5), 1})
 	}
 	return fs
 }
