@@ -390,10 +390,17 @@ type ListFilter struct {
 	Partitions []Partition // default: the live partitions (not the archive)
 	Field      Field
 	Agent      string // owner
+	// OnDamaged, when set, is told about each record that fails to decode
+	// or authenticate (err wraps ErrAuth, ErrCorrupt or ErrFormat), and the
+	// listing goes on without it. When nil, such a record ends the listing
+	// with its error. It runs inside the read transaction: it must not call
+	// the vault.
+	OnDamaged func(id string, err error)
 }
 
 // List returns matching memories, and how many sensitive ones were skipped
-// because the vault is locked. A record that fails to decode is an error.
+// because the vault is locked. A record that fails to decode is an error,
+// unless the filter's OnDamaged takes it.
 func (v *Vault) List(f ListFilter) ([]Memory, int, error) {
 	var out []Memory
 	hidden, err := v.Each(f, func(m *Memory) error {
@@ -425,8 +432,12 @@ func (v *Vault) Each(f ListFilter, fn func(m *Memory) error) (int, error) {
 			err := b.ForEach(func(k, raw []byte) error {
 				m = Memory{}
 				if _, err := decodeRecord(raw, key, string(p), string(k), &m); err != nil {
-					if errors.Is(err, ErrLocked) {
+					switch {
+					case errors.Is(err, ErrLocked):
 						hidden++
+						return nil
+					case f.OnDamaged != nil && (errors.Is(err, ErrAuth) || errors.Is(err, ErrCorrupt) || errors.Is(err, ErrFormat)):
+						f.OnDamaged(string(k), err)
 						return nil
 					}
 					return err

@@ -325,6 +325,30 @@ func TestTamperedRecords(t *testing.T) {
 					t.Fatalf("Get(untouched %s) = %q, %v", other.Partition, got.Content, err)
 				}
 			}
+			// A listing stops at the damaged record, unless the caller
+			// takes damaged records aside: then it has all the others.
+			all := []vault.Partition{vault.Public, vault.Sensitive}
+			_, _, err = v2.List(vault.ListFilter{Partitions: all})
+			if (err != nil) != (tc.wantA != nil) || (err != nil && !errors.Is(err, tc.wantA)) {
+				t.Fatalf("List = %v, want %v", err, tc.wantA)
+			}
+			var damaged []string
+			list, _, err := v2.List(vault.ListFilter{Partitions: all, OnDamaged: func(id string, err error) {
+				if !errors.Is(err, tc.wantA) {
+					t.Errorf("OnDamaged(%s, %v), want %v", id, err, tc.wantA)
+				}
+				damaged = append(damaged, id)
+			}})
+			wantList := 3
+			if tc.wantA != nil {
+				wantList = 2
+				if len(damaged) != 1 || damaged[0] != s.a.ID {
+					t.Fatalf("damaged = %v, want [%s]", damaged, s.a.ID)
+				}
+			}
+			if err != nil || len(list) != wantList {
+				t.Fatalf("List with OnDamaged = %d memories, %v; want %d", len(list), err, wantList)
+			}
 			r, err := v2.Check(ctx)
 			if err != nil {
 				t.Fatal(err)
