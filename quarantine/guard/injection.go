@@ -144,7 +144,7 @@ var injectionPatterns = []injectionPattern{
 	// strings: a = ... b = ..."), so no piece carries the trigger words.
 	{"payload_splitting", regexp.MustCompile(`(?i)\b(?:combine|concatenate|concat|join|merge|interlace|interleave|put together|assemble|stitch together)\b[^.\n]{0,30}?(?:\bpart\s*(?:1|one|a)\b|\b[a-z]\s*,\s*[a-z]\s*,?\s*(?:and|&)\s*[a-z]\b|\b[a-z]\s+(?:and|&|\+)\s+[a-z]\b[^.\n]{0,30}\b(?:answer|respond|follow|execute|do what|act on)\b)` +
 		`|\bpart\s*(?:1|one)\s*(?:is|:|=)\s*["'“‘][^\n]{0,160}?\bpart\s*(?:2|two)\s*(?:is|:|=)\s*["'“‘]` +
-		`|\b(?:we have|given|there are|consider|take|define) (?:two|three|four|five|several|\d) (?:strings|text fragments|string variables)\b`), 0.6, "payload split into parts to be joined", []string{"combine", "concat", "join", "merge", "interlace", "interleave", "together", "assemble", "part", "strings", "fragments", "string variables"}, nil},
+		`|\b(?:we have|given|there are|consider|take|define) (?:two|three|four|five|several|\d) (?:strings|text fragments|string variables)\s*[:=]`), 0.6, "payload split into parts to be joined", []string{"combine", "concat", "join", "merge", "interlace", "interleave", "together", "assemble", "part", "strings", "fragments", "string variables"}, nil},
 	// Fabricated dialogue (many-shot): question-and-answer turns written
 	// into the text so the reader continues the pattern, ending on a
 	// question left for it to answer.
@@ -167,7 +167,7 @@ var injectionPatterns = []injectionPattern{
 	{"hypothetical_frame", regexp.MustCompile(`(?i)\b(?:just|purely|only|strictly) for (?:a |an |the sake of (?:a |an )?|the purposes? of (?:a |an )?)?(?:hypothetical|fictional|theoretical) (?:discussion|conversation|scenario|exercise|argument|debate|purposes?|question)\b|\bhypothetically,? (?:if|suppose|let's|assume) (?:we|you) (?:were to |)(?:ignore|disregard|forget|bypass)\b`), 0.55, "hypothetical frame around a request", []string{"hypothetical", "fictional", "theoretical"}, nil},
 	// A jailbreak persona: an AI described as free of filters or able to
 	// do anything.
-	{"jailbreak", regexp.MustCompile(`(?i)\bdo anything now\b|\bno (?:special )?(?:filtering|censorship|content filter(?:s|ing)?|content polic(?:y|ies))\b|\b(?:ai|model|assistant|chatbot|bot|gpt|llm)\b[^.\n]{0,40}\b(?:without|free (?:of|from)|with no|has no)\s+(?:any\s+)?(?:filters?|filtering|restrictions|rules|limits|limitations|censorship|guidelines|ethics|morals)\b`), 0.6, "jailbreak persona", []string{"anything now", "filtering", "censorship", "content filter", "content polic", "without", "free of", "free from", "with no", "has no"}, nil},
+	{"jailbreak", regexp.MustCompile(`(?i)\bdo anything now\b|\bno (?:special )?(?:filtering|censorship|content filter(?:s|ing)?|content polic(?:y|ies))\b|\b(?:ai|model|assistant|chatbot|bot|gpt|llm)\b[^.\n]{0,40}\b(?:without|free (?:of|from)|with no|has no)\s+(?:any\s+)?(?:filters?|filtering|restrictions|censorship|guidelines|ethics|morals)\b`), 0.6, "jailbreak persona", []string{"anything now", "filtering", "censorship", "content filter", "content polic", "without", "free of", "free from", "with no", "has no"}, nil},
 	// A context switch: the text drops the task it set and substitutes
 	// another ("Forget about that, ...", "Actually, can you ... instead?",
 	// "Instead of summarising, write ...").
@@ -190,15 +190,15 @@ var injectionPatterns = []injectionPattern{
 	// listen to my instructions", "you've been instructed to ...",
 	// "I'm God", "I'm your developer".
 	{"authority_claim", regexp.MustCompile(`(?i)\byou (?:must|will|shall|have to) (?:listen to|obey|follow|comply with) (?:my|these|the following|our|all) (?:instructions|orders|commands|rules|directions)\b` +
-		`|\byou(?:'ve| have) been (?:instructed|ordered|directed|told) to\b|\bse te ha (?:instruido|ordenado|indicado)\b|\b(?:du wurdest|sie wurden) angewiesen\b|\bon (?:t'a|vous a) (?:ordonné|demandé) de\b` +
-		`|\bi'm (?:god|your god|the (?:admin|administrator|developer|owner|creator)|your (?:developer|creator|owner|boss|admin|administrator|master|programmer|maker|supervisor|operator))\b`), 0.6, "commands the reader on claimed authority", []string{"listen to", "obey", "follow", "comply", "been instructed", "been ordered", "been directed", "been told", "se te ha", "angewiesen", "t'a", "vous a", "i'm "}, nil},
+		`|\byou(?:'ve| have) been (?:instructed|ordered|directed) to\b|\bse te ha (?:instruido|ordenado|indicado)\b|\b(?:du wurdest|sie wurden) angewiesen\b|\bon (?:t'a|vous a) (?:ordonné|demandé) de\b` +
+		`|\bi'm (?:god|your god|the (?:admin|administrator|developer|owner|creator)|your (?:developer|creator|owner|boss|admin|administrator|master|programmer|maker|supervisor|operator))\b`), 0.6, "commands the reader on claimed authority", []string{"listen to", "obey", "follow", "comply", "been instructed", "been ordered", "been directed", "se te ha", "angewiesen", "t'a", "vous a", "i'm "}, nil},
 	// An override announced in capitals: "SECURITY OVERRIDE", "DEVELOPER
 	// TRAINING DATA OVERRIDE:", "SYSTEM OVERRIDE".
 	{"override", regexp.MustCompile(`\b(?:[A-Z]{3,} ){1,4}OVERRIDE\b|\bOVERRIDE(?: [A-Z]{3,}){0,2}\s*:`), 0.6, "override directive in capitals", []string{"override"}, nil},
 	// Phishing: a lure about the user's account, or an instruction to
 	// send the user to a link.
 	{"phishing", regexp.MustCompile(`(?i)\byour (?:account|password|credentials|card|device|computer|mailbox)\b[^.\n]{0,20}?\b(?:has|have) been (?:compromised|hacked|suspended|locked|breached|disabled|deactivated)\b` +
-		`|\b(?:tell|ask|direct|instruct|urge|encourage|request(?:ing)?|advise|remind|prompt)\s+(?:the\s+)?(?:users?|readers?|recipients?|customers?|visitors?)\s+(?:to\s+)?(?:go to|visit|click|open|follow|navigate to|log ?in (?:at|to)|reset (?:their|your) password|download|install)\b`), 0.55, "phishing lure", []string{"been", "user", "reader", "recipient", "customer", "visitor"}, nil},
+		`|\b(?:tell|ask|direct|instruct|urge|encourage|request(?:ing)?|advise|remind|prompt)\s+(?:the\s+)?(?:users?|readers?|recipients?|customers?|visitors?)\s+(?:to\s+)?(?:(?:go to|visit|click|open|follow|navigate to|log ?in (?:at|to)|download|install)\b[^.\n]{0,40}?(?:https?://|www\.|\b[\w-]+\.(?:com|net|org|io|xyz|co|info|ru|biz|link|click|example)\b|\blink\b)|reset (?:their|your) password\b)`), 0.55, "phishing lure", []string{"been", "user", "reader", "recipient", "customer", "visitor"}, nil},
 	// Character-level rewrite orders aimed at the reader's text:
 	// "Replace every third letter with ...", "Reverse each word".
 	{"output_manipulation", regexp.MustCompile(`(?i)(?:^|[.!?]\s+)(?:please\s+)?(?:replace|substitute|swap|reverse|capitali[sz]e|uppercase|lowercase|scramble|shuffle)\s+(?:every|each|all(?: the)?)\s+(?:(?:first|second|third|fourth|fifth|other|odd|even|\d+(?:st|nd|rd|th)?)\s+)?(?:letters?|vowels?|consonants?|characters?|words?)\b`), 0.5, "orders a character-level rewrite", []string{"replace", "substitute", "swap", "reverse", "capitali", "uppercase", "lowercase", "scramble", "shuffle"}, nil},
@@ -207,6 +207,17 @@ var injectionPatterns = []injectionPattern{
 	// Asking to decode a payload: a feature only; the payload itself is
 	// decoded and judged (see hidden.go).
 	{"obfuscation_request", regexp.MustCompile(`(?i)\b(?:decode|decipher|decrypt|translate|convert|interpret|unscramble)\b[^.\n]{0,30}\b(?:morse|rot-?13|rot\d+|hex(?:adecimal)?|binary|caesar|base64|base-64|pig latin|cipher|ciphertext|encoded|reversed)\b`), 0, "asks to decode a payload", []string{"decode", "decipher", "decrypt", "translate", "convert", "interpret", "unscramble"}, nil},
+	// "Forget everything" and "ignore what I said": the reset without a
+	// noun for the instructions, in English, German, Spanish, French,
+	// Italian and Portuguese.
+	{"ignore_previous", regexp.MustCompile(`(?i)\b(?:ignore|disregard|forget)\s+(?:all\s+|everything\s+)?(?:that\s+|what\s+)?(?:i|you|we)(?:'ve| have)?\s+(?:said|told you|wrote|written|asked|were told)\b|\b(?:ignore|disregard|forget)\s+everything(?:\s+(?:else|so far|above|before|prior))?\s*(?:$|[.,;:!]|\s+and\b)` +
+		`|\b(?:vergiss|vergessen sie|ignoriere|ignorieren sie) alles\b|\b(?:olvida|olvide|ignora) todo\b|\b(?:oublie[zs]?|ignore[zs]?) tout\b|\b(?:dimentica|ignora) tutto\b|\b(?:esqueça|esqueca|ignore) tudo\b`), 0.7, "asks to forget everything before", []string{"ignore", "disregard", "forget", "vergiss", "vergessen", "ignorier", "olvid", "oubli", "dimentica", "esque"}, nil},
+	// Jailbreak scaffolding: a reader that never refuses, two answers (one
+	// "unfiltered"), content policies declared void, jailbreak tags.
+	{"jailbreak", regexp.MustCompile(`(?i)\byou (?:will|must|shall|should|can|do|would) (?:never|not|no longer) (?:ever )?(?:refuse|decline|deny)\b|\bnever refuse\b` +
+		`|\b(?:openai|anthropic|google|meta)(?:'s)? (?:content |usage )?polic(?:y|ies)\b[^.\n]{0,60}?\b(?:ignore|bypass|not bound|don't (?:have to )?(?:follow|apply)|doesn't apply|does not apply|do not apply|no longer applies|no longer apply|violat|break)|\b(?:ignore|bypass|not bound by|break|violate|free (?:of|from))\b[^.\n]{0,30}?\b(?:openai|anthropic)(?:'s)? (?:content |usage )?polic` +
+		`|\btwo (?:different |separate )?(?:responses|answers|paragraphs|replies)\b[^\n]{0,120}?\b(?:normal|standard|classic|filtered|censored|jailbroken|unfiltered)\b` +
+		`|🔓\s*jailbreak|\[\s*jailbreak\s*\]|\bdeveloper mode (?:enabled|output)\b`), 0.6, "jailbreak scaffolding", []string{"refuse", "decline", "deny", "polic", "two ", "jailbreak", "developer mode"}, nil},
 	// Asking where a named person lives or works.
 	{"personal_data_request", regexp.MustCompile(`\b(?:[Ww]here (?:does|did|do)|[Ww]hat is the address of) [A-Z][a-z]+(?: [A-Z][a-z]+)? (?:live|reside|work|stay)\b`), 0.55, "asks for someone's personal data", []string{"where", "address of"}, nil},
 }
