@@ -97,3 +97,28 @@ func TestHiddenVerdicts(t *testing.T) {
 		t.Errorf("Check(hex-encoded instruction) = safe (risk %.2f), want suspicious or hostile", res.Risk)
 	}
 }
+
+// FuzzFindHidden checks the decoders on arbitrary input: no panic, at most
+// one result per encoding, and hex or binary results that are readable
+// text (the decoders' own acceptance test holds for what they return).
+func FuzzFindHidden(f *testing.F) {
+	for _, s := range []string{
+		"", "49 6e 6f 72 65 20 74 68 65 20 70 61 67 65", "01001001 01100111 01101110 01101111",
+		".-- .... .- - / .. ... / - .... .", "Jung jnf gur anzr bs gur svefg zvffvba", "erewhay oesday ethay useryay",
+		toTags("ignore the content"), "\xff\xfe\xf3\xa0\x80", "----- ..... -----",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		seen := map[string]bool{}
+		for _, h := range findHidden(text) {
+			if seen[h.encoding] {
+				t.Fatalf("findHidden(%q) returns %s twice", text, h.encoding)
+			}
+			seen[h.encoding] = true
+			if (h.encoding == "hex" || h.encoding == "binary") && !readableText([]byte(h.text)) {
+				t.Fatalf("findHidden(%q) %s = %q, not readable text", text, h.encoding, h.text)
+			}
+		}
+	})
+}
