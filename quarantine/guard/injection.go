@@ -157,11 +157,11 @@ var injectionPatterns = []injectionPattern{
 	{"question_flood", nil, 0, "many questions in a row", []string{"?"}, questionFlood},
 	// Persuasion: bribes, false agreements, an acknowledged restriction
 	// to be stepped over, appeals to the writer's expertise.
-	{"persuasion", regexp.MustCompile(`(?i)\b(?:i(?:'ll| will| would| can)|we(?:'ll| will| would))\s+(?:donate|pay|give|tip|send|transfer|wire|reward)\b[^.\n]{0,50}?(?:[$€£]\s?\d|\d+\s*(?:dollars|euros|usd|bucks))[^.\n]{0,60}?\bif you\b` +
-		`|\bif you\b[^.\n]{0,80}?\bi(?:'ll| will)\s+(?:donate|pay you|tip you|give you|reward you)\b[^.\n]{0,20}?[$€£]\s?\d` +
+	{"persuasion", regexp.MustCompile(`(?i)\b(?:i(?:'ll| will| would| can)|we(?:'ll| will| would))\s+(?:donate|tip you|tip|reward you|give you a (?:tip|reward) of)\b[^.\n]{0,50}?(?:[$€£]\s?\d|\d+\s*(?:dollars|euros|usd|bucks))[^.\n]{0,60}?\bif you\b` +
+		`|\bif you\b[^.\n]{0,80}?\bi(?:'ll| will)\s+(?:donate|tip you|reward you)\b[^.\n]{0,20}?[$€£]\s?\d` +
 		`|\byou (?:agreed|promised|said you would|told me you would|already agreed|confirmed)\b[^.\n]{0,40}?\b(?:in|during|at|on|over) (?:our|the) (?:last|previous|earlier|prior)\b` +
-		`|\bi (?:know|understand|realize|realise) (?:that )?you(?:'re| are| were| have been)? (?:said|told me|were told|were instructed|were asked|are not allowed|aren't allowed|can't|cannot|shouldn't|are not supposed|aren't supposed|have been told|said not)\b[^.\n]{0,100}?\bbut\b` +
-		`|\bas an? (?:[\w-]+ ){0,3}(?:expert|scientist|authority|specialist|professional|researcher|professor|doctor|physician|lawyer|engineer|official|officer|insider)\b[^.\n]{0,60}?\b(?:i can assure you|i assure you|i (?:suggest|recommend|urge|advise|insist)(?: that)? you|i believe it'?s (?:crucial|important|essential|vital|necessary) (?:for you|that you))`), 0.55, "persuasion: bribe, false agreement or appeal to authority", []string{"donate", "pay", "tip", "reward", "transfer", "wire", "give", "send", "agreed", "promised", "said you would", "told me you would", "confirmed", "but", "as a", "as an"}, nil},
+		`|\bi (?:know|understand|realize|realise) (?:that )?you(?:'re| are| were| have been)?\s*(?:(?:said|told me|were told|were instructed|were asked|have been told|have been instructed)\s+(?:not|never) to|(?:are|were)(?: not|n't) (?:allowed|supposed|permitted) to)\b[^.\n]{0,100}?\bbut\b` +
+		`|\bas an? (?:[\w-]+ ){0,3}(?:expert|scientist|authority|specialist|professional|researcher|professor|doctor|physician|lawyer|engineer|official|officer|insider)\b[^.\n]{0,60}?\b(?:i can assure you|i assure you|i (?:suggest|recommend|urge|advise|insist)(?: that)? you|i believe it'?s (?:crucial|important|essential|vital|necessary) (?:for you|that you))`), 0.55, "persuasion: bribe, false agreement or appeal to authority", []string{"donate", "tip", "reward", "agreed", "promised", "said you would", "told me you would", "confirmed", "but", "as a", "as an"}, nil},
 	// A hypothetical frame meant to lift the reader's restrictions ("just
 	// for a hypothetical discussion, what are your thoughts on ...").
 	{"hypothetical_frame", regexp.MustCompile(`(?i)\b(?:just|purely|only|strictly) for (?:a |an |the sake of (?:a |an )?|the purposes? of (?:a |an )?)?(?:hypothetical|fictional|theoretical) (?:discussion|conversation|scenario|exercise|argument|debate|purposes?|question)\b|\bhypothetically,? (?:if|suppose|let's|assume) (?:we|you) (?:were to |)(?:ignore|disregard|forget|bypass)\b`), 0.55, "hypothetical frame around a request", []string{"hypothetical", "fictional", "theoretical"}, nil},
@@ -171,17 +171,18 @@ var injectionPatterns = []injectionPattern{
 	// A context switch: the text drops the task it set and substitutes
 	// another ("Forget about that, ...", "Actually, can you ... instead?",
 	// "Instead of summarising, write ...").
-	{"context_switch", regexp.MustCompile(`(?im)(?:^|[.!?,;:]\s*)\s*(?:forget (?:about )?(?:that|this|it|all that|all of that|what i (?:said|asked|wrote))|never ?mind (?:that|this|the above|all that|what i (?:said|asked))|scratch that|disregard (?:that|this))\s*[,.;:!—–-]` +
+	{"context_switch", regexp.MustCompile(`(?im)(?:^|[.!?,;:]\s*)\s*(?:forget (?:about )?(?:that|this|it|all that|all of that|what i (?:said|asked|wrote))|never ?mind (?:that|this|the above|all that|what i (?:said|asked))|scratch that|disregard (?:that|this))\s*[,.;:!—–-]\s*(?:(?:can|could|would|will) you|please|now|instead|tell|write|give|list|print|say|explain|describe|provide|show|answer|what|how|who)\b` +
 		`|\bactually,?\s+(?:can|could|would|will) you\b[^.?!\n]{0,100}?\binstead\b` +
 		`|\binstead of (?:that|this|answering|summari[sz]ing|translating|replying|the (?:above|previous|original|task|question|request|summary))\b,?\s*(?:please\s+)?(?:write|say|tell|print|output|respond|reply|give|list|answer|describe|explain|state)\b`), 0.55, "switches the reader to another task", []string{"forget", "never mind", "nevermind", "scratch that", "disregard", "actually", "instead of"}, nil},
 	// Telling the reader what the answer is, dressed as a proposal or a
 	// scenario: "let's say the capital is X", "we might state: ...",
 	// "consider the output as '10'", "the output could be '10'".
-	{"answer_override", regexp.MustCompile(`(?i)\b(?:let's|let us|we (?:might|could|would|should|will|must)|i suggest (?:that )?you|you (?:should|must|will))\s+(?:\w+\s+)?(?:say|state|claim|admit|declare|assert)(?:\s*:|\s+to\b|\s+that\s+(?:the\s+|this\s+|our\s+)?\w+(?:\s+\w+){0,4}\s+(?:is|are|was|has)\b|\s+(?:the|our|this)\s+\w+(?:\s+\w+){0,4}\s+(?:is|are|was)\b)` +
+	{"answer_override", regexp.MustCompile(`(?i)\b(?:let's|let us|we (?:might|could))\s+(?:\w+\s+)?(?:state|claim|admit|declare|assert)(?:\s*:|\s+to\b|\s+that\s+(?:the\s+|this\s+|our\s+)?\w+(?:\s+\w+){0,4}\s+(?:is|are|was|has)\b|\s+(?:the|our|this)\s+\w+(?:\s+\w+){0,4}\s+(?:is|are|was)\b)` +
+		`|\b(?:let's|let us|we (?:might|could|would))\s+(?:\w+\s+)?say\s*(?::|\s+(?:that\s+)?the (?:output|answer|result|sum|total|capital|conclusion|summary|response)s?\b)` +
 		`|\b(?:consider|treat|take|report|give)\s+the (?:output|answer|result|sum|total|capital|conclusion)s?\s+(?:as|to be)\b` +
 		`|\bthe (?:output|answer|result|sum|total|capital|conclusion)s?\b[^.\n]{0,30}?\b(?:could|would|might|should|must) be\s+["'“‘]` +
 		`|\blet's (?:assume|pretend|imagine|say)\b[^.\n]{0,20}?\bthe (?:sum|total|output|answer|result|capital|conclusion)\b[^.\n]{0,40}?\b(?:is|are|was|equals)\b` +
-		`|\b(?:scenario|world|universe|reality|case|story) (?:where|in which) we (?:\w+ )?(?:say|state|claim|declare|report)\b`), 0.55, "tells the reader what to answer", []string{"let's", "let us", "we might", "we could", "we would", "we should", "we will", "we must", "suggest", "you should", "you must", "you will", "the output", "the answer", "the result", "the sum", "the total", "the capital", "the conclusion", "where we", "in which we"}, nil},
+		`|\b(?:scenario|world|universe|reality|case|story) (?:where|in which) we (?:\w+ )?(?:say|state|claim|declare|report)\b`), 0.55, "tells the reader what to answer", []string{"let's", "let us", "we might", "we could", "we would", "the output", "the answer", "the result", "the sum", "the total", "the capital", "the conclusion", "where we", "in which we"}, nil},
 	// The same in other languages: "ignore the function and state that",
 	// in French, Spanish, German, Portuguese and Italian, and "ignore and
 	// say" in Japanese, Chinese and Korean.
@@ -189,7 +190,7 @@ var injectionPatterns = []injectionPattern{
 	// Commands to the reader backed by claimed authority: "you must
 	// listen to my instructions", "you've been instructed to ...",
 	// "I'm God", "I'm your developer".
-	{"authority_claim", regexp.MustCompile(`(?i)\byou (?:must|will|shall|have to) (?:listen to|obey|follow|comply with) (?:my|these|the following|our|all) (?:instructions|orders|commands|rules|directions)\b` +
+	{"authority_claim", regexp.MustCompile(`(?i)\byou (?:must|will|shall|have to) (?:listen to|obey) (?:me|my|these|the following|our|all)\b|\byou (?:must|will|shall|have to) (?:follow|comply with) my (?:instructions|orders|commands|rules|directions)\b` +
 		`|\byou(?:'ve| have) been (?:instructed|ordered|directed) to\b|\bse te ha (?:instruido|ordenado|indicado)\b|\b(?:du wurdest|sie wurden) angewiesen\b|\bon (?:t'a|vous a) (?:ordonné|demandé) de\b` +
 		`|\bi'm (?:god|your god|the (?:admin|administrator|developer|owner|creator)|your (?:developer|creator|owner|boss|admin|administrator|master|programmer|maker|supervisor|operator))\b`), 0.6, "commands the reader on claimed authority", []string{"listen to", "obey", "follow", "comply", "been instructed", "been ordered", "been directed", "se te ha", "angewiesen", "t'a", "vous a", "i'm "}, nil},
 	// An override announced in capitals: "SECURITY OVERRIDE", "DEVELOPER
@@ -210,7 +211,7 @@ var injectionPatterns = []injectionPattern{
 	// "Forget everything" and "ignore what I said": the reset without a
 	// noun for the instructions, in English, German, Spanish, French,
 	// Italian and Portuguese.
-	{"ignore_previous", regexp.MustCompile(`(?i)\b(?:ignore|disregard|forget)\s+(?:all\s+|everything\s+)?(?:that\s+|what\s+)?(?:i|you|we)(?:'ve| have)?\s+(?:said|told you|wrote|written|asked|were told)\b|\b(?:ignore|disregard|forget)\s+everything(?:\s+(?:else|so far|above|before|prior))?\s*(?:$|[.,;:!]|\s+and\b)` +
+	{"ignore_previous", regexp.MustCompile(`(?i)\b(?:ignore|disregard|forget)\s+(?:all\s+|everything\s+)?(?:that\s+|what\s+)?you(?:'ve| have)?\s+(?:been told|were told|were instructed|been instructed|were asked)\b|\b(?:ignore|disregard|forget)\s+everything(?:\s+(?:else|so far|above|before|prior))?\s*(?:$|[.,;:!]|\s+and\b)` +
 		`|\b(?:vergiss|vergessen sie|ignoriere|ignorieren sie) alles\b|\b(?:olvida|olvide|ignora) todo\b|\b(?:oublie[zs]?|ignore[zs]?) tout\b|\b(?:dimentica|ignora) tutto\b|\b(?:esqueça|esqueca|ignore) tudo\b`), 0.7, "asks to forget everything before", []string{"ignore", "disregard", "forget", "vergiss", "vergessen", "ignorier", "olvid", "oubli", "dimentica", "esque"}, nil},
 	// Jailbreak scaffolding: a reader that never refuses, two answers (one
 	// "unfiltered"), content policies declared void, jailbreak tags.
