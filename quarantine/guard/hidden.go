@@ -387,12 +387,15 @@ func hasUpperAfterFirst(w string) bool {
 
 func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
-// pigLatin reports whether most words of text end in "ay", as in
-// "erewhay oesday ethay useryay ivelay": at least four such words, and
-// three in four of all words (English has its own: "today we play on
-// Sunday, okay?").
+// pigLatin reports whether text is pig Latin, as in "erewhay oesday ethay
+// useryay ivelay": at least four words ending in "ay", three in four of
+// all words, and at least two of them turning back into common English
+// words when undone (moving the last one to three consonants before "ay"
+// back to the front, or dropping the "w", "y" or "h" added to a word that
+// starts with a vowel). English has its own words in "ay" ("Monday,
+// Tuesday, Friday", "today we play, okay?"); they do not undo into words.
 func pigLatin(text string) bool {
-	n, ay := 0, 0
+	n, ay, undone := 0, 0, 0
 	for f := range strings.FieldsSeq(text) {
 		f = strings.Trim(f, `.,;:!?"'()`)
 		if len(f) < 2 {
@@ -401,7 +404,31 @@ func pigLatin(text string) bool {
 		n++
 		if len(f) >= 4 && (f[len(f)-2]|0x20) == 'a' && (f[len(f)-1]|0x20) == 'y' {
 			ay++
+			if undoPigLatin(asciiLower(f[:len(f)-2])) {
+				undone++
+			}
 		}
 	}
-	return ay >= 4 && ay*4 >= n*3
+	return ay >= 4 && ay*4 >= n*3 && undone >= 2
+}
+
+// undoPigLatin reports whether stem (a pig-Latin word without its "ay")
+// turns back into a common English word.
+func undoPigLatin(stem string) bool {
+	var buf [16]byte
+	if len(stem) > len(buf) || len(stem) < 2 {
+		return false
+	}
+	for k := 1; k <= 3 && k < len(stem); k++ {
+		n := copy(buf[:], stem[len(stem)-k:])
+		n += copy(buf[n:], stem[:len(stem)-k])
+		if commonWords[string(buf[:n])] {
+			return true
+		}
+	}
+	switch stem[len(stem)-1] {
+	case 'w', 'y', 'h':
+		return commonWords[stem[:len(stem)-1]]
+	}
+	return false
 }

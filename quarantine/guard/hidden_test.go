@@ -66,6 +66,7 @@ func TestFindHidden(t *testing.T) {
 		{"German prose", "Die Tests laufen ohne Netzwerk und die Datenbank wird jeden Montag neu aufgesetzt.", "", false},
 		{"Spanish prose", "El equipo ejecuta las pruebas sin conexión a internet todos los días por la mañana.", "", false},
 		{"word ending in ay", "Today we play on Sunday, okay?", "", false},
+		{"weekdays", "Standups: Monday, Tuesday, Thursday, Friday", "", false},
 		{"emoji with tags", "flag 🏴\U000E0067\U000E0062\U000E0065\U000E006E\U000E0067\U000E007F", "", false},
 	}
 	for _, tc := range tests {
