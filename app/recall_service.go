@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/engram-app/engram/app/recall"
@@ -146,13 +145,13 @@ func (s *Service) syncSensitive(ctx context.Context) {
 }
 
 // Reindex rebuilds the recall index from the vault: every memory it can
-// read (sensitive ones only while unlocked), with the vectors stored in
-// the vault where they match the memory's content and the embedder.
-// Stale vectors are deleted. It returns once every memory is in the index
-// (recall works from then on); the memories without a usable vector are
-// then embedded in the background, most recently used first (see
-// EmbedProgress and WaitEmbedded), which also stops any earlier such run.
-// A service without recall does nothing.
+// read (sensitive ones only while unlocked). It returns once every memory
+// is in the index by keyword, and recall works from then on. The vectors
+// stored in the vault that match a memory's content and the embedder are
+// then loaded in the background, stale ones deleted, and the memories
+// left without a vector embedded, most recently used first (see
+// EmbedProgress and WaitEmbedded); this stops any earlier such run. A
+// service without recall does nothing.
 func (s *Service) Reindex(ctx context.Context) error {
 	if s.v == nil || s.recall == nil {
 		return nil
@@ -161,83 +160,77 @@ func (s *Service) Reindex(ctx context.Context) error {
 	s.recallMu.Lock()
 	defer s.recallMu.Unlock()
 	model := s.recall.Model()
-
-	// The stored vectors are decoded while the memories are read: two
-	// read transactions, one per core.
-	type stored struct {
-		hash string
-		vec  []float32
-	}
-	var (
-		blobs   map[string]stored
-		stale   []string
-		damaged []string
-		vecErr  error
-		wg      sync.WaitGroup
-	)
-	if model != "" {
-		wg.Go(func() {
-			blobs = map[string]stored{}
-			stale, vecErr = s.v.Vectors(func(id string, blob []byte) error {
-				hash, v, ok, err := recall.DecodeVectorOf(blob, model)
-				switch {
-				case err != nil:
-					damaged = append(damaged, id)
-				case ok:
-					blobs[id] = stored{hash, v}
-				}
-				return nil
-			})
-		})
-	}
-	var (
-		docs []recall.Doc
-		todo []toEmbed
-	)
+	// Memories are tokenised on the other cores while the vault decodes
+	// the next ones.
+	load := s.recall.NewLoader()
+	var todo []toEmbed
 	_, err := s.v.Each(vault.ListFilter{Partitions: []Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}}, func(m *Memory) error {
-		docs = append(docs, recall.DocOf(m))
+		load.Add(recall.DocOf(m), nil)
 		if !m.Sensitive() && model != "" {
 			todo = append(todo, toEmbed{id: m.ID, content: m.Content, hash: m.ContentHash, accessed: m.Accessed})
 		}
 		return nil
 	})
-	wg.Wait()
-	if err == nil {
-		err = vecErr
-	}
 	if err != nil {
+		load.Discard()
 		return err
 	}
-	for _, id := range damaged {
-		s.log.Warn("recall: damaged vector, embedding again", "id", id)
-	}
-	vecs := make([][]float32, len(docs))
-	if model != "" {
-		byID := make(map[string]int, len(docs))
-		for i := range docs {
-			byID[docs[i].ID] = i
-		}
-		missing := todo[:0]
-		for _, m := range todo {
-			if b, ok := blobs[m.id]; ok && b.hash == m.hash {
-				vecs[byID[m.id]] = b.vec
-			} else {
-				missing = append(missing, m)
-			}
-		}
-		todo = missing
-	}
-	if len(stale) > 0 && !s.v.ReadOnly() {
-		if err := s.v.DeleteVectors(stale...); err != nil {
-			return err
-		}
-	}
-	if err := s.recall.Load(docs, vecs); err != nil {
+	if err := load.Done(); err != nil {
 		return err
 	}
 	s.sensitiveIndexed = !s.v.Locked()
 	s.startEmbedding(model, todo)
 	return nil
+}
+
+// attachStored gives the memories in todo their vectors stored in the
+// vault, where they match the model and the memory's content, deletes
+// the stale ones, and returns the memories left to embed.
+func (s *Service) attachStored(ctx context.Context, model string, todo []toEmbed) ([]toEmbed, error) {
+	type stored struct {
+		hash string
+		vec  []float32
+	}
+	blobs := map[string]stored{}
+	stale, err := s.v.Vectors(func(id string, blob []byte) error {
+		hash, v, ok, err := recall.DecodeVectorOf(blob, model)
+		switch {
+		case err != nil:
+			s.log.Warn("recall: damaged vector, embedding again", "id", id)
+		case ok:
+			blobs[id] = stored{hash, v}
+		}
+		return ctx.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(stale) > 0 && !s.v.ReadOnly() {
+		if err := s.v.DeleteVectors(stale...); err != nil {
+			return nil, err
+		}
+	}
+	// In slices, so that recalls are not held up behind one long lock.
+	const slice = 8192
+	var found []recall.DocVector
+	missing := todo[:0]
+	for i, m := range todo {
+		if b, ok := blobs[m.id]; ok && b.hash == m.hash {
+			found = append(found, recall.DocVector{ID: m.id, Content: m.content, Vec: b.vec})
+		} else {
+			// Without a stored vector; one whose memory changed since
+			// the index was read has been embedded by that write.
+			missing = append(missing, m)
+		}
+		if len(found) == slice || i == len(todo)-1 {
+			s.recall.SetVectors(found)
+			found = found[:0]
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return missing, nil
 }
 
 // index brings memory m into the recall index after a write, embedding

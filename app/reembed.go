@@ -21,6 +21,9 @@ type EmbedProgress struct {
 	Done    int    `json:"done"`  // memories embedded (or found changed) so far
 	Total   int    `json:"total"` // memories the run started with
 	Running bool   `json:"running"`
+	// Loading is set while the vectors stored in the vault are loaded,
+	// before Total is known.
+	Loading bool `json:"loading,omitempty"`
 	// Err says why the last run stopped early; it resumes at the next
 	// index build (a restart), from the memories still without a vector.
 	Err string `json:"err,omitempty"`
@@ -74,11 +77,12 @@ func (s *Service) WaitEmbedded(ctx context.Context) error {
 	return s.embedding.err
 }
 
-// startEmbedding embeds todo in the background, most recently used first,
-// and gives each memory its vector in the index and in the vault as its
-// batch is done. Recall keeps working meanwhile: a memory without a
-// vector is found by keyword (and takes its keyword score for the vector
-// part in hybrid fusion). Vectors of another model are never loaded, so a
+// startEmbedding loads the stored vectors of todo in the background,
+// then embeds the memories left without one, most recently used first,
+// and gives each its vector in the index and in the vault as its batch is
+// done. Recall keeps working meanwhile: a memory without a vector is
+// found by keyword (and takes its keyword score for the vector part in
+// hybrid fusion). Vectors of another model are never loaded, so a
 // similarity never compares two models' vectors. Stopped by
 // stopEmbedding (Close, or the next index build); what was stored stays,
 // so the next build resumes with the rest.
@@ -86,23 +90,29 @@ func (s *Service) startEmbedding(model string, todo []toEmbed) {
 	j := &s.embedding
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.progress = EmbedProgress{Model: model, Total: len(todo), Running: len(todo) > 0}
+	j.progress = EmbedProgress{Model: model, Running: len(todo) > 0, Loading: len(todo) > 0}
 	j.err = nil
 	if j.closed || len(todo) == 0 {
-		j.progress.Running = false
+		j.progress.Running, j.progress.Loading = false, false
 		j.done = nil
 		return
 	}
-	slices.SortStableFunc(todo, func(a, b toEmbed) int { return b.accessed.Compare(a.accessed) })
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	j.cancel, j.done = cancel, done
 	go func() {
 		defer close(done)
-		err := s.embedAll(ctx, model, todo)
+		todo, err := s.attachStored(ctx, model, todo)
+		if err == nil {
+			j.mu.Lock()
+			j.progress.Loading, j.progress.Total = false, len(todo)
+			j.mu.Unlock()
+			slices.SortStableFunc(todo, func(a, b toEmbed) int { return b.accessed.Compare(a.accessed) })
+			err = s.embedAll(ctx, model, todo)
+		}
 		j.mu.Lock()
 		defer j.mu.Unlock()
-		j.progress.Running = false
+		j.progress.Running, j.progress.Loading = false, false
 		if err != nil {
 			j.err = err
 			j.progress.Err = err.Error()

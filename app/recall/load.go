@@ -9,90 +9,165 @@ import (
 
 // Load replaces every document with docs: Reset, then a Put of each in
 // order (a later document with the same id replaces an earlier one). It
-// is the bulk form for start-up, which loads a whole vault: the
-// tokenising and the vectors' preparation are spread over the CPUs, and
-// each distinct word is stemmed once. vecs[i] is docs[i]'s embedding as
-// Put takes it, or nil; vecs may be nil for none at all. Load keeps the
-// vectors and normalises them in place. On error the engine is left
-// empty.
+// is the bulk form for start-up: see Loader. vecs[i] is docs[i]'s
+// embedding as Put takes it, or nil; vecs may be nil for none at all.
+// Load keeps the vectors and normalises them in place. On error the
+// engine is left as it was.
 func (e *Engine) Load(docs []Doc, vecs [][]float32) error {
 	if vecs != nil && len(vecs) != len(docs) {
 		return fmt.Errorf("%w: %d vectors for %d documents", ErrVector, len(vecs), len(docs))
 	}
-	// Later duplicates win, as with Put.
-	last := make(map[string]int, len(docs))
+	l := e.NewLoader()
 	for i := range docs {
-		last[docs[i].ID] = i
-	}
-	keep := make([]int, 0, len(last))
-	for i := range docs {
-		if last[docs[i].ID] == i {
-			keep = append(keep, i)
+		var v []float32
+		if vecs != nil {
+			v = vecs[i]
 		}
+		l.Add(docs[i], v)
 	}
+	return l.Done()
+}
 
-	dim := e.cfg.dim()
-	if dim == 0 {
-		for _, i := range keep {
-			if vecs != nil && len(vecs[i]) > 0 && !docs[i].Sensitive {
-				dim = len(vecs[i]) // an embedder that learns its dimension: the first vector's
-				break
-			}
-		}
-	}
-	type prepared struct {
-		terms counted
-		vec   []float32
-		mean  []float32
-		err   error
-	}
-	preps := make([]prepared, len(keep))
-	parallel(len(keep), func(lo, hi int) {
-		cache := termCache{}
-		var buf []string
-		for j := lo; j < hi; j++ {
-			i := keep[j]
-			p := &preps[j]
-			buf = termsWith(buf[:0], docs[i].Content, cache)
-			p.terms = countTerms(buf)
-			var v []float32
-			if vecs != nil {
-				v = vecs[i]
-			}
-			if docs[i].Sensitive || dim == 0 || !usableChunks(v, dim) {
-				continue
-			}
-			if len(v)%dim != 0 {
-				p.err = fmt.Errorf("%w: length %d is not a multiple of the dimension %d", ErrVector, len(v), dim)
-				continue
-			}
-			p.vec, p.mean = v, meanChunk(v, dim)
-		}
-	})
-	for _, p := range preps {
-		if p.err != nil {
-			e.Reset()
-			return p.err
-		}
-	}
+// Loader fills an engine in bulk, for start-up, which loads a whole
+// vault: documents are tokenised (each distinct word stemmed once) and
+// their vectors prepared on all the CPUs while the caller is still
+// reading the next ones, and Done swaps them in at once. The engine
+// keeps answering from its old documents until then. A Loader is used
+// by one goroutine.
+type Loader struct {
+	e      *Engine
+	dim    int
+	chunks []*loadChunk
+	cur    *loadChunk
+	work   chan *loadChunk
+	wg     sync.WaitGroup
+}
 
+// loadChunk is a run of documents prepared by one worker.
+type loadChunk struct {
+	docs  []Doc
+	vecs  [][]float32
+	preps []prepared
+	dim   int
+}
+
+// prepared is what a worker makes of a document.
+type prepared struct {
+	terms counted
+	vec   []float32
+	mean  []float32
+	err   error
+}
+
+const loadChunkDocs = 1024
+
+// NewLoader returns a Loader for e; its workers run until Done.
+func (e *Engine) NewLoader() *Loader {
+	l := &Loader{e: e, dim: e.cfg.dim(), work: make(chan *loadChunk, runtime.GOMAXPROCS(0))}
+	for range runtime.GOMAXPROCS(0) {
+		l.wg.Go(func() {
+			cache := termCache{}
+			var buf []string
+			for c := range l.work {
+				c.prepare(cache, &buf)
+			}
+		})
+	}
+	return l
+}
+
+// Add adds d with its embedding vec as Put takes it (nil for none).
+func (l *Loader) Add(d Doc, vec []float32) {
+	if l.dim == 0 && len(vec) > 0 && !d.Sensitive {
+		l.dim = len(vec) // an embedder that learns its dimension: the first vector's
+	}
+	if l.cur == nil {
+		l.cur = &loadChunk{docs: make([]Doc, 0, loadChunkDocs), vecs: make([][]float32, 0, loadChunkDocs)}
+	}
+	l.cur.docs = append(l.cur.docs, d)
+	l.cur.vecs = append(l.cur.vecs, vec)
+	if len(l.cur.docs) == loadChunkDocs {
+		l.send()
+	}
+}
+
+func (l *Loader) send() {
+	l.cur.dim = l.dim
+	l.chunks = append(l.chunks, l.cur)
+	l.work <- l.cur
+	l.cur = nil
+}
+
+func (c *loadChunk) prepare(cache termCache, buf *[]string) {
+	c.preps = make([]prepared, len(c.docs))
+	for i := range c.docs {
+		p := &c.preps[i]
+		*buf = termsWith((*buf)[:0], c.docs[i].Content, cache)
+		p.terms = countTerms(*buf)
+		v := c.vecs[i]
+		if c.docs[i].Sensitive || c.dim == 0 || !usableChunks(v, c.dim) {
+			continue
+		}
+		if len(v)%c.dim != 0 {
+			p.err = fmt.Errorf("%w: length %d is not a multiple of the dimension %d", ErrVector, len(v), c.dim)
+			continue
+		}
+		p.vec, p.mean = v, meanChunk(v, c.dim)
+	}
+}
+
+// Discard ends the Loader's workers and leaves the engine as it was.
+func (l *Loader) Discard() {
+	close(l.work)
+	l.wg.Wait()
+}
+
+// Done replaces the engine's documents with those added, in order, a
+// later one with the same id replacing an earlier one as with Put. On
+// error the engine is left as it was.
+func (l *Loader) Done() error {
+	if l.cur != nil {
+		l.send()
+	}
+	close(l.work)
+	l.wg.Wait()
+	last := map[string]int{}
+	n := 0
+	for _, c := range l.chunks {
+		for i := range c.docs {
+			if c.preps[i].err != nil {
+				return c.preps[i].err
+			}
+			last[c.docs[i].ID] = n
+			n++
+		}
+	}
+	e := l.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.slots = make(map[string]uint32, len(keep))
-	e.docs = make([]*entry, len(keep))
+	e.slots = make(map[string]uint32, len(last))
+	e.docs = make([]*entry, 0, len(last))
 	e.kw = newKeywordIndex(e.cfg.K1, e.cfg.B)
-	e.vec = newVectorIndex(dim)
-	entries := make([]entry, len(keep)) // one allocation for all
-	withVec := make([]uint32, 0, len(keep))
-	for j, i := range keep {
-		slot := uint32(j)
-		en := &entries[j]
-		en.doc, en.vec, en.mean = docs[i], preps[j].vec, preps[j].mean
-		e.docs[slot] = en
-		e.slots[docs[i].ID] = slot
-		e.kw.addCounted(slot, preps[j].terms)
-		if en.vec != nil {
-			withVec = append(withVec, slot)
+	e.vec = newVectorIndex(l.dim)
+	entries := make([]entry, len(last)) // one allocation for all
+	var withVec []uint32
+	n = 0
+	for _, c := range l.chunks {
+		for i := range c.docs {
+			if last[c.docs[i].ID] != n {
+				n++
+				continue // replaced by a later one
+			}
+			n++
+			slot := uint32(len(e.docs))
+			en := &entries[slot]
+			en.doc, en.vec, en.mean = c.docs[i], c.preps[i].vec, c.preps[i].mean
+			e.docs = append(e.docs, en)
+			e.slots[en.doc.ID] = slot
+			e.kw.addCounted(slot, c.preps[i].terms)
+			if en.vec != nil {
+				withVec = append(withVec, slot)
+			}
 		}
 	}
 	e.vec.addAll(withVec, func(slot uint32) []float32 { return e.docs[slot].vec })
@@ -124,7 +199,7 @@ func (x *vectorIndex) addAll(slots []uint32, vec func(slot uint32) []float32) {
 			x.scale[r] = quantiseRow(x.codes[r*x.dim:(r+1)*x.dim], x.vecs[r])
 		}
 	})
-	if n > smallRows {
+	if n > smallRows || x.small == nil {
 		x.small, x.first = nil, nil
 		return
 	}
@@ -149,31 +224,60 @@ func parallel(n int, fn func(lo, hi int)) {
 // SetVector gives the document with id its embedding, when the engine
 // holds it with exactly content, not sensitive and without a vector yet;
 // it reports whether it did. vec is as Put takes it. This is how vectors
-// made in the background join the index without undoing a change to the
-// document made meanwhile (the content check), or replacing a vector a
-// write has set (the vector check).
+// loaded or made in the background join the index without undoing a
+// change to the document made meanwhile (the content check), or
+// replacing a vector a write has set (the vector check).
 func (e *Engine) SetVector(id, content string, vec []float32) bool {
+	return e.SetVectors([]DocVector{{id, content, vec}}) == 1
+}
+
+// DocVector is a document's embedding for SetVectors.
+type DocVector struct {
+	ID, Content string
+	Vec         []float32
+}
+
+// SetVectors is SetVector for many documents at once, with the vectors'
+// preparation spread over the CPUs; it returns how many it set and sets
+// Vec to nil in the entries it did not use.
+func (e *Engine) SetVectors(vs []DocVector) int {
+	dim := e.cfg.dim()
+	if dim == 0 {
+		e.mu.RLock()
+		dim = e.vec.dim
+		e.mu.RUnlock()
+	}
+	if dim == 0 && len(vs) > 0 {
+		dim = len(vs[0].Vec)
+	}
+	// Normalised outside the lock: the vectors are not shared yet.
+	parallel(len(vs), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if v := vs[i].Vec; dim == 0 || !usableChunks(v, dim) || len(v)%dim != 0 {
+				vs[i].Vec = nil
+			}
+		}
+	})
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	s, ok := e.slots[id]
-	if !ok {
-		return false
+	if e.vec.dim != 0 && e.vec.dim != dim {
+		return 0
 	}
-	en := e.docs[s]
-	if en.doc.Content != content || en.doc.Sensitive || en.vec != nil {
-		return false
+	slots := make([]uint32, 0, len(vs))
+	for i := range vs {
+		s, ok := e.slots[vs[i].ID]
+		if !ok || vs[i].Vec == nil {
+			vs[i].Vec = nil
+			continue
+		}
+		en := e.docs[s]
+		if en.doc.Content != vs[i].Content || en.doc.Sensitive || en.vec != nil {
+			vs[i].Vec = nil
+			continue
+		}
+		en.vec, en.mean = vs[i].Vec, meanChunk(vs[i].Vec, dim)
+		slots = append(slots, s)
 	}
-	dim := e.vec.dim
-	if dim == 0 {
-		dim = e.cfg.dim()
-	}
-	if dim == 0 {
-		dim = len(vec)
-	}
-	if dim == 0 || !usableChunks(vec, dim) || len(vec)%dim != 0 {
-		return false
-	}
-	en.vec, en.mean = vec, meanChunk(vec, dim)
-	e.vec.add(s, vec)
-	return true
+	e.vec.addAll(slots, func(slot uint32) []float32 { return e.docs[slot].vec })
+	return len(slots)
 }

@@ -401,12 +401,13 @@ func DecodeVectorOf(blob []byte, model string) (contentHash string, v []float32,
 		return "", nil, false, nil
 	}
 	v = make([]float32, dim)
+	const exponent = 0x7f800000 // all ones: infinite or NaN
 	for i := range v {
-		f := math.Float32frombits(binary.LittleEndian.Uint32(blob[4*i:]))
-		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+		bits := binary.LittleEndian.Uint32(blob[4*i : 4*i+4])
+		if bits&exponent == exponent {
 			return "", nil, false, bad
 		}
-		v[i] = f
+		v[i] = math.Float32frombits(bits)
 	}
 	return string(gotHash), v, true, nil
 }
