@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/embed"
 	"github.com/engram-app/engram/app/recall"
 	"github.com/engram-app/engram/vault"
 	"github.com/engram-app/engram/vault/vaulttest"
@@ -76,6 +77,11 @@ func startupVault(b *testing.B, n int, emb hashEmbedder) string {
 	} else {
 		path = filepath.Join(b.TempDir(), "vault.db")
 	}
+	return startupVaultAt(b, path, n, emb)
+}
+
+// startupVaultAt makes the vault of startupVault at path.
+func startupVaultAt(b *testing.B, path string, n int, emb hashEmbedder) string {
 	v, err := vault.Create(context.Background(), path, []byte(vaulttest.Passphrase), vault.CreateOptions{KDF: vaulttest.KDF, Options: vault.Options{NoSync: true}})
 	if err != nil {
 		b.Fatal(err)
@@ -151,5 +157,55 @@ func BenchmarkStartup100k(b *testing.B) {
 		b.ReportMetric(float64(after.HeapInuse-before.HeapInuse)/(1<<20), "heap-MiB")
 		s.Close()
 		v.Close()
+	}
+}
+
+// BenchmarkReembed measures the background re-embedding after a model
+// change: 1,000 memories whose vectors are of another model, embedded
+// again by USE Lite (skipped without the model) and stored. It reports
+// memories per second, the figure that says how long a model change
+// takes before semantic recall is whole again.
+//
+//	go test ./app -run '^$' -bench Reembed -benchtime 1x
+func BenchmarkReembed(b *testing.B) {
+	dir := os.Getenv("ENGRAM_MODEL_DIR")
+	if dir == "" {
+		dir = filepath.Join("..", ".cache", "model", "use-lite")
+	}
+	u, err := embed.LoadUSE(dir)
+	if err != nil {
+		b.Skipf("no USE Lite model: %v", err)
+	}
+	old := hashEmbedder{dim: 512, name: "hash-bench"}
+	path := startupVaultAt(b, filepath.Join(b.TempDir(), "vault.db"), 1000, old)
+	for b.Loop() {
+		b.StopTimer()
+		v, err := vault.Open(path, vault.Options{NoSync: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		start := time.Now()
+		s, err := app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(u)), IndexInBackground: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.WaitEmbedded(ctx); err != nil {
+			b.Fatal(err)
+		}
+		p := s.EmbedProgress()
+		b.ReportMetric(float64(p.Done)/time.Since(start).Seconds(), "memories/s")
+		if p.Done != 1000 {
+			b.Fatalf("re-embedded %d memories, want 1000", p.Done)
+		}
+		b.StopTimer()
+		s.Close()
+		// Back to the old model's vectors for the next round.
+		if err := v.Close(); err != nil {
+			b.Fatal(err)
+		}
+		os.Remove(path)
+		path = startupVaultAt(b, path, 1000, old)
+		b.StartTimer()
 	}
 }

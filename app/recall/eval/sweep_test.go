@@ -104,6 +104,12 @@ func TestSweepSciFact(t *testing.T) {
 	for _, kb := range [][2]float64{{1.2, 0.75}, {0.9, 0.75}, {1.2, 0.4}} {
 		variants = append(variants, variant{fmt.Sprintf("hybrid k1 %.1f b %.2f", kb[0], kb[1]), recall.Hybrid, func(c *recall.Config) { c.K1, c.B = kb[0], kb[1] }})
 	}
+	// A floor under the cosine of vector candidates (MinSimilarity).
+	for _, f := range []float64{0.3, 0.5, 0.6, 0.7} {
+		for _, mode := range []recall.Mode{recall.Semantic, recall.Hybrid} {
+			variants = append(variants, variant{fmt.Sprintf("%s floor %.1f", mode, f), mode, func(c *recall.Config) { c.MinSimilarity = f }})
+		}
+	}
 	// ENGRAM_EVAL_ONLY, a regular expression, picks variants by name.
 	if re := os.Getenv("ENGRAM_EVAL_ONLY"); re != "" {
 		variants = slices.DeleteFunc(variants, func(v variant) bool { return !regexp.MustCompile(re).MatchString(v.name) })
