@@ -30,17 +30,17 @@ const (
 	ResolveAsk ConflictStrategy = "ask"
 )
 
-// Thresholds of the write-time checks. Cosine similarities are between
-// sentence embeddings; overlaps are Jaccard indexes of content words.
+// Thresholds of the write-time checks; overlaps are Jaccard indexes of
+// content words.
 //
-// Embeddings only say two memories are about the same subject: with the
-// built-in encoder "the user prefers dark roast coffee" and "... light
-// roast coffee" score 0.956 while the same sentence with a full stop
-// scores 0.864, so a cosine threshold would merge contradictions as
-// duplicates. Near duplicates are judged on the words.
+// The checks compare words, not embeddings. Embeddings cannot judge
+// duplicates: with the built-in encoder "the user prefers dark roast
+// coffee" and "... light roast coffee" score 0.956 while the same sentence
+// with a full stop scores 0.864. And a contradiction differs by at most
+// maxDiffWords words, so its words already say it is on the same subject.
+// This also keeps the embedding off the write path (embedqueue.go).
 const (
 	nearDuplicateOverlap = 0.9
-	sameSubjectCosine    = 0.80
 	sameSubjectOverlap   = 0.5
 	// candidates is how many earlier memories each check looks at.
 	candidates = 5
@@ -49,7 +49,6 @@ const (
 // neighbour is an earlier memory close to a new one.
 type neighbour struct {
 	doc     recall.Doc
-	cosine  float64 // 0 when unknown (no embedder, or a sensitive memory)
 	overlap float64 // of words: the same subject
 	// pairs is the overlap of adjacent word pairs, which keeps word order:
 	// "writer 3 note 0" and "writer 0 note 3" share every word, not a
@@ -72,7 +71,7 @@ func (n neighbour) duplicate() bool {
 }
 
 func (n neighbour) sameSubject() bool {
-	return n.cosine >= sameSubjectCosine || n.overlap >= sameSubjectOverlap
+	return n.overlap >= sameSubjectOverlap
 }
 
 // maxDiffWords is how many words two statements may differ by and still
@@ -98,9 +97,9 @@ func differ(a, b text) int {
 	return n
 }
 
-// neighbours finds earlier memories close to m that the caller may read,
-// in the same partition and field, not archived.
-func (s *Service) neighbours(ctx context.Context, c Caller, m *vault.Memory, vec []float32) []neighbour {
+// neighbours finds earlier memories close to m by keyword that the caller
+// may read, in the same partition and field, not archived.
+func (s *Service) neighbours(ctx context.Context, c Caller, m *vault.Memory) []neighbour {
 	if s.recall == nil || s.WaitIndexed(ctx) != nil {
 		return nil
 	}
@@ -108,42 +107,19 @@ func (s *Service) neighbours(ctx context.Context, c Caller, m *vault.Memory, vec
 		return d.Partition == m.Partition && d.Field == m.Field &&
 			s.canRead(c, vault.Info{Partition: d.Partition, Sealed: d.Sensitive, Owner: d.Owner, Field: d.Field})
 	}
-	byID := map[string]*neighbour{}
-	var order []string
+	res, err := s.recall.Search(ctx, recall.Query{Text: m.Content, Mode: recall.Exact, Limit: candidates, Now: s.now(), Allow: allow})
+	if err != nil {
+		s.log.Warn("duplicate check", "err", err)
+		return nil
+	}
 	mine := analyse(m.Content)
-	add := func(h recall.Hit, cosine float64) {
-		n := byID[h.Doc.ID]
-		if n == nil {
-			theirs := analyse(h.Doc.Content)
-			n = &neighbour{doc: h.Doc, overlap: overlap(theirs.words, mine.words), pairs: overlap(theirs.pairs, mine.pairs),
-				same: theirs.norm == mine.norm, clash: incompatible(theirs, mine), diff: differ(theirs, mine)}
-			n.negation = theirs.negated != mine.negated && n.diff <= maxDiffWords
-			byID[h.Doc.ID] = n
-			order = append(order, h.Doc.ID)
-		}
-		n.cosine = max(n.cosine, cosine)
-	}
-	modes := []recall.Mode{recall.Exact}
-	if vec != nil {
-		modes = append(modes, recall.Semantic)
-	}
-	for _, mode := range modes {
-		res, err := s.recall.Search(ctx, recall.Query{Text: m.Content, Vector: vec, Mode: mode, Limit: candidates, Now: s.now(), Allow: allow})
-		if err != nil {
-			s.log.Warn("duplicate check", "err", err)
-			continue
-		}
-		for _, h := range res.Hits {
-			cos := 0.0
-			if mode == recall.Semantic {
-				cos = 2*h.Relevance - 1
-			}
-			add(h, cos)
-		}
-	}
-	out := make([]neighbour, 0, len(order))
-	for _, id := range order {
-		out = append(out, *byID[id])
+	out := make([]neighbour, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		theirs := analyse(h.Doc.Content)
+		n := neighbour{doc: h.Doc, overlap: overlap(theirs.words, mine.words), pairs: overlap(theirs.pairs, mine.pairs),
+			same: theirs.norm == mine.norm, clash: incompatible(theirs, mine), diff: differ(theirs, mine)}
+		n.negation = theirs.negated != mine.negated && n.diff <= maxDiffWords
+		out = append(out, n)
 	}
 	return out
 }

@@ -233,68 +233,41 @@ func (s *Service) attachStored(ctx context.Context, model string, todo []toEmbed
 	return missing, nil
 }
 
-// index brings memory m into the recall index after a write, embedding
-// and storing its vector unless it is sensitive. Failures leave the
-// memory findable by keyword and are logged: the write itself succeeded.
-func (s *Service) index(ctx context.Context, m *Memory) { s.indexWith(ctx, m, nil) }
-
-// embedNew embeds a memory about to be stored, once: the duplicate check
-// searches with the vector and indexWith stores it. Nil for sensitive
-// memories and without an embedder.
-func (s *Service) embedNew(ctx context.Context, m *Memory) []float32 {
-	if s.recall == nil || s.recall.Model() == "" || m.Sensitive() {
-		return nil
-	}
-	got, err := s.recall.EmbedDocs(ctx, []string{m.Content})
-	if err != nil {
-		s.log.Error("recall: embed", "err", err)
-		return nil
-	}
-	return got[0]
-}
-
-// indexWith is index with the memory's vector when the caller has it.
-func (s *Service) indexWith(ctx context.Context, m *Memory, known []float32) {
+// index brings memory m into the recall index after a write, or takes a
+// sensitive memory's vector out. A memory whose text has no vector yet is
+// indexed by keyword at once and gets its vector in the background
+// (embedqueue.go). Failures leave the memory findable by keyword and are
+// logged: the write itself succeeded.
+func (s *Service) index(ctx context.Context, m *Memory) {
 	if s.recall == nil {
 		return
 	}
 	d := recall.DocOf(m)
 	var vec []float32
-	switch model := s.recall.Model(); {
+	later := false
+	switch {
 	case d.Sensitive:
 		if s.recall.HasVector(m.ID) {
 			if err := s.v.DeleteVectors(m.ID); err != nil {
 				s.log.Error("recall: delete vector", "err", err)
 			}
 		}
-	case model == "":
+	case s.recall.Model() == "":
 	default:
 		if vec = s.recall.VectorFor(m.ID, m.Content); vec != nil {
 			break
 		}
-		if known != nil {
-			vec = known
-			if err := s.v.PutVectors(map[string][]byte{m.ID: recall.EncodeVector(model, m.ContentHash, vec)}); err != nil {
-				s.log.Error("recall: store vector", "err", err)
-			}
-			break
-		}
-		got, err := s.recall.EmbedDocs(ctx, []string{m.Content})
-		if err != nil {
-			s.log.Error("recall: embed", "err", err)
-			break
-		}
-		vec = got[0]
-		if err := s.v.PutVectors(map[string][]byte{m.ID: recall.EncodeVector(model, m.ContentHash, vec)}); err != nil {
-			s.log.Error("recall: store vector", "err", err)
-		}
+		later = true
 	}
 	// Under recallMu, so a concurrent Reindex cannot reset the index after
 	// this Put with a list of memories taken before this write.
 	s.recallMu.Lock()
-	defer s.recallMu.Unlock()
 	if err := s.recall.Put(d, vec); err != nil {
 		s.log.Error("recall: index", "err", err)
+	}
+	s.recallMu.Unlock()
+	if later {
+		s.queueEmbed(m)
 	}
 }
 

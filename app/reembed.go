@@ -61,6 +61,9 @@ func (s *Service) WaitEmbedded(ctx context.Context) error {
 	if err := s.WaitIndexed(ctx); err != nil {
 		return err
 	}
+	if err := s.WaitVectors(ctx); err != nil {
+		return err
+	}
 	s.embedding.mu.Lock()
 	done := s.embedding.done
 	s.embedding.mu.Unlock()

@@ -113,6 +113,8 @@ type Service struct {
 	// vector (reembed.go); access holds recall access times until they
 	// are written (access.go).
 	embedding embedJob
+	// writeEmbeds gives written memories their vectors in the background.
+	writeEmbeds embedQueue
 	access    accessLog
 }
 
@@ -222,6 +224,7 @@ func (s *Service) Close() {
 		s.startIndex.Do(func() { close(s.indexed) }) // never started: nothing to wait for
 		<-s.indexed
 	}
+	s.closeEmbeds()
 	s.stopEmbedding(true)
 	s.closeAccess()
 }

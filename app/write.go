@@ -138,8 +138,7 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 			return s.enqueue(req, m, res, warnings, splitReason(earlier.id, joined))
 		}
 	}
-	vec := s.embedNew(ctx, &m)
-	near := s.neighbours(ctx, req.Caller, &m, vec)
+	near := s.neighbours(ctx, req.Caller, &m)
 	for _, n := range near {
 		if n.duplicate() {
 			r := s.duplicateOf(ctx, req, n.doc.ID, &m, warnings)
@@ -164,7 +163,7 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 	if err != nil {
 		return MemoryResponse{Response: s.fail("store", err)}
 	}
-	s.indexWith(ctx, &got, vec)
+	s.index(ctx, &got)
 	s.remember(req, got.ID, got.Content)
 	if old == nil {
 		return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &got, Warnings: warnings}

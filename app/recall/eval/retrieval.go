@@ -192,6 +192,11 @@ func Retrieval(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Writes are answered before their vectors are made; the queries
+	// start once every memory has one.
+	if err := svc.WaitVectors(ctx); err != nil {
+		return nil, err
+	}
 	rep.Ingest = time.Since(start)
 	archived, _, err := v.List(vault.ListFilter{Partitions: []vault.Partition{vault.Archive}})
 	if err != nil {

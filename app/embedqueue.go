@@ -1,0 +1,130 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/engram-app/engram/app/recall"
+)
+
+// A write is acknowledged once it is durable and indexed by keyword; its
+// vector follows in the background. With the built-in model an embedding
+// costs several milliseconds of CPU, more than the rest of a store, and on
+// the write path it queued every agent's store behind every other's.
+// Written memories wait in writeEmbeds and one worker embeds them in
+// batches (the more that wait, the bigger and cheaper the batch), gives
+// each its vector in the index if its text has not changed meanwhile, and
+// stores the vectors in one transaction.
+//
+// Meanwhile recall finds the memory by keyword, and the write-time
+// duplicate and conflict checks compare words only. If Engram stops before
+// a vector is stored, the next index build finds the memory without one
+// and embeds it then (see startEmbedding).
+type embedQueue struct {
+	mu      sync.Mutex
+	pending map[string]toEmbed // by memory id: the latest text wins
+	order   []string           // ids in the order they were written
+	idle    chan struct{}      // closed when the worker stops; nil when none runs
+	ctx     context.Context
+	cancel  context.CancelFunc
+	closed  bool
+}
+
+// queueEmbed puts m in line for its vector.
+func (s *Service) queueEmbed(m *Memory) {
+	q := &s.writeEmbeds
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return
+	}
+	if q.pending == nil {
+		q.pending = map[string]toEmbed{}
+		q.ctx, q.cancel = context.WithCancel(context.Background())
+	}
+	if _, ok := q.pending[m.ID]; !ok {
+		q.order = append(q.order, m.ID)
+	}
+	q.pending[m.ID] = toEmbed{id: m.ID, content: m.Content, hash: m.ContentHash}
+	if q.idle == nil {
+		q.idle = make(chan struct{})
+		go s.drainEmbeds(q.ctx, q.idle)
+	}
+}
+
+// drainEmbeds embeds what waits, a batch at a time, until nothing does.
+func (s *Service) drainEmbeds(ctx context.Context, idle chan struct{}) {
+	q := &s.writeEmbeds
+	for {
+		q.mu.Lock()
+		if len(q.order) == 0 || ctx.Err() != nil {
+			q.idle = nil
+			close(idle)
+			q.mu.Unlock()
+			return
+		}
+		n := min(len(q.order), vectorBatch)
+		batch := make([]toEmbed, 0, n)
+		for _, id := range q.order[:n] {
+			batch = append(batch, q.pending[id])
+			delete(q.pending, id)
+		}
+		q.order = q.order[n:]
+		q.mu.Unlock()
+
+		texts := make([]string, len(batch))
+		for i, m := range batch {
+			texts[i] = m.content
+		}
+		model := s.recall.Model()
+		got, err := s.recall.EmbedDocs(ctx, texts)
+		if err != nil {
+			if !errors.Is(err, context.Canceled) {
+				s.log.Error("recall: embed", "err", err, "memories", len(batch))
+			}
+			continue // they stay without a vector until the next index build
+		}
+		blobs := map[string][]byte{}
+		for i, m := range batch {
+			if got[i] != nil && s.recall.SetVector(m.id, m.content, got[i]) {
+				blobs[m.id] = recall.EncodeVector(model, m.hash, got[i])
+			}
+		}
+		s.storeVectors(blobs)
+	}
+}
+
+// WaitVectors waits until every memory written so far has its vector (or
+// failed to get one), or ctx ends.
+func (s *Service) WaitVectors(ctx context.Context) error {
+	for {
+		s.writeEmbeds.mu.Lock()
+		idle := s.writeEmbeds.idle
+		s.writeEmbeds.mu.Unlock()
+		if idle == nil {
+			return nil
+		}
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// closeEmbeds stops the worker; what still waits is embedded at the next
+// index build.
+func (s *Service) closeEmbeds() {
+	q := &s.writeEmbeds
+	q.mu.Lock()
+	q.closed = true
+	idle, cancel := q.idle, q.cancel
+	q.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	if idle != nil {
+		<-idle
+	}
+}
