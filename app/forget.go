@@ -28,7 +28,7 @@ func (s *Service) FindTopic(ctx context.Context, req Request, topic string) Forg
 	if topic == "" {
 		return ForgetResponse{Response: Response{StatusInvalid, "name a topic to forget"}}
 	}
-	all, _, err := s.v.List(vault.ListFilter{Partitions: []vault.Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}})
+	all, _, err := s.v.List(vault.ListFilter{Partitions: []vault.Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}, OnDamaged: s.skipDamaged})
 	if err != nil {
 		return ForgetResponse{Response: s.fail("forget", err)}
 	}
@@ -101,7 +101,7 @@ func (s *Service) Forget(ctx context.Context, req Request, ids []string, reason 
 	}
 	// Memories archived with a pointer to a purged one keep a note of it.
 	if n > 0 {
-		archived, _, _ := s.v.List(vault.ListFilter{Partitions: []vault.Partition{vault.Archive}})
+		archived, _, _ := s.v.List(vault.ListFilter{Partitions: []vault.Partition{vault.Archive}, OnDamaged: s.skipDamaged})
 		gone := map[string]bool{}
 		for _, id := range ids {
 			gone[id] = true
@@ -140,7 +140,7 @@ func (s *Service) Clear(ctx context.Context, req Request, scope ClearScope) Forg
 	if scope != ClearEpisodic && scope != ClearSemantic && scope != ClearAll {
 		return ForgetResponse{Response: Response{StatusInvalid, "clear takes episodic, semantic or all"}}
 	}
-	all, hidden, err := s.v.List(vault.ListFilter{Partitions: []vault.Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}})
+	all, hidden, err := s.v.List(vault.ListFilter{Partitions: []vault.Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}, OnDamaged: s.skipDamaged})
 	if err != nil {
 		return ForgetResponse{Response: s.fail("clear", err)}
 	}

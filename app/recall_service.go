@@ -130,7 +130,7 @@ func (s *Service) syncSensitive(ctx context.Context) {
 		s.recall.RemoveSensitive()
 		s.sensitiveIndexed = false
 	case !locked && !s.sensitiveIndexed:
-		mems, _, err := s.v.List(vault.ListFilter{Partitions: []Partition{vault.Sensitive, vault.Archive}})
+		mems, _, err := s.v.List(vault.ListFilter{Partitions: []Partition{vault.Sensitive, vault.Archive}, OnDamaged: s.skipDamaged})
 		if err != nil {
 			s.log.Error("recall: load sensitive memories", "err", err)
 			return
@@ -164,7 +164,7 @@ func (s *Service) Reindex(ctx context.Context) error {
 	// the next ones.
 	load := s.recall.NewLoader()
 	var todo []toEmbed
-	_, err := s.v.Each(vault.ListFilter{Partitions: []Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}}, func(m *Memory) error {
+	_, err := s.v.Each(vault.ListFilter{Partitions: []Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}, OnDamaged: s.skipDamaged}, func(m *Memory) error {
 		load.Add(recall.DocOf(m), nil)
 		if !m.Sensitive() && model != "" {
 			todo = append(todo, toEmbed{id: m.ID, content: m.Content, hash: m.ContentHash, accessed: m.Accessed})

@@ -40,7 +40,7 @@ func (s *Service) Quarantine(ctx context.Context, req Request) QueueResponse {
 			continue
 		}
 		if it.State == quarantine.Pending {
-			existing, _, _ := s.v.List(vault.ListFilter{Field: it.Memory.Field})
+			existing, _, _ := s.v.List(vault.ListFilter{Field: it.Memory.Field, OnDamaged: s.skipDamaged})
 			it.Proposal, it.Guardian = quarantine.Guardian(it, quarantine.Review{Existing: existing})
 		}
 		items = append(items, *it)

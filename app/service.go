@@ -115,6 +115,8 @@ type Service struct {
 	embedding embedJob
 	// writeEmbeds gives written memories their vectors in the background.
 	writeEmbeds embedQueue
+	// damaged are the records listings went on without.
+	damaged damagedSet
 	access    accessLog
 }
 
@@ -416,6 +418,9 @@ type ListResponse struct {
 	Response
 	Memories []Memory `json:"memories"`
 	Hidden   int      `json:"hidden,omitempty"`
+	// Damaged counts records left out because they are damaged: 'engram
+	// doctor' names them, and a backup restores them.
+	Damaged int `json:"damaged,omitempty"`
 }
 
 // List returns the memories the caller may read, newest first.
@@ -423,7 +428,11 @@ func (s *Service) List(ctx context.Context, req Request, in ListInput) ListRespo
 	if r, ok := s.gate(req); !ok {
 		return ListResponse{Response: r}
 	}
-	all, hidden, err := s.v.List(vault.ListFilter{Partitions: in.Partitions, Field: in.Field})
+	damaged := 0
+	all, hidden, err := s.v.List(vault.ListFilter{Partitions: in.Partitions, Field: in.Field, OnDamaged: func(id string, err error) {
+		damaged++
+		s.skipDamaged(id, err)
+	}})
 	if err != nil {
 		return ListResponse{Response: s.fail("list", err)}
 	}
@@ -437,7 +446,7 @@ func (s *Service) List(ctx context.Context, req Request, in ListInput) ListRespo
 	if err := s.v.Audit(vault.AuditEntry{Action: vault.ActionList, Agent: req.Caller.Name(), Session: req.Caller.Session, Field: in.Field, Result: vault.ResultOK, Count: len(out)}); err != nil {
 		return ListResponse{Response: s.fail("list", err)}
 	}
-	return ListResponse{Response: Response{Status: StatusOK}, Memories: out, Hidden: hidden}
+	return ListResponse{Response: Response{Status: StatusOK}, Memories: out, Hidden: hidden, Damaged: damaged}
 }
 
 // UpdateInput is a change to a memory. Nil fields are left as they are.

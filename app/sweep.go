@@ -93,7 +93,7 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 	// transaction, so reading and writing use both cores; purges wait for
 	// the scan (they end in a compaction).
 	arch := newArchiver(s, a)
-	hidden, err := s.v.Each(vault.ListFilter{Partitions: []vault.Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}}, func(m *vault.Memory) error {
+	hidden, err := s.v.Each(vault.ListFilter{Partitions: []vault.Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}, OnDamaged: s.skipDamaged}, func(m *vault.Memory) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

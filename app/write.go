@@ -315,7 +315,7 @@ func (s *Service) enqueue(req Request, m vault.Memory, res guard.Result, warning
 		ID: uuid.NewString(), State: quarantine.Pending, Memory: m, Agent: req.Caller.Name(), Session: req.Caller.Session,
 		Reason: reason, Reasons: res.Reasons, Risk: res.Risk, Threat: res.Threat, Findings: queueFindings(res.Findings), Created: s.now().UTC(),
 	}
-	existing, _, _ := s.v.List(vault.ListFilter{Field: m.Field})
+	existing, _, _ := s.v.List(vault.ListFilter{Field: m.Field, OnDamaged: s.skipDamaged})
 	it.Proposal, it.Guardian = quarantine.Guardian(it, quarantine.Review{Existing: existing})
 	data, err := it.Encode()
 	if err != nil {

@@ -292,6 +292,9 @@ func (s *memoriesScreen) load(h *host.Host, query string, f app.RecallFilters, t
 	if l.Hidden > 0 {
 		note += fmt.Sprintf(" · %d sensitive hidden while locked", l.Hidden)
 	}
+	if l.Damaged > 0 {
+		note += fmt.Sprintf(" · %d damaged records left out: run 'engram doctor' and restore them from a backup", l.Damaged)
+	}
 	return rows, note
 }
 

@@ -76,7 +76,7 @@ func printMemory(w io.Writer, m *app.Memory) error {
 	return printf(w, "\n%s\n", m.Content)
 }
 
-func printList(w, stderr io.Writer, ms []app.Memory, hidden int) error {
+func printList(w, stderr io.Writer, ms []app.Memory, hidden, damaged int) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tPARTITION\tKIND\tVER\tCONTENT")
 	for _, m := range ms {
@@ -87,6 +87,9 @@ func printList(w, stderr io.Writer, ms []app.Memory, hidden int) error {
 	}
 	if hidden > 0 {
 		fmt.Fprintf(stderr, "engram: %d sensitive memories not shown: the vault is locked (set ENGRAM_PASSPHRASE or use --passphrase-file)\n", hidden)
+	}
+	if damaged > 0 {
+		fmt.Fprintf(stderr, "engram: %d damaged records not shown; run 'engram doctor', and restore them from a backup with 'engram import'\n", damaged)
 	}
 	return nil
 }

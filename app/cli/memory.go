@@ -152,7 +152,7 @@ func (c *cmd) memory(args []string) error {
 		if *jsonOut {
 			return printJSON(c.out, r)
 		}
-		return printList(c.out, c.o.Stderr, r.Memories, r.Hidden)
+		return printList(c.out, c.o.Stderr, r.Memories, r.Hidden, r.Damaged)
 
 	case "merge":
 		strategy := fs.String("strategy", "union", "union (keep every text) or prioritize (keep the most trusted)")
