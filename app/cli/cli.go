@@ -149,7 +149,12 @@ func fromResponse(r app.Response) error {
 	return fail(exitFailed, "%s", r.Message)
 }
 
+// close stops the service first: it writes the access times of what was
+// recalled and ends its background work before the vault closes.
 func (c *cmd) close() {
+	if c.svc != nil {
+		c.svc.Close()
+	}
 	if c.v != nil {
 		c.v.Close()
 	}
