@@ -275,10 +275,24 @@ func (u *UI) onEvent(e host.Event) {
 		for _, ref := range e.Rejected {
 			u.sessionSummary(ref)
 		}
+		if p := e.Embedding; p != nil {
+			u.setStatus(embeddingStatus(*p))
+		}
 		if e.Swept != nil && (e.Swept.Archived+e.Swept.Purged > 0 || e.Swept.Err != "") {
 			u.setStatus(fmt.Sprintf("Sweep: %d archived, %d purged %s", e.Swept.Archived, e.Swept.Purged, e.Swept.Err))
 		}
 	})
+}
+
+// embeddingStatus says how far the background embedding has come.
+func embeddingStatus(p app.EmbedProgress) string {
+	switch {
+	case p.Running:
+		return fmt.Sprintf("Preparing semantic recall: %d of %d memories embedded; keyword recall works meanwhile", p.Done, p.Total)
+	case p.Err != "":
+		return fmt.Sprintf("Semantic recall is incomplete (%s); it resumes at the next start. Keyword recall works.", p.Err)
+	}
+	return fmt.Sprintf("Semantic recall ready: %d memories embedded", p.Done)
 }
 
 func (u *UI) serverStatus() {

@@ -25,6 +25,10 @@ type Event struct {
 	Rejected []SessionRef
 	// Swept is set after a scheduled sweep, with what it did.
 	Swept *SweepReport
+	// Embedding is set while memories are embedded in the background
+	// (after the embedding model changed, or a run was cut short), and
+	// once more when that ends.
+	Embedding *app.EmbedProgress
 }
 
 // SessionRef names one agent session.
@@ -98,6 +102,7 @@ func (h *Host) watch(ctx context.Context, every time.Duration) {
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
+	var embedding app.EmbedProgress
 	for {
 		select {
 		case <-ctx.Done():
@@ -105,7 +110,19 @@ func (h *Host) watch(ctx context.Context, every time.Duration) {
 		case <-t.C:
 		}
 		last = h.poll(last)
+		embedding = h.pollEmbedding(embedding)
 	}
+}
+
+// pollEmbedding emits the background embedding's progress when it moved
+// since last, and returns it. Loading the stored vectors at start is not
+// news; embedding memories is (Total > 0).
+func (h *Host) pollEmbedding(last app.EmbedProgress) app.EmbedProgress {
+	p := h.svc.EmbedProgress()
+	if p != last && max(p.Total, last.Total) > 0 {
+		h.emit(Event{Embedding: &p})
+	}
+	return p
 }
 
 // poll emits the event for entries after seq and returns the new head.
