@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/engram-app/engram/app/embed"
 	"github.com/engram-app/engram/app/recall"
 )
 
@@ -78,7 +79,7 @@ func (s *Service) drainEmbeds(ctx context.Context, idle chan struct{}) {
 			texts[i] = m.content
 		}
 		model := s.recall.Model()
-		got, err := s.recall.EmbedDocs(ctx, texts)
+		got, err := s.recall.EmbedDocs(embed.Background(ctx), texts) // one core: the others answer requests
 		if err != nil {
 			if !errors.Is(err, context.Canceled) {
 				s.log.Error("recall: embed", "err", err, "memories", len(batch))

@@ -171,7 +171,7 @@ func TestRecallVectorsPersist(t *testing.T) {
 	a := mustStore(t, s, operator, app.StoreInput{Content: "tabs for indentation"})
 	b := mustStore(t, s, operator, app.StoreInput{Content: "Tabs, for indentation.", Partition: vault.Public})
 	mustStore(t, s, operator, app.StoreInput{Content: "alice's phone is 555-0100"}) // personal data: sensitive
-	if err := s.WaitVectors(ctx); err != nil { // vectors follow the writes
+	if err := s.WaitVectors(ctx); err != nil {                                      // vectors follow the writes
 		t.Fatal(err)
 	}
 	if n := emb.n.Load(); n != 2 {

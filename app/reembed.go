@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/engram-app/engram/app/embed"
 	"github.com/engram-app/engram/app/recall"
 	"github.com/engram-app/engram/vault"
 )
@@ -149,7 +150,10 @@ func (s *Service) embedAll(ctx context.Context, model string, todo []toEmbed) er
 	defer cancel(nil)
 	batches := make(chan []toEmbed)
 	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
+	// Each batch on one core, on all cores but one: the app and the
+	// agents keep a core while a whole vault is embedded again.
+	ctx = embed.Background(ctx)
+	for range max(1, runtime.GOMAXPROCS(0)-1) {
 		wg.Go(func() {
 			for batch := range batches {
 				if err := s.embedBatch(ctx, model, batch); err != nil {

@@ -117,7 +117,7 @@ type Service struct {
 	writeEmbeds embedQueue
 	// damaged are the records listings went on without.
 	damaged damagedSet
-	access    accessLog
+	access  accessLog
 }
 
 // Options configure a Service. The zero value is usable.

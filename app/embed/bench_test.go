@@ -3,6 +3,7 @@ package embed
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -87,7 +88,7 @@ func BenchmarkMatmul(b *testing.B) {
 			c := make([]float32, sz.m*sz.n)
 			bias := make([]float32, sz.n)
 			for b.Loop() {
-				p.mul(c, a, sz.m, bias)
+				p.mul(c, a, sz.m, bias, runtime.GOMAXPROCS(0))
 			}
 			b.ReportMetric(float64(sz.m*sz.k*sz.n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GMAC/s")
 		})

@@ -82,3 +82,17 @@ func DefaultModelDir() string {
 	}
 	return filepath.Join(data, "models", "use-lite")
 }
+
+type backgroundKey struct{}
+
+// Background marks ctx as background work (embedding stored memories
+// rather than answering a query): an embedder that can spread a batch
+// over several cores runs it on one, and leaves the others to requests.
+func Background(ctx context.Context) context.Context {
+	return context.WithValue(ctx, backgroundKey{}, true)
+}
+
+func background(ctx context.Context) bool {
+	b, _ := ctx.Value(backgroundKey{}).(bool)
+	return b
+}

@@ -1,7 +1,6 @@
 package embed
 
 import (
-	"runtime"
 	"sync"
 )
 
@@ -42,10 +41,9 @@ const parallelMACs = 1 << 20
 
 // mul sets c = a·p + bias. a holds m rows of p.k floats and c m rows of
 // p.n floats; m must be a multiple of 4 (callers pad with zero rows).
-// Large products are split by panel over up to GOMAXPROCS goroutines.
-func (p *packed) mul(c, a []float32, m int, bias []float32) {
+// Large products are split by panel over up to workers goroutines.
+func (p *packed) mul(c, a []float32, m int, bias []float32, workers int) {
 	panels := p.n / panelWidth
-	workers := runtime.GOMAXPROCS(0)
 	if m*p.k*p.n < parallelMACs || workers < 2 {
 		p.mulPanels(c, a, m, bias, 0, panels)
 		return

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -22,7 +23,7 @@ func TestPackedMul(t *testing.T) {
 			bias := randSlice(rng, tc.n)
 			c := make([]float32, tc.m*tc.n)
 			p := pack(w, tc.k, tc.n)
-			p.mul(c, a, tc.m, bias)
+			p.mul(c, a, tc.m, bias, runtime.GOMAXPROCS(0))
 			for i := range tc.m {
 				for j := range tc.n {
 					want := float64(bias[j])

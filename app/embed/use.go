@@ -217,8 +217,8 @@ func (u *USE) Dim() int { return u.useDim }
 // reads only a text's first 128 tokens (roughly 500 to 1000 characters of
 // English); the rest does not change the vector. An empty text yields the
 // model's vector for a sequence without tokens. Batches run on up to
-// GOMAXPROCS goroutines; Embed checks ctx between forward passes of at most
-// 256 tokens. The vectors of one call share a backing array.
+// GOMAXPROCS goroutines, or on one for a ctx marked with Background;
+// Embed checks ctx between forward passes of at most 256 tokens. The vectors of one call share a backing array.
 func (u *USE) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("embed: %w", err)
@@ -230,6 +230,10 @@ func (u *USE) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	}
 	w := u.scratch.Get().(*work)
 	defer u.scratch.Put(w)
+	w.workers = runtime.GOMAXPROCS(0)
+	if background(ctx) {
+		w.workers = 1
+	}
 
 	// Group texts into chunks of at most maxChunk tokens per forward pass.
 	w.ids = w.ids[:0]
@@ -294,6 +298,8 @@ type work struct {
 	pool  []float32      // texts × hidden
 	fin   []float32      // texts × Dim
 	attn  []*attnScratch // per goroutine
+	// workers is how many goroutines one product may use.
+	workers int
 }
 
 // forward embeds the texts whose tokens are in w.ids/w.spans into out.
@@ -350,7 +356,7 @@ func (u *USE) forward(w *work, out [][]float32) {
 			p[j] *= inv
 		}
 	}
-	u.final.mul(w.fin, w.pool, pt, u.finalB)
+	u.final.mul(w.fin, w.pool, pt, u.finalB, w.workers)
 	for i := range w.spans {
 		v := w.fin[i*u.useDim : (i+1)*u.useDim]
 		var ss float64
@@ -373,20 +379,20 @@ func (u *USE) layerForward(w *work, ly *layer, rows, pr int) {
 	x := w.x[:pr*d]
 
 	layerNorm(w.ln[:pr*d], x, rows, d, ly.ln1Scale, ly.ln1Bias, u.eps)
-	ly.qkv.mul(w.qkv, w.ln[:pr*d], pr, ly.qkvB)
+	ly.qkv.mul(w.qkv, w.ln[:pr*d], pr, ly.qkvB, w.workers)
 	u.attention(w, ly, rows)
-	ly.out.mul(w.h, w.att[:pr*ly.dAttn], pr, ly.outB)
+	ly.out.mul(w.h, w.att[:pr*ly.dAttn], pr, ly.outB, w.workers)
 	if ly.res != nil {
-		ly.res.mul(w.res, x, pr, ly.resB)
+		ly.res.mul(w.res, x, pr, ly.resB, w.workers)
 		addTo(w.h[:rows*H], w.res[:rows*H])
 	} else {
 		addTo(w.h[:rows*H], x[:rows*H])
 	}
 
 	layerNorm(w.ln[:pr*H], w.h[:pr*H], rows, H, ly.ln2Scale, ly.ln2Bias, u.eps)
-	ly.ff1.mul(w.ff, w.ln[:pr*H], pr, ly.ff1B)
+	ly.ff1.mul(w.ff, w.ln[:pr*H], pr, ly.ff1B, w.workers)
 	relu(w.ff[:rows*u.ffDim])
-	ly.ff2.mul(w.x, w.ff[:pr*u.ffDim], pr, ly.ff2B)
+	ly.ff2.mul(w.x, w.ff[:pr*u.ffDim], pr, ly.ff2B, w.workers)
 	addTo(w.x[:rows*H], w.h[:rows*H])
 }
 
@@ -398,7 +404,7 @@ func (u *USE) attention(w *work, ly *layer, rows int) {
 	nSpans := len(w.spans)
 	workers := 1
 	if rows*rows*ly.dAttn >= parallelMACs && nSpans*ly.heads > 1 {
-		workers = min(runtime.GOMAXPROCS(0), nSpans*ly.heads)
+		workers = min(w.workers, nSpans*ly.heads)
 	}
 	for len(w.attn) < workers {
 		w.attn = append(w.attn, new(attnScratch))

@@ -385,3 +385,28 @@ func TestUSEHugeText(t *testing.T) {
 		t.Errorf("cosine of huge text to its head's reference = %.6f", c)
 	}
 }
+
+// TestUSEBackground: background work runs on one goroutine and gives the
+// same vectors, bit for bit (each panel is computed the same way
+// whichever goroutine computes it).
+func TestUSEBackground(t *testing.T) {
+	u := testUSE(t)
+	ctx := context.Background()
+	texts := []string{strings.Repeat("a long memory about the deploy pipeline and its reviewers ", 12), "short note", "日本語のメモ"}
+	want, err := u.Embed(ctx, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := u.Embed(Background(ctx), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Errorf("text %d: background vector differs from the foreground one", i)
+		}
+	}
+	if !background(Background(ctx)) || background(ctx) {
+		t.Error("Background does not mark its context, or an unmarked one reads as marked")
+	}
+}
