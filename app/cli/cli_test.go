@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -74,7 +75,10 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"holdvault":     holdVault,
 			"corruptrecord": corruptRecord,
+			"corruptcopies": corruptCopies,
 			"flipbyte":      flipByte,
+			"damagemeta":    damageMeta,
+			"truncatefile":  truncateFile,
 			"agentstore":    agentStore,
 			"waitserver":    waitServer,
 			"pair":          pairCmd,
@@ -113,6 +117,32 @@ func corruptRecord(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(path, raw, 0o600))
 }
 
+// corruptcopies FILE IDFILE: as corruptrecord, in every copy of the sealed
+// record (bbolt's free pages keep older copies), so salvage cannot find an
+// intact one.
+func corruptCopies(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: corruptcopies FILE IDFILE")
+	}
+	path := ts.MkAbs(args[0])
+	id := bytes.TrimSpace([]byte(ts.ReadFile(args[1])))
+	raw, err := os.ReadFile(path)
+	ts.Check(err)
+	n := 0
+	for off := 0; ; n++ {
+		i := bytes.Index(raw[off:], append(id, 0x02))
+		if i < 0 {
+			break
+		}
+		raw[off+i+len(id)+30] ^= 0x20
+		off += i + len(id)
+	}
+	if n == 0 {
+		ts.Fatalf("no sealed record for %s in %s", id, path)
+	}
+	ts.Check(os.WriteFile(path, raw, 0o600))
+}
+
 // flipbyte FILE OFFSET: flip the low bit of the byte at OFFSET (negative
 // counts from the end).
 func flipByte(ts *testscript.TestScript, neg bool, args []string) {
@@ -129,6 +159,32 @@ func flipByte(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	raw[off] ^= 1
 	ts.Check(os.WriteFile(path, raw, 0o600))
+}
+
+// damagemeta FILE: flip a byte of the root pointer in both of bbolt's
+// meta pages, so neither checksum matches and bbolt cannot open the file.
+// The page size is read from meta page 0 (bbolt stores it in native order).
+func damageMeta(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: damagemeta FILE")
+	}
+	path := ts.MkAbs(args[0])
+	raw, err := os.ReadFile(path)
+	ts.Check(err)
+	ps := int(binary.NativeEndian.Uint32(raw[16+8:]))
+	raw[16+16] ^= 1
+	raw[ps+16+16] ^= 1
+	ts.Check(os.WriteFile(path, raw, 0o600))
+}
+
+// truncatefile FILE SIZE: cut FILE to SIZE bytes.
+func truncateFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: truncatefile FILE SIZE")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	ts.Check(os.Truncate(ts.MkAbs(args[0]), int64(n)))
 }
 
 // agentstore VAULT AGENT SOURCE TEXT: store TEXT through the memory service

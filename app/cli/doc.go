@@ -3,6 +3,11 @@
 // drives the vault through the memory service, as the desktop app and the
 // loopback API do.
 //
+// `engram doctor --salvage FILE` is the one command that does not open the
+// vault: it reads a damaged vault file read-only, without bbolt, and writes
+// every memory it can recover to FILE, a backup for `engram import` into a
+// new vault (see vault.Salvage). It exits 5 when anything was lost.
+//
 // Exit codes:
 //
 //	0  success
@@ -10,5 +15,6 @@
 //	2  usage error
 //	3  wrong passphrase, or the vault is locked and cannot be unlocked
 //	4  the vault is in use by another process
-//	5  damage found: a record, header, backup or the audit chain failed its check
+//	5  damage found: a record, header, backup, the audit chain or the file's
+//	   page structure failed its check (also after a salvage that lost something)
 package cli
