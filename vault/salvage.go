@@ -36,6 +36,7 @@ type Salvage struct {
 	scan    *pagecheck.ScanResult
 	headers []*header // readable headers, the tree's first
 	hdr     *header   // the header that unlocked, else headers[0]
+	notes   []string  // damage found outside the page structure
 	dek     []byte
 }
 
@@ -77,7 +78,10 @@ func OpenSalvage(path string, opts Options) (*Salvage, error) {
 // included: a header only serves to unwrap the data key, which
 // authenticates it, and the data key never changes.
 func (s *Salvage) findHeaders() {
-	type pair struct{ raw, sum []byte }
+	type pair struct {
+		raw, sum []byte
+		rooted   bool
+	}
 	nodes := map[int]*pair{}
 	var order []int
 	for _, e := range s.scan.Entries {
@@ -93,6 +97,7 @@ func (s *Salvage) findHeaders() {
 			nodes[e.Node] = p
 			order = append(order, e.Node)
 		}
+		p.rooted = e.Rooted
 		if bytes.Equal(e.Key, keyHeader) {
 			p.raw = e.Value
 		} else {
@@ -102,6 +107,9 @@ func (s *Salvage) findHeaders() {
 	seen := map[string]bool{}
 	for _, n := range order {
 		h, err := decodeHeader(nodes[n].raw, nodes[n].sum)
+		if err != nil && nodes[n].rooted {
+			s.notes = append(s.notes, fmt.Sprintf("the vault header is damaged (%v); older copies are tried", err))
+		}
 		if err != nil || seen[string(nodes[n].raw)] {
 			continue
 		}
@@ -333,6 +341,7 @@ func (s *Salvage) recover(ctx context.Context) (*SalvageReport, []backupItem, er
 		VaultID: s.ID(), Pages: sc.Pages, OrphanPages: sc.OrphanPages, MetaPage: sc.Meta, Freelist: sc.Freelist,
 		FileProblems: sc.Problems, Recovered: map[Partition]int{}, Damaged: map[Partition]int{},
 	}
+	rep.FileProblems = append(slices.Clip(rep.FileProblems), s.notes...)
 	if len(s.headers) == 0 {
 		rep.FileProblems = append(rep.FileProblems, "no readable vault header")
 	}

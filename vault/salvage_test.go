@@ -446,7 +446,7 @@ func TestSalvageFlipped(t *testing.T) {
 		{name: "root page", damage: func(b []byte) { b[f.root*f.ps] ^= 0x40 }, problem: true},
 		{name: "sealed record", damage: func(b []byte) { b[recordAt(sealedID)+40] ^= 0x20 }, lost: []string{sealedID}},
 		{name: "plain record content", damage: func(b []byte) { b[recordAt(plainID)+30] ^= 0x01 }, lost: []string{plainID}},
-		{name: "header", damage: func(b []byte) { b[f.liveIndex(t, `"wrapped_key":"`)+20] ^= 0x01 }},
+		{name: "header", damage: func(b []byte) { b[f.liveIndex(t, `"wrapped_key":"`)+20] ^= 0x01 }, problem: true},
 		{name: "audit entry", damage: func(b []byte) { b[f.liveIndex(t, `"action":"memory:write"`)+12] ^= 0x01 }},
 	}
 	for _, tc := range cases {
