@@ -91,6 +91,18 @@ func (c *agentCache) load(v *vault.Vault) error {
 	return nil
 }
 
+// registry returns the registrations by name as they are now. The map is
+// never changed once built (a change builds a new one), so the caller may
+// read it without the lock.
+func (c *agentCache) registry(v *vault.Vault) map[string]vault.Agent {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.load(v) != nil {
+		return nil
+	}
+	return c.names
+}
+
 // byName returns the registration of agent name.
 func (c *agentCache) byName(v *vault.Vault, name string) (vault.Agent, bool) {
 	c.mu.Lock()

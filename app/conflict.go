@@ -44,6 +44,10 @@ const (
 	sameSubjectOverlap   = 0.5
 	// candidates is how many earlier memories each check looks at.
 	candidates = 5
+	// neighbourTerms is how many of a new memory's rarest words find its
+	// candidates: a near duplicate has them all, a contradiction (at most
+	// maxDiffWords different words) at least half.
+	neighbourTerms = 8
 )
 
 // neighbour is an earlier memory close to a new one.
@@ -103,11 +107,12 @@ func (s *Service) neighbours(ctx context.Context, c Caller, m *vault.Memory) []n
 	if s.recall == nil || s.WaitIndexed(ctx) != nil {
 		return nil
 	}
+	canRead := s.reader(c)
 	allow := func(d *recall.Doc) bool {
 		return d.Partition == m.Partition && d.Field == m.Field &&
-			s.canRead(c, vault.Info{Partition: d.Partition, Sealed: d.Sensitive, Owner: d.Owner, Field: d.Field})
+			canRead(vault.Info{Partition: d.Partition, Sealed: d.Sensitive, Owner: d.Owner, Field: d.Field})
 	}
-	res, err := s.recall.Search(ctx, recall.Query{Text: m.Content, Mode: recall.Exact, Limit: candidates, Now: s.now(), Allow: allow})
+	res, err := s.recall.Search(ctx, recall.Query{Text: m.Content, Mode: recall.Exact, Limit: candidates, Now: s.now(), Allow: allow, MaxTerms: neighbourTerms})
 	if err != nil {
 		s.log.Warn("duplicate check", "err", err)
 		return nil

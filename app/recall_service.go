@@ -73,11 +73,11 @@ func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) Recal
 		return RecallResponse{Response: Response{StatusInvalid, "invalid: negative limit"}}
 	}
 	s.syncSensitive(ctx)
-	caller := req.Caller
+	canRead := s.reader(req.Caller)
 	res, err := s.recall.Search(ctx, recall.Query{
 		Text: in.Query, Mode: mode, Filters: in.Filters, Limit: in.Limit, Now: s.now(),
 		Allow: func(d *recall.Doc) bool {
-			return s.canRead(caller, vault.Info{Partition: d.Partition, Sealed: d.Sensitive, Owner: d.Owner, Field: d.Field})
+			return canRead(vault.Info{Partition: d.Partition, Sealed: d.Sensitive, Owner: d.Owner, Field: d.Field})
 		},
 	})
 	if err != nil {

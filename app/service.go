@@ -335,6 +335,24 @@ func normaliseTags(tags []string) []string {
 //
 // An agent's registration lists the partitions it may read at all.
 func (s *Service) canRead(c Caller, info vault.Info) bool {
+	return canReadWith(c, info, func(name string) (vault.Agent, bool) { return s.agents.byName(s.v, name) })
+}
+
+// reader is canRead for one caller over many memories (a search tests
+// every candidate): it reads one snapshot of the agent registry, without
+// taking the registry's lock per memory. It is safe for concurrent use.
+func (s *Service) reader(c Caller) func(vault.Info) bool {
+	var once sync.Once
+	var agents map[string]vault.Agent
+	lookup := func(name string) (vault.Agent, bool) {
+		once.Do(func() { agents = s.agents.registry(s.v) })
+		a, ok := agents[name]
+		return a, ok
+	}
+	return func(info vault.Info) bool { return canReadWith(c, info, lookup) }
+}
+
+func canReadWith(c Caller, info vault.Info, agent func(string) (vault.Agent, bool)) bool {
 	if c.Operator {
 		return true
 	}
@@ -352,7 +370,7 @@ func (s *Service) canRead(c Caller, info vault.Info) bool {
 	case info.Partition == vault.Public, info.Owner == c.Agent, info.Owner == vault.AgentOperator:
 		return true
 	}
-	owner, ok := s.agents.byName(s.v, info.Owner)
+	owner, ok := agent(info.Owner)
 	if !ok {
 		return false
 	}

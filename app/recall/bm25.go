@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -159,4 +160,17 @@ func (x *keywordIndex) score(terms []string, acc []float32, touched []uint32) []
 		}
 	}
 	return touched
+}
+
+// rarest returns at most n distinct terms of terms that some document
+// contains, those in the fewest documents first.
+func (k *keywordIndex) rarest(terms []string, n int) []string {
+	out := make([]string, 0, len(terms))
+	for _, t := range terms {
+		if len(k.postings[t]) > 0 && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(len(k.postings[a]), len(k.postings[b])) })
+	return out[:min(n, len(out))]
 }

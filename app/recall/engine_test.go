@@ -442,3 +442,33 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	<-done
 }
+
+// TestMaxTerms: only the query's rarest known terms are scored.
+func TestMaxTerms(t *testing.T) {
+	e := New(Config{})
+	put(t, e, nil,
+		doc("a", "the deploy script needs two reviewers"),
+		doc("b", "the deploy script runs nightly"),
+		doc("c", "the deploy window is friday"),
+		doc("d", "reviewers sign the release"),
+	)
+	tests := []struct {
+		max  int
+		want []string
+	}{
+		// "nightly" is in one memory, "script" in two, "deploy" in three;
+		// "unicorn" in none, so it never takes a place.
+		{1, []string{"b"}},
+		{2, []string{"b", "a"}},
+		{0, []string{"b", "a", "c"}},
+	}
+	for _, tc := range tests {
+		r, err := e.Search(ctx, Query{Text: "deploy script nightly unicorn", Mode: Exact, Now: t0, MaxTerms: tc.max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(r.Hits); !slices.Equal(got, tc.want) {
+			t.Errorf("MaxTerms %d: %v, want %v", tc.max, got, tc.want)
+		}
+	}
+}

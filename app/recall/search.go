@@ -67,6 +67,12 @@ type Query struct {
 	// also be a memory's vectors as EmbedDocs returns them, one per chunk:
 	// their mean is then the query. The engine does not change it.
 	Vector []float32
+	// MaxTerms, when positive, scores only that many of the query's
+	// distinct terms, the ones the fewest memories contain. A whole memory
+	// as the query (the duplicate check) then costs a handful of short
+	// posting lists instead of every list its common words have; its
+	// near duplicates share its rare words.
+	MaxTerms int
 }
 
 // Hit is one recalled memory.
@@ -129,6 +135,9 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 
 	e.mu.RLock()
 	defer e.mu.RUnlock()
+	if q.MaxTerms > 0 {
+		terms = e.kw.rarest(terms, q.MaxTerms)
+	}
 	if d := e.vec.dim; useVec && d != 0 && len(qvec) != d {
 		if len(qvec)%d != 0 {
 			return Result{}, fmt.Errorf("%w: query dimension %d, want %d", ErrVector, len(qvec), d)

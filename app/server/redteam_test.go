@@ -100,7 +100,9 @@ func storeBody(content, source, tier string) string {
 }
 
 func TestRedTeam(t *testing.T) {
-	e := start(t, server.Options{Rate: 50, Burst: 100})
+	// A burst above the samples' count: this test is about what is stored,
+	// TestRedTeamFlood about the rate limit.
+	e := start(t, server.Options{Rate: 50, Burst: 400})
 	n := 0
 	// T1 and T3: never stored as a memory agents recall, from any source.
 	for i, text := range append(append([]string{}, t1Attacks...), t3Attacks...) {
