@@ -336,7 +336,7 @@ Usage:
   engram audit [--agent A] [--field F] [--last N] [--json]
   engram audit verify
   engram audit prune [--days N]                      # default 90, or $ENGRAM_AUDIT_RETENTION_DAYS
-  engram doctor
+  engram doctor [--salvage FILE]                     # check; with --salvage, recover a damaged file into a backup
   engram passphrase change
   engram lock
   engram export FILE
