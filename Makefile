@@ -35,12 +35,14 @@ vet:
 	$(GO) run $(STATICCHECK) ./...
 
 ## test: install test dependencies, vet, and run every test with a real OS keyring,
-## then MCP Inspector against both transports and the desktop end-to-end test
+## then MCP Inspector against both transports, the crash harness, the desktop
+## end-to-end test, and every fuzz target for a few seconds
 test: test-deps model vet build
 	ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) .ci/with-keyring $(GO) test -race -count=1 ./...
 	.ci/mcp-inspector bin/engram
 	$(MAKE) crash
 	$(MAKE) e2e
+	$(MAKE) fuzz FUZZTIME=8s
 
 ## crash: SIGKILL a serving engram 50 times under writes; doctor and every acknowledged write must survive
 crash:
@@ -74,11 +76,11 @@ report: model
 ## fuzz: run each fuzz target briefly (FUZZTIME per target)
 FUZZTIME ?= 20s
 fuzz:
-	for t in FuzzDecodeRecord FuzzDecodeHeader FuzzDecodeBackup; do $(GO) test ./vault/ -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
+	for t in FuzzDecodeRecord FuzzDecodeHeader FuzzDecodeBackup FuzzSalvage; do $(GO) test ./vault/ -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
 	$(GO) test ./vault/internal/seal/ -run '^$$' -fuzz '^FuzzOpen$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./vault/internal/pagecheck/ -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZTIME)
+	for t in FuzzCheck FuzzScan; do $(GO) test ./vault/internal/pagecheck/ -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
 	$(GO) test ./quarantine/ -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./quarantine/guard/ -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime $(FUZZTIME)
+	for t in FuzzCheck FuzzFindHidden; do $(GO) test ./quarantine/guard/ -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
 	for t in FuzzDecodeVector FuzzStem; do $(GO) test ./app/recall/ -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
 	for t in FuzzAPI FuzzMCP; do $(GO) test ./app/server/ -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
 	ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) $(GO) test ./app/embed/ -run '^$$' -fuzz '^FuzzTokenize$$' -fuzztime $(FUZZTIME)
