@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"filippo.io/age"
 	"github.com/engram-app/engram/vault/internal/atomicfile"
@@ -100,33 +101,7 @@ func (v *Vault) Export(ctx context.Context, w io.Writer, passphrase []byte, opts
 	if err != nil {
 		return 0, fmt.Errorf("export: %w", err)
 	}
-	r, err := age.NewScryptRecipient(string(passphrase))
-	if err != nil {
-		return 0, fmt.Errorf("export: %w", err)
-	}
-	wf := opts.WorkFactor
-	if wf == 0 {
-		wf = DefaultBackupWorkFactor
-	}
-	r.SetWorkFactor(wf)
-	aw, err := age.Encrypt(w, r)
-	if err != nil {
-		return 0, fmt.Errorf("export: %w", err)
-	}
-	bw := bufio.NewWriter(aw)
-	enc := json.NewEncoder(bw)
-	if err := enc.Encode(backupHeader{Format: BackupFormat, VaultID: v.ID(), Created: v.now().UTC().Format("2006-01-02T15:04:05Z"), Memories: len(items)}); err != nil {
-		return 0, fmt.Errorf("export: %w", err)
-	}
-	for i := range items {
-		if err := enc.Encode(&items[i]); err != nil {
-			return 0, fmt.Errorf("export: %w", err)
-		}
-	}
-	if err := bw.Flush(); err != nil {
-		return 0, fmt.Errorf("export: %w", err)
-	}
-	if err := aw.Close(); err != nil {
+	if err := writeBackup(w, passphrase, opts, v.ID(), v.now(), items); err != nil {
 		return 0, fmt.Errorf("export: %w", err)
 	}
 	if err := v.appendAudit(AuditEntry{Action: ActionExport, Agent: a.agent(), Session: a.Session, Result: ResultOK, Count: len(items), Reason: a.Reason}); err != nil {
@@ -301,4 +276,36 @@ func checkItem(it *backupItem) error {
 		last = ver.Version
 	}
 	return nil
+}
+
+// writeBackup encrypts items to w in the backup format: an age file for
+// the passphrase, a header line, then one line per memory.
+func writeBackup(w io.Writer, passphrase []byte, opts BackupOptions, vaultID string, now time.Time, items []backupItem) error {
+	r, err := age.NewScryptRecipient(string(passphrase))
+	if err != nil {
+		return err
+	}
+	wf := opts.WorkFactor
+	if wf == 0 {
+		wf = DefaultBackupWorkFactor
+	}
+	r.SetWorkFactor(wf)
+	aw, err := age.Encrypt(w, r)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(aw)
+	enc := json.NewEncoder(bw)
+	if err := enc.Encode(backupHeader{Format: BackupFormat, VaultID: vaultID, Created: now.UTC().Format("2006-01-02T15:04:05Z"), Memories: len(items)}); err != nil {
+		return err
+	}
+	for i := range items {
+		if err := enc.Encode(&items[i]); err != nil {
+			return err
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	return aw.Close()
 }

@@ -1,7 +1,6 @@
 package vault
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -17,7 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"filippo.io/age"
 	"github.com/engram-app/engram/vault/internal/atomicfile"
 	"github.com/engram-app/engram/vault/internal/kdf"
 	"github.com/engram-app/engram/vault/internal/pagecheck"
@@ -265,7 +263,7 @@ func (s *Salvage) ExportFile(ctx context.Context, out string, passphrase []byte,
 		return nil, err
 	}
 	err = atomicfile.Write(out, 0o600, func(w io.Writer) error {
-		return s.writeBackup(w, passphrase, opts, items)
+		return writeBackup(w, passphrase, opts, s.ID(), s.now(), items)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("salvage: %w", err)
@@ -282,38 +280,6 @@ func sameFile(a, b string) bool {
 	sa, err1 := os.Stat(a)
 	sb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
-}
-
-// writeBackup writes items in the backup format Export writes.
-func (s *Salvage) writeBackup(w io.Writer, passphrase []byte, opts BackupOptions, items []backupItem) error {
-	r, err := age.NewScryptRecipient(string(passphrase))
-	if err != nil {
-		return err
-	}
-	wf := opts.WorkFactor
-	if wf == 0 {
-		wf = DefaultBackupWorkFactor
-	}
-	r.SetWorkFactor(wf)
-	aw, err := age.Encrypt(w, r)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(aw)
-	enc := json.NewEncoder(bw)
-	h := backupHeader{Format: BackupFormat, VaultID: s.ID(), Created: s.now().UTC().Format("2006-01-02T15:04:05Z"), Memories: len(items)}
-	if err := enc.Encode(h); err != nil {
-		return err
-	}
-	for i := range items {
-		if err := enc.Encode(&items[i]); err != nil {
-			return err
-		}
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	return aw.Close()
 }
 
 // salvaged is one memory record chosen for the backup.
