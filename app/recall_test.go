@@ -75,6 +75,9 @@ func TestRecallReadRules(t *testing.T) {
 	mustStore(t, s, claude, app.StoreInput{Content: "kiwi internal by claude"})
 	mustStore(t, s, cursor, app.StoreInput{Content: "kiwi internal by cursor"})
 	mustStore(t, s, cursor, app.StoreInput{Content: "kiwi public by cursor", Partition: vault.Public})
+	if err := s.WaitVectors(ctx); err != nil { // semantic recall below needs every vector
+		t.Fatal(err)
+	}
 
 	all := []string{"kiwi internal by claude", "kiwi internal by cursor", "kiwi internal by operator", "kiwi public by cursor", "kiwi public by operator", "kiwi sensitive by operator"}
 	tests := []struct {
