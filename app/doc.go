@@ -10,6 +10,8 @@
 //
 // With Options.Recall set, the service keeps a recall index (package
 // app/recall) current on every write and answers Recall under the same
-// read rules as Get; the non-sensitive memories' vectors are kept in the
-// vault so start-up does not embed them again.
+// read rules as Get. A write is indexed by keyword before it is answered;
+// its vector follows in the background (embedqueue.go). The non-sensitive
+// memories' vectors are kept in the vault so start-up does not embed them
+// again.
 package app
