@@ -28,6 +28,9 @@ func keyringUser(vaultID string) string { return "vault-key:" + vaultID }
 
 // Get returns the stored key for vaultID.
 func (OSKeyring) Get(vaultID string) ([]byte, error) {
+	if err := sessionBus(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrKeyringUnavailable, err)
+	}
 	s, err := keyring.Get(keyringService, keyringUser(vaultID))
 	if err != nil {
 		return nil, keyringErr(err)
@@ -42,11 +45,17 @@ func (OSKeyring) Get(vaultID string) ([]byte, error) {
 
 // Set stores key for vaultID.
 func (OSKeyring) Set(vaultID string, key []byte) error {
+	if err := sessionBus(); err != nil {
+		return fmt.Errorf("%w: %v", ErrKeyringUnavailable, err)
+	}
 	return keyringErr(keyring.Set(keyringService, keyringUser(vaultID), base64.StdEncoding.EncodeToString(key)))
 }
 
 // Delete removes the key for vaultID; deleting a missing key is not an error.
 func (OSKeyring) Delete(vaultID string) error {
+	if err := sessionBus(); err != nil {
+		return fmt.Errorf("%w: %v", ErrKeyringUnavailable, err)
+	}
 	err := keyringErr(keyring.Delete(keyringService, keyringUser(vaultID)))
 	if errors.Is(err, ErrNoKey) {
 		return nil

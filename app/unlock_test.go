@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -166,5 +167,25 @@ func TestOSKeyring(t *testing.T) {
 			t.Fatalf("after Unlock the keyring holds %x, %v; want the vault's key", got, err)
 		}
 		v.Lock()
+	}
+}
+
+// TestOSKeyringWithoutSessionBus: with no session bus address and no user
+// bus socket, the keyring is unavailable at once, and go-keyring is not
+// asked (its D-Bus library would start a dbus-launch daemon that
+// outlives the command).
+func TestOSKeyringWithoutSessionBus(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the Secret Service is reached over D-Bus on Linux")
+	}
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	ks := app.OSKeyring{}
+	_, err := ks.Get("any")
+	if !errors.Is(err, app.ErrKeyringUnavailable) || !strings.Contains(err.Error(), "no D-Bus session bus") {
+		t.Fatalf("Get = %v, want ErrKeyringUnavailable saying there is no session bus", err)
+	}
+	if err := ks.Set("any", make([]byte, 32)); !errors.Is(err, app.ErrKeyringUnavailable) {
+		t.Fatalf("Set = %v, want ErrKeyringUnavailable", err)
 	}
 }
