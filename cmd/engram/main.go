@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/engram-app/engram/app/cli"
+	_ "github.com/engram-app/engram/cmd/engram/internal/localeenv" // before Fyne's init
 	"github.com/engram-app/engram/ui"
 )
 
