@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"runtime/debug"
 	"time"
 
 	"github.com/engram-app/engram/app/recall"
@@ -161,12 +160,6 @@ func (s *Service) Reindex(ctx context.Context) error {
 	s.recallMu.Lock()
 	defer s.recallMu.Unlock()
 	model := s.recall.Model()
-	// The build allocates a few hundred bytes per memory that all stay
-	// live: collecting while the heap grows from nothing mostly scans
-	// what the build keeps. GOGC 200 while it runs spends that CPU on the
-	// build instead (BenchmarkStartup100k: ready 1.06 s instead of 1.35 s,
-	// the same peak RSS).
-	defer debug.SetGCPercent(debug.SetGCPercent(200))
 	// Memories are tokenised on the other cores while the vault decodes
 	// the next ones.
 	load := s.recall.NewLoader()
