@@ -1,9 +1,7 @@
 package benchreport
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -251,24 +249,6 @@ func latencies(ctx context.Context, n int) ([]latency, error) {
 	return out, nil
 }
 
-func readJSONL[T any](path string) ([]T, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []T
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		var x T
-		if err := json.Unmarshal(sc.Bytes(), &x); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		out = append(out, x)
-	}
-	return out, sc.Err()
-}
 
 // guardQuality runs the shipped guard over the development corpora.
 func guardQuality(dir string) ([]quality, error) {
@@ -278,7 +258,7 @@ func guardQuality(dir string) ([]quality, error) {
 	}
 	var out []quality
 	type labelled struct{ Text, Label string }
-	sec, err := readJSONL[labelled](filepath.Join(dir, "secrets-dev.jsonl"))
+	sec, err := eval.ReadJSONL[labelled](filepath.Join(dir, "secrets-dev.jsonl"))
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +288,7 @@ func guardQuality(dir string) ([]quality, error) {
 		Text  string
 		Spans []span
 	}
-	pii, err := readJSONL[piiRow](filepath.Join(dir, "pii-dev.jsonl"))
+	pii, err := eval.ReadJSONL[piiRow](filepath.Join(dir, "pii-dev.jsonl"))
 	if err != nil {
 		return nil, err
 	}
@@ -333,7 +313,7 @@ func guardQuality(dir string) ([]quality, error) {
 		out = append(out, quality{"PII recall: " + t, frac(found[t], total[t]), fmt.Sprintf("%d/%d spans", found[t], total[t])})
 	}
 
-	inj, err := readJSONL[labelled](filepath.Join(dir, "injection-dev.jsonl"))
+	inj, err := eval.ReadJSONL[labelled](filepath.Join(dir, "injection-dev.jsonl"))
 	if err != nil {
 		return nil, err
 	}

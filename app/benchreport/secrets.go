@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/engram-app/engram/app/recall/eval"
 	"github.com/engram-app/engram/quarantine/guard"
 	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/detect"
@@ -59,7 +60,7 @@ func anyChunk(text string, flags func(string) bool) bool {
 // minTime, for its throughput.
 func secretPeers(dir string, minTime time.Duration) ([]secretScan, int, error) {
 	type labelled struct{ Text, Label string }
-	rows, err := readJSONL[labelled](filepath.Join(dir, "secrets-dev.jsonl"))
+	rows, err := eval.ReadJSONL[labelled](filepath.Join(dir, "secrets-dev.jsonl"))
 	if err != nil {
 		return nil, 0, err
 	}

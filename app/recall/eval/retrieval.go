@@ -136,11 +136,11 @@ func Retrieval(ctx context.Context, o Options) (*Report, error) {
 			fmt.Fprintf(o.Log, format+"\n", args...)
 		}
 	}
-	docs, err := readJSONL[doc](o.Corpus)
+	docs, err := ReadJSONL[doc](o.Corpus)
 	if err != nil {
 		return nil, err
 	}
-	queries, err := readJSONL[query](o.Queries)
+	queries, err := ReadJSONL[query](o.Queries)
 	if err != nil {
 		return nil, err
 	}
@@ -384,7 +384,9 @@ func loadModel(dir string, need bool) (recall.Embedder, error) {
 	return nil, fmt.Errorf("semantic and hybrid modes need the USE Lite model (app/embed/fetch-model.sh): %w", errors.Join(errs...))
 }
 
-func readJSONL[T any](path string) ([]T, error) {
+// ReadJSONL reads one JSON value of type T per non-empty line of the file
+// at path; an error names the line.
+func ReadJSONL[T any](path string) ([]T, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

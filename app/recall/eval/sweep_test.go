@@ -29,11 +29,11 @@ func TestSweepSciFact(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := filepath.Join("..", "..", "..", "..", "shared", "eval", "search", "scifact")
-	docs, err := readJSONL[doc](filepath.Join(dir, "corpus.jsonl"))
+	docs, err := ReadJSONL[doc](filepath.Join(dir, "corpus.jsonl"))
 	if err != nil {
 		t.Skip(err)
 	}
-	queries, _ := readJSONL[query](filepath.Join(dir, "queries.jsonl"))
+	queries, _ := ReadJSONL[query](filepath.Join(dir, "queries.jsonl"))
 	qrels, err := readQrels(filepath.Join(dir, "qrels", "test.tsv"))
 	if err != nil {
 		t.Fatal(err)
