@@ -249,7 +249,6 @@ func latencies(ctx context.Context, n int) ([]latency, error) {
 	return out, nil
 }
 
-
 // guardQuality runs the shipped guard over the development corpora.
 func guardQuality(dir string) ([]quality, error) {
 	g, err := guard.New(guard.Policy{})
