@@ -139,12 +139,7 @@ func (x *vectorIndex) search(q []float32, k int, keep func(slot uint32) bool) []
 				out = append(out, match{c.slot, x.similarity(q, c.row)})
 			}
 		}
-		slices.SortFunc(out, func(a, b match) int {
-			if c := cmp.Compare(b.score, a.score); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.slot, b.slot)
-		})
+		slices.SortFunc(out, bestFirst)
 		if len(out) >= k || want >= n {
 			return out[:min(k, len(out))]
 		}
@@ -169,17 +164,20 @@ func (x *vectorIndex) searchSmall(q []float32, k int, keep func(slot uint32) boo
 				out = append(out, match{r.Value, x.similarity(q, x.first[r.Value])})
 			}
 		}
-		slices.SortStableFunc(out, func(a, b match) int {
-			if c := cmp.Compare(b.score, a.score); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.slot, b.slot)
-		})
+		slices.SortStableFunc(out, bestFirst)
 		if len(out) >= k || want >= n {
 			return out[:min(k, len(out))]
 		}
 		want = min(want*4, n)
 	}
+}
+
+// bestFirst orders matches by score, highest first, then by slot.
+func bestFirst(a, b match) int {
+	if c := cmp.Compare(b.score, a.score); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.slot, b.slot)
 }
 
 // similarity is the best cosine between q and the vectors of the slot
