@@ -157,7 +157,9 @@ func providerRuleList() []secretRule {
 		rule("wireguard", SecretPrivateKey, d, `(?i)\b(?:Private|Preshared)Key\s*=\s*([A-Za-z0-9+/]{42,43}=)`, 1, "privatekey", "presharedkey"),
 		rule("jwt", SecretJWT, d, `\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`, 0, "eyj"),
 		rule("pem-base64", SecretPrivateKey, d, `\bLS0tLS1CRUdJTi[A-Za-z0-9+/=]{40,}`, 0, "ls0tls1crudjti").with(isBase64PrivateKey),
-		rule("azure-devops-pat", api, d, `\b[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}\b`, 0, "azdo").with(func(v string) bool { return !sampleValue(v) }),
+		// Azure DevOps personal access tokens issued since 2024: 84 letters
+		// and digits with the fixed signature "AZDO" at offsets 76 to 79.
+		rule("azure-devops-pat", api, d, `\b[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}\b`, 0, "azdo").with(func(v string) bool { return notPlaceholder(v) && !sampleValue(v) }),
 		rule("vault-unseal", api, d, `(?i)\bunseal(?:\s+key(?:\s+\d+)?\s*:|)\s+([A-Za-z0-9+/]{43,44}=?)`, 1, "unseal"),
 	}
 }

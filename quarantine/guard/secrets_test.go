@@ -15,6 +15,14 @@ func newTestGuard(t testing.TB, p Policy) *Guard {
 }
 
 // Test values below are made up for these tests; none is a live credential.
+// The two below were drawn at random in each provider's alphabet.
+const (
+	// Okta API token: "00" and 40 characters of [A-Za-z0-9_-].
+	oktaToken = "00GOQ35dKp26URmJsmtvIG3TpLhZ9LvzVxJl8GBzES"
+	// Azure DevOps PAT since 2024: 76 letters and digits, "AZDO", 4 more.
+	azdoToken = "2E11qIeof67j0zYIZrfH1rPCD8a5qz2eP5I13BIwNmC7A2Otx09cDUz1BnThgn6vkYIIa8uqt1hNAZDO9sFw"
+)
+
 func TestSecretRedaction(t *testing.T) {
 	g := newTestGuard(t, Policy{})
 	tests := []struct {
@@ -70,6 +78,17 @@ func TestSecretRedaction(t *testing.T) {
 		{"netrc", "machine api.example.com login bob password s3cr3tpw", "machine api.example.com login bob password [SECRET_REDACTED]", LevelProbable},
 		{"okta token near its name", "variable \"okta_token\" {\n  default = \"00Q7rZ5xK2m4N8p3WtY6uB9cD1eF4gH7jK0lM2nP4q\"\n}", "variable \"okta_token\" {\n  default = \"[API_KEY_REDACTED]\"\n}", LevelProbable},
 		{"okta sample is possible", "okta: 00Q7rZ5xK2-ABCDEFGHIJKL-p3WtY6uB9cD1eF4gH7j", "okta: 00Q7rZ5xK2-ABCDEFGHIJKL-p3WtY6uB9cD1eF4gH7j", LevelPossible},
+		{"okta token in an SSWS header", "Authorization: SSWS " + oktaToken, "Authorization: SSWS [TOKEN_REDACTED]", LevelProbable},
+		{"okta org url then token", "orgUrl: https://dev-4181.okta.com\nadmin api = " + oktaToken, "orgUrl: https://dev-4181.okta.com\nadmin api = [API_KEY_REDACTED]", LevelProbable},
+		{"okta-shaped token without okta", "export API=" + oktaToken, "export API=" + oktaToken, LevelPossible},
+		{"okta too far away", "okta " + strings.Repeat("and then some words ", 5) + oktaToken, "okta " + strings.Repeat("and then some words ", 5) + oktaToken, LevelPossible},
+		{"okta token one character long", "okta: " + oktaToken + "x", "okta: " + oktaToken + "x", LevelPossible},
+		{"okta filler", "okta_api_token: 00" + strings.Repeat("0", 40), "okta_api_token: 00" + strings.Repeat("0", 40), ""},
+		{"azdo pat", "PAT for the nightly pipeline: " + azdoToken, "PAT for the nightly pipeline: [API_KEY_REDACTED]", LevelDefinite},
+		{"azdo pat in a url", "https://" + azdoToken + "@dev.azure.com/contoso/_git/web", "https://[API_KEY_REDACTED]@dev.azure.com/contoso/_git/web", LevelDefinite},
+		{"azdo signature misplaced", "x " + azdoToken[1:] + "Q", "x " + azdoToken[1:] + "Q", LevelPossible},
+		{"azdo one character long", "x Q" + azdoToken, "x Q" + azdoToken, LevelPossible},
+		{"azdo filler", "pat: " + strings.Repeat("a", 76) + "AZDOaaaa", "pat: " + strings.Repeat("a", 76) + "AZDOaaaa", ""},
 		{"postmark uuid", `postmark: "3f2b6c1e-8d4a-4b7e-9c2d-1a5e6f7b8c9d"`, `postmark: "[API_KEY_REDACTED]"`, LevelProbable},
 		{"codeclimate reporter", "CC_TEST_REPORTER_ID: " + strings.Repeat("9f1bc382", 8), "CC_TEST_REPORTER_ID: [API_KEY_REDACTED]", LevelProbable},
 		{"twitter key", `TWITTER_ID: "Q7rZ5xK2m4N8p3WtY6uB"`, `TWITTER_ID: "[API_KEY_REDACTED]"`, LevelProbable},
