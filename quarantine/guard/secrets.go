@@ -172,7 +172,7 @@ func probableRules() []secretRule {
 	minRun := map[string]int{"vault-legacy": 26, "k8s-bootstrap": 23, "azure-storage": 20, "thingsboard": 20,
 		"pwhash-md5": 22, "pwhash-bcrypt": 53, "pwhash-sha": 43, "pwhash-scrypt": 43, "krb5": 40, "token-word": 16,
 		"vault-long": 80, "quoted-pair": 16, "okta": 42, "postmark": 36, "codeclimate": 64, "twitter": 18,
-		"jenkins-crumb": 32, "jenkins-setup": 32}
+		"jenkins-crumb": 32, "jenkins-setup": 32, "azure-devops-pat-old": 52, "azure-devops-pat-old-after": 52}
 	for i := range rs {
 		rs[i].minRun = minRun[rs[i].id]
 	}
@@ -215,6 +215,14 @@ func probableRuleList() []secretRule {
 		// Okta API tokens: "00" and 40 token characters, within a line or two
 		// of the name.
 		rule("okta", SecretAPIKey, p, `(?is)okta.{0,80}?\b(00[A-Za-z0-9_\-]{40})(?:[^A-Za-z0-9_\-]|$)`, 1, "okta").with(func(v string) bool { return randomLooking(v) && !sampleValue(v) }),
+		// Azure DevOps personal access tokens in the format issued before
+		// 2024: 52 characters of lower-case base32 (a 256-bit key), with no
+		// prefix of their own, so only taken within 80 characters of an Azure
+		// DevOps name or host, before the token or after it (a clone URL
+		// puts the token before the host: https://<token>@dev.azure.com/).
+		// Assignments to a "pat" or "token" name are found without these.
+		rule("azure-devops-pat-old", SecretAPIKey, p, `(?is)(?:`+adoContext+`).{0,80}?\b([a-z2-7]{52})\b`, 1, adoKeywords...).with(adoOldPAT),
+		rule("azure-devops-pat-old-after", SecretAPIKey, p, `(?is)\b([a-z2-7]{52})\b.{0,80}?(?:`+adoContext+`)`, 1, adoKeywords...).with(adoOldPAT),
 		// Postmark server and account tokens are UUIDs.
 		rule("postmark", SecretAPIKey, p, `(?i)postmark[A-Za-z0-9_\-]*["']?\s*[:=]\s*["']?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b`, 1, "postmark"),
 		// Code Climate test reporter IDs and repository tokens: 64 hex digits.
@@ -228,6 +236,20 @@ func probableRuleList() []secretRule {
 		rule("jenkins-setup", SecretPassword, p, `(?i)password to proceed to installation:\s*([0-9a-f]{32})\b`, 1, "proceed to installation"),
 		rule("quoted-pair", SecretAPIKey, p, `(?i)(?:^|["'\s(])[A-Za-z0-9_.\-]{0,40}(?:pass|pwd|secret|token|key|login|auth|credential)[A-Za-z0-9_.\-]{0,40}["']\s*,\s*["']\\?"?([A-Za-z0-9_\-+/=.~]{16,})`, 1, "pass", "pwd", "secret", "token", "key", "login", "auth", "credential").with(randomLooking),
 	}
+}
+
+// adoContext names Azure DevOps: the product, its hosts, and the "ADO" and
+// "VSTS" abbreviations as words ("ADO_PAT", "vsts feed"). adoKeywords is its
+// prefilter.
+const adoContext = `devops|dev\.azure\.com|visualstudio\.com|\bvsts(?:\b|_)|\bado(?:\b|_)`
+
+var adoKeywords = []string{"devops", "dev.azure.com", "visualstudio.com", "vsts", "ado"}
+
+// adoOldPAT vets a 52-character base32 run found next to an Azure DevOps
+// name. A random 256-bit key in base32 has a digit (2 to 7) in all but about
+// two in 100,000 cases; a run of letters only is a word or a name.
+func adoOldPAT(v string) bool {
+	return randomLooking(v) && !sampleValue(v)
 }
 
 // assignRe finds "name = value" and its relatives (":", "=>", ":=", "==",

@@ -15,12 +15,14 @@ func newTestGuard(t testing.TB, p Policy) *Guard {
 }
 
 // Test values below are made up for these tests; none is a live credential.
-// The two below were drawn at random in each provider's alphabet.
+// The three below were drawn at random in each provider's alphabet.
 const (
 	// Okta API token: "00" and 40 characters of [A-Za-z0-9_-].
 	oktaToken = "00GOQ35dKp26URmJsmtvIG3TpLhZ9LvzVxJl8GBzES"
 	// Azure DevOps PAT since 2024: 76 letters and digits, "AZDO", 4 more.
 	azdoToken = "2E11qIeof67j0zYIZrfH1rPCD8a5qz2eP5I13BIwNmC7A2Otx09cDUz1BnThgn6vkYIIa8uqt1hNAZDO9sFw"
+	// Azure DevOps PAT before 2024: 52 characters of lower-case base32.
+	adoOldToken = "zfn7ks2bcihrn2nq73hvmehlpqtc3dovj26omonoi7esbm3zbrsc"
 )
 
 func TestSecretRedaction(t *testing.T) {
@@ -89,6 +91,15 @@ func TestSecretRedaction(t *testing.T) {
 		{"azdo signature misplaced", "x " + azdoToken[1:] + "Q", "x " + azdoToken[1:] + "Q", LevelPossible},
 		{"azdo one character long", "x Q" + azdoToken, "x Q" + azdoToken, LevelPossible},
 		{"azdo filler", "pat: " + strings.Repeat("a", 76) + "AZDOaaaa", "pat: " + strings.Repeat("a", 76) + "AZDOaaaa", ""},
+		{"old ado pat in a clone url", "git clone https://" + adoOldToken + "@dev.azure.com/contoso/web/_git/web", "git clone https://[API_KEY_REDACTED]@dev.azure.com/contoso/web/_git/web", LevelProbable},
+		{"old ado pat piped to az devops", "echo " + adoOldToken + " | az devops login --org https://dev.azure.com/contoso", "echo [API_KEY_REDACTED] | az devops login --org https://dev.azure.com/contoso", LevelProbable},
+		{"old ado pat after ADO", "ADO (expires in June):\n" + adoOldToken, "ADO (expires in June):\n[API_KEY_REDACTED]", LevelProbable},
+		{"old ado pat after vsts host", "feed https://contoso.pkgs.visualstudio.com/_packaging, key " + adoOldToken, "feed https://contoso.pkgs.visualstudio.com/_packaging, key [API_KEY_REDACTED]", LevelProbable},
+		{"base32 without ado", "onion service key " + adoOldToken, "onion service key " + adoOldToken, LevelPossible},
+		{"base32 next to shadow", "shadow copy " + adoOldToken, "shadow copy " + adoOldToken, LevelPossible},
+		{"letters only next to devops", "devops " + strings.Repeat("pipelinestage", 4), "devops " + strings.Repeat("pipelinestage", 4), ""},
+		{"base32 too long for ado", "devops " + adoOldToken + "abcd", "devops " + adoOldToken + "abcd", LevelPossible},
+		{"ado sample", "Azure DevOps PAT: abcdefghij" + adoOldToken[10:], "Azure DevOps PAT: abcdefghij" + adoOldToken[10:], LevelPossible},
 		{"postmark uuid", `postmark: "3f2b6c1e-8d4a-4b7e-9c2d-1a5e6f7b8c9d"`, `postmark: "[API_KEY_REDACTED]"`, LevelProbable},
 		{"codeclimate reporter", "CC_TEST_REPORTER_ID: " + strings.Repeat("9f1bc382", 8), "CC_TEST_REPORTER_ID: [API_KEY_REDACTED]", LevelProbable},
 		{"twitter key", `TWITTER_ID: "Q7rZ5xK2m4N8p3WtY6uB"`, `TWITTER_ID: "[API_KEY_REDACTED]"`, LevelProbable},
