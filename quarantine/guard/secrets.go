@@ -192,6 +192,13 @@ func probableRuleList() []secretRule {
 		rule("cli-password", SecretPassword, p, `(?i)(?:^|\s)--?(?:password|passwd|pass|secret|api-?key|token|[a-z\-]*-token|[a-z\-]*-password|[a-z\-]*-secret|apikey)=["']?([^\s"']{4,})`, 1, "pass", "secret", "api", "token").with(notPlaceholder),
 		// With a space, "--token flag" is prose: the value must look like one.
 		rule("cli-password-space", SecretPassword, p, `(?i)(?:^|\s)--?(?:password|passwd|pass|secret|api-?key|token|[a-z\-]*-token|[a-z\-]*-password|[a-z\-]*-secret|apikey) ["']?([^\s"']{4,})`, 1, "pass", "secret", "api", "token").with(func(v string) bool { return notPlaceholder(v) && mixedToken(v) }),
+		// PowerShell's ConvertTo-SecureString takes its string argument as
+		// the plain text of a password when given -AsPlainText, and otherwise
+		// as an encrypted standard string, a DPAPI- or key-protected
+		// password: a quoted literal is credential material either way.
+		// Variables ("$password") are references, not secrets.
+		rule("securestring", SecretPassword, p, `(?i)\bConvertTo-SecureString\s+(?:-(?:AsPlainText|Force)\s+)*(?:-String\s+)?["']([^"'\n]{4,200})["']`, 1, "convertto-securestring").with(notPlaceholder),
+		rule("securestring-pipe", SecretPassword, p, `(?i)["']([^"'\n]{4,200})["']\s*\|\s*ConvertTo-SecureString\b`, 1, "convertto-securestring").with(notPlaceholder),
 		rule("credential-call", SecretPassword, p, `(?:NetworkCredential|DirectoryEntry|PasswordAuthentication|UsernamePasswordCredentials?)\(\s*(?:"[^"\n]*"\s*,\s*)?"[^"\n]*"\s*,\s*"([^"\n]{3,})"`, 1, "credential", "directoryentry", "passwordauthentication"),
 		rule("xml-keyvalue", SecretPassword, p, `(?i)key\s*=\s*"[^"\n]*(?:password|secret|token|apikey|api_key)[^"\n]*"\s+value\s*=\s*"([^"\n]{3,})"`, 1, "value").with(notPlaceholder),
 		rule("password-prose", SecretPassword, p, `(?i)\bpass(?:word|phrase|wd)?\b[^\n.;]{0,40}?\bis\s*:?\s*["'\x60]([^"'\x60\n]{3,64})["'\x60]`, 1, "pass").with(notPlaceholder),
