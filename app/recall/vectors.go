@@ -115,61 +115,55 @@ type match struct {
 }
 
 // search returns up to k slots for which keep is true, most similar to
-// the unit vector q first. It ranks more than k when tombstones or keep
-// may discard some, four times more each round until it has k or has seen
-// everything.
+// the unit vector q first. keep may reject most slots (an agent that reads
+// only its own memories): the int8 scan then asks it about each slot that
+// would enter its shortlist, so one pass finds the k best it accepts.
 func (x *vectorIndex) search(q []float32, k int, keep func(slot uint32) bool) []match {
 	n := len(x.rows)
 	if k <= 0 || n == 0 || len(q) != x.dim {
 		return nil
 	}
 	if x.small != nil {
-		return x.searchSmall(q, k, keep)
+		if out, ok := x.searchSmall(q, k, keep); ok {
+			return out
+		}
 	}
+	// The candidates: the best by the int8 scan, with a margin for its
+	// error, ranked again in float32.
 	qc := make([]int16, x.dim)
 	quantiseQuery(qc, q)
-	want := min(k+x.dead, n)
-	for {
-		// The candidates: the best by the int8 scan, with a margin for
-		// its error, ranked again in float32.
-		cand := x.scan(qc, min(2*want+16, n))
-		out := make([]match, 0, len(cand))
-		for _, c := range cand {
-			if keep(c.slot) {
-				out = append(out, match{c.slot, x.similarity(q, c.row)})
-			}
-		}
-		slices.SortFunc(out, bestFirst)
-		if len(out) >= k || want >= n {
-			return out[:min(k, len(out))]
-		}
-		want = min(want*4, n)
+	cand := x.scan(qc, min(2*k+16, n), keep)
+	out := make([]match, 0, len(cand))
+	for _, c := range cand {
+		out = append(out, match{c.slot, x.similarity(q, c.row)})
 	}
+	slices.SortFunc(out, bestFirst)
+	return out[:min(k, len(out))]
 }
 
 // searchSmall is search with kelindar/search: its results are rows, so a
-// slot with several chunks counts once, with its best.
-func (x *vectorIndex) searchSmall(q []float32, k int, keep func(slot uint32) bool) []match {
+// slot with several chunks counts once, with its best. It asks for k rows
+// and as many as there are tombstones; ok is false when keep rejected too
+// many of them, and the filtering int8 scan must answer instead.
+func (x *vectorIndex) searchSmall(q []float32, k int, keep func(slot uint32) bool) (out []match, ok bool) {
 	n := len(x.rows)
 	want := min(k+x.dead, n)
-	for {
-		res := x.small.Search(slices.Clone(q), want) // Search normalises in place
-		out := make([]match, 0, k)
-		seen := map[uint32]bool{}
-		for _, r := range res {
-			if !seen[r.Value] && keep(r.Value) {
-				seen[r.Value] = true
-				// The same float32 similarity as the int8 path's re-ranking,
-				// so results do not depend on the index's size.
-				out = append(out, match{r.Value, x.similarity(q, x.first[r.Value])})
-			}
+	res := x.small.Search(slices.Clone(q), want) // Search normalises in place
+	out = make([]match, 0, k)
+	seen := map[uint32]bool{}
+	for _, r := range res {
+		if !seen[r.Value] && keep(r.Value) {
+			seen[r.Value] = true
+			// The same float32 similarity as the int8 path's re-ranking,
+			// so results do not depend on the index's size.
+			out = append(out, match{r.Value, x.similarity(q, x.first[r.Value])})
 		}
-		slices.SortStableFunc(out, bestFirst)
-		if len(out) >= k || want >= n {
-			return out[:min(k, len(out))]
-		}
-		want = min(want*4, n)
 	}
+	if len(out) < k && want < n {
+		return nil, false
+	}
+	slices.SortStableFunc(out, bestFirst)
+	return out[:min(k, len(out))], true
 }
 
 // bestFirst orders matches by score, highest first, then by slot.
@@ -219,22 +213,24 @@ type candidate struct {
 // cores: below it, starting goroutines costs more than it saves.
 const scanParallelRows = 16 << 10
 
-// scan returns the m slots with the best approximate similarity to the
-// quantised query, in no particular order.
-func (x *vectorIndex) scan(qc []int16, m int) []candidate {
+// scan returns the m slots that keep accepts with the best approximate
+// similarity to the quantised query, in no particular order. keep is
+// called only for slots that would make the shortlist, and from several
+// goroutines at once on a large index.
+func (x *vectorIndex) scan(qc []int16, m int, keep func(slot uint32) bool) []candidate {
 	n := len(x.rows)
 	parts := 1
 	if n >= scanParallelRows {
 		parts = min(runtime.GOMAXPROCS(0), n/(scanParallelRows/2))
 	}
 	if parts <= 1 {
-		return x.scanRange(qc, m, 0, n)
+		return x.scanRange(qc, m, 0, n, keep)
 	}
 	res := make([][]candidate, parts)
 	var wg sync.WaitGroup
 	for p := range parts {
 		lo, hi := x.split(n*p/parts), x.split(n*(p+1)/parts)
-		wg.Go(func() { res[p] = x.scanRange(qc, m, lo, hi) })
+		wg.Go(func() { res[p] = x.scanRange(qc, m, lo, hi, keep) })
 	}
 	wg.Wait()
 	all := slices.Concat(res...)
@@ -253,7 +249,7 @@ func (x *vectorIndex) split(row int) int {
 
 // scanRange is scan over rows [lo, hi), which start and end at slot
 // boundaries.
-func (x *vectorIndex) scanRange(qc []int16, m, lo, hi int) []candidate {
+func (x *vectorIndex) scanRange(qc []int16, m, lo, hi int, keep func(slot uint32) bool) []candidate {
 	const block = 256
 	var dots [block]int32
 	h := make(candHeap, 0, m)
@@ -266,7 +262,7 @@ func (x *vectorIndex) scanRange(qc []int16, m, lo, hi int) []candidate {
 			s := float32(d) * x.scale[r]
 			if slot := x.rows[r]; cur.row < 0 || slot != cur.slot {
 				if cur.row >= 0 {
-					h.offer(cur, m)
+					h.offer(cur, m, keep)
 				}
 				cur = candidate{s, slot, r}
 			} else {
@@ -275,7 +271,7 @@ func (x *vectorIndex) scanRange(qc []int16, m, lo, hi int) []candidate {
 		}
 	}
 	if cur.row >= 0 {
-		h.offer(cur, m)
+		h.offer(cur, m, keep)
 	}
 	return h
 }
@@ -283,10 +279,13 @@ func (x *vectorIndex) scanRange(qc []int16, m, lo, hi int) []candidate {
 // candHeap is a min-heap on approx of at most m candidates.
 type candHeap []candidate
 
-// offer adds c if the heap has fewer than m candidates or c beats the
-// worst of them.
-func (h *candHeap) offer(c candidate, m int) {
+// offer adds c if keep accepts its slot and the heap has fewer than m
+// candidates or c beats the worst of them. keep is asked last.
+func (h *candHeap) offer(c candidate, m int, keep func(slot uint32) bool) {
 	s := *h
+	if len(s) == m && c.approx <= s[0].approx || keep != nil && !keep(c.slot) {
+		return
+	}
 	if len(s) < m {
 		s = append(s, c)
 		for i := len(s) - 1; i > 0; {
@@ -298,9 +297,6 @@ func (h *candHeap) offer(c candidate, m int) {
 			i = p
 		}
 		*h = s
-		return
-	}
-	if c.approx <= s[0].approx {
 		return
 	}
 	s[0] = c

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -47,25 +48,44 @@ func TestVectorSearchExact(t *testing.T) {
 			}
 			x.add(uint32(s), vecs[s])
 		}
-		keep := func(s uint32) bool { return s%5 != 0 }
-		for range 5 {
-			q := randUnit(r, dim)
-			var want []match
-			for s, v := range vecs {
-				if keep(uint32(s)) {
-					want = append(want, match{uint32(s), float64(bestDot(q, v))})
+		filters := map[string]func(uint32) bool{
+			"most": func(s uint32) bool { return s%5 != 0 },
+			"few":  func(s uint32) bool { return s%97 == 3 }, // an agent that reads only its own
+		}
+		for name, accept := range filters {
+			calls := 0
+			var mu sync.Mutex // the parallel scan asks from several goroutines
+			keep := func(s uint32) bool {
+				mu.Lock()
+				calls++
+				mu.Unlock()
+				return accept(s)
+			}
+			for range 5 {
+				q := randUnit(r, dim)
+				var want []match
+				for s, v := range vecs {
+					if accept(uint32(s)) {
+						want = append(want, match{uint32(s), float64(bestDot(q, v))})
+					}
 				}
-			}
-			slices.SortFunc(want, func(a, b match) int { return cmp.Compare(b.score, a.score) })
-			k := min(20, len(want))
-			got := x.search(q, k, keep)
-			if len(got) != k {
-				t.Fatalf("n %d: %d results, want %d", n, len(got), k)
-			}
-			for i := range got {
-				if got[i].slot != want[i].slot || got[i].score != want[i].score {
-					t.Errorf("n %d: result %d = %v, want %v", n, i, got[i], want[i])
-					break
+				slices.SortFunc(want, func(a, b match) int { return cmp.Compare(b.score, a.score) })
+				k := min(20, len(want))
+				calls = 0
+				got := x.search(q, k, keep)
+				if len(got) != k {
+					t.Fatalf("n %d, %s: %d results, want %d", n, name, len(got), k)
+				}
+				for i := range got {
+					if got[i].slot != want[i].slot || got[i].score != want[i].score {
+						t.Errorf("n %d, %s: result %d = %v, want %v", n, name, i, got[i], want[i])
+						break
+					}
+				}
+				// One pass over the slots, however few keep accepts: at most
+				// one question per slot, after the small index's first k.
+				if calls > n+k {
+					t.Errorf("n %d, %s: keep asked %d times for %d slots", n, name, calls, n)
 				}
 			}
 		}
