@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"errors"
+	"os"
+	"runtime"
 	"sync"
 
 	"github.com/engram-app/engram/app/embed"
@@ -79,7 +81,7 @@ func (s *Service) drainEmbeds(ctx context.Context, idle chan struct{}) {
 			texts[i] = m.content
 		}
 		model := s.recall.Model()
-		got, err := s.recall.EmbedDocs(embed.Background(ctx), texts) // one core: the others answer requests
+		got, err := s.recall.EmbedDocs(s.embedContext(ctx), texts)
 		if err != nil {
 			if !errors.Is(err, context.Canceled) {
 				s.log.Error("recall: embed", "err", err, "memories", len(batch))
@@ -94,6 +96,32 @@ func (s *Service) drainEmbeds(ctx context.Context, idle chan struct{}) {
 		}
 		s.storeVectors(blobs)
 	}
+}
+
+// embedContext marks ctx for the embedding of written memories: on one
+// core, the others answering requests, and on an idle-priority thread with
+// Options.IdleEmbedding.
+func (s *Service) embedContext(ctx context.Context) context.Context {
+	if s.idleEmbedding {
+		return embed.Idle(ctx)
+	}
+	return embed.Background(ctx)
+}
+
+var spareProc sync.Once
+
+// SpareProc gives the Go scheduler one P more than it has (GOMAXPROCS
+// defaults to the number of cores), once per process, unless the
+// GOMAXPROCS environment variable sets it. With Options.IdleEmbedding the
+// embedding thread holds a P even while the kernel keeps it waiting for an
+// idle core; the spare P keeps every core available to requests. The
+// long-running processes (the desktop app, engram serve) call it.
+func SpareProc() {
+	spareProc.Do(func() {
+		if os.Getenv("GOMAXPROCS") == "" {
+			runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
+		}
+	})
 }
 
 // WaitVectors waits until every memory written so far has its vector (or

@@ -98,6 +98,8 @@ type Service struct {
 	recall *recall.Engine // nil: recall is off
 
 	conflicts ConflictStrategy
+	// idleEmbedding: see Options.IdleEmbedding.
+	idleEmbedding bool
 	// recallMu orders index rebuilds and the loading and dropping of
 	// sensitive memories; sensitiveIndexed says they are in the index.
 	recallMu         sync.Mutex
@@ -141,6 +143,13 @@ type Options struct {
 	// Conflicts is how a write that contradicts an earlier memory is
 	// resolved; empty means ResolveTrust.
 	Conflicts ConflictStrategy
+	// IdleEmbedding embeds newly written memories on a thread the kernel
+	// runs only when a core is otherwise idle (embed.Idle), so that agents'
+	// requests do not wait behind it; their vectors may then wait while
+	// the machine is busy (recall finds them by keyword meanwhile). Such a
+	// thread still holds one of the Go scheduler's Ps while the kernel
+	// holds it back: a process that sets it should call SpareProc.
+	IdleEmbedding bool
 }
 
 // New returns a service over an open vault. It fails for an invalid guard
@@ -164,7 +173,7 @@ func New(v *vault.Vault, o Options) (*Service, error) {
 		return nil, fmt.Errorf("conflict strategy %q: want trust, recency, confidence or ask", o.Conflicts)
 	}
 	s := &Service{v: v, log: o.Log, guard: g, policy: o.Guard, now: o.Now, sessions: map[string]*session{}, recall: o.Recall,
-		indexed: make(chan struct{}), conflicts: o.Conflicts}
+		indexed: make(chan struct{}), conflicts: o.Conflicts, idleEmbedding: o.IdleEmbedding}
 	if !o.IndexInBackground {
 		defer close(s.indexed)
 		if err := s.Reindex(context.Background()); err != nil {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 )
 
 // Embedder turns texts into vectors whose cosine similarity reflects how
@@ -94,5 +95,43 @@ func Background(ctx context.Context) context.Context {
 
 func background(ctx context.Context) bool {
 	b, _ := ctx.Value(backgroundKey{}).(bool)
+	return b || idle(ctx)
+}
+
+type idleKey struct{}
+
+// Idle marks ctx as background work that may wait for an idle CPU: [USE]
+// runs it on one OS thread of the lowest scheduling class (SCHED_IDLE on
+// Linux, normal priority elsewhere), which the kernel runs only when no
+// other thread wants a core. It implies [Background].
+//
+// A thread so demoted still holds one of the Go scheduler's Ps while the
+// kernel holds it back, so a process using Idle should run with
+// GOMAXPROCS above the number of cores.
+func Idle(ctx context.Context) context.Context {
+	return context.WithValue(ctx, idleKey{}, true)
+}
+
+func idle(ctx context.Context) bool {
+	b, _ := ctx.Value(idleKey{}).(bool)
 	return b
+}
+
+// onIdleThread runs f on a new goroutine locked to its own OS thread,
+// demoted by idleThread. The goroutine ends without unlocking, so the
+// demoted thread ends with it and never runs other goroutines.
+func onIdleThread(f func() ([][]float32, error)) ([][]float32, error) {
+	type result struct {
+		v   [][]float32
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread()
+		_ = idleThread() // if the kernel refuses, the work runs at normal priority
+		v, err := f()
+		done <- result{v, err}
+	}()
+	r := <-done
+	return r.v, r.err
 }

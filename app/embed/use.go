@@ -223,6 +223,17 @@ func (u *USE) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("embed: %w", err)
 	}
+	if background(ctx) && idle(ctx) {
+		return onIdleThread(func() ([][]float32, error) { return u.embed(ctx, texts, 1) })
+	}
+	workers := min(runtime.GOMAXPROCS(0), runtime.NumCPU())
+	if background(ctx) {
+		workers = 1
+	}
+	return u.embed(ctx, texts, workers)
+}
+
+func (u *USE) embed(ctx context.Context, texts []string, workers int) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	backing := make([]float32, len(texts)*u.useDim)
 	for i := range out {
@@ -230,10 +241,7 @@ func (u *USE) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	}
 	w := u.scratch.Get().(*work)
 	defer u.scratch.Put(w)
-	w.workers = runtime.GOMAXPROCS(0)
-	if background(ctx) {
-		w.workers = 1
-	}
+	w.workers = workers
 
 	// Group texts into chunks of at most maxChunk tokens per forward pass.
 	w.ids = w.ids[:0]

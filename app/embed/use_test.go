@@ -397,16 +397,18 @@ func TestUSEBackground(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := u.Embed(Background(ctx), texts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range want {
-		if !slices.Equal(got[i], want[i]) {
-			t.Errorf("text %d: background vector differs from the foreground one", i)
+	for name, bg := range map[string]context.Context{"Background": Background(ctx), "Idle": Idle(ctx)} {
+		got, err := u.Embed(bg, texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			if !slices.Equal(got[i], want[i]) {
+				t.Errorf("%s: text %d: vector differs from the foreground one", name, i)
+			}
 		}
 	}
-	if !background(Background(ctx)) || background(ctx) {
-		t.Error("Background does not mark its context, or an unmarked one reads as marked")
+	if !background(Background(ctx)) || !background(Idle(ctx)) || idle(Background(ctx)) || background(ctx) {
+		t.Error("Background or Idle marks its context wrongly, or an unmarked one reads as marked")
 	}
 }

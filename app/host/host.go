@@ -161,7 +161,8 @@ func newHost(cfg Config, v *vault.Vault) (*Host, error) {
 	if warn != "" {
 		h.Warnings = append(h.Warnings, warn)
 	}
-	svc, err := app.New(v, app.Options{Log: cfg.Log, Guard: h.settings.GuardPolicy(), Now: cfg.Now, Recall: engine, IndexInBackground: true, Conflicts: h.settings.Conflicts})
+	app.SpareProc()
+	svc, err := app.New(v, app.Options{Log: cfg.Log, Guard: h.settings.GuardPolicy(), Now: cfg.Now, Recall: engine, IndexInBackground: true, Conflicts: h.settings.Conflicts, IdleEmbedding: true})
 	if err != nil {
 		v.Close()
 		return nil, err

@@ -24,7 +24,8 @@ import (
 )
 
 // BenchmarkLoad drives 20 agents over real HTTP against the service as
-// `engram serve` runs it: a vault that fsyncs every commit, the recall
+// `engram serve` runs it: a vault that fsyncs every commit, embedding at
+// idle priority with a spare P (app.SpareProc), the recall
 // index with its duplicate and conflict checks on every store, and the
 // built-in embedder when its model is present (ENGRAM_MODEL_DIR, else
 // .cache/model/use-lite; without it the run is keyword-only and says so).
@@ -92,7 +93,8 @@ func loadEmbedder(b *testing.B) recall.Embedder {
 func newLoadEnv(b *testing.B, agents, prefill int) *loadEnv {
 	v, _ := vaulttest.New(b)
 	emb := loadEmbedder(b)
-	svc, err := app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(emb))})
+	app.SpareProc() // as engram serve runs
+	svc, err := app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(emb)), IdleEmbedding: true})
 	if err != nil {
 		b.Fatal(err)
 	}
