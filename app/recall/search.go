@@ -133,6 +133,24 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	useVec = useVec && usable(qvec)
 	terms := Terms(nil, q.Text)
 
+	hits, err := e.gather(q, mode, terms, qvec, useKw, useVec)
+	if err != nil {
+		return Result{}, err
+	}
+	out := make([]Hit, 0, len(hits))
+	for _, h := range hits {
+		h.Score = h.Relevance * h.Doc.Confidence * trustWeight(h.Doc.Trust) * e.recency(h.Doc.Created, q.Now)
+		out = append(out, *h)
+	}
+	slices.SortFunc(out, byScore)
+	return e.limit(out, q.Limit), nil
+}
+
+// gather finds the candidates of a search under the read lock: each
+// index's list, fused in hybrid mode, as hits holding copies of their
+// documents, so that scoring, sorting and the limits run without the lock
+// and do not hold up writers.
+func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useKw, useVec bool) (map[uint32]*Hit, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if q.MaxTerms > 0 {
@@ -140,7 +158,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	if d := e.vec.dim; useVec && d != 0 && len(qvec) != d {
 		if len(qvec)%d != 0 {
-			return Result{}, fmt.Errorf("%w: query dimension %d, want %d", ErrVector, len(qvec), d)
+			return nil, fmt.Errorf("%w: query dimension %d, want %d", ErrVector, len(qvec), d)
 		}
 		// A memory's chunk vectors from EmbedDocs, as the duplicate check
 		// passes them: the memory's mean vector is the query.
@@ -195,13 +213,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	if mode == Hybrid {
 		e.fuse(hits, acc, unitQ, kwList, vecList)
 	}
-	out := make([]Hit, 0, len(hits))
-	for _, h := range hits {
-		h.Score = h.Relevance * h.Doc.Confidence * trustWeight(h.Doc.Trust) * e.recency(h.Doc.Created, q.Now)
-		out = append(out, *h)
-	}
-	slices.SortFunc(out, byScore)
-	return e.limit(out, q.Limit), nil
+	return hits, nil
 }
 
 // recency is the boost factor 1 + w × 2^(-age/halfLife).
