@@ -14,6 +14,7 @@ import (
 
 	"github.com/engram-app/engram/app/embed"
 	"github.com/engram-app/engram/vault"
+	"github.com/kelindar/search"
 )
 
 const (
@@ -115,6 +116,35 @@ func BenchmarkRecall100k(b *testing.B) {
 				i++
 			}
 			reportLatency(b, lat)
+		})
+	}
+}
+
+// BenchmarkVectorScan compares the two exact vector scans at sizes
+// around smallRows, 100 results of 512-d vectors: kelindar/search's
+// float32 scan, and the int8 scan with float32 re-ranking.
+func BenchmarkVectorScan(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1000, 2000, 4000, 8000, 16000} {
+		x := newVectorIndex(benchDim)
+		x.small = nil
+		idx := search.NewIndex[uint32]()
+		for i := range n {
+			v := randUnit(r, benchDim)
+			x.add(uint32(i), v)
+			idx.Add(slices.Clone(v), uint32(i))
+		}
+		x.small = nil
+		q := randUnit(r, benchDim)
+		b.Run(fmt.Sprintf("kelindar/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				idx.Search(slices.Clone(q), 100)
+			}
+		})
+		b.Run(fmt.Sprintf("int8/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				x.search(q, 100, func(uint32) bool { return true })
+			}
 		})
 	}
 }
