@@ -223,7 +223,7 @@ func (u *USE) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("embed: %w", err)
 	}
-	if background(ctx) && idle(ctx) {
+	if idle(ctx) {
 		return onIdleThread(func() ([][]float32, error) { return u.embed(ctx, texts, 1) })
 	}
 	workers := min(runtime.GOMAXPROCS(0), runtime.NumCPU())
