@@ -145,11 +145,18 @@ func (x *keywordIndex) score(terms []string, acc []float32, touched []uint32) []
 	if avg == 0 {
 		avg = 1
 	}
-	qtf := map[string]int{}
+	// Terms are summed in query order, not map order: float32 addition is
+	// not associative, and a score must not change from one call to the next.
+	qtf := make(map[string]int, len(terms))
 	for _, t := range terms {
 		qtf[t]++
 	}
-	for t, q := range qtf {
+	for _, t := range terms {
+		q := qtf[t]
+		if q == 0 {
+			continue // a repeat, already summed
+		}
+		qtf[t] = 0
 		ps := x.postings[t]
 		if len(ps) == 0 {
 			continue

@@ -108,3 +108,37 @@ func TestSetVector(t *testing.T) {
 		t.Errorf("semantic search after SetVector = %v, %v; want a first", scored(res.Hits), err)
 	}
 }
+
+// TestScoresRepeat checks that a query scores the same every time. The
+// keyword scores once summed terms in map order, so a many-word query
+// could differ in its last bits from call to call.
+func TestScoresRepeat(t *testing.T) {
+	e := New(DefaultConfig(nil))
+	words := []string{"deploy", "staging", "tabs", "spaces", "coffee", "release", "kiwi", "vines", "rust", "pipeline", "alpha", "beta"}
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 400 {
+		text := ""
+		for range 4 + r.IntN(12) {
+			text += words[r.IntN(len(words))] + " "
+		}
+		if err := e.Put(doc(fmt.Sprintf("m%03d", i), text), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := Query{Text: "deploy staging tabs spaces coffee release kiwi vines rust pipeline alpha beta", Mode: Exact, Now: t0, Limit: 400}
+	first, err := e.Search(ctx, q)
+	if err != nil || len(first.Hits) == 0 {
+		t.Fatalf("Search = %d hits, %v", len(first.Hits), err)
+	}
+	for range 30 {
+		again, err := e.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range first.Hits {
+			if again.Hits[i].Doc.ID != first.Hits[i].Doc.ID || again.Hits[i].Score != first.Hits[i].Score {
+				t.Fatalf("hit %d: %s %v, first time %s %v", i, again.Hits[i].Doc.ID, again.Hits[i].Score, first.Hits[i].Doc.ID, first.Hits[i].Score)
+			}
+		}
+	}
+}
