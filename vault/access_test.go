@@ -26,9 +26,12 @@ func TestTouch(t *testing.T) {
 	if err != nil || n != 2 {
 		t.Fatalf("Touch = %d, %v; want 2 (the deleted memory skipped)", n, err)
 	}
-	// An earlier time never moves the access time back.
-	if n, err := v.Touch(map[string]time.Time{pub.ID: later.Add(-time.Minute)}); err != nil || n != 0 {
-		t.Fatalf("Touch(earlier) = %d, %v; want 0", n, err)
+	// An earlier time never moves the access time back, and a time less
+	// than AccessStep later does not move it forward.
+	for _, at := range []time.Time{later.Add(-time.Minute), later.Add(vault.AccessStep - time.Second)} {
+		if n, err := v.Touch(map[string]time.Time{pub.ID: at}); err != nil || n != 0 {
+			t.Fatalf("Touch(%v) = %d, %v; want 0", at.Sub(later), n, err)
+		}
 	}
 	for _, m := range []vault.Memory{pub, sens} {
 		got, err := v.Get(m.ID, operator)
