@@ -14,6 +14,7 @@ import (
 
 	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/app/embed"
+	"github.com/engram-app/engram/app/internal/cputime"
 	"github.com/engram-app/engram/app/recall"
 	"github.com/engram-app/engram/vault"
 	"github.com/engram-app/engram/vault/vaulttest"
@@ -126,7 +127,7 @@ func BenchmarkStartup100k(b *testing.B) {
 		runtime.GC()
 		var before runtime.MemStats
 		runtime.ReadMemStats(&before)
-		start, cpu := time.Now(), cpuTime()
+		start, cpu := time.Now(), cputime.Used()
 		v, err := vault.Open(path, vault.Options{})
 		if err != nil {
 			b.Fatal(err)
@@ -139,7 +140,7 @@ func BenchmarkStartup100k(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(time.Since(start).Milliseconds()), "ready-ms")
-		b.ReportMetric(float64((cpuTime() - cpu).Milliseconds()), "ready-cpu-ms")
+		b.ReportMetric(float64((cputime.Used() - cpu).Milliseconds()), "ready-cpu-ms")
 		if err := s.WaitEmbedded(ctx); err != nil {
 			b.Fatal(err)
 		}
