@@ -49,11 +49,19 @@ type loadChunk struct {
 	vecs  [][]float32
 	preps []prepared
 	dim   int
+	// The chunk's posting lists, documents numbered by their index in
+	// docs: Done appends them to the engine's lists once per term and
+	// chunk rather than once per term and document, which took most of
+	// the time of a start-up that was not spent decoding the vault.
+	termIdx map[string]int32 // term -> index in terms and lists
+	terms   []string
+	lists   [][]posting
 }
 
 // prepared is what a worker makes of a document.
 type prepared struct {
-	terms counted
+	terms []string // distinct terms, for removal
+	n     int      // number of terms with repeats: the document's length
 	vec   []float32
 	mean  []float32
 	err   error
@@ -67,9 +75,9 @@ func (e *Engine) NewLoader() *Loader {
 	for range runtime.GOMAXPROCS(0) {
 		l.wg.Go(func() {
 			cache := termCache{}
-			var buf []string
+			var buf, uniq []string
 			for c := range l.work {
-				c.prepare(cache, &buf)
+				c.prepare(cache, &buf, &uniq)
 			}
 		})
 	}
@@ -98,12 +106,30 @@ func (l *Loader) send() {
 	l.cur = nil
 }
 
-func (c *loadChunk) prepare(cache termCache, buf *[]string) {
+func (c *loadChunk) prepare(cache termCache, buf, uniq *[]string) {
 	c.preps = make([]prepared, len(c.docs))
+	c.termIdx = make(map[string]int32, 4096)
 	for i := range c.docs {
 		p := &c.preps[i]
 		*buf = termsWith((*buf)[:0], c.docs[i].Content, cache)
-		p.terms = countTerms(*buf)
+		*uniq = (*uniq)[:0]
+		for _, t := range *buf {
+			j, ok := c.termIdx[t]
+			if !ok {
+				j = int32(len(c.terms))
+				c.termIdx[t] = j
+				c.terms = append(c.terms, t)
+				c.lists = append(c.lists, nil)
+			}
+			if l := c.lists[j]; len(l) > 0 && l[len(l)-1].doc == uint32(i) {
+				l[len(l)-1].tf++ // a repeat within the document
+				continue
+			}
+			c.lists[j] = append(c.lists[j], posting{uint32(i), 1})
+			*uniq = append(*uniq, t)
+		}
+		// never nil, even for an empty text: remove relies on it
+		p.terms, p.n = append(make([]string, 0, len(*uniq)), *uniq...), len(*buf)
 		v := c.vecs[i]
 		if c.docs[i].Sensitive || c.dim == 0 || !usableChunks(v, c.dim) {
 			continue
@@ -147,28 +173,52 @@ func (l *Loader) Done() error {
 	defer e.mu.Unlock()
 	e.slots = make(map[string]uint32, len(last))
 	e.docs = make([]*entry, 0, len(last))
-	e.kw = newKeywordIndex(e.cfg.K1, e.cfg.B)
+	kw := newKeywordIndex(e.cfg.K1, e.cfg.B)
+	kw.docLen, kw.docTerms = make([]uint32, 0, len(last)), make([][]string, 0, len(last))
+	e.kw = kw
 	e.vec = newVectorIndex(l.dim)
 	entries := make([]entry, len(last)) // one allocation for all
 	var withVec []uint32
+	var slotOf []int32 // a chunk's document index -> slot, -1 if replaced
 	n = 0
 	for _, c := range l.chunks {
+		slotOf = slices.Grow(slotOf[:0], len(c.docs))[:len(c.docs)]
 		for i := range c.docs {
+			slotOf[i] = -1
 			if last[c.docs[i].ID] != n {
 				n++
 				continue // replaced by a later one
 			}
 			n++
 			slot := uint32(len(e.docs))
+			slotOf[i] = int32(slot)
 			en := &entries[slot]
-			en.doc, en.vec, en.mean = c.docs[i], c.preps[i].vec, c.preps[i].mean
+			p := &c.preps[i]
+			en.doc, en.vec, en.mean = c.docs[i], p.vec, p.mean
 			e.docs = append(e.docs, en)
 			e.slots[en.doc.ID] = slot
-			e.kw.addCounted(slot, c.preps[i].terms)
+			kw.docLen = append(kw.docLen, uint32(p.n))
+			kw.docTerms = append(kw.docTerms, p.terms)
+			kw.live++
+			kw.totalLen += p.n
 			if en.vec != nil {
 				withVec = append(withVec, slot)
 			}
 		}
+		// Chunks come in slot order and a chunk's lists in document
+		// order, so appending keeps every posting list sorted by slot.
+		for j, t := range c.terms {
+			dst := kw.postings[t]
+			for _, p := range c.lists[j] {
+				if s := slotOf[p.doc]; s >= 0 {
+					dst = append(dst, posting{uint32(s), p.tf})
+				}
+			}
+			if len(dst) > 0 {
+				kw.postings[t] = dst
+			}
+		}
+		c.termIdx, c.terms, c.lists = nil, nil, nil
 	}
 	e.vec.addAll(withVec, func(slot uint32) []float32 { return e.docs[slot].vec })
 	return nil
