@@ -423,15 +423,13 @@ func (v *Vault) Each(f ListFilter, fn func(m *Memory) error) (int, error) {
 	}
 	hidden := 0
 	err := v.view(func(tx *bolt.Tx) error {
-		var m Memory
 		for _, p := range parts {
 			b := tx.Bucket([]byte(p))
 			if b == nil {
 				return fmt.Errorf("%w: unknown partition %q", ErrInvalid, p)
 			}
-			err := b.ForEach(func(k, raw []byte) error {
-				m = Memory{}
-				if _, err := decodeRecord(raw, key, string(p), string(k), &m); err != nil {
+			err := decodeMemories(b, key, string(p), func(k []byte, m *Memory, err error) error {
+				if err != nil {
 					switch {
 					case errors.Is(err, ErrLocked):
 						hidden++
@@ -443,7 +441,7 @@ func (v *Vault) Each(f ListFilter, fn func(m *Memory) error) (int, error) {
 					return err
 				}
 				if (f.Field == "" || m.Field == f.Field) && (f.Agent == "" || m.Owner == f.Agent) {
-					return fn(&m)
+					return fn(m)
 				}
 				return nil
 			})
