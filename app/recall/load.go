@@ -53,9 +53,8 @@ type loadChunk struct {
 	// docs: Done appends them to the engine's lists once per term and
 	// chunk rather than once per term and document, which took most of
 	// the time of a start-up that was not spent decoding the vault.
-	termIdx map[string]int32 // term -> index in terms and lists
-	terms   []string
-	lists   [][]posting
+	terms []string
+	lists [][]posting
 }
 
 // prepared is what a worker makes of a document.
@@ -74,10 +73,10 @@ func (e *Engine) NewLoader() *Loader {
 	l := &Loader{e: e, dim: e.cfg.dim(), work: make(chan *loadChunk, runtime.GOMAXPROCS(0))}
 	for range runtime.GOMAXPROCS(0) {
 		l.wg.Go(func() {
-			cache := termCache{}
-			var buf, uniq []string
+			cache := newTermCache()
+			var uniq []string
 			for c := range l.work {
-				c.prepare(cache, &buf, &uniq)
+				c.prepare(cache, &uniq)
 			}
 		})
 	}
@@ -106,30 +105,37 @@ func (l *Loader) send() {
 	l.cur = nil
 }
 
-func (c *loadChunk) prepare(cache termCache, buf, uniq *[]string) {
+func (c *loadChunk) prepare(cache *termCache, uniq *[]string) {
 	c.preps = make([]prepared, len(c.docs))
-	c.termIdx = make(map[string]int32, 4096)
+	var doc uint32 // the document being tokenised
+	n := 0         // its terms so far, with repeats
+	add := func(r *termRef) {
+		n++
+		if r.chunk != c { // first seen in this chunk
+			r.chunk, r.idx = c, int32(len(c.terms))
+			c.terms = append(c.terms, r.term)
+			c.lists = append(c.lists, nil)
+		}
+		l := c.lists[r.idx]
+		if len(l) > 0 && l[len(l)-1].doc == doc {
+			l[len(l)-1].tf++ // a repeat within the document
+			return
+		}
+		c.lists[r.idx] = append(l, posting{doc, 1})
+		*uniq = append(*uniq, r.term)
+	}
+	word := func(w string) {
+		if r := cache.word(w); r != nil {
+			add(r)
+		}
+	}
+	other := func(t string) { add(cache.ref(t)) }
 	for i := range c.docs {
 		p := &c.preps[i]
-		*buf = termsWith((*buf)[:0], c.docs[i].Content, cache)
-		*uniq = (*uniq)[:0]
-		for _, t := range *buf {
-			j, ok := c.termIdx[t]
-			if !ok {
-				j = int32(len(c.terms))
-				c.termIdx[t] = j
-				c.terms = append(c.terms, t)
-				c.lists = append(c.lists, nil)
-			}
-			if l := c.lists[j]; len(l) > 0 && l[len(l)-1].doc == uint32(i) {
-				l[len(l)-1].tf++ // a repeat within the document
-				continue
-			}
-			c.lists[j] = append(c.lists[j], posting{uint32(i), 1})
-			*uniq = append(*uniq, t)
-		}
+		doc, n, *uniq = uint32(i), 0, (*uniq)[:0]
+		scanTerms(c.docs[i].Content, word, other)
 		// never nil, even for an empty text: remove relies on it
-		p.terms, p.n = append(make([]string, 0, len(*uniq)), *uniq...), len(*buf)
+		p.terms, p.n = append(make([]string, 0, len(*uniq)), *uniq...), n
 		v := c.vecs[i]
 		if c.docs[i].Sensitive || c.dim == 0 || !usableChunks(v, c.dim) {
 			continue
@@ -218,7 +224,7 @@ func (l *Loader) Done() error {
 				kw.postings[t] = dst
 			}
 		}
-		c.termIdx, c.terms, c.lists = nil, nil, nil
+		c.terms, c.lists = nil, nil
 	}
 	e.vec.addAll(withVec, func(slot uint32) []float32 { return e.docs[slot].vec })
 	return nil

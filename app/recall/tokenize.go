@@ -26,41 +26,27 @@ var stopwords = func() map[string]bool {
 // "IL6", "email" and "COVID19". Han, Hiragana, Katakana and Thai
 // characters, written without spaces, become one term each, so a query
 // finds them inside longer runs. Terms appends to dst.
-func Terms(dst []string, text string) []string { return termsWith(dst, text, nil) }
-
-// termCache remembers the term of each word it has seen, so that a bulk
-// load normalises and stems each distinct word once. A nil cache
-// remembers nothing.
-type termCache map[string]string
-
-// termCacheMax bounds a termCache: past it, new words are not remembered.
-const termCacheMax = 1 << 17
-
-func (c termCache) term(w string) string {
-	if c == nil {
-		return term(w)
-	}
-	if t, ok := c[w]; ok {
-		return t
-	}
-	t := term(w)
-	if len(c) < termCacheMax {
-		c[strings.Clone(w)] = t
-	}
-	return t
+func Terms(dst []string, text string) []string {
+	scanTerms(text, func(w string) {
+		if t := term(w); t != "" {
+			dst = append(dst, t)
+		}
+	}, func(t string) { dst = append(dst, t) })
+	return dst
 }
 
-// termsWith is Terms with a cache of word terms.
-func termsWith(dst []string, text string, cache termCache) []string {
+// scanTerms splits text as Terms does, in order: word gets each word as
+// written, for the caller to turn into its term (see term), and other
+// each term made otherwise (a hyphenated compound, an unspaced
+// character), never empty.
+func scanTerms(text string, word, other func(string)) {
 	start, prevStart, prevEnd := -1, -1, -1
 	flush := func(end int) {
 		if start >= 0 {
-			if t := cache.term(text[start:end]); t != "" {
-				dst = append(dst, t)
-			}
+			word(text[start:end])
 			if prevEnd >= 0 && joiner(text[prevEnd:start]) {
 				if t := term(text[prevStart:prevEnd] + text[start:end]); t != "" {
-					dst = append(dst, t)
+					other(t)
 				}
 			}
 			prevStart, prevEnd = start, end
@@ -72,7 +58,7 @@ func termsWith(dst []string, text string, cache termCache) []string {
 		case unspaced(r):
 			flush(i)
 			prevEnd = -1
-			dst = append(dst, string(r))
+			other(string(r))
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || (start >= 0 && unicode.Is(unicode.Mn, r)):
 			if start < 0 {
 				start = i
@@ -82,7 +68,56 @@ func termsWith(dst []string, text string, cache termCache) []string {
 		}
 	}
 	flush(len(text))
-	return dst
+}
+
+// termCache is a Loader worker's memory of words and terms, so that a
+// bulk load normalises and stems each distinct word once, and finds a
+// term's posting list in the chunk at hand with no further lookup.
+type termCache struct {
+	words map[string]*termRef // word as written -> its term; nil for a stopword
+	terms map[string]*termRef // every term met, each once
+}
+
+// termRef is a term, with where its posting list is in the chunk the
+// worker last met it in.
+type termRef struct {
+	term  string
+	chunk *loadChunk
+	idx   int32 // in chunk.terms and chunk.lists
+}
+
+// termCacheMax bounds the words a termCache remembers: past it, new
+// words are stemmed each time they occur. (Terms are all remembered:
+// the index keeps every one of them anyway.)
+const termCacheMax = 1 << 17
+
+func newTermCache() *termCache {
+	return &termCache{words: map[string]*termRef{}, terms: map[string]*termRef{}}
+}
+
+// word returns the term of word w, nil for a stopword.
+func (c *termCache) word(w string) *termRef {
+	if r, ok := c.words[w]; ok {
+		return r
+	}
+	var r *termRef
+	if t := term(w); t != "" {
+		r = c.ref(t)
+	}
+	if len(c.words) < termCacheMax {
+		c.words[strings.Clone(w)] = r
+	}
+	return r
+}
+
+// ref returns term t's one termRef.
+func (c *termCache) ref(t string) *termRef {
+	r, ok := c.terms[t]
+	if !ok {
+		r = &termRef{term: t}
+		c.terms[t] = r
+	}
+	return r
 }
 
 // joiner reports whether sep, the text between two words, makes them one
