@@ -41,6 +41,8 @@ type Loader struct {
 	cur    *loadChunk
 	work   chan *loadChunk
 	wg     sync.WaitGroup
+	last   map[string]uint32 // id -> index of its last document added
+	n      uint32            // documents added
 }
 
 // loadChunk is a run of documents prepared by one worker.
@@ -70,7 +72,7 @@ const loadChunkDocs = 1024
 
 // NewLoader returns a Loader for e; its workers run until Done.
 func (e *Engine) NewLoader() *Loader {
-	l := &Loader{e: e, dim: e.cfg.dim(), work: make(chan *loadChunk, runtime.GOMAXPROCS(0))}
+	l := &Loader{e: e, dim: e.cfg.dim(), work: make(chan *loadChunk, runtime.GOMAXPROCS(0)), last: map[string]uint32{}}
 	for range runtime.GOMAXPROCS(0) {
 		l.wg.Go(func() {
 			cache := newTermCache()
@@ -93,6 +95,8 @@ func (l *Loader) Add(d Doc, vec []float32) {
 	}
 	l.cur.docs = append(l.cur.docs, d)
 	l.cur.vecs = append(l.cur.vecs, vec)
+	l.last[d.ID] = l.n
+	l.n++
 	if len(l.cur.docs) == loadChunkDocs {
 		l.send()
 	}
@@ -163,21 +167,25 @@ func (l *Loader) Done() error {
 	}
 	close(l.work)
 	l.wg.Wait()
-	last := map[string]int{}
-	n := 0
 	for _, c := range l.chunks {
-		for i := range c.docs {
+		for i := range c.preps {
 			if c.preps[i].err != nil {
 				return c.preps[i].err
 			}
-			last[c.docs[i].ID] = n
-			n++
 		}
 	}
+	last := l.last
+	// Without repeated ids every document keeps its place: last is the
+	// slot map as it stands.
+	unique := len(last) == int(l.n)
 	e := l.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.slots = make(map[string]uint32, len(last))
+	if unique {
+		e.slots = last
+	} else {
+		e.slots = make(map[string]uint32, len(last))
+	}
 	e.docs = make([]*entry, 0, len(last))
 	kw := newKeywordIndex(e.cfg.K1, e.cfg.B)
 	kw.docLen, kw.docTerms = make([]uint32, 0, len(last)), make([][]string, 0, len(last))
@@ -186,12 +194,12 @@ func (l *Loader) Done() error {
 	entries := make([]entry, len(last)) // one allocation for all
 	var withVec []uint32
 	var slotOf []int32 // a chunk's document index -> slot, -1 if replaced
-	n = 0
+	n := uint32(0)
 	for _, c := range l.chunks {
 		slotOf = slices.Grow(slotOf[:0], len(c.docs))[:len(c.docs)]
 		for i := range c.docs {
 			slotOf[i] = -1
-			if last[c.docs[i].ID] != n {
+			if !unique && last[c.docs[i].ID] != n {
 				n++
 				continue // replaced by a later one
 			}
@@ -202,7 +210,9 @@ func (l *Loader) Done() error {
 			p := &c.preps[i]
 			en.doc, en.vec, en.mean = c.docs[i], p.vec, p.mean
 			e.docs = append(e.docs, en)
-			e.slots[en.doc.ID] = slot
+			if !unique {
+				e.slots[en.doc.ID] = slot
+			}
 			kw.docLen = append(kw.docLen, uint32(p.n))
 			kw.docTerms = append(kw.docTerms, p.terms)
 			kw.live++

@@ -11,8 +11,9 @@ import (
 // document at a time: same results for every mode, on both vector index
 // sizes (kelindar/search below smallRows, the int8 scan above).
 func TestLoadMatchesPut(t *testing.T) {
-	for _, n := range []int{300, smallRows + 500} {
-		t.Run(fmt.Sprint(n), func(t *testing.T) {
+	for _, tc := range []struct{ n, replaced int }{{300, 20}, {smallRows + 500, 20}, {smallRows + 500, 0}} {
+		n := tc.n
+		t.Run(fmt.Sprintf("%d-replacing-%d", n, tc.replaced), func(t *testing.T) {
 			emb := &bagEmbedder{dim: 16}
 			r := rand.New(rand.NewPCG(7, 8))
 			words := []string{"deploy", "staging", "tabs", "spaces", "coffee", "release", "kiwi", "vines", "rust", "go", "café", "IL-6", "pipeline"}
@@ -22,7 +23,7 @@ func TestLoadMatchesPut(t *testing.T) {
 				for range 3 + r.IntN(6) {
 					text += words[r.IntN(len(words))] + " "
 				}
-				d := doc(fmt.Sprintf("m%05d", i%(n-20)), text) // the last 20 replace earlier ids
+				d := doc(fmt.Sprintf("m%05d", i%(n-tc.replaced)), text) // the last ones replace earlier ids
 				d.Sensitive = i%50 == 0
 				docs = append(docs, d)
 			}
