@@ -25,18 +25,41 @@ type posting struct {
 }
 
 // keywordIndex is an in-memory inverted index scored with Okapi BM25.
-// Documents are identified by slot numbers the engine assigns.
+// Documents are identified by slot numbers the engine assigns, terms by
+// numbers the index assigns: a document's terms are kept as numbers,
+// which the garbage collector need not scan and which take a quarter of
+// the memory of strings.
 type keywordIndex struct {
 	k1, b    float64
-	postings map[string][]posting
-	docLen   []uint32   // by slot; 0 for a removed or empty document
-	docTerms [][]string // unique terms by slot, to remove a document
-	live     int        // documents indexed
-	totalLen int        // sum of live document lengths
+	ids      map[string]uint32 // term -> its number; never forgotten
+	lists    [][]posting       // posting lists by term number, sorted by slot
+	docLen   []uint32          // by slot; 0 for a removed or empty document
+	docTerms [][]uint32        // unique term numbers by slot, to remove a document
+	live     int               // documents indexed
+	totalLen int               // sum of live document lengths
 }
 
 func newKeywordIndex(k1, b float64) *keywordIndex {
-	return &keywordIndex{k1: k1, b: b, postings: map[string][]posting{}}
+	return &keywordIndex{k1: k1, b: b, ids: map[string]uint32{}}
+}
+
+// id returns term t's number, assigning the next one to a new term.
+func (x *keywordIndex) id(t string) uint32 {
+	id, ok := x.ids[t]
+	if !ok {
+		id = uint32(len(x.lists))
+		x.ids[t] = id
+		x.lists = append(x.lists, nil)
+	}
+	return id
+}
+
+// postings returns term t's posting list.
+func (x *keywordIndex) postings(t string) []posting {
+	if id, ok := x.ids[t]; ok {
+		return x.lists[id]
+	}
+	return nil
 }
 
 // add indexes text under slot, which must be new or removed.
@@ -80,12 +103,15 @@ func (x *keywordIndex) addCounted(slot uint32, c counted) {
 		x.docLen = append(x.docLen, 0)
 		x.docTerms = append(x.docTerms, nil)
 	}
+	ids := make([]uint32, len(c.terms)) // never nil: remove relies on it
 	for i, t := range c.terms {
+		id := x.id(t)
+		ids[i] = id
 		// Slots only grow, so appending keeps posting lists sorted by doc.
-		x.postings[t] = append(x.postings[t], posting{slot, c.tf[i]})
+		x.lists[id] = append(x.lists[id], posting{slot, c.tf[i]})
 	}
 	x.docLen[slot] = uint32(c.n)
-	x.docTerms[slot] = c.terms
+	x.docTerms[slot] = ids
 	x.live++
 	x.totalLen += c.n
 }
@@ -95,16 +121,15 @@ func (x *keywordIndex) remove(slot uint32) {
 	if int(slot) >= len(x.docTerms) || x.docTerms[slot] == nil {
 		return
 	}
-	for _, t := range x.docTerms[slot] {
-		ps := x.postings[t]
+	for _, id := range x.docTerms[slot] {
+		ps := x.lists[id]
 		if i, ok := slices.BinarySearchFunc(ps, slot, func(p posting, s uint32) int { return int(p.doc) - int(s) }); ok {
 			ps = slices.Delete(ps, i, i+1)
 		}
 		if len(ps) == 0 {
-			delete(x.postings, t)
-		} else {
-			x.postings[t] = ps
+			ps = nil // the term stays numbered: a later document may bring it back
 		}
+		x.lists[id] = ps
 	}
 	x.live--
 	x.totalLen -= int(x.docLen[slot])
@@ -114,13 +139,12 @@ func (x *keywordIndex) remove(slot uint32) {
 // remap renumbers slots after the engine compacts them; slots mapped to
 // -1 must already be removed.
 func (x *keywordIndex) remap(newSlot []int32, n int) {
-	for t, ps := range x.postings {
+	for _, ps := range x.lists {
 		for i := range ps {
 			ps[i].doc = uint32(newSlot[ps[i].doc])
 		}
-		x.postings[t] = ps
 	}
-	docLen, docTerms := make([]uint32, n), make([][]string, n)
+	docLen, docTerms := make([]uint32, n), make([][]uint32, n)
 	for old, s := range newSlot {
 		if s >= 0 {
 			docLen[s], docTerms[s] = x.docLen[old], x.docTerms[old]
@@ -157,7 +181,7 @@ func (x *keywordIndex) score(terms []string, acc []float32, touched []uint32) []
 			continue // a repeat, already summed
 		}
 		qtf[t] = 0
-		ps := x.postings[t]
+		ps := x.postings(t)
 		if len(ps) == 0 {
 			continue
 		}
@@ -179,10 +203,10 @@ func (x *keywordIndex) score(terms []string, acc []float32, touched []uint32) []
 func (k *keywordIndex) rarest(terms []string, n int) []string {
 	out := make([]string, 0, len(terms))
 	for _, t := range terms {
-		if len(k.postings[t]) > 0 && !slices.Contains(out, t) {
+		if len(k.postings(t)) > 0 && !slices.Contains(out, t) {
 			out = append(out, t)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(len(k.postings[a]), len(k.postings[b])) })
+	slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(len(k.postings(a)), len(k.postings(b))) })
 	return out[:min(n, len(out))]
 }

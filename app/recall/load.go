@@ -61,7 +61,7 @@ type loadChunk struct {
 
 // prepared is what a worker makes of a document.
 type prepared struct {
-	terms []string // distinct terms, for removal
+	terms []uint32 // distinct terms by index in the chunk; by number once merged
 	n     int      // number of terms with repeats: the document's length
 	vec   []float32
 	mean  []float32
@@ -76,7 +76,7 @@ func (e *Engine) NewLoader() *Loader {
 	for range runtime.GOMAXPROCS(0) {
 		l.wg.Go(func() {
 			cache := newTermCache()
-			var uniq []string
+			var uniq []uint32
 			for c := range l.work {
 				c.prepare(cache, &uniq)
 			}
@@ -109,7 +109,7 @@ func (l *Loader) send() {
 	l.cur = nil
 }
 
-func (c *loadChunk) prepare(cache *termCache, uniq *[]string) {
+func (c *loadChunk) prepare(cache *termCache, uniq *[]uint32) {
 	c.preps = make([]prepared, len(c.docs))
 	var doc uint32 // the document being tokenised
 	n := 0         // its terms so far, with repeats
@@ -126,7 +126,7 @@ func (c *loadChunk) prepare(cache *termCache, uniq *[]string) {
 			return
 		}
 		c.lists[r.idx] = append(l, posting{doc, 1})
-		*uniq = append(*uniq, r.term)
+		*uniq = append(*uniq, uint32(r.idx))
 	}
 	word := func(w string) {
 		if r := cache.word(w); r != nil {
@@ -139,7 +139,7 @@ func (c *loadChunk) prepare(cache *termCache, uniq *[]string) {
 		doc, n, *uniq = uint32(i), 0, (*uniq)[:0]
 		scanTerms(c.docs[i].Content, word, other)
 		// never nil, even for an empty text: remove relies on it
-		p.terms, p.n = append(make([]string, 0, len(*uniq)), *uniq...), n
+		p.terms, p.n = append(make([]uint32, 0, len(*uniq)), *uniq...), n
 		v := c.vecs[i]
 		if c.docs[i].Sensitive || c.dim == 0 || !usableChunks(v, c.dim) {
 			continue
@@ -188,15 +188,20 @@ func (l *Loader) Done() error {
 	}
 	e.docs = make([]*entry, 0, len(last))
 	kw := newKeywordIndex(e.cfg.K1, e.cfg.B)
-	kw.docLen, kw.docTerms = make([]uint32, 0, len(last)), make([][]string, 0, len(last))
+	kw.docLen, kw.docTerms = make([]uint32, 0, len(last)), make([][]uint32, 0, len(last))
 	e.kw = kw
 	e.vec = newVectorIndex(l.dim)
 	entries := make([]entry, len(last)) // one allocation for all
 	var withVec []uint32
 	var slotOf []int32 // a chunk's document index -> slot, -1 if replaced
+	var ids []uint32   // a chunk's term index -> the term's number
 	n := uint32(0)
 	for _, c := range l.chunks {
 		slotOf = slices.Grow(slotOf[:0], len(c.docs))[:len(c.docs)]
+		ids = slices.Grow(ids[:0], len(c.terms))[:len(c.terms)]
+		for j, t := range c.terms {
+			ids[j] = kw.id(t)
+		}
 		for i := range c.docs {
 			slotOf[i] = -1
 			if !unique && last[c.docs[i].ID] != n {
@@ -213,6 +218,9 @@ func (l *Loader) Done() error {
 			if !unique {
 				e.slots[en.doc.ID] = slot
 			}
+			for k, j := range p.terms {
+				p.terms[k] = ids[j]
+			}
 			kw.docLen = append(kw.docLen, uint32(p.n))
 			kw.docTerms = append(kw.docTerms, p.terms)
 			kw.live++
@@ -223,16 +231,14 @@ func (l *Loader) Done() error {
 		}
 		// Chunks come in slot order and a chunk's lists in document
 		// order, so appending keeps every posting list sorted by slot.
-		for j, t := range c.terms {
-			dst := kw.postings[t]
+		for j, id := range ids {
+			dst := kw.lists[id]
 			for _, p := range c.lists[j] {
 				if s := slotOf[p.doc]; s >= 0 {
 					dst = append(dst, posting{uint32(s), p.tf})
 				}
 			}
-			if len(dst) > 0 {
-				kw.postings[t] = dst
-			}
+			kw.lists[id] = dst
 		}
 		c.terms, c.lists = nil, nil
 	}
