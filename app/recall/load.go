@@ -43,6 +43,7 @@ type Loader struct {
 	wg     sync.WaitGroup
 	last   map[string]uint32 // id -> index of its last document added
 	n      uint32            // documents added
+	dict   *termDict
 }
 
 // loadChunk is a run of documents prepared by one worker.
@@ -55,7 +56,7 @@ type loadChunk struct {
 	// docs: Done appends them to the engine's lists once per term and
 	// chunk rather than once per term and document, which took most of
 	// the time of a start-up that was not spent decoding the vault.
-	terms []string
+	ids   []uint32 // the terms' numbers (see termDict)
 	lists [][]posting
 }
 
@@ -72,10 +73,10 @@ const loadChunkDocs = 1024
 
 // NewLoader returns a Loader for e; its workers run until Done.
 func (e *Engine) NewLoader() *Loader {
-	l := &Loader{e: e, dim: e.cfg.dim(), work: make(chan *loadChunk, runtime.GOMAXPROCS(0)), last: map[string]uint32{}}
+	l := &Loader{e: e, dim: e.cfg.dim(), work: make(chan *loadChunk, runtime.GOMAXPROCS(0)), last: map[string]uint32{}, dict: &termDict{ids: map[string]uint32{}}}
 	for range runtime.GOMAXPROCS(0) {
 		l.wg.Go(func() {
-			cache := newTermCache()
+			cache := newTermCache(l.dict)
 			var uniq []uint32
 			for c := range l.work {
 				c.prepare(cache, &uniq)
@@ -116,8 +117,8 @@ func (c *loadChunk) prepare(cache *termCache, uniq *[]uint32) {
 	add := func(r *termRef) {
 		n++
 		if r.chunk != c { // first seen in this chunk
-			r.chunk, r.idx = c, int32(len(c.terms))
-			c.terms = append(c.terms, r.term)
+			r.chunk, r.idx = c, int32(len(c.ids))
+			c.ids = append(c.ids, r.id)
 			c.lists = append(c.lists, nil)
 		}
 		l := c.lists[r.idx]
@@ -188,20 +189,16 @@ func (l *Loader) Done() error {
 	}
 	e.docs = make([]*entry, 0, len(last))
 	kw := newKeywordIndex(e.cfg.K1, e.cfg.B)
+	kw.ids, kw.lists = l.dict.ids, make([][]posting, len(l.dict.ids))
 	kw.docLen, kw.docTerms = make([]uint32, 0, len(last)), make([][]uint32, 0, len(last))
 	e.kw = kw
 	e.vec = newVectorIndex(l.dim)
 	entries := make([]entry, len(last)) // one allocation for all
 	var withVec []uint32
 	var slotOf []int32 // a chunk's document index -> slot, -1 if replaced
-	var ids []uint32   // a chunk's term index -> the term's number
 	n := uint32(0)
 	for _, c := range l.chunks {
 		slotOf = slices.Grow(slotOf[:0], len(c.docs))[:len(c.docs)]
-		ids = slices.Grow(ids[:0], len(c.terms))[:len(c.terms)]
-		for j, t := range c.terms {
-			ids[j] = kw.id(t)
-		}
 		for i := range c.docs {
 			slotOf[i] = -1
 			if !unique && last[c.docs[i].ID] != n {
@@ -219,7 +216,7 @@ func (l *Loader) Done() error {
 				e.slots[en.doc.ID] = slot
 			}
 			for k, j := range p.terms {
-				p.terms[k] = ids[j]
+				p.terms[k] = c.ids[j]
 			}
 			kw.docLen = append(kw.docLen, uint32(p.n))
 			kw.docTerms = append(kw.docTerms, p.terms)
@@ -231,7 +228,7 @@ func (l *Loader) Done() error {
 		}
 		// Chunks come in slot order and a chunk's lists in document
 		// order, so appending keeps every posting list sorted by slot.
-		for j, id := range ids {
+		for j, id := range c.ids {
 			dst := kw.lists[id]
 			for _, p := range c.lists[j] {
 				if s := slotOf[p.doc]; s >= 0 {
@@ -240,7 +237,7 @@ func (l *Loader) Done() error {
 			}
 			kw.lists[id] = dst
 		}
-		c.terms, c.lists = nil, nil
+		c.ids, c.lists = nil, nil
 	}
 	e.vec.addAll(withVec, func(slot uint32) []float32 { return e.docs[slot].vec })
 	return nil

@@ -2,6 +2,7 @@ package recall
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -76,14 +77,34 @@ func scanTerms(text string, word, other func(string)) {
 type termCache struct {
 	words map[string]*termRef // word as written -> its term; nil for a stopword
 	terms map[string]*termRef // every term met, each once
+	dict  *termDict           // numbers terms for all the workers
+}
+
+// termDict numbers the terms of a load, shared by its workers: each
+// asks once per distinct term, so the index is not left to number them
+// chunk by chunk once the workers are done.
+type termDict struct {
+	mu  sync.Mutex
+	ids map[string]uint32
+}
+
+func (d *termDict) id(t string) uint32 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	id, ok := d.ids[t]
+	if !ok {
+		id = uint32(len(d.ids))
+		d.ids[t] = id
+	}
+	return id
 }
 
 // termRef is a term, with where its posting list is in the chunk the
 // worker last met it in.
 type termRef struct {
-	term  string
+	id    uint32 // the term's number in the load's termDict
 	chunk *loadChunk
-	idx   int32 // in chunk.terms and chunk.lists
+	idx   int32 // in chunk.ids and chunk.lists
 }
 
 // termCacheMax bounds the words a termCache remembers: past it, new
@@ -91,8 +112,8 @@ type termRef struct {
 // the index keeps every one of them anyway.)
 const termCacheMax = 1 << 17
 
-func newTermCache() *termCache {
-	return &termCache{words: map[string]*termRef{}, terms: map[string]*termRef{}}
+func newTermCache(d *termDict) *termCache {
+	return &termCache{words: map[string]*termRef{}, terms: map[string]*termRef{}, dict: d}
 }
 
 // word returns the term of word w, nil for a stopword.
@@ -114,7 +135,7 @@ func (c *termCache) word(w string) *termRef {
 func (c *termCache) ref(t string) *termRef {
 	r, ok := c.terms[t]
 	if !ok {
-		r = &termRef{term: t}
+		r = &termRef{id: c.dict.id(t)}
 		c.terms[t] = r
 	}
 	return r
