@@ -45,7 +45,7 @@ func (s *Service) splitOrder(req Request, content string, in guard.Input) (guard
 			continue
 		}
 		in.Text = joinWrites(w.content, content)
-		if res := s.guard.Check(in); res.Verdict != guard.Safe {
+		if res := s.guard.Screen(in); res.Verdict != guard.Safe {
 			return res, w, true
 		}
 	}

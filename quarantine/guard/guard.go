@@ -209,15 +209,7 @@ func (g *Guard) Check(in Input) Result {
 		res.Reasons = append(res.Reasons, "possible secret needs confirmation")
 	}
 
-	vecP := -1.0
-	if usableVector(in) {
-		vecP = g.vec.predict(in.Vector)
-		res.VectorUsed = true
-	}
-	inj := g.screen(text, in.Field, vecP)
-	res.Risk = inj.risk * trustDiscount(res.Trust)
-	res.Threat = int(math.Round(res.Risk * 10))
-	res.Verdict = verdictFor(res.Risk)
+	inj := g.screenInput(in, &res)
 	res.Reasons = append(res.Reasons, inj.reasons...)
 	res.CredentialLike = CredentialLike(text)
 	if res.CredentialLike {
@@ -249,6 +241,34 @@ func (g *Guard) Check(in Input) Result {
 		}
 	}
 	return res
+}
+
+// Screen runs only the injection and poisoning screening of Check: Risk,
+// Threat, Verdict, Trust, VectorUsed, the injection reasons and findings
+// are set as Check sets them, nothing is redacted and no secret or PII
+// scan runs. It costs a fraction of Check and serves callers that need
+// only the verdict of a text that is never stored as such, like two
+// writes read together.
+func (g *Guard) Screen(in Input) Result {
+	res := Result{Trust: SourceTrust(in.Source)}
+	inj := g.screenInput(in, &res)
+	res.Reasons = inj.reasons
+	res.Findings = inj.findings
+	return res
+}
+
+// screenInput screens in.Text and sets res's risk, threat and verdict.
+func (g *Guard) screenInput(in Input, res *Result) screening {
+	vecP := -1.0
+	if usableVector(in) {
+		vecP = g.vec.predict(in.Vector)
+		res.VectorUsed = true
+	}
+	inj := g.screen(in.Text, in.Field, vecP)
+	res.Risk = inj.risk * trustDiscount(res.Trust)
+	res.Threat = int(math.Round(res.Risk * 10))
+	res.Verdict = verdictFor(res.Risk)
+	return inj
 }
 
 // trustDiscount scales the injection risk by the source's trust. The
