@@ -1,0 +1,219 @@
+package guard
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestRequiredLiterals(t *testing.T) {
+	tests := []struct {
+		expr string
+		want [][]string
+	}{
+		{`(?i)\bignore\b[^.]{0,40}\binstructions?\b`, [][]string{{"ignore"}, {"instruction"}}},
+		{`(?i)\bpart\s*(?:1|one)\b`, [][]string{{"part"}}},
+		{`(?i)(?:combine|concat|join)\s+it`, [][]string{{"combine", "concat", "join"}}},
+		{`you (?:must|will) obey`, [][]string{{"you must obey", "you will obey"}}},
+		{`(?:IMPORTANT|URGENT)\s*:`, [][]string{{"important", "urgent"}}},
+		// An alternative without a literal leaves the whole unknown.
+		{`(?:foo|\d+)bar`, [][]string{{"bar"}}},
+		{`(?:foo|\d+)`, nil},
+		// Optional and repeated parts.
+		{`(?:secret)?token`, [][]string{{"token"}}},
+		{`(?:abc)+x`, [][]string{{"abc"}}},
+		{`(?:abc){0,3}x`, nil},
+		// "É" under (?i) also matches "é", which ASCII folding misses.
+		{`(?i)ordonné`, nil},
+		// Under (?i) a class lists every case, so it stays exact.
+		{`(?i)[ée]tait`, [][]string{{"était", "Était", "etait"}}},
+		{`ordonné`, [][]string{{"ordonné"}}},
+	}
+	for _, tc := range tests {
+		re, err := syntax.Parse(tc.expr, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := requiredLiterals(re)
+		for _, g := range got {
+			slices.Sort(g)
+		}
+		for _, g := range tc.want {
+			slices.Sort(g)
+		}
+		if !slices.EqualFunc(got, tc.want, slices.Equal) {
+			t.Errorf("requiredLiterals(%q) = %q, want %q", tc.expr, got, tc.want)
+		}
+	}
+}
+
+func TestAlternatives(t *testing.T) {
+	re, err := syntax.Parse(`(?i)\bfoo\s+x|\bbar\s+y|baz`, syntax.Perl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range alternatives(re) {
+		got = append(got, a.String())
+	}
+	if len(got) != 3 {
+		t.Fatalf("alternatives = %q, want three", got)
+	}
+	for i, text := range []string{"a FOO  x", "the bar y", "BAZ"} {
+		for j, g := range got {
+			if m := regexp.MustCompile(g).MatchString(text); m != (i == j) {
+				t.Errorf("alternative %q on %q: match %v", g, text, m)
+			}
+		}
+	}
+}
+
+// TestGatedMatchesRegexp: the gated form of every shipped pattern answers
+// what the expression itself answers, on benign texts, on samples built
+// from each pattern's own alternatives (so each is seen matching), on
+// those samples cut short and, with ENGRAM_EVAL=1, on the corpora.
+func TestGatedMatchesRegexp(t *testing.T) {
+	texts := readLines(t, filepath.Join("testdata", "benign-memories.txt"))
+	texts = append(texts, readLines(t, filepath.Join("testdata", "benign-requests.txt"))...)
+	if os.Getenv("ENGRAM_EVAL") != "" {
+		dir := filepath.Join("..", "..", "..", "shared", "eval", "guard")
+		for _, name := range []string{"injection-dev.jsonl", "secrets-dev.jsonl", "pii-dev.jsonl"} {
+			texts = append(texts, jsonlTexts(t, filepath.Join(dir, name))...)
+		}
+	}
+	positives := 0
+	for i, p := range injectionPatterns {
+		if p.re == nil {
+			continue
+		}
+		match := gatedMatch(p.re)
+		if match == nil {
+			continue // kept whole: nothing to compare
+		}
+		all := slices.Clone(texts)
+		hit := false
+		for _, a := range splitAlternatives(p.re) {
+			for _, s := range samples(parse(t, a.re.String())) {
+				all = append(all, s, "Note: "+s+" done.", "\n"+s+"\n", s[:len(s)/2], strings.ToLower(s))
+				if p.re.MatchString(s) || p.re.MatchString("Note: "+s+" done.") {
+					hit = true
+				}
+			}
+		}
+		if hit {
+			positives++
+		}
+		for _, text := range all {
+			if got, want := match(text, asciiLower(text)), p.re.MatchString(text); got != want {
+				t.Errorf("pattern %d (%s) on %q: gated %v, expression %v", i, p.typ, truncate(text, 120), got, want)
+			}
+		}
+	}
+	// The samples must reach most patterns, or the comparison proves little.
+	if positives < len(injectionPatterns)/2 {
+		t.Errorf("samples matched only %d of %d patterns", positives, len(injectionPatterns))
+	}
+}
+
+func parse(t *testing.T, expr string) *syntax.Regexp {
+	t.Helper()
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return re
+}
+
+// samples builds a few strings re matches (not all do, as word boundaries
+// are not planned): each alternation's branches, the fewest repetitions.
+func samples(re *syntax.Regexp) []string {
+	const most = 16
+	switch re.Op {
+	case syntax.OpLiteral:
+		return []string{string(re.Rune)}
+	case syntax.OpCharClass:
+		if len(re.Rune) == 0 {
+			return []string{""}
+		}
+		return []string{string(re.Rune[0]), string(re.Rune[len(re.Rune)-1])}
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return []string{"x"}
+	case syntax.OpCapture:
+		return samples(re.Sub[0])
+	case syntax.OpStar, syntax.OpQuest:
+		return []string{""}
+	case syntax.OpPlus:
+		return samples(re.Sub[0])
+	case syntax.OpRepeat:
+		one := samples(re.Sub[0])
+		out := make([]string, len(one))
+		for i, s := range one {
+			out[i] = strings.Repeat(s, re.Min)
+		}
+		return out
+	case syntax.OpAlternate:
+		var out []string
+		for _, s := range re.Sub {
+			out = append(out, samples(s)...)
+		}
+		return out[:min(len(out), most)]
+	case syntax.OpConcat:
+		out := []string{""}
+		for _, s := range re.Sub {
+			var next []string
+			for _, a := range out {
+				for _, b := range samples(s) {
+					if len(next) < most {
+						next = append(next, a+b)
+					}
+				}
+			}
+			out = next
+		}
+		return out
+	}
+	return []string{""}
+}
+
+func readLines(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if line := sc.Text(); line != "" && !strings.HasPrefix(line, "#") {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+func jsonlTexts(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var row struct{ Text string }
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, row.Text)
+	}
+	return out
+}
