@@ -20,9 +20,7 @@ import (
 // backtracking engine) and each behind the literals every one of its
 // matches must contain, read from the parsed expression. The result
 // reports what re.MatchString reports; TestGatedMatchesRegexp checks this
-// on every shipped pattern. Like the patterns' own prefilters, gates fold
-// ASCII letters only: under (?i) Go also matches "k" to the Kelvin sign
-// and "s" to the long s, which a gate does not see.
+// on every shipped pattern.
 
 // maxAlternatives bounds how far a pattern is split: a concatenation of
 // several alternations multiplies out.
@@ -116,17 +114,8 @@ func finite(re *syntax.Regexp) ([]string, bool) {
 		return []string{""}, true
 	case syntax.OpLiteral:
 		// A fold-case literal's runes are stored in one case; the text
-		// may hold any: asciiLower of either gives the same string, except
-		// for letters whose folds are not ASCII (the gates do not see
-		// the Kelvin sign or the long s, see above).
-		if re.Flags&syntax.FoldCase != 0 {
-			for _, r := range re.Rune {
-				if r >= utf8.RuneSelf && unicode.SimpleFold(r) != r {
-					return nil, false // "É" also matches "é"
-				}
-			}
-		}
-		return []string{asciiLower(string(re.Rune))}, true
+		// may hold any, and canonical forms are the same for all.
+		return []string{canonical(string(re.Rune))}, true
 	case syntax.OpCharClass:
 		var out []string
 		for i := 0; i+1 < len(re.Rune); i += 2 {
@@ -134,7 +123,7 @@ func finite(re *syntax.Regexp) ([]string, bool) {
 				if len(out) >= 8 {
 					return nil, false
 				}
-				out = append(out, asciiLower(string(r)))
+				out = append(out, canonical(string(r)))
 			}
 		}
 		return dedupe(out), true
@@ -306,24 +295,102 @@ func isASCII(s string) bool {
 	return true
 }
 
-// gatedMatch turns a pattern's expression into gated alternatives when it has
-// more than one or any gate; patterns that gain nothing keep re.
-func gatedMatch(re *regexp.Regexp) func(text, lower string) bool {
-	gs := splitAlternatives(re)
-	if len(gs) == 1 && len(gs[0].need) == 0 {
-		return nil
-	}
-	return anyGated(gs...)
+// gateStrings holds every gate string of every pattern: one pass over a
+// text tells all the gates at once.
+var gateStrings *stringSet
+
+func init() { gateStrings = gateAll(injectionPatterns) }
+
+// gatesIn tells which gate strings occur in a text, given its ASCII
+// lower-case form.
+func gatesIn(lower string) presence {
+	return gateStrings.scan(canonical(lower))
 }
 
-// gateAll gives every regular-expression pattern its gated form. The
-// expression stays in re, the reference the tests compare against.
-func gateAll(ps []injectionPattern) {
-	for i := range ps {
-		if ps[i].fn == nil && ps[i].re != nil {
-			ps[i].fn = gatedMatch(ps[i].re)
+// canonical maps every letter of s to one member of its case-folding
+// orbit, the one (?i) treats it as: ASCII letters to lower case, "ſ" to
+// "s" and the Kelvin sign to "k", other letters to the orbit's smallest
+// rune ("É" and "é" to "É", "Σ", "σ" and "ς" to "Σ"). A text holds a match
+// of a literal, with (?i) or without, only if its canonical form holds
+// the literal's. Gates are canonical, and are looked for in canonical
+// text; ASCII text is its own canonical form once lower-cased.
+func canonical(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
 		}
 	}
+	if ascii {
+		return asciiLower(s)
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		b.WriteRune(canonicalRune(r))
+	}
+	return b.String()
 }
 
-func init() { gateAll(injectionPatterns) }
+func canonicalRune(r rune) rune {
+	if r < utf8.RuneSelf {
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}
+	best := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		if f < utf8.RuneSelf {
+			return canonicalRune(f)
+		}
+		best = min(best, f)
+	}
+	return best
+}
+
+// gateAll gives every regular-expression pattern its gated form (the
+// expression stays in re, the reference the tests compare against) in
+// place of its prefilter, and numbers the gate strings in the set it
+// returns.
+func gateAll(ps []injectionPattern) *stringSet {
+	var all []string
+	for i := range ps {
+		p := &ps[i]
+		if p.fn == nil && p.re != nil {
+			p.fn = gateSet(splitAlternatives(p.re))
+		}
+		gs, ok := p.fn.(gateSet)
+		if !ok {
+			continue
+		}
+		for j := range gs {
+			for _, group := range gs[j].need {
+				for k, str := range group {
+					group[k] = canonical(str)
+				}
+				all = append(all, group...)
+			}
+		}
+		if p.re != nil {
+			// The gates read from the expression replace its hand-written
+			// prefilter, which missed what (?i) matches beyond ASCII
+			// ("ПАРОЛЬ" for "пароль").
+			p.any = nil
+		}
+	}
+	set := newStringSet(all)
+	for i := range ps {
+		gs, _ := ps[i].fn.(gateSet)
+		for j := range gs {
+			gs[j].ids = make([][]int32, len(gs[j].need))
+			for k, group := range gs[j].need {
+				for _, str := range group {
+					gs[j].ids[k] = append(gs[j].ids[k], set.id(str))
+				}
+			}
+		}
+	}
+	return set
+}

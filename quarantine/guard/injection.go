@@ -24,45 +24,60 @@ type injectionPattern struct {
 	any []string
 	// fn, when set, replaces re: a structural test that a regular
 	// expression cannot state (counting turns or repetitions), or several
-	// expressions each behind its own prefilter. It gets the text and its
-	// ASCII lower-case form.
-	fn func(text, lower string) bool
+	// expressions each behind its own gates. At start-up every expression
+	// becomes gated alternatives here (see gate.go); re stays as the
+	// reference.
+	fn matcher
 }
+
+// matcher is a pattern's test. It gets the text, its ASCII lower-case
+// form and which of the gate strings occur in it (see gateStrings).
+type matcher interface {
+	match(text, lower string, has presence) bool
+}
+
+// structural is a test written in Go.
+type structural func(text, lower string) bool
+
+func (f structural) match(text, lower string, _ presence) bool { return f(text, lower) }
 
 // gatedRe is a regular expression tried only when the lower-cased text
 // contains at least one string of every group in need.
 type gatedRe struct {
 	re   *regexp.Regexp
 	need [][]string
+	ids  [][]int32 // need, numbered in gateStrings
 }
 
-// anyGated matches when one of the gated expressions does. A pattern with
+// gateSet matches when one of its gated expressions does. A pattern with
 // long alternatives and bounded repetitions is slow in Go's linear-time
 // engine; gating each alternative on the words it cannot match without
 // skips nearly all of that work on ordinary text.
-func anyGated(gs ...gatedRe) func(text, lower string) bool {
-	return func(text, lower string) bool {
-	next:
-		for _, g := range gs {
-			for _, group := range g.need {
-				if !containsAny(lower, group) {
-					continue next
-				}
-			}
-			if g.re.MatchString(text) {
-				return true
+type gateSet []gatedRe
+
+func anyGated(gs ...gatedRe) gateSet { return gs }
+
+func (gs gateSet) match(text, _ string, has presence) bool {
+next:
+	for _, g := range gs {
+		for _, group := range g.ids {
+			if !has.anyOf(group) {
+				continue next
 			}
 		}
-		return false
+		if g.re.MatchString(text) {
+			return true
+		}
 	}
+	return false
 }
 
-func (p injectionPattern) match(text, lower string) bool {
+func (p injectionPattern) match(text, lower string, has presence) bool {
 	if p.any != nil && !containsAny(lower, p.any) {
 		return false
 	}
 	if p.fn != nil {
-		return p.fn(text, lower)
+		return p.fn.match(text, lower, has)
 	}
 	return p.re.MatchString(text)
 }
@@ -78,10 +93,10 @@ var injectionPatterns = []injectionPattern{
 	// session to drop a safeguard. Rare in ordinary memories, which record
 	// how things are, not standing orders to stop asking the user.
 	{"safety_override", nil, 0.6, "standing order to drop a safeguard", []string{"without", "skip", "bypass", "never", "do not", "don't", "no need", "disable", "turn off", "switch off"}, anyGated(
-		gatedRe{regexp.MustCompile(`(?i)\b(?:always|from now on|in future|going forward|by default|every time)\b[^.\n]{0,60}?\b(?:without|skip(?:ping)?|bypass(?:ing)?)\b[^.\n]{0,30}?\b(?:confirm(?:ation|ing)?|approv(?:al|e|ing)|review(?:ing)?|asking|permission|consent|verification|checks?|sandbox)\b`), [][]string{{"always", "from now on", "in future", "going forward", "by default", "every time"}, {"without", "skip", "bypass"}}},
-		gatedRe{regexp.MustCompile(`(?i)\b(?:never|do not|don't|no need to)\s+(?:ask|prompt|check with|confirm with|wait for)\b[^.\n]{0,30}?\b(?:user|human|approval|confirmation|permission|consent)\b`), [][]string{{"never", "do not", "don't", "no need to"}, {"ask", "prompt", "check with", "confirm with", "wait for"}}},
-		gatedRe{regexp.MustCompile(`(?i)\b(?:disable|turn off|switch off|skip|bypass)\b[^.\n]{0,30}?\b(?:safety|guardrails?|sandbox(?:ing)?|confirmation prompts?|approval step|user confirmation|security checks?)\b`), [][]string{{"disable", "turn off", "switch off", "skip", "bypass"}, {"safety", "guardrail", "sandbox", "confirmation prompt", "approval step", "user confirmation", "security check"}}},
-		gatedRe{regexp.MustCompile(`(?i)\b(?:execute|run)\s+(?:[\w-]+\s+){0,2}(?:commands?|code|scripts?)\b[^.\n]{0,40}?\bwithout\b[^.\n]{0,20}?\b(?:confirm(?:ation)?|approval|review|asking|permission)`), [][]string{{"execute", "run"}, {"without"}}},
+		gatedRe{re: regexp.MustCompile(`(?i)\b(?:always|from now on|in future|going forward|by default|every time)\b[^.\n]{0,60}?\b(?:without|skip(?:ping)?|bypass(?:ing)?)\b[^.\n]{0,30}?\b(?:confirm(?:ation|ing)?|approv(?:al|e|ing)|review(?:ing)?|asking|permission|consent|verification|checks?|sandbox)\b`), need: [][]string{{"always", "from now on", "in future", "going forward", "by default", "every time"}, {"without", "skip", "bypass"}}},
+		gatedRe{re: regexp.MustCompile(`(?i)\b(?:never|do not|don't|no need to)\s+(?:ask|prompt|check with|confirm with|wait for)\b[^.\n]{0,30}?\b(?:user|human|approval|confirmation|permission|consent)\b`), need: [][]string{{"never", "do not", "don't", "no need to"}, {"ask", "prompt", "check with", "confirm with", "wait for"}}},
+		gatedRe{re: regexp.MustCompile(`(?i)\b(?:disable|turn off|switch off|skip|bypass)\b[^.\n]{0,30}?\b(?:safety|guardrails?|sandbox(?:ing)?|confirmation prompts?|approval step|user confirmation|security checks?)\b`), need: [][]string{{"disable", "turn off", "switch off", "skip", "bypass"}, {"safety", "guardrail", "sandbox", "confirmation prompt", "approval step", "user confirmation", "security check"}}},
+		gatedRe{re: regexp.MustCompile(`(?i)\b(?:execute|run)\s+(?:[\w-]+\s+){0,2}(?:commands?|code|scripts?)\b[^.\n]{0,40}?\bwithout\b[^.\n]{0,20}?\b(?:confirm(?:ation)?|approval|review|asking|permission)`), need: [][]string{{"execute", "run"}, {"without"}}},
 	)},
 	// The same standing order in German, French, Spanish, Portuguese and
 	// Italian: a command verb or noun, then "without" and a confirmation.
@@ -148,13 +163,13 @@ var injectionPatterns = []injectionPattern{
 	// Fabricated dialogue (many-shot): question-and-answer turns written
 	// into the text so the reader continues the pattern, ending on a
 	// question left for it to answer.
-	{"fabricated_dialogue", nil, 0.55, "fabricated question-and-answer turns", []string{"q:", "q :"}, fabricatedDialogue},
+	{"fabricated_dialogue", nil, 0.55, "fabricated question-and-answer turns", []string{"q:", "q :"}, structural(fabricatedDialogue)},
 	// Token flooding: one word repeated over and over to push earlier
 	// context out or to derail the reader.
-	{"token_flooding", nil, 0.5, "one word repeated many times", nil, tokenFlooding},
+	{"token_flooding", nil, 0.5, "one word repeated many times", nil, structural(tokenFlooding)},
 	// Many unrelated questions in a row, the request that matters hidden
 	// among them: a feature for the model, no floor of its own.
-	{"question_flood", nil, 0, "many questions in a row", []string{"?"}, questionFlood},
+	{"question_flood", nil, 0, "many questions in a row", []string{"?"}, structural(questionFlood)},
 	// Persuasion: bribes, false agreements, an acknowledged restriction
 	// to be stepped over, appeals to the writer's expertise.
 	{"persuasion", regexp.MustCompile(`(?i)\b(?:i(?:'ll| will| would| can)|we(?:'ll| will| would))\s+(?:donate|tip you|tip|reward you|give you a (?:tip|reward) of)\b[^.\n]{0,50}?(?:[$€£]\s?\d|\d+\s*(?:dollars|euros|usd|bucks))[^.\n]{0,60}?\bif you\b` +
@@ -275,8 +290,9 @@ func instructionLike(decoded string) bool {
 			return true
 		}
 	}
+	has := gatesIn(lower)
 	for _, p := range injectionPatterns {
-		if p.floor > 0 && p.fn == nil && p.match(decoded, lower) {
+		if p.floor > 0 && p.re != nil && p.match(decoded, lower, has) {
 			return true
 		}
 	}
@@ -492,8 +508,9 @@ type signals struct {
 func observe(text string) signals {
 	var s signals
 	lower := asciiLower(text)
+	has := gatesIn(lower)
 	for i, p := range injectionPatterns {
-		if p.match(text, lower) {
+		if p.match(text, lower, has) {
 			s.patterns = append(s.patterns, i)
 		}
 	}

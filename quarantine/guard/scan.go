@@ -2,6 +2,7 @@ package guard
 
 import (
 	"math"
+	"regexp/syntax"
 	"sort"
 	"strings"
 )
@@ -42,10 +43,43 @@ func forChunks(text string, fn func(chunk string, base int)) {
 
 type secretScanner struct {
 	rules []secretRule
+	// keys holds every rule's prefilter strings and gates (see gate.go),
+	// found in a chunk in one pass.
+	keys *stringSet
 }
 
 func newSecretScanner() *secretScanner {
-	return &secretScanner{rules: append(providerRules(), probableRules()...)}
+	s := &secretScanner{rules: append(providerRules(), probableRules()...)}
+	var all []string
+	for i := range s.rules {
+		r := &s.rules[i]
+		if parsed, err := syntax.Parse(r.re.String(), syntax.Perl); err == nil {
+			r.gates = requiredLiterals(parsed)
+		}
+		for k, str := range r.any {
+			r.any[k] = canonical(str)
+		}
+		all = append(all, r.any...)
+		for _, g := range r.gates {
+			all = append(all, g...)
+		}
+	}
+	s.keys = newStringSet(all)
+	ids := func(strs []string) []int32 {
+		out := make([]int32, len(strs))
+		for i, str := range strs {
+			out[i] = s.keys.id(str)
+		}
+		return out
+	}
+	for i := range s.rules {
+		r := &s.rules[i]
+		r.anyIDs = ids(r.any)
+		for _, g := range r.gates {
+			r.gateIDs = append(r.gateIDs, ids(g))
+		}
+	}
+	return s
 }
 
 // scan returns the secret findings in text, sorted by start, with byte
@@ -104,20 +138,18 @@ func (s *secretScanner) scanChunk(chunk string, base int, add func(Finding)) {
 		f.End += base
 		add(f)
 	}
+	has := s.keys.scan(canonical(lower))
+rules:
 	for _, r := range s.rules {
 		if r.minRun > run {
 			continue
 		}
-		if len(r.any) > 0 {
-			hit := false
-			for _, k := range r.any {
-				if strings.Contains(lower, k) {
-					hit = true
-					break
-				}
-			}
-			if !hit {
-				continue
+		if len(r.anyIDs) > 0 && !has.anyOf(r.anyIDs) {
+			continue
+		}
+		for _, g := range r.gateIDs {
+			if !has.anyOf(g) {
+				continue rules
 			}
 		}
 		for _, m := range r.re.FindAllStringSubmatchIndex(chunk, -1) {

@@ -62,6 +62,12 @@ type secretRule struct {
 	// minRun is the shortest run of token characters a match needs; chunks
 	// without such a run skip the rule.
 	minRun int
+	// gates are the strings every match must contain, read from re (see
+	// gate.go); anyIDs and gateIDs number any and gates in the scanner's
+	// string set.
+	gates   [][]string
+	anyIDs  []int32
+	gateIDs [][]int32
 }
 
 func rule(id, typ, level, expr string, group int, any ...string) secretRule {
