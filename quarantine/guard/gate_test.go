@@ -222,7 +222,7 @@ func jsonlTexts(t *testing.T, path string) []string {
 	return out
 }
 
-// TestSecretGatesNecessary: a secret rule's gates hold on every text its
+// TestSecretGatesNecessary: a secret rule's gates and pre-test hold on every text its
 // expression matches (samples built from the expression, the test texts
 // and, with ENGRAM_EVAL=1, the corpora), so gating never hides a secret.
 func TestSecretGatesNecessary(t *testing.T) {
@@ -233,7 +233,7 @@ func TestSecretGatesNecessary(t *testing.T) {
 	s := newSecretScanner()
 	gated, matched := 0, 0
 	for _, r := range s.rules {
-		if len(r.gateIDs) == 0 {
+		if len(r.gateIDs) == 0 && r.pre == nil {
 			continue
 		}
 		gated++
@@ -246,6 +246,9 @@ func TestSecretGatesNecessary(t *testing.T) {
 				continue
 			}
 			matched++
+			if r.pre != nil && !r.pre(text) {
+				t.Errorf("rule %s matches %q but its pre-test fails", r.id, truncate(text, 100))
+			}
 			has := s.keys.scan(canonical(text))
 			for _, g := range r.gateIDs {
 				if !has.anyOf(g) {
@@ -274,6 +277,22 @@ func TestPatternsSeeCaseVariants(t *testing.T) {
 		}
 		if !slices.Contains(fired, tc.typ) {
 			t.Errorf("observe(%q) fired %v, want %s", tc.text, fired, tc.typ)
+		}
+	}
+}
+
+func TestQuoteCommaQuote(t *testing.T) {
+	for s, want := range map[string]bool{
+		`set('sonar.login', 'abc')`: true,
+		`f("a" ,` + "\n\t" + ` "b")`: true,
+		`"a",b`:                      false,
+		`a, "b"`:                     false,
+		`"a" "b", c`:                 false,
+		`'x',`:                       false,
+		``:                           false,
+	} {
+		if got := quoteCommaQuote(s); got != want {
+			t.Errorf("quoteCommaQuote(%q) = %v, want %v", s, got, want)
 		}
 	}
 }

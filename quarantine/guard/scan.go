@@ -141,7 +141,7 @@ func (s *secretScanner) scanChunk(chunk string, base int, add func(Finding)) {
 	has := s.keys.scan(canonical(lower))
 rules:
 	for _, r := range s.rules {
-		if r.minRun > run {
+		if r.minRun > run || r.pre != nil && !r.pre(chunk) {
 			continue
 		}
 		if len(r.anyIDs) > 0 && !has.anyOf(r.anyIDs) {

@@ -68,6 +68,9 @@ type secretRule struct {
 	gates   [][]string
 	anyIDs  []int32
 	gateIDs [][]int32
+	// pre, when set, is a cheap test every chunk the rule can match in
+	// passes: a shape the strings of gates cannot state.
+	pre func(chunk string) bool
 }
 
 func rule(id, typ, level, expr string, group int, any ...string) secretRule {
@@ -80,6 +83,41 @@ const providerMinRun = 16
 func (r secretRule) with(check func(string) bool) secretRule {
 	r.check = check
 	return r
+}
+
+// needs sets the rule's cheap pre-test.
+func (r secretRule) needs(pre func(chunk string) bool) secretRule {
+	r.pre = pre
+	return r
+}
+
+// quoteCommaQuote reports whether s has a quote, a comma and a quote with
+// nothing but white space between them: two string arguments in a row.
+func quoteCommaQuote(s string) bool {
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
+	isQuote := func(c byte) bool { return c == '"' || c == '\'' }
+	for off := 0; ; {
+		i := strings.IndexByte(s[off:], ',')
+		if i < 0 {
+			return false
+		}
+		i += off
+		off = i + 1
+		j := i - 1
+		for j >= 0 && isSpace(s[j]) {
+			j--
+		}
+		if j < 0 || !isQuote(s[j]) {
+			continue
+		}
+		k := i + 1
+		for k < len(s) && isSpace(s[k]) {
+			k++
+		}
+		if k < len(s) && isQuote(s[k]) {
+			return true
+		}
+	}
 }
 
 // providerRules are formats issued by one provider, recognisable by a prefix
@@ -247,7 +285,7 @@ func probableRuleList() []secretRule {
 		// password printed by the setup wizard.
 		rule("jenkins-crumb", SecretAPIKey, p, `(?i)\bJenkins-Crumb\s*[:=]\s*([0-9a-f]{32,64})\b`, 1, "jenkins-crumb"),
 		rule("jenkins-setup", SecretPassword, p, `(?i)password to proceed to installation:\s*([0-9a-f]{32})\b`, 1, "proceed to installation"),
-		rule("quoted-pair", SecretAPIKey, p, `(?i)(?:^|["'\s(])[A-Za-z0-9_.\-]{0,40}(?:pass|pwd|secret|token|key|login|auth|credential)[A-Za-z0-9_.\-]{0,40}["']\s*,\s*["']\\?"?([A-Za-z0-9_\-+/=.~]{16,})`, 1, "pass", "pwd", "secret", "token", "key", "login", "auth", "credential").with(randomLooking),
+		rule("quoted-pair", SecretAPIKey, p, `(?i)(?:^|["'\s(])[A-Za-z0-9_.\-]{0,40}(?:pass|pwd|secret|token|key|login|auth|credential)[A-Za-z0-9_.\-]{0,40}["']\s*,\s*["']\\?"?([A-Za-z0-9_\-+/=.~]{16,})`, 1, "pass", "pwd", "secret", "token", "key", "login", "auth", "credential").with(randomLooking).needs(quoteCommaQuote),
 	}
 }
 
