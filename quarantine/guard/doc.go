@@ -39,6 +39,15 @@
 // 0.2). On sources unseen in training that mostly removes false alarms; see
 // TestEvalVector for the figures and the combinations that were rejected.
 //
+// Speed: Go's regular expressions run in linear time but slowly when large.
+// Each injection pattern is split at start-up into the alternatives it was
+// written as, each behind the strings every match of it must contain, read
+// from the parsed expression (gate.go); secret rules get the same gates.
+// One Aho-Corasick pass (strset.go) tells which gate strings a text holds,
+// compared in a canonical case-folded form so that a gate never stops an
+// expression that would match. Check also has a cheaper sibling, Screen,
+// which runs the injection screening alone.
+//
 // The secret rules are Engram's own, written from the providers' public
 // token formats. gitleaks' rule set was measured as an alternative and as
 // an addition (see the package's evaluation test) and not adopted: on the
