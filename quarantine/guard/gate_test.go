@@ -283,7 +283,7 @@ func TestPatternsSeeCaseVariants(t *testing.T) {
 
 func TestQuoteCommaQuote(t *testing.T) {
 	for s, want := range map[string]bool{
-		`set('sonar.login', 'abc')`: true,
+		`set('sonar.login', 'abc')`:  true,
 		`f("a" ,` + "\n\t" + ` "b")`: true,
 		`"a",b`:                      false,
 		`a, "b"`:                     false,
