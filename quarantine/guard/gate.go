@@ -22,8 +22,8 @@ import (
 // reports what re.MatchString reports; TestGatedMatchesRegexp checks this
 // on every shipped pattern.
 
-// maxAlternatives bounds how far a pattern is split: a concatenation of
-// several alternations multiplies out.
+// maxAlternatives bounds how far a pattern is split; one with more
+// alternatives stays whole, behind the gates of the whole.
 const maxAlternatives = 48
 
 // minGateLen is the shortest literal worth a gate: shorter ones are in
@@ -53,8 +53,8 @@ func splitAlternatives(re *regexp.Regexp) []gatedRe {
 // exactly when it matches re. It undoes what the parser does to a list of
 // alternatives (it factors out their common prefix: `\bfoo|\bbar` becomes
 // `\b(?:foo|bar)`), and leaves alternations further in alone: the gates
-// handle those. Captures are dropped: only whether there is a match
-// counts.
+// handle those. A capture around the whole is dropped: only whether there
+// is a match counts.
 func alternatives(re *syntax.Regexp) []*syntax.Regexp {
 	switch re.Op {
 	case syntax.OpCapture:
@@ -284,15 +284,6 @@ func bestGroup(gs [][]string) []string {
 		}
 	}
 	return best
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
 
 // gateStrings holds every gate string of every pattern: one pass over a
