@@ -3,7 +3,9 @@ package guard
 import (
 	"regexp"
 	"regexp/syntax"
+	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -44,7 +46,7 @@ func splitAlternatives(re *regexp.Regexp) []gatedRe {
 	}
 	out := make([]gatedRe, 0, len(alts))
 	for _, a := range alts {
-		out = append(out, gatedRe{re: regexp.MustCompile(a.String()), need: requiredLiterals(a)})
+		out = append(out, gatedRe{re: regexp.MustCompile(exprString(a)), need: requiredLiterals(a)})
 	}
 	return out
 }
@@ -287,14 +289,19 @@ func bestGroup(gs [][]string) []string {
 }
 
 // gateStrings holds every gate string of every pattern: one pass over a
-// text tells all the gates at once.
-var gateStrings *stringSet
-
-func init() { gateStrings = gateAll(injectionPatterns) }
+// text tells all the gates at once. It and the patterns' gated forms are
+// built on first use (about 0.1 s), not at start-up: most engram commands
+// never screen a text.
+var (
+	gateStrings *stringSet
+	gatesOnce   sync.Once
+)
 
 // gatesIn tells which gate strings occur in a text, given its ASCII
-// lower-case form.
+// lower-case form. The first call gives the patterns their gated forms:
+// callers call it before they match a pattern.
 func gatesIn(lower string) presence {
+	gatesOnce.Do(func() { gateStrings = gateAll(injectionPatterns) })
 	return gateStrings.scan(canonical(lower))
 }
 
@@ -384,4 +391,115 @@ func gateAll(ps []injectionPattern) *stringSet {
 		}
 	}
 	return set
+}
+
+// exprString writes re back as an expression that compiles to the same
+// matcher. syntax.Regexp.String does too, but it works out flags by
+// folding every rune of every class: a second for all the patterns at each
+// start of engram, as every character class like [^\n] spans a million
+// runes. Here classes, already case-folded by the parser, are written as
+// their ranges.
+func exprString(re *syntax.Regexp) string {
+	var b strings.Builder
+	writeExpr(&b, re)
+	return b.String()
+}
+
+func writeExpr(b *strings.Builder, re *syntax.Regexp) {
+	switch re.Op {
+	case syntax.OpNoMatch:
+		b.WriteString(`[^\x00-\x{10FFFF}]`)
+	case syntax.OpEmptyMatch:
+		b.WriteString(`(?:)`)
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			b.WriteString(`(?i:`)
+		} else {
+			b.WriteString(`(?:`)
+		}
+		for _, r := range re.Rune {
+			writeRune(b, r)
+		}
+		b.WriteString(`)`)
+	case syntax.OpCharClass:
+		b.WriteString(`[`)
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			writeRune(b, re.Rune[i])
+			if re.Rune[i+1] != re.Rune[i] {
+				b.WriteString(`-`)
+				writeRune(b, re.Rune[i+1])
+			}
+		}
+		if len(re.Rune) == 0 {
+			b.WriteString(`^\x00-\x{10FFFF}`)
+		}
+		b.WriteString(`]`)
+	case syntax.OpAnyCharNotNL:
+		b.WriteString(`[^\n]`)
+	case syntax.OpAnyChar:
+		b.WriteString(`(?s:.)`)
+	case syntax.OpBeginLine:
+		b.WriteString(`(?m:^)`)
+	case syntax.OpEndLine:
+		b.WriteString(`(?m:$)`)
+	case syntax.OpBeginText:
+		b.WriteString(`\A`)
+	case syntax.OpEndText:
+		b.WriteString(`\z`)
+	case syntax.OpWordBoundary:
+		b.WriteString(`\b`)
+	case syntax.OpNoWordBoundary:
+		b.WriteString(`\B`)
+	case syntax.OpCapture:
+		b.WriteString(`(`)
+		writeExpr(b, re.Sub[0])
+		b.WriteString(`)`)
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		b.WriteString(`(?:`)
+		writeExpr(b, re.Sub[0])
+		b.WriteString(`)`)
+		switch re.Op {
+		case syntax.OpStar:
+			b.WriteString(`*`)
+		case syntax.OpPlus:
+			b.WriteString(`+`)
+		case syntax.OpQuest:
+			b.WriteString(`?`)
+		default:
+			b.WriteString(`{` + strconv.Itoa(re.Min) + `,`)
+			if re.Max >= 0 {
+				b.WriteString(strconv.Itoa(re.Max))
+			}
+			b.WriteString(`}`)
+		}
+		if re.Flags&syntax.NonGreedy != 0 {
+			b.WriteString(`?`)
+		}
+	case syntax.OpConcat:
+		b.WriteString(`(?:`)
+		for _, sub := range re.Sub {
+			writeExpr(b, sub)
+		}
+		b.WriteString(`)`)
+	case syntax.OpAlternate:
+		b.WriteString(`(?:`)
+		for i, sub := range re.Sub {
+			if i > 0 {
+				b.WriteString(`|`)
+			}
+			writeExpr(b, sub)
+		}
+		b.WriteString(`)`)
+	default:
+		b.WriteString(re.String()) // every op is handled above
+	}
+}
+
+// writeRune writes r so that it stands for itself, in a class or out.
+func writeRune(b *strings.Builder, r rune) {
+	if r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == ' ') {
+		b.WriteRune(r)
+		return
+	}
+	b.WriteString(`\x{` + strconv.FormatInt(int64(r), 16) + `}`)
 }

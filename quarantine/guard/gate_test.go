@@ -80,6 +80,7 @@ func TestAlternatives(t *testing.T) {
 // from each pattern's own alternatives (so each is seen matching), on
 // those samples cut short and, with ENGRAM_EVAL=1, on the corpora.
 func TestGatedMatchesRegexp(t *testing.T) {
+	gatesIn("") // builds the gated forms
 	texts := readLines(t, filepath.Join("testdata", "benign-memories.txt"))
 	texts = append(texts, readLines(t, filepath.Join("testdata", "benign-requests.txt"))...)
 	if os.Getenv("ENGRAM_EVAL") != "" {
