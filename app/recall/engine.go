@@ -462,7 +462,10 @@ func (e *Engine) VectorFor(id, content string) []float32 {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if s, ok := e.slots[id]; ok && e.docs[s].doc.Content == content {
-		return e.docs[s].vec
+		// A copy: Put normalises what it is given in place, and the
+		// index's own vector may be read meanwhile (by the embedding
+		// worker encoding it for the vault).
+		return slices.Clone(e.docs[s].vec)
 	}
 	return nil
 }
