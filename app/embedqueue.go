@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/engram-app/engram/app/embed"
 	"github.com/engram-app/engram/app/recall"
@@ -24,6 +25,12 @@ import (
 // duplicate and conflict checks compare words only. If Engram stops before
 // a vector is stored, the next index build finds the memory without one
 // and embeds it then (see startEmbedding).
+//
+// Vectors are derived data, so they are stored lazily: every
+// vectorSaveEvery, or once vectorSaveBatch wait, in one transaction. Under
+// a steady stream of writes, storing each batch as it was made was a
+// third of all commits, each two flushes that agents' writes queued
+// behind. WaitVectors and Close store what waits.
 type embedQueue struct {
 	mu      sync.Mutex
 	pending map[string]toEmbed // by memory id: the latest text wins
@@ -32,7 +39,16 @@ type embedQueue struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	closed  bool
+
+	unsaved   map[string][]byte // vectors made and indexed, not yet stored
+	saveTimer *time.Timer       // stores unsaved; nil when none is due
+	saving    sync.Mutex        // held while a save writes, so Close waits for it
 }
+
+const (
+	vectorSaveEvery = 2 * time.Second
+	vectorSaveBatch = 512
+)
 
 // queueEmbed puts m in line for its vector.
 func (s *Service) queueEmbed(m *Memory) {
@@ -88,14 +104,40 @@ func (s *Service) drainEmbeds(ctx context.Context, idle chan struct{}) {
 			}
 			continue // they stay without a vector until the next index build
 		}
-		blobs := map[string][]byte{}
+		q.mu.Lock()
 		for i, m := range batch {
 			if got[i] != nil && s.recall.SetVector(m.id, m.content, got[i]) {
-				blobs[m.id] = recall.EncodeVector(model, m.hash, got[i])
+				if q.unsaved == nil {
+					q.unsaved = map[string][]byte{}
+				}
+				q.unsaved[m.id] = recall.EncodeVector(model, m.hash, got[i])
 			}
 		}
-		s.storeVectors(blobs)
+		full := len(q.unsaved) >= vectorSaveBatch
+		if !full && len(q.unsaved) > 0 && q.saveTimer == nil && !q.closed {
+			q.saveTimer = time.AfterFunc(vectorSaveEvery, s.saveVectors)
+		}
+		q.mu.Unlock()
+		if full {
+			s.saveVectors()
+		}
 	}
+}
+
+// saveVectors stores the vectors made since the last save.
+func (s *Service) saveVectors() {
+	q := &s.writeEmbeds
+	q.saving.Lock()
+	defer q.saving.Unlock()
+	q.mu.Lock()
+	blobs := q.unsaved
+	q.unsaved = nil
+	if q.saveTimer != nil {
+		q.saveTimer.Stop()
+		q.saveTimer = nil
+	}
+	q.mu.Unlock()
+	s.storeVectors(blobs)
 }
 
 // embedContext marks ctx for the embedding of written memories: on one
@@ -124,14 +166,15 @@ func SpareProc() {
 	})
 }
 
-// WaitVectors waits until every memory written so far has its vector (or
-// failed to get one), or ctx ends.
+// WaitVectors waits until every memory written so far has its vector,
+// indexed and stored (or failed to get one), or ctx ends.
 func (s *Service) WaitVectors(ctx context.Context) error {
 	for {
 		s.writeEmbeds.mu.Lock()
 		idle := s.writeEmbeds.idle
 		s.writeEmbeds.mu.Unlock()
 		if idle == nil {
+			s.saveVectors()
 			return nil
 		}
 		select {
@@ -156,4 +199,5 @@ func (s *Service) closeEmbeds() {
 	if idle != nil {
 		<-idle
 	}
+	s.saveVectors()
 }
