@@ -1,8 +1,6 @@
 package guard
 
 import (
-	"bufio"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -81,12 +79,13 @@ func TestAlternatives(t *testing.T) {
 // those samples cut short and, with ENGRAM_EVAL=1, on the corpora.
 func TestGatedMatchesRegexp(t *testing.T) {
 	gatesIn("") // builds the gated forms
-	texts := readLines(t, filepath.Join("testdata", "benign-memories.txt"))
-	texts = append(texts, readLines(t, filepath.Join("testdata", "benign-requests.txt"))...)
+	texts := append(benignLines(t, "benign-memories.txt"), benignLines(t, "benign-requests.txt")...)
 	if os.Getenv("ENGRAM_EVAL") != "" {
 		dir := filepath.Join("..", "..", "..", "shared", "eval", "guard")
 		for _, name := range []string{"injection-dev.jsonl", "secrets-dev.jsonl", "pii-dev.jsonl"} {
-			texts = append(texts, jsonlTexts(t, filepath.Join(dir, name))...)
+			for _, row := range readJSONL[struct{ Text string }](t, filepath.Join(dir, name)) {
+				texts = append(texts, row.Text)
+			}
 		}
 	}
 	positives := 0
@@ -186,50 +185,15 @@ func samples(re *syntax.Regexp) []string {
 	return []string{""}
 }
 
-func readLines(t *testing.T, path string) []string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if line := sc.Text(); line != "" && !strings.HasPrefix(line, "#") {
-			out = append(out, line)
-		}
-	}
-	return out
-}
-
-func jsonlTexts(t *testing.T, path string) []string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		var row struct{ Text string }
-		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, row.Text)
-	}
-	return out
-}
-
 // TestSecretGatesNecessary: a secret rule's gates and pre-test hold on every text its
 // expression matches (samples built from the expression, the test texts
 // and, with ENGRAM_EVAL=1, the corpora), so gating never hides a secret.
 func TestSecretGatesNecessary(t *testing.T) {
-	texts := readLines(t, filepath.Join("testdata", "benign-memories.txt"))
+	texts := benignLines(t, "benign-memories.txt")
 	if os.Getenv("ENGRAM_EVAL") != "" {
-		texts = append(texts, jsonlTexts(t, filepath.Join("..", "..", "..", "shared", "eval", "guard", "secrets-dev.jsonl"))...)
+		for _, row := range readJSONL[struct{ Text string }](t, filepath.Join("..", "..", "..", "shared", "eval", "guard", "secrets-dev.jsonl")) {
+			texts = append(texts, row.Text)
+		}
 	}
 	s := newSecretScanner()
 	gated, matched := 0, 0
