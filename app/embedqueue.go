@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"runtime"
 	"sync"
@@ -104,14 +105,17 @@ func (s *Service) drainEmbeds(ctx context.Context, idle chan struct{}) {
 			}
 			continue // they stay without a vector until the next index build
 		}
-		q.mu.Lock()
+		blobs := map[string][]byte{}
 		for i, m := range batch {
 			if got[i] != nil && s.recall.SetVector(m.id, m.content, got[i]) {
-				if q.unsaved == nil {
-					q.unsaved = map[string][]byte{}
-				}
-				q.unsaved[m.id] = recall.EncodeVector(model, m.hash, got[i])
+				blobs[m.id] = recall.EncodeVector(model, m.hash, got[i])
 			}
+		}
+		q.mu.Lock()
+		if q.unsaved == nil {
+			q.unsaved = blobs
+		} else {
+			maps.Copy(q.unsaved, blobs)
 		}
 		full := len(q.unsaved) >= vectorSaveBatch
 		if !full && len(q.unsaved) > 0 && q.saveTimer == nil && !q.closed {
