@@ -151,3 +151,29 @@ func TestCheckOddInput(t *testing.T) {
 		}
 	}
 }
+
+// TestNewConcurrently: guards made at once share nothing they write (the
+// race detector checks; rules share keyword lists).
+func TestNewConcurrently(t *testing.T) {
+	var wg sync.WaitGroup
+	gs := make([]*Guard, 4)
+	for i := range gs {
+		wg.Go(func() {
+			g, err := New(Policy{})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			gs[i] = g
+		})
+	}
+	wg.Wait()
+	for _, g := range gs {
+		if g == nil {
+			continue
+		}
+		if res := g.Check(Input{Text: "token = ghp_Q7rZ5xK2m4N8p3WtY6uB9cD1eF4gH7jK0lM2"}); !res.HasSecret {
+			t.Errorf("a guard made concurrently missed a GitHub token: %+v", res.Findings)
+		}
+	}
+}

@@ -56,9 +56,13 @@ func newSecretScanner() *secretScanner {
 		if parsed, err := syntax.Parse(r.re.String(), syntax.Perl); err == nil {
 			r.gates = requiredLiterals(parsed)
 		}
+		// A new slice: rules may share their keyword list with others
+		// (and with every other scanner).
+		keys := make([]string, len(r.any))
 		for k, str := range r.any {
-			r.any[k] = canonical(str)
+			keys[k] = canonical(str)
 		}
+		r.any = keys
 		all = append(all, r.any...)
 		for _, g := range r.gates {
 			all = append(all, g...)
