@@ -24,9 +24,9 @@ type injectionPattern struct {
 	any []string
 	// fn, when set, replaces re: a structural test that a regular
 	// expression cannot state (counting turns or repetitions), or several
-	// expressions each behind its own gates. At start-up every expression
-	// becomes gated alternatives here (see gate.go); re stays as the
-	// reference.
+	// expressions each behind its own gates. On the first screening every
+	// expression becomes gated alternatives here (see gate.go); re stays
+	// as the reference.
 	fn matcher
 }
 
