@@ -40,13 +40,14 @@
 // TestEvalVector for the figures and the combinations that were rejected.
 //
 // Speed: Go's regular expressions run in linear time but slowly when large.
-// Each injection pattern is split at start-up into the alternatives it was
-// written as, each behind the strings every match of it must contain, read
-// from the parsed expression (gate.go); secret rules get the same gates.
-// One Aho-Corasick pass (strset.go) tells which gate strings a text holds,
-// compared in a canonical case-folded form so that a gate never stops an
-// expression that would match. Check also has a cheaper sibling, Screen,
-// which runs the injection screening alone.
+// On the first screening (or at Prepare) each injection pattern is split
+// into the alternatives it was written as, each behind the strings every
+// match of it must contain, read from the parsed expression (gate.go);
+// secret rules get the same gates. One Aho-Corasick pass (strset.go) tells
+// which gate strings a text holds, compared in a canonical case-folded
+// form so that a gate never stops an expression that would match. Check
+// also has a cheaper sibling, Screen, which runs the injection screening
+// alone.
 //
 // The secret rules are Engram's own, written from the providers' public
 // token formats. gitleaks' rule set was measured as an alternative and as
@@ -68,6 +69,7 @@
 // need the USE Lite weights, in ../../.cache/model/use-lite or
 // ENGRAM_MODEL_DIR; the vectors are cached in ../../.cache/guard-vectors.
 //
-// The package does no I/O and holds no mutable state after New: a Guard is
+// The package does no I/O and holds no mutable state after New, except the
+// gated patterns built once, under a sync.Once, on first use: a Guard is
 // safe for concurrent use.
 package guard
