@@ -159,6 +159,7 @@ type Engine struct {
 	mu    sync.RWMutex
 	slots map[string]uint32 // id -> slot
 	docs  []*entry          // by slot; nil once removed
+	cls   *classes          // the class of each slot
 	kw    *keywordIndex
 	vec   *vectorIndex
 
@@ -168,7 +169,7 @@ type Engine struct {
 // New returns an empty engine.
 func New(cfg Config) *Engine {
 	cfg.fill()
-	return &Engine{cfg: cfg, slots: map[string]uint32{}, kw: newKeywordIndex(cfg.K1, cfg.B), vec: newVectorIndex(cfg.dim())}
+	return &Engine{cfg: cfg, slots: map[string]uint32{}, cls: newClasses(), kw: newKeywordIndex(cfg.K1, cfg.B), vec: newVectorIndex(cfg.dim())}
 }
 
 // dim is the embedder's dimension, 0 without one.
@@ -228,6 +229,7 @@ func (e *Engine) Put(d Doc, vec []float32) error {
 	}
 	slot := uint32(len(e.docs))
 	e.docs = append(e.docs, en)
+	e.cls.add(&en.doc)
 	e.slots[d.ID] = slot
 	e.kw.add(slot, d.Content)
 	if vec != nil {
@@ -331,6 +333,7 @@ func (e *Engine) removeLocked(id string) {
 	e.vec.dead += e.vec.chunks(e.docs[s].vec)
 	e.kw.remove(s)
 	e.docs[s] = nil
+	e.cls.remove(s)
 	delete(e.slots, id)
 	if n := e.vec.len(); n > 0 && float64(e.vec.dead) > e.cfg.RebuildFraction*float64(n) {
 		e.compactLocked()
@@ -342,6 +345,7 @@ func (e *Engine) removeLocked(id string) {
 func (e *Engine) compactLocked() {
 	newSlot := make([]int32, len(e.docs))
 	docs := make([]*entry, 0, len(e.slots))
+	cls := newClasses() // and drops the classes no document has left
 	vec := newVectorIndex(e.vec.dim)
 	for old, en := range e.docs {
 		if en == nil {
@@ -351,13 +355,14 @@ func (e *Engine) compactLocked() {
 		s := uint32(len(docs))
 		newSlot[old] = int32(s)
 		docs = append(docs, en)
+		cls.add(&en.doc)
 		e.slots[en.doc.ID] = s
 		if en.vec != nil {
 			vec.add(s, en.vec)
 		}
 	}
 	e.kw.remap(newSlot, len(docs))
-	e.docs, e.vec = docs, vec
+	e.docs, e.cls, e.vec = docs, cls, vec
 }
 
 // Tombstones returns the number of dead entries in the vector index and
@@ -451,7 +456,7 @@ func byScore(a, b Hit) int {
 func (e *Engine) Reset() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.slots, e.docs = map[string]uint32{}, nil
+	e.slots, e.docs, e.cls = map[string]uint32{}, nil, newClasses()
 	e.kw, e.vec = newKeywordIndex(e.cfg.K1, e.cfg.B), newVectorIndex(e.cfg.dim())
 }
 

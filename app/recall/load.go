@@ -188,6 +188,7 @@ func (l *Loader) Done() error {
 		e.slots = make(map[string]uint32, len(last))
 	}
 	e.docs = make([]*entry, 0, len(last))
+	e.cls = newClasses()
 	kw := newKeywordIndex(e.cfg.K1, e.cfg.B)
 	kw.ids, kw.lists = l.dict.ids, make([][]posting, len(l.dict.ids))
 	kw.docLen, kw.docTerms = make([]uint32, 0, len(last)), make([][]uint32, 0, len(last))
@@ -212,6 +213,7 @@ func (l *Loader) Done() error {
 			p := &c.preps[i]
 			en.doc, en.vec, en.mean = c.docs[i], p.vec, p.mean
 			e.docs = append(e.docs, en)
+			e.cls.add(&en.doc)
 			if !unique {
 				e.slots[en.doc.ID] = slot
 			}

@@ -34,19 +34,8 @@ func anyOf[T comparable](list []T, v T) bool { return len(list) == 0 || slices.C
 
 // Match reports whether d passes the filters.
 func (f *Filters) Match(d *Doc) bool {
-	if d.Partition == vault.Archive && !f.IncludeArchived && !slices.Contains(f.Partitions, vault.Archive) {
-		return false
-	}
-	if !anyOf(f.Partitions, d.Partition) || !anyOf(f.Tiers, d.Tier) || !anyOf(f.Kinds, d.Kind) || !anyOf(f.Fields, d.Field) {
-		return false
-	}
-	if len(f.Tags) > 0 && !slices.ContainsFunc(d.Tags, func(t string) bool { return slices.Contains(f.Tags, t) }) {
-		return false
-	}
-	if d.Confidence < f.MinConfidence {
-		return false
-	}
-	return (f.After.IsZero() || !d.Created.Before(f.After)) && (f.Before.IsZero() || d.Created.Before(f.Before))
+	k := classOf(d)
+	return f.matchClass(&k) && f.matchDoc(d)
 }
 
 // Query is one recall.
@@ -60,7 +49,10 @@ type Query struct {
 	// Now is the time recency is measured from; zero means time.Now.
 	Now time.Time
 	// Allow is the read rule: documents it refuses are never returned. Nil
-	// allows everything.
+	// allows everything. It decides from a document's class: its
+	// Partition, Owner, Field, Tier, Kind, Trust and Sensitive, the only
+	// fields set in the Doc it is given. A search asks it once about each
+	// class of document in the index, before looking at any.
 	Allow func(*Doc) bool
 	// Vector, when set, is the query's embedding, so the engine does not
 	// embed Text (benchmarks, or a caller that batches queries). It may
@@ -164,9 +156,9 @@ func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useK
 		// passes them: the memory's mean vector is the query.
 		qvec = meanChunk(qvec, d)
 	}
+	admitted, perDoc := e.cls.admitted(&q), q.Filters.perDoc()
 	keep := func(slot uint32) bool {
-		en := e.docs[slot]
-		return en != nil && trustWeight(en.doc.Trust) > 0 && q.Filters.Match(&en.doc) && (q.Allow == nil || q.Allow(&en.doc))
+		return admitted[e.cls.of[slot]] && (!perDoc || q.Filters.matchDoc(&e.docs[slot].doc))
 	}
 	var kwList, vecList []ranked
 	n := max(e.cfg.Candidates, q.Limit)

@@ -1,0 +1,108 @@
+package recall
+
+import (
+	"slices"
+
+	"github.com/engram-app/engram/vault"
+)
+
+// class is what a search decides on before it reads a document itself:
+// the attributes the read rule (Query.Allow), the trust floor and most
+// filters look at. Documents with the same attributes share a class, and a
+// search answers its rule and filters once per class rather than once per
+// document. That matters for an agent that may read only its own
+// memories: its scans would otherwise follow a pointer to a document and
+// run the access check for most documents in the index, only to refuse
+// them (BenchmarkRecall100kOneAgent).
+type class struct {
+	partition vault.Partition
+	owner     string
+	field     vault.Field
+	tier      vault.Tier
+	kind      vault.Kind
+	trust     vault.Trust
+	sensitive bool
+}
+
+func classOf(d *Doc) class {
+	return class{d.Partition, d.Owner, d.Field, d.Tier, d.Kind, d.Trust, d.Sensitive}
+}
+
+// doc returns a Doc with c's attributes and nothing else: what Allow is
+// given, so that a rule reading anything else sees it empty rather than
+// depending on which document of the class it was asked about.
+func (c *class) doc() Doc {
+	return Doc{Partition: c.partition, Owner: c.owner, Field: c.field, Tier: c.tier, Kind: c.kind, Trust: c.trust, Sensitive: c.sensitive}
+}
+
+// classes numbers the classes of an engine's documents. Class 0 is the
+// class of a removed slot, which no search keeps.
+type classes struct {
+	ids  map[class]uint32
+	list []class  // by number; list[0] is unused
+	of   []uint32 // slot -> its class
+}
+
+func newClasses() *classes {
+	return &classes{ids: map[class]uint32{}, list: []class{{}}}
+}
+
+// add records the class of d as that of the next slot.
+func (c *classes) add(d *Doc) {
+	k := classOf(d)
+	id, ok := c.ids[k]
+	if !ok {
+		id = uint32(len(c.list))
+		c.ids[k] = id
+		c.list = append(c.list, k)
+	}
+	c.of = append(c.of, id)
+}
+
+// remove marks slot as removed.
+func (c *classes) remove(slot uint32) { c.of[slot] = 0 }
+
+// admitted answers, for each class, whether its documents pass q's trust
+// floor, read rule and the filters on class attributes; the filters on a
+// document's own tags, confidence and dates remain (Filters.perDoc).
+func (c *classes) admitted(q *Query) []bool {
+	ok := make([]bool, len(c.list))
+	for id := 1; id < len(c.list); id++ {
+		k := &c.list[id]
+		if trustWeight(k.trust) <= 0 || !q.Filters.matchClass(k) {
+			continue
+		}
+		if q.Allow != nil {
+			d := k.doc()
+			if !q.Allow(&d) {
+				continue
+			}
+		}
+		ok[id] = true
+	}
+	return ok
+}
+
+// matchClass is Match on the attributes of a class.
+func (f *Filters) matchClass(k *class) bool {
+	if k.partition == vault.Archive && !f.IncludeArchived && !slices.Contains(f.Partitions, vault.Archive) {
+		return false
+	}
+	return anyOf(f.Partitions, k.partition) && anyOf(f.Tiers, k.tier) && anyOf(f.Kinds, k.kind) && anyOf(f.Fields, k.field)
+}
+
+// perDoc reports whether f has filters matchClass leaves to matchDoc.
+func (f *Filters) perDoc() bool {
+	return len(f.Tags) > 0 || f.MinConfidence > 0 || !f.After.IsZero() || !f.Before.IsZero()
+}
+
+// matchDoc is Match on what a document has of its own.
+func (f *Filters) matchDoc(d *Doc) bool {
+	if len(f.Tags) > 0 && !slices.ContainsFunc(d.Tags, func(t string) bool { return slices.Contains(f.Tags, t) }) {
+		return false
+	}
+	if d.Confidence < f.MinConfidence {
+		return false
+	}
+	return (f.After.IsZero() || !d.Created.Before(f.After)) && (f.Before.IsZero() || d.Created.Before(f.Before))
+}
