@@ -45,6 +45,9 @@ import (
 // After each phase every acknowledged write must be in the vault exactly
 // once with its last acknowledged content.
 //
+// ENGRAM_LOAD_NOSYNC=1 opens the vault without fsync on commit, which
+// separates the disk's share of the latencies from the rest.
+//
 //	make bench-load   (or: go test ./app/server -run '^$' -bench Load -benchtime 1x)
 func BenchmarkLoad(b *testing.B) {
 	const agents, prefill = 20, 10000
@@ -91,7 +94,12 @@ func loadEmbedder(b *testing.B) recall.Embedder {
 }
 
 func newLoadEnv(b *testing.B, agents, prefill int) *loadEnv {
-	v, _ := vaulttest.New(b)
+	var opts []vaulttest.Option
+	if os.Getenv("ENGRAM_LOAD_NOSYNC") == "1" {
+		opts = append(opts, vaulttest.NoSync)
+		b.Log("ENGRAM_LOAD_NOSYNC=1: commits are not flushed to disk")
+	}
+	v, _ := vaulttest.New(b, opts...)
 	emb := loadEmbedder(b)
 	app.SpareProc() // as engram serve runs
 	svc, err := app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(emb)), IdleEmbedding: true})
