@@ -200,22 +200,34 @@ func (s *Service) embedBatch(ctx context.Context, model string, batch []toEmbed)
 }
 
 // storeVectors stores blobs, skipping memories deleted or made sensitive
-// since they were embedded. A failure is logged: the vectors stay in the
-// index, and the next start-up embeds those memories again.
+// since they were embedded, in transactions of bookkeepingChunk vectors.
+// A failure is logged: the vectors stay in the index, and the next
+// start-up embeds those memories again.
 func (s *Service) storeVectors(blobs map[string][]byte) {
 	if len(blobs) == 0 || s.v.ReadOnly() {
 		return
 	}
-	err := s.v.PutVectors(blobs)
-	if errors.Is(err, vault.ErrNotFound) || errors.Is(err, vault.ErrInvalid) {
-		err = nil
-		for id, b := range blobs { // one by one, to keep the rest
-			if e := s.v.PutVectors(map[string][]byte{id: b}); e != nil && !errors.Is(e, vault.ErrNotFound) && !errors.Is(e, vault.ErrInvalid) {
-				err = cmp.Or(err, e)
-			}
-		}
+	var err error
+	for _, part := range chunked(blobs, bookkeepingChunk) {
+		err = cmp.Or(err, s.storeVectorChunk(part))
 	}
 	if err != nil {
 		s.log.Error("recall: store vectors", "err", err)
 	}
+}
+
+// storeVectorChunk stores blobs in one transaction, or one by one when
+// some memory was deleted or made sensitive meanwhile.
+func (s *Service) storeVectorChunk(blobs map[string][]byte) error {
+	err := s.v.PutVectors(blobs)
+	if !errors.Is(err, vault.ErrNotFound) && !errors.Is(err, vault.ErrInvalid) {
+		return err
+	}
+	err = nil
+	for id, b := range blobs { // one by one, to keep the rest
+		if e := s.v.PutVectors(map[string][]byte{id: b}); e != nil && !errors.Is(e, vault.ErrNotFound) && !errors.Is(e, vault.ErrInvalid) {
+			err = cmp.Or(err, e)
+		}
+	}
+	return err
 }

@@ -1,6 +1,9 @@
 package vault_test
 
 import (
+	"context"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -126,4 +129,91 @@ func BenchmarkWritePaced(b *testing.B) {
 	}
 	report("write", commits)
 	report("fdatasync", flushes)
+}
+
+// BenchmarkWriteBesideTouch is BenchmarkWritePaced at 10,000 memories,
+// while once a second the access times of 1,000 recalled memories are
+// written, as the app's bookkeeping does: in one transaction, or in
+// transactions of 64 memories in id order. bbolt has one writer, so a
+// write that arrives during a long bookkeeping commit waits for all of
+// it. Read write-p99.
+//
+//	go test ./vault -run '^$' -bench WriteBesideTouch -benchtime 300x
+func BenchmarkWriteBesideTouch(b *testing.B) {
+	for _, chunk := range []int{1000, 64} {
+		b.Run(fmt.Sprintf("chunk-%d", chunk), func(b *testing.B) {
+			v, clock := vaulttest.New(b, vaulttest.NoSync)
+			var ids []string
+			for i := range 10000 {
+				m := vaulttest.Memory(vault.Internal, fmt.Sprintf("note %d: %s", i, content500[:200]))
+				got, err := v.Add(m, operator)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ids = append(ids, got.ID)
+			}
+			path := v.Path()
+			v.Close()
+			v, err := vault.Open(path, vault.Options{Timeout: time.Second, Now: clock.Now})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer v.Close()
+			if err := v.Unlock(context.Background(), []byte(vaulttest.Passphrase)); err != nil {
+				b.Fatal(err)
+			}
+			stop := make(chan struct{})
+			done := make(chan struct{})
+			var touches []time.Duration
+			go func() {
+				defer close(done)
+				at := clock.Now()
+				for round := 0; ; round++ {
+					select {
+					case <-stop:
+						return
+					case <-time.After(time.Second):
+					}
+					at = at.Add(2 * vault.AccessStep)
+					times := map[string]time.Time{}
+					for i := range 1000 {
+						times[ids[(round*1000+i*7)%len(ids)]] = at
+					}
+					keys := slices.Sorted(maps.Keys(times))
+					start := time.Now()
+					for part := range slices.Chunk(keys, chunk) {
+						sub := map[string]time.Time{}
+						for _, k := range part {
+							sub[k] = at
+						}
+						if _, err := v.Touch(sub); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+					touches = append(touches, time.Since(start))
+				}
+			}()
+			m := vaulttest.Memory(vault.Internal, content500)
+			var commits []time.Duration
+			for b.Loop() {
+				time.Sleep(20 * time.Millisecond)
+				start := time.Now()
+				if _, err := v.Add(m, operator); err != nil {
+					b.Fatal(err)
+				}
+				commits = append(commits, time.Since(start))
+			}
+			close(stop)
+			<-done
+			slices.Sort(commits)
+			b.ReportMetric(float64(commits[len(commits)/2].Microseconds())/1000, "write-p50-ms")
+			b.ReportMetric(float64(commits[len(commits)*99/100].Microseconds())/1000, "write-p99-ms")
+			b.ReportMetric(float64(commits[len(commits)-1].Microseconds())/1000, "write-max-ms")
+			if len(touches) > 0 {
+				slices.Sort(touches)
+				b.ReportMetric(float64(touches[len(touches)/2].Microseconds())/1000, "touch-p50-ms")
+			}
+		})
+	}
 }
