@@ -45,6 +45,11 @@ import (
 // After each phase every acknowledged write must be in the vault exactly
 // once with its last acknowledged content.
 //
+// The vault's clock stands still at vaulttest.Start while the service
+// keeps the real one, so the fill's memories look months old to recall:
+// the first recall of each writes its access time, as in a vault whose
+// memories are old.
+//
 // ENGRAM_LOAD_NOSYNC=1 opens the vault without fsync on commit, which
 // separates the disk's share of the latencies from the rest.
 //
