@@ -20,7 +20,7 @@ import (
 // Written memories wait in writeEmbeds and one worker embeds them in
 // batches (the more that wait, the bigger and cheaper the batch), gives
 // each its vector in the index if its text has not changed meanwhile, and
-// stores the vectors in one transaction.
+// stores the vectors (see storeVectors).
 //
 // Meanwhile recall finds the memory by keyword, and the write-time
 // duplicate and conflict checks compare words only. If Engram stops before
@@ -28,7 +28,7 @@ import (
 // and embeds it then (see startEmbedding).
 //
 // Vectors are derived data, so they are stored lazily: every
-// vectorSaveEvery, or once vectorSaveBatch wait, in one transaction. Under
+// vectorSaveEvery, or once vectorSaveBatch wait, in a few commits. Under
 // a steady stream of writes, storing each batch as it was made was a
 // third of all commits, each two flushes that agents' writes queued
 // behind. WaitVectors and Close store what waits.
