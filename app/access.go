@@ -82,8 +82,11 @@ func (s *Service) flushAccess() {
 		return
 	}
 	for _, part := range chunked(batch, bookkeepingChunk) {
-		if _, err := s.v.Touch(part); err != nil && !errors.Is(err, vault.ErrReadOnly) {
-			s.log.Error("recall: record access times", "err", err)
+		if _, err := s.v.Touch(part); err != nil {
+			if !errors.Is(err, vault.ErrReadOnly) {
+				s.log.Error("recall: record access times", "err", err)
+			}
+			return // the rest would fail alike (a full disk, a read-only vault)
 		}
 	}
 }
@@ -92,9 +95,9 @@ func (s *Service) flushAccess() {
 // bookkeeping (access times, stored vectors) rewrites. bbolt has one
 // writer, so an agent's write waits for whatever commit is running: a
 // flush of a thousand access times took 20-50 ms under the load
-// benchmark, and a quarter of the way through it every agent's write
-// waited as long. In commits of 64 memories, taken in id order so that
-// each rewrites neighbouring pages, the wait is a few milliseconds.
+// benchmark, and a write arriving during it waited for the rest of it.
+// In commits of 64 memories, taken in id order so that each rewrites
+// neighbouring pages, the wait is a few milliseconds.
 const bookkeepingChunk = 64
 
 // chunked splits m into maps of at most n entries, by key order.

@@ -207,12 +207,11 @@ func (s *Service) storeVectors(blobs map[string][]byte) {
 	if len(blobs) == 0 || s.v.ReadOnly() {
 		return
 	}
-	var err error
 	for _, part := range chunked(blobs, bookkeepingChunk) {
-		err = cmp.Or(err, s.storeVectorChunk(part))
-	}
-	if err != nil {
-		s.log.Error("recall: store vectors", "err", err)
+		if err := s.storeVectorChunk(part); err != nil {
+			s.log.Error("recall: store vectors", "err", err)
+			return // the rest would fail alike (a full disk, a read-only vault)
+		}
 	}
 }
 
