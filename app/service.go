@@ -483,18 +483,27 @@ type UpdateInput struct {
 	Tags      []string        `json:"tags,omitempty"`
 	Partition *Partition      `json:"partition,omitempty"`
 	IfVersion int             `json:"if_version,omitempty"`
+	// Confirmed is set when the user confirmed the new content, as for
+	// StoreInput.
+	Confirmed bool `json:"confirmed,omitempty"`
 }
 
-// Update changes a memory as a new version.
+// Update changes a memory as a new version. New content passes the write
+// guard as a new memory's does (see screenChange).
 func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateInput) MemoryResponse {
 	op := orDefault(in.Operation, vault.OpUpdate)
-	return s.change(ctx, req, id, op, in.IfVersion, func(m *vault.Memory) error {
+	var sc screened
+	r := s.change(ctx, req, id, op, in.IfVersion, func(m *vault.Memory) error {
 		switch op {
 		case vault.OpUpdate:
 			if in.Content == nil {
 				return fmt.Errorf("%w: an update needs new content", vault.ErrInvalid)
 			}
-			m.Content = *in.Content
+			sc = s.screenChange(req, m, *in.Content, in.Confirmed)
+			if sc.refuse != nil {
+				return sc.refuse
+			}
+			m.Content, m.Tier, m.Partition = sc.content, sc.tier, sc.partition
 		case vault.OpTag:
 			m.Tags = normaliseTags(in.Tags)
 		case vault.OpReclassify:
@@ -507,6 +516,13 @@ func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateI
 		}
 		return nil
 	})
+	if r.OK() && op == vault.OpUpdate {
+		if sc.res.HasSecret {
+			s.audit(req, vault.AuditEntry{Action: vault.ActionSecretRedacted, MemoryID: id, Field: r.Memory.Field, ContentHash: sc.hash, Result: vault.ResultOK, Reason: secretTypes(sc.res.Findings)})
+		}
+		r.Warnings = append(r.Warnings, sc.warnings...)
+	}
+	return r
 }
 
 // SetPinned pins or unpins a memory.
@@ -521,6 +537,9 @@ func (s *Service) change(ctx context.Context, req Request, id string, op vault.O
 	if r, ok := s.gate(req); !ok {
 		return MemoryResponse{Response: r}
 	}
+	if why := s.sessionDisabled(req.Caller); !req.Caller.Operator && why != "" {
+		return MemoryResponse{Response: Response{StatusRejected, why}}
+	}
 	a := req.actor()
 	a.IfVersion = ifVersion
 	var denied bool
@@ -533,6 +552,10 @@ func (s *Service) change(ctx context.Context, req Request, id string, op vault.O
 	})
 	if denied {
 		return MemoryResponse{Response: s.deny(req, vault.ActionUpdate, id, "", "this memory belongs to another agent")}
+	}
+	var refused *refusal
+	if errors.As(err, &refused) {
+		return MemoryResponse{Response: refused.answer()}
 	}
 	if err != nil {
 		return MemoryResponse{Response: s.fail("update", err)}

@@ -200,6 +200,103 @@ func quoteName(s string) string {
 	return strconv.Quote(s)
 }
 
+// screened is what the write guard made of new content for an existing
+// memory.
+type screened struct {
+	res       guard.Result
+	hash      string // of the content as given
+	content   string // redacted
+	tier      vault.Tier
+	partition vault.Partition
+	warnings  []string
+	refuse    *refusal // set when the change is refused
+}
+
+// refusal is a change the guard refused, as the error that stops the
+// vault's transaction; answer then does the refusal's bookkeeping (audit,
+// the session's count, a hostile forensic copy) once the transaction is
+// over, since the transaction may run its function twice.
+type refusal struct{ answer func() Response }
+
+func (r *refusal) Error() string { return "refused by the write guard" }
+
+// screenChange runs new content for memory m through the checks Store
+// runs on a new memory: the field's size limit for agents, secrets
+// (redacted, or refused under fail_on_secret, or confirmation for a
+// possible one), credential-like statements and transcripts in semantic
+// memory, personal data (the memory moves to the sensitive partition, or
+// it is redacted under pii: redact) and, for agents, injection screening.
+// An agent's change to semantic memory needs the user's confirmation, as
+// an agent's new semantic memory does. A suspicious change is refused
+// rather than queued: the quarantine holds new memories, and the memory
+// keeps its content. m is the memory as it stands; it is not changed.
+func (s *Service) screenChange(req Request, m *vault.Memory, content string, confirmed bool) screened {
+	agent := !req.Caller.Operator
+	sc := screened{tier: m.Tier, partition: m.Partition}
+	refuse := func(answer func() Response) screened {
+		sc.refuse = &refusal{answer}
+		return sc
+	}
+	status := func(st Status, why string) func() Response {
+		return func() Response { return Response{st, why} }
+	}
+	if limit := guard.DefaultFieldLimits[string(m.Field)]; agent && limit > 0 && utf8.RuneCountInString(content) > limit {
+		return refuse(status(StatusInvalid, fmt.Sprintf("content is longer than the %d characters allowed in %s", limit, m.Field)))
+	}
+	if strings.TrimSpace(content) == "" {
+		return refuse(status(StatusInvalid, "empty content"))
+	}
+	source := vault.SourceExplicitSave
+	if agent {
+		source = vault.SourceAIInference
+	}
+	sc.res = s.guard.Check(guard.Input{Text: content, Source: string(source), Field: string(m.Field), Confirmed: confirmed})
+	sc.hash = hex.EncodeToString(sc.res.ContentHash[:])
+	sc.content = sc.res.Redacted
+	changed := *m
+	changed.Content = sc.content
+	rejected := func(why string) func() Response {
+		return func() Response { return s.reject(req, changed, sc.hash, why) }
+	}
+	switch {
+	case sc.res.Rejected:
+		return refuse(rejected("the new content contains a secret and the policy refuses secrets"))
+	case sc.res.NeedsConfirm:
+		return refuse(status(StatusConfirmationRequired, "the new content contains what may be a secret (a long random string or hash); confirm to store it as it is"))
+	case sc.res.CredentialLike && m.Tier == vault.Semantic:
+		return refuse(rejected("credential-like statements are not kept as semantic memory"))
+	}
+	if sc.res.Transcript && m.Tier == vault.Semantic {
+		sc.tier = vault.Episodic
+		sc.warnings = append(sc.warnings, "raw transcripts are kept as episodic memory only")
+	}
+	if agent && sc.tier == vault.Semantic && !confirmed {
+		return refuse(status(StatusConfirmationRequired, "an agent's change to semantic memory needs the user's confirmation"))
+	}
+	if sc.res.HasSecret {
+		sc.warnings = append(sc.warnings, "secrets were redacted before storing")
+	}
+	if sc.res.HasPII && s.piiStays() && !m.Sensitive() {
+		if m.Partition == vault.Archive {
+			return refuse(status(StatusInvalid, "the new content holds personal data, which an archived memory outside the sensitive partition cannot take; restore the memory first"))
+		}
+		sc.partition = vault.Sensitive
+		sc.warnings = append(sc.warnings, "personal data: stored encrypted in the sensitive partition")
+	}
+	if agent {
+		switch sc.res.Verdict {
+		case guard.Hostile:
+			return refuse(func() Response {
+				s.keepHostile(req, changed, sc.res, sc.hash)
+				return s.reject(req, changed, sc.hash, "the new content looks like an attempt to plant instructions ("+strings.Join(sc.res.Reasons, "; ")+")")
+			})
+		case guard.Suspicious:
+			return refuse(rejected("the new content looks suspicious (" + strings.Join(sc.res.Reasons, "; ") + "); the memory is unchanged. Store it as a new memory to have the user review it"))
+		}
+	}
+	return sc
+}
+
 // piiStays reports whether personal data stays in the text (encrypt mode).
 func (s *Service) piiStays() bool { return s.policy.PII != guard.PIIRedact }
 

@@ -49,7 +49,7 @@ func (l local) run(ctx context.Context, session, tool string, args json.RawMessa
 		if err := decodeArgs(args, &in); err != nil {
 			return nil, app.StatusInvalid, err
 		}
-		ui := app.UpdateInput{Operation: vault.Operation(in.Operation), Tags: in.Tags}
+		ui := app.UpdateInput{Operation: vault.Operation(in.Operation), Tags: in.Tags, Confirmed: in.Confirmed}
 		if in.Content != "" {
 			ui.Content = &in.Content
 		}

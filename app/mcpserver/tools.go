@@ -37,6 +37,7 @@ type (
 		Operation string   `json:"operation,omitempty" jsonschema:"UPDATE (replace the content, default) or TAG (replace the tags)"`
 		Content   string   `json:"content,omitempty" jsonschema:"the new content, for UPDATE"`
 		Tags      []string `json:"tags,omitempty" jsonschema:"the new tags, for TAG"`
+		Confirmed bool     `json:"confirmed,omitempty" jsonschema:"set only when the user explicitly confirmed the new content"`
 	}
 	IDInput struct {
 		ID string `json:"id" jsonschema:"the memory id"`
