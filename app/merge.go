@@ -99,6 +99,21 @@ func (s *Service) Merge(ctx context.Context, req Request, in MergeInput) MemoryR
 		merged.Content, merged.Trust, merged.Confidence, merged.Source = best.Content, best.Trust, best.Confidence, best.Source
 	}
 	merged.Content, _ = vault.Truncate(merged.Content)
+	if !req.Caller.Operator && strategy == MergeUnion && len(texts) > 1 {
+		// Each source passed the guard alone; joined, they may make the
+		// order that no single write gave (a split order stored across
+		// sessions, where the split-order check does not reach). They are
+		// screened as one text reads, as the split-order check joins them.
+		joined := texts[0]
+		for _, t := range texts[1:] {
+			joined = joinWrites(joined, t)
+		}
+		in := guard.Input{Text: joined, Source: string(vault.SourceAIInference), Field: string(merged.Field)}
+		if res := s.guard.Screen(in); res.Verdict != guard.Safe {
+			hash := vault.HashContent(merged.Content)
+			return MemoryResponse{Response: s.reject(req, merged, hash, "the merged text looks like an attempt to plant instructions ("+strings.Join(res.Reasons, "; ")+"); the memories were left as they are")}
+		}
+	}
 	a := req.actor()
 	a.Reason = fmt.Sprintf("merged from %s (%s)", strings.Join(ids, ", "), strategy)
 	got, err := s.v.Add(merged, a)
