@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/engram-app/engram/app/recall"
 	"github.com/engram-app/engram/partitions"
@@ -322,6 +323,43 @@ func orDefault[T ~string](v, def T) T {
 	return v
 }
 
+// Tag limits: tags are labels, not a second place for content.
+const (
+	maxTags   = 20
+	maxTagLen = 64 // characters
+)
+
+// checkTags normalises tags and refuses what a label should not be:
+// too many or too long tags, or tags holding a secret, personal data or
+// (from an agent) instructions. Tags are stored in plaintext and shown
+// with recall results, so without this they would be a way around the
+// write guard.
+func (s *Service) checkTags(req Request, tags []string) ([]string, Response) {
+	out := normaliseTags(tags)
+	if len(out) > maxTags {
+		return nil, Response{StatusInvalid, fmt.Sprintf("invalid: at most %d tags", maxTags)}
+	}
+	for _, t := range out {
+		if utf8.RuneCountInString(t) > maxTagLen {
+			return nil, Response{StatusInvalid, fmt.Sprintf("invalid: a tag is longer than %d characters", maxTagLen)}
+		}
+	}
+	if len(out) == 0 {
+		return out, Response{Status: StatusOK}
+	}
+	// As given: lower-cased, a key like AKIA… no longer looks like one.
+	res := s.guard.Check(guard.Input{Text: strings.Join(tags, " "), Source: string(vault.SourceAIInference)})
+	switch {
+	case res.HasSecret || res.NeedsConfirm:
+		return nil, Response{StatusInvalid, "invalid: tags may not hold secrets"}
+	case res.HasPII:
+		return nil, Response{StatusInvalid, "invalid: tags may not hold personal data"}
+	case !req.Caller.Operator && res.Verdict != guard.Safe:
+		return nil, Response{StatusInvalid, "invalid: tags may not hold instructions"}
+	}
+	return out, Response{Status: StatusOK}
+}
+
 func normaliseTags(tags []string) []string {
 	var out []string
 	for _, t := range tags {
@@ -505,7 +543,11 @@ func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateI
 			}
 			m.Content, m.Tier, m.Partition = sc.content, sc.tier, sc.partition
 		case vault.OpTag:
-			m.Tags = normaliseTags(in.Tags)
+			tags, r := s.checkTags(req, in.Tags)
+			if !r.OK() {
+				return &refusal{func() Response { return r }}
+			}
+			m.Tags = tags
 		case vault.OpReclassify:
 			if in.Partition == nil {
 				return fmt.Errorf("%w: reclassify needs a partition", vault.ErrInvalid)

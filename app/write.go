@@ -58,10 +58,14 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 	if in.Partition != "" && !slices.Contains(vault.Partitions, in.Partition) {
 		return MemoryResponse{Response: Response{StatusInvalid, fmt.Sprintf("invalid: partition %q", in.Partition)}}
 	}
+	tags, r := s.checkTags(req, in.Tags)
+	if !r.OK() {
+		return MemoryResponse{Response: r}
+	}
 	m := vault.Memory{
 		Content: in.Content, Kind: orDefault(in.Kind, vault.Fact), Field: orDefault(in.Field, vault.Learnings),
 		Tier: orDefault(in.Tier, vault.Episodic), Partition: orDefault(in.Partition, vault.Internal),
-		Tags: normaliseTags(in.Tags), Source: in.Source, Pinned: in.Pinned,
+		Tags: tags, Source: in.Source, Pinned: in.Pinned,
 	}
 	if agent {
 		switch {
