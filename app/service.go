@@ -530,6 +530,17 @@ type UpdateInput struct {
 // guard as a new memory's does (see screenChange).
 func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateInput) MemoryResponse {
 	op := orDefault(in.Operation, vault.OpUpdate)
+	var tags []string
+	if r, ok := s.gate(req); !ok {
+		return MemoryResponse{Response: r}
+	}
+	if op == vault.OpTag {
+		// Tags do not depend on the memory: checked before the transaction.
+		var r Response
+		if tags, r = s.checkTags(req, in.Tags); !r.OK() {
+			return MemoryResponse{Response: r}
+		}
+	}
 	var sc screened
 	r := s.change(ctx, req, id, op, in.IfVersion, func(m *vault.Memory) error {
 		switch op {
@@ -543,10 +554,6 @@ func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateI
 			}
 			m.Content, m.Tier, m.Partition = sc.content, sc.tier, sc.partition
 		case vault.OpTag:
-			tags, r := s.checkTags(req, in.Tags)
-			if !r.OK() {
-				return &refusal{func() Response { return r }}
-			}
 			m.Tags = tags
 		case vault.OpReclassify:
 			if in.Partition == nil {
