@@ -33,7 +33,12 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/admin/agents/{name}/{decision}", s.operator(s.adminDecide))
 	mcpHandler := mcpserver.Handler(s.svc, callerFrom)
 	mux.Handle("/mcp", s.authed(func(w http.ResponseWriter, r *http.Request, req app.Request) {
-		mcpHandler.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, req.Caller)))
+		r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, req.Caller))
+		if isEventStream(r) {
+			stream(w, r, mcpHandler, s.timeouts.Write, s.timeouts.KeepAlive)
+			return
+		}
+		mcpHandler.ServeHTTP(w, r)
 	}))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		replyError(w, http.StatusNotFound, app.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)

@@ -38,6 +38,45 @@ type Options struct {
 	// Listening, when set, is called with the TCP address once the server
 	// accepts connections.
 	Listening func(addr string)
+	// Timeouts bound ordinary requests; zero fields take the defaults
+	// (DefaultTimeouts). Tests shorten them to cross them in seconds.
+	Timeouts Timeouts
+}
+
+// Timeouts are the loopback server's limits on one connection, as
+// http.Server applies them.
+type Timeouts struct {
+	// ReadHeader bounds reading a request's headers, Read the whole
+	// request with its body, Write a response from the end of the request's
+	// headers, and Idle a kept-alive connection between requests. An event
+	// stream (MCP's standalone SSE stream) is not bounded by Read and
+	// Write: each of its writes is bounded by Write instead, and after
+	// KeepAlive of silence it gets a comment.
+	ReadHeader, Read, Write, Idle, KeepAlive time.Duration
+}
+
+// DefaultTimeouts are the limits of `engram serve` and the desktop app.
+var DefaultTimeouts = Timeouts{ReadHeader: 5 * time.Second, Read: 30 * time.Second, Write: 60 * time.Second, Idle: 120 * time.Second, KeepAlive: DefaultKeepAlive}
+
+// orDefault fills zero fields from DefaultTimeouts.
+func (t Timeouts) orDefault() Timeouts {
+	d := DefaultTimeouts
+	if t.ReadHeader > 0 {
+		d.ReadHeader = t.ReadHeader
+	}
+	if t.Read > 0 {
+		d.Read = t.Read
+	}
+	if t.Write > 0 {
+		d.Write = t.Write
+	}
+	if t.Idle > 0 {
+		d.Idle = t.Idle
+	}
+	if t.KeepAlive > 0 {
+		d.KeepAlive = t.KeepAlive
+	}
+	return d
 }
 
 // Server serves the API over the memory service.
@@ -49,6 +88,7 @@ type Server struct {
 	burst int
 	// listening is Options.Listening.
 	listening func(addr string)
+	timeouts  Timeouts
 	// adminToken authenticates the local user's engram commands; Serve
 	// creates it.
 	adminToken string
@@ -71,7 +111,7 @@ func New(svc *app.Service, o Options) *Server {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Server{svc: svc, log: o.Log, now: o.Now, rate: o.Rate, burst: o.Burst, listening: o.Listening, buckets: map[string]*bucket{}}
+	return &Server{svc: svc, log: o.Log, now: o.Now, rate: o.Rate, burst: o.Burst, listening: o.Listening, timeouts: o.Timeouts.orDefault(), buckets: map[string]*bucket{}}
 }
 
 // httpStatus is the one mapping from service statuses to HTTP codes.
@@ -286,10 +326,10 @@ func (s *Server) Serve(ctx context.Context, addr, socket, runtimeFile string) er
 	}
 	hs := &http.Server{
 		Handler:           s.Handler(),
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		ReadHeaderTimeout: s.timeouts.ReadHeader,
+		ReadTimeout:       s.timeouts.Read,
+		WriteTimeout:      s.timeouts.Write,
+		IdleTimeout:       s.timeouts.Idle,
 		MaxHeaderBytes:    32 << 10,
 	}
 	errc := make(chan error, len(listeners))
