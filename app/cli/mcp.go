@@ -48,7 +48,7 @@ func (c *cmd) mcpBridge(args []string) error {
 	if !ok {
 		in = io.NopCloser(c.o.Stdin)
 	}
-	err := mcpserver.Bridge(c.ctx, in, nopWriteCloser{c.o.Stdout}, c.o.Stderr, endpoint, token)
+	err := mcpserver.Bridge(c.ctx, in, nopWriteCloser{c.o.Stdout}, mcpserver.BridgeOptions{Endpoint: endpoint, Token: token, Stderr: c.o.Stderr})
 	if err != nil && !errors.Is(err, io.EOF) && c.ctx.Err() == nil {
 		return fail(exitFailed, "mcp: %v", err)
 	}

@@ -2,38 +2,90 @@ package mcpserver
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// BridgeOptions configure Bridge.
+type BridgeOptions struct {
+	// Endpoint is the running Engram's /mcp URL; Token the agent's token.
+	Endpoint, Token string
+	// Stderr receives one line per call that failed.
+	Stderr io.Writer
+	// CallTimeout bounds one forwarded call, reconnecting and retrying
+	// included (default 60 s).
+	CallTimeout time.Duration
+	// Reconnect is how long a call keeps trying to reach an Engram that
+	// does not answer, for instance while the desktop app restarts
+	// (default 10 s). It ends earlier when CallTimeout does.
+	Reconnect time.Duration
+}
+
+// IdempotencyKey is the _meta key under which the bridge sends each tool
+// call's idempotency key. A client that sends one with a write gets the
+// first answer back when it sends the same call again within ReplayTTL,
+// instead of having the write made twice.
+const IdempotencyKey = "engram/idempotency-key"
+
 // remote forwards tool calls to a running Engram's /mcp endpoint. It
-// connects on the first call and again after a failure, so a bridge
-// started before Engram works once Engram is up.
+// connects on the first call and again whenever its session broke, so a
+// bridge started before Engram works once Engram is up, and a session
+// that Engram forgot (a restart) or whose connection dropped is replaced
+// without the editor noticing.
+//
+// The bridge opens no standalone SSE stream: its own MCP server answers
+// the editor's tools/list, and a forwarded call's answer comes in the
+// call's own HTTP response. So nothing it holds open can be cut by a
+// timeout, and an idle bridge holds no connection but pooled idle ones.
 type remote struct {
-	endpoint string
-	client   *http.Client
-	stderr   io.Writer
+	o      BridgeOptions
+	client *http.Client
+	auth   *bearer
 
 	mu sync.Mutex
 	cs *mcp.ClientSession
 }
 
-// bearer adds the token to every request of the bridge's client.
+// bearer adds the token to every request of the bridge's client and
+// remembers whether Engram refused it.
 type bearer struct {
 	token string
 	next  http.RoundTripper
+
+	mu      sync.Mutex
+	refused int // the HTTP status of the last refusal of the token, or 0
 }
 
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
+	resp, err := b.next.RoundTrip(r)
+	if err == nil {
+		b.mu.Lock()
+		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+			b.refused = resp.StatusCode
+		} else if resp.StatusCode < 300 {
+			b.refused = 0
+		}
+		b.mu.Unlock()
+	}
+	return resp, err
+}
+
+func (b *bearer) refusal() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.refused
 }
 
 func (r *remote) session(ctx context.Context) (*mcp.ClientSession, error) {
@@ -43,7 +95,7 @@ func (r *remote) session(ctx context.Context) (*mcp.ClientSession, error) {
 		return r.cs, nil
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "engram-mcp-bridge", Version: Version}, nil)
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: r.endpoint, HTTPClient: r.client, MaxRetries: 1}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: r.o.Endpoint, HTTPClient: r.client, DisableStandaloneSSE: true}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -51,40 +103,119 @@ func (r *remote) session(ctx context.Context) (*mcp.ClientSession, error) {
 	return cs, nil
 }
 
-func (r *remote) drop() {
+// drop forgets cs if it is still the current session.
+func (r *remote) drop(cs *mcp.ClientSession) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.cs != nil {
+	if r.cs != nil && (cs == nil || r.cs == cs) {
 		r.cs.Close()
 		r.cs = nil
 	}
 }
 
-func (r *remote) call(ctx context.Context, _, tool string, args json.RawMessage) *mcp.CallToolResult {
-	cs, err := r.session(ctx)
-	if err == nil {
-		var res *mcp.CallToolResult
-		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+// codeRejected is the code of the SDK's client-side "rejected by
+// transport" error: the request did not get an answer (the connection
+// failed, or Engram answered 502, 503 or 429), and the session is still
+// usable.
+const codeRejected = -32005
+
+// newKey returns a fresh idempotency key.
+func newKey() string {
+	return "bridge-" + rand.Text()
+}
+
+// call forwards one tool call. A call that fails for a reason of the
+// connection (Engram restarting, a dropped or forgotten session, a
+// connection closed under the request) is sent again on a new session
+// with the same idempotency key, so Engram makes a write once however
+// often it is sent; Engram's own answers, errors included, are never
+// retried.
+func (r *remote) call(ctx context.Context, c toolCall) *mcp.CallToolResult {
+	ctx, cancel := context.WithTimeout(ctx, r.o.CallTimeout)
+	defer cancel()
+	params := &mcp.CallToolParams{Name: c.Tool, Arguments: c.Args, Meta: mcp.Meta{IdempotencyKey: newKey()}}
+	var err error
+	start := time.Now()
+	for attempt := 0; ; attempt++ {
+		var cs *mcp.ClientSession
+		cs, err = r.session(ctx)
 		if err == nil {
-			return res
+			var res *mcp.CallToolResult
+			res, err = cs.CallTool(ctx, params)
+			if err == nil {
+				return res
+			}
+			var wire *jsonrpc.Error
+			if errors.As(err, &wire) && wire.Code != codeRejected {
+				return errorResult("Engram refused the call: " + wire.Message)
+			}
+			if !errors.As(err, &wire) {
+				// The session broke (Engram forgot it, or its connection
+				// failed): close it, which ends it on Engram's side if
+				// Engram still knows it, and open another.
+				r.drop(cs)
+			}
 		}
-		r.drop()
+		if code := r.auth.refusal(); code != 0 {
+			return r.fail(fmt.Sprintf("Engram refused the agent token (HTTP %d): check ENGRAM_TOKEN, or whether the agent was revoked or paused ('engram agent list')", code))
+		}
+		if ctx.Err() != nil || time.Since(start) >= r.o.Reconnect {
+			break
+		}
+		// Back off a little, at most a second, before the next attempt.
+		wait := min(time.Duration(1<<min(attempt, 4))*50*time.Millisecond, time.Second)
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
 	}
-	msg := fmt.Sprintf("Engram is not reachable at %s (%v): start it with 'engram serve' or the desktop app, and check ENGRAM_TOKEN", r.endpoint, err)
-	fmt.Fprintln(r.stderr, "engram mcp: "+msg)
+	return r.fail(fmt.Sprintf("Engram is not reachable at %s (%v): start it with 'engram serve' or the desktop app, and check ENGRAM_TOKEN", r.o.Endpoint, err))
+}
+
+func (r *remote) fail(msg string) *mcp.CallToolResult {
+	fmt.Fprintln(r.o.Stderr, "engram mcp: "+msg)
 	return errorResult(msg)
 }
 
 // Bridge serves MCP over in and out (the stdio of `engram mcp`) and
-// forwards every tool call to the Engram at endpoint (its /mcp URL) with
-// token. It returns when in closes or ctx ends.
-func Bridge(ctx context.Context, in io.ReadCloser, out io.WriteCloser, stderr io.Writer, endpoint, token string) error {
-	r := &remote{endpoint: endpoint, stderr: stderr,
-		client: &http.Client{Timeout: 30 * time.Second, Transport: bearer{token: token, next: http.DefaultTransport}}}
-	defer r.drop()
+// forwards every tool call to the Engram at o.Endpoint with o.Token. It
+// returns when in closes or ctx ends.
+func Bridge(ctx context.Context, in io.ReadCloser, out io.WriteCloser, o BridgeOptions) error {
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = 60 * time.Second
+	}
+	if o.Reconnect <= 0 {
+		o.Reconnect = 10 * time.Second
+	}
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
+	}
+	// Its own transport, so that idle connections are the bridge's to
+	// close: after 30 s, before Engram's server closes them (120 s), so
+	// that a request never races the server closing its connection.
+	tr := &http.Transport{
+		DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+		MaxIdleConns:        4,
+		IdleConnTimeout:     30 * time.Second,
+		TLSHandshakeTimeout: 5 * time.Second,
+	}
+	defer tr.CloseIdleConnections()
+	auth := &bearer{token: o.Token, next: tr}
+	r := &remote{o: o, auth: auth, client: &http.Client{Transport: auth}}
+	defer r.drop(nil)
 	s, err := newServer(r)
 	if err != nil {
 		return err
 	}
 	return s.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+}
+
+// toolCall is one tools/call as a backend receives it.
+type toolCall struct {
+	// Session is the MCP session's id.
+	Session string
+	Tool    string
+	Args    json.RawMessage
+	// Key is the call's idempotency key (_meta IdempotencyKey), or "".
+	Key string
 }

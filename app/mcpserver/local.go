@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 
 	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/vault"
@@ -14,14 +15,19 @@ import (
 type local struct {
 	svc    *app.Service
 	caller app.Caller
+	// replays answers a write sent again with its idempotency key; it is
+	// shared by all the sessions of a Handler.
+	replays *replays
 }
 
-func (l local) call(ctx context.Context, session, tool string, args json.RawMessage) *mcp.CallToolResult {
-	out, status, err := l.run(ctx, session, tool, args)
-	if err != nil {
-		return errorResult(err.Error())
-	}
-	return result(out, status)
+func (l local) call(ctx context.Context, c toolCall) *mcp.CallToolResult {
+	return l.replays.do(l.caller.Agent, c, func() *mcp.CallToolResult {
+		out, status, err := l.run(ctx, c.Session, c.Tool, c.Args)
+		if err != nil {
+			return errorResult(err.Error())
+		}
+		return result(out, status)
+	})
 }
 
 func (l local) run(ctx context.Context, session, tool string, args json.RawMessage) (json.RawMessage, app.Status, error) {
@@ -112,7 +118,7 @@ func storeView(r app.MemoryResponse) any {
 
 // NewLocal returns an MCP server whose tools act as caller on svc.
 func NewLocal(svc *app.Service, caller app.Caller) (*mcp.Server, error) {
-	return newServer(local{svc: svc, caller: caller})
+	return newServer(local{svc: svc, caller: caller, replays: newReplays(time.Now)})
 }
 
 // CallerFunc returns the authenticated caller of an HTTP request; the
@@ -120,15 +126,19 @@ func NewLocal(svc *app.Service, caller app.Caller) (*mcp.Server, error) {
 type CallerFunc func(r *http.Request) (app.Caller, bool)
 
 // Handler serves MCP over streamable HTTP. Each new MCP session gets a
-// server bound to the caller that opened it. The SDK's own DNS-rebinding
-// protection stays on, behind the loopback server's Host and Origin checks.
+// server bound to the caller that opened it; a write sent again with the
+// same idempotency key (IdempotencyKey), on any of the agent's sessions,
+// gets the first answer. Sessions do not expire: an editor may keep one
+// idle for hours. The SDK's own DNS-rebinding protection stays on, behind
+// the loopback server's Host and Origin checks.
 func Handler(svc *app.Service, callerOf CallerFunc) http.Handler {
+	rp := newReplays(time.Now)
 	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		c, ok := callerOf(r)
 		if !ok {
 			return nil
 		}
-		s, err := NewLocal(svc, c)
+		s, err := newServer(local{svc: svc, caller: c, replays: rp})
 		if err != nil {
 			return nil
 		}

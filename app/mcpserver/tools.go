@@ -56,7 +56,7 @@ type (
 
 // backend runs a tool call.
 type backend interface {
-	call(ctx context.Context, session, tool string, args json.RawMessage) *mcp.CallToolResult
+	call(ctx context.Context, c toolCall) *mcp.CallToolResult
 }
 
 // tool is one tool definition with the type of its input.
@@ -110,11 +110,18 @@ func newServer(b backend) (*mcp.Server, error) {
 		def.InputSchema = schema
 		name := def.Name
 		s.AddTool(&def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			session := ""
+			c := toolCall{Tool: name, Args: req.Params.Arguments}
 			if req.Session != nil {
-				session = req.Session.ID()
+				c.Session = req.Session.ID()
 			}
-			return b.call(ctx, session, name, req.Params.Arguments), nil
+			if v, ok := req.Params.Meta[IdempotencyKey]; ok {
+				k, isString := v.(string)
+				if !isString || !validKey(k) {
+					return errorResult(fmt.Sprintf("invalid _meta %q: at most %d characters of A-Z, a-z, 0-9 and ._:-", IdempotencyKey, maxKeyLen)), nil
+				}
+				c.Key = k
+			}
+			return b.call(ctx, c), nil
 		})
 	}
 	return s, nil
