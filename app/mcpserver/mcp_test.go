@@ -7,7 +7,9 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/app/mcpserver"
@@ -28,26 +30,50 @@ func startEngram(t testing.TB) (string, string) {
 
 func startEngramSvc(t testing.TB) (string, string, *app.Service) {
 	t.Helper()
+	return startEngramOpts(t, server.Options{})
+}
+
+// startEngramOpts is startEngramSvc with the server's options.
+func startEngramOpts(t testing.TB, o server.Options) (string, string, *app.Service) {
+	t.Helper()
+	svc, token := newEngram(t)
+	base, stop := serveEngram(t, svc, "127.0.0.1:0", o)
+	t.Cleanup(stop)
+	return base, token, svc
+}
+
+// newEngram opens a vault and registers the agent claude-code; it returns
+// the service and the agent's token.
+func newEngram(t testing.TB) (*app.Service, string) {
+	t.Helper()
 	v, _ := vaulttest.New(t)
 	svc, err := app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	add := svc.AddAgent(ctx, app.Request{Caller: app.Caller{Operator: true}, Authorized: true}, app.AgentSpec{Name: "claude-code"})
+	return svc, add.Token
+}
+
+// serveEngram runs the loopback server on addr; stop ends it and waits.
+func serveEngram(t testing.TB, svc *app.Service, addr string, o server.Options) (base string, stop func()) {
+	t.Helper()
 	c, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	ready := make(chan string, 1)
 	go func() {
-		done <- server.New(svc, server.Options{Listening: func(a string) { ready <- a }}).Serve(c, "127.0.0.1:0", "", "")
+		o.Listening = func(a string) { ready <- a }
+		done <- server.New(svc, o).Serve(c, addr, "", "")
 	}()
-	t.Cleanup(func() { cancel(); <-done })
 	select {
-	case addr := <-ready:
-		return "http://" + addr, add.Token, svc
+	case a := <-ready:
+		var once sync.Once
+		return "http://" + a, func() { once.Do(func() { cancel(); <-done }) }
 	case err := <-done:
+		cancel()
 		t.Fatalf("server did not start: %v", err)
 	}
-	return "", "", nil
+	return "", nil
 }
 
 type bearer struct{ token string }
@@ -135,11 +161,16 @@ func TestStreamableHTTP(t *testing.T) {
 // bridgeClient runs Bridge on pipes and returns a client session speaking to it.
 func bridgeClient(t *testing.T, endpoint, token string, stderr io.Writer) *mcp.ClientSession {
 	t.Helper()
+	return bridgeClientOpts(t, mcpserver.BridgeOptions{Endpoint: endpoint, Token: token, Stderr: stderr})
+}
+
+func bridgeClientOpts(t *testing.T, o mcpserver.BridgeOptions) *mcp.ClientSession {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- mcpserver.Bridge(c, inR, outW, stderr, endpoint, token) }()
+	go func() { done <- mcpserver.Bridge(c, inR, outW, o) }()
 	cl := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	cs, err := cl.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
 	if err != nil {
@@ -156,7 +187,7 @@ func TestStdioBridge(t *testing.T) {
 
 func TestBridgeWithoutEngram(t *testing.T) {
 	var stderr bytes.Buffer
-	cs := bridgeClient(t, "http://127.0.0.1:9/mcp", "engram_x", &stderr)
+	cs := bridgeClientOpts(t, mcpserver.BridgeOptions{Endpoint: "http://127.0.0.1:9/mcp", Token: "engram_x", Stderr: &stderr, Reconnect: 500 * time.Millisecond})
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "store_memory", Arguments: map[string]any{"content": "x"}})
 	if err != nil || !res.IsError || !strings.Contains(text(t, res), "Engram is not reachable") {
 		t.Fatalf("CallTool without Engram = %v, %v; want an error result saying so", res, err)
