@@ -31,8 +31,11 @@ type Agent struct {
 	Group    string      `json:"group,omitempty"`
 	Product  string      `json:"product,omitempty"`
 	Trust    Trust       `json:"trust"`
-	Created  time.Time   `json:"created"`
-	LastSeen time.Time   `json:"last_seen,omitempty"`
+	// MayConfirm is the user's grant that this agent's "the user
+	// confirmed" counts as the user's confirmation; off by default.
+	MayConfirm bool      `json:"may_confirm,omitempty"`
+	Created    time.Time `json:"created"`
+	LastSeen   time.Time `json:"last_seen,omitempty"`
 }
 
 // PutAgent stores an agent registration and appends e to the audit log in

@@ -109,6 +109,10 @@ type Source struct {
 	SessionID string     `json:"session_id,omitempty"`
 	MessageID string     `json:"message_id,omitempty"`
 	Tool      string     `json:"tool,omitempty"`
+	// Reported is the source an agent named for a memory when the channel
+	// it wrote through does not vouch for it (an agent saying "the user
+	// said so"): kept to show as reported by that agent, never trusted.
+	Reported SourceType `json:"reported,omitempty"`
 }
 
 // InitialConfidence is the confidence a new memory starts with, by source:
