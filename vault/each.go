@@ -68,7 +68,7 @@ func decodeMemories(b *bolt.Bucket, key []byte, part string, out func(k []byte, 
 		defer close(walked)
 		defer close(order)
 		defer close(jobs)
-		defer guard(&walkErr)
+		defer recoverDamage(&walkErr)
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 		recs := make([]eachRecord, 0, eachBatch)
 		send := func() bool {
@@ -113,7 +113,7 @@ func decodeMemories(b *bolt.Bucket, key []byte, part string, out func(k []byte, 
 		<-walked
 	}
 	defer func() {
-		if r := recover(); r != nil { // out panicked: the caller's guard takes it
+		if r := recover(); r != nil { // out panicked: the caller's recoverDamage takes it
 			finish()
 			panic(r)
 		}

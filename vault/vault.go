@@ -218,7 +218,7 @@ func openBolt(path string, o Options) (db *bolt.DB, err error) {
 	// page. Turn that into ErrCorrupt; bbolt then leaks the descriptor it
 	// opened, which only matters to this process reopening the same file.
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer guard(&err)
+	defer recoverDamage(&err)
 	timeout := o.Timeout
 	if timeout <= 0 {
 		timeout = time.Second
@@ -308,11 +308,11 @@ func (v *Vault) readAudited(fn func(tx *bolt.Tx, audit func(AuditEntry) error) e
 // view and update run bbolt transactions so that a damaged file cannot
 // crash the process: bbolt reads pages straight from its memory map, and a
 // damaged page can make it fault or panic. With SetPanicOnFault the fault
-// becomes a panic in this goroutine, and guard turns any panic into
+// becomes a panic in this goroutine, and recoverDamage turns any panic into
 // ErrCorrupt. bbolt rolls back a read-write transaction that panics.
 func (v *Vault) view(fn func(tx *bolt.Tx) error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer guard(&err)
+	defer recoverDamage(&err)
 	v.dbMu.RLock()
 	defer v.dbMu.RUnlock()
 	return v.db.View(fn)
@@ -328,7 +328,7 @@ func (v *Vault) view(fn func(tx *bolt.Tx) error) (err error) {
 // runs it.
 func (v *Vault) update(fn func(tx *bolt.Tx) error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer guard(&err)
+	defer recoverDamage(&err)
 	v.dbMu.RLock()
 	defer v.dbMu.RUnlock()
 	wrapped := func(tx *bolt.Tx) error {
@@ -343,7 +343,9 @@ func (v *Vault) update(fn func(tx *bolt.Tx) error) (err error) {
 	return v.db.Batch(wrapped)
 }
 
-func guard(err *error) {
+// recoverDamage turns a panic in a transaction (a damaged page) into
+// ErrCorrupt in *err; it must be deferred directly.
+func recoverDamage(err *error) {
 	if r := recover(); r != nil {
 		*err = fmt.Errorf("%w: the file is damaged (%v)", ErrCorrupt, r)
 	}
