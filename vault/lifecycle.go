@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/engram-app/engram/vault/internal/atomicfile"
@@ -125,14 +126,23 @@ func (v *Vault) Compact(ctx context.Context) (before, after int64, err error) {
 	return before, after, err
 }
 
-// OpVerify records a verification in a memory's provenance.
+// OpVerify names a verification in the audit log ("VERIFY: CONFIRMED").
 const OpVerify Operation = "VERIFY"
 
-// Verify adds a verification (CONFIRMED, QUESTIONED or REFUTED) by a's
-// agent to the memory's provenance, as a new version. The lifecycle rules
-// read verifications: a confirmation by the user restarts the memory's
-// TTL and confidence, one by an agent adds to its confidence, a
-// refutation archives it at the next sweep.
+// Verify adds a verification (CONFIRMED, QUESTIONED, REFUTED or OBSERVED)
+// by a's agent, with its evidence, to the memory's provenance. The
+// lifecycle rules read verifications: a confirmation by the user restarts
+// the memory's TTL and confidence, one by an agent adds to its confidence,
+// a refutation archives it at the next sweep.
+//
+// A verification changes no restorable state, so it makes no version: the
+// record is rewritten in place at its version number (re-sealed with a
+// fresh nonce when sensitive), Updated is left alone, and the change is
+// audited as memory:update with reason "VERIFY: ..." and equal version
+// numbers before and after. So confirmations cannot push versions out of
+// the history, and a.IfVersion, when set, is checked against the version
+// that stays. The provenance keeps the last MaxModifications
+// verifications.
 func (v *Vault) Verify(id string, verdict Verdict, evidence string, a Actor) (Memory, error) {
 	switch verdict {
 	case Confirmed, Questioned, Refuted, Observed:
@@ -142,13 +152,41 @@ func (v *Vault) Verify(id string, verdict Verdict, evidence string, a Actor) (Me
 	if a.Reason == "" {
 		a.Reason = string(verdict)
 	}
-	return v.Update(id, OpVerify, a, func(m *Memory) error {
-		m.Provenance.Verifications = append(m.Provenance.Verifications, Verification{Agent: a.agent(), Verdict: verdict, Evidence: evidence, Time: v.now().UTC()})
-		if n := len(m.Provenance.Verifications) - MaxModifications; n > 0 {
-			m.Provenance.Verifications = m.Provenance.Verifications[n:]
+	key, _ := v.key()
+	defer seal.Wipe(key)
+	var out Memory
+	err := v.update(func(tx *bolt.Tx) error {
+		cur, err := getTx(tx, id, key) // ErrLocked for a sealed memory while locked
+		if err != nil {
+			return err
 		}
-		return nil
+		if a.IfVersion != 0 && a.IfVersion != cur.Version {
+			return fmt.Errorf("%w: memory is at version %d, not %d", ErrConflict, cur.Version, a.IfVersion)
+		}
+		now := v.now().UTC()
+		m := *cur
+		m.Provenance.Verifications = append(slices.Clone(cur.Provenance.Verifications), Verification{Agent: a.agent(), Verdict: verdict, Evidence: evidence, Time: now})
+		if n := len(m.Provenance.Verifications) - MaxModifications; n > 0 {
+			m.Provenance.Verifications = slices.Delete(m.Provenance.Verifications, 0, n)
+		}
+		k := key
+		if !m.sealed() {
+			k = nil // plaintext stays plaintext
+		}
+		if err := putMemoryTx(tx, &m, k); err != nil {
+			return err
+		}
+		out = m
+		return appendAuditTx(tx, now, AuditEntry{
+			Action: ActionUpdate, Agent: a.agent(), Session: a.Session, Field: m.Field, Partition: m.Partition,
+			MemoryID: m.ID, ContentHash: contentHashFor(m.Content, m.sealed(), key), Result: ResultOK,
+			Reason: string(OpVerify) + reasonSuffix(a.Reason), VersionBefore: m.Version, VersionAfter: m.Version, Size: len(m.Content),
+		})
 	})
+	if err != nil {
+		return Memory{}, fmt.Errorf("verify memory %s: %w", id, mapBoltErr(err))
+	}
+	return out, nil
 }
 
 // ArchiveRequest names one memory to archive and why.

@@ -99,8 +99,8 @@ func TestVerify(t *testing.T) {
 	v, _ := vaulttest.New(t)
 	m := mustAdd(t, v, vault.Internal, "the API limit is 100/min")
 	got, err := v.Verify(m.ID, vault.Confirmed, "checked the docs", vault.Actor{Agent: "claude-code"})
-	if err != nil || len(got.Provenance.Verifications) != 1 || got.Provenance.Verifications[0].Agent != "claude-code" || got.Version != 2 {
-		t.Fatalf("Verify = %+v, %v", got.Provenance, err)
+	if err != nil || len(got.Provenance.Verifications) != 1 || got.Provenance.Verifications[0].Agent != "claude-code" || got.Version != 1 {
+		t.Fatalf("Verify = version %d %+v, %v; want version 1 with one verification", got.Version, got.Provenance, err)
 	}
 	if _, err := v.Verify(m.ID, "MAYBE", "", operator); !errors.Is(err, vault.ErrInvalid) {
 		t.Fatalf("Verify(MAYBE) = %v, want ErrInvalid", err)

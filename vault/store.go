@@ -14,9 +14,19 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 )
 
-// MaxVersions is how many versions of a memory are kept. Compaction drops
-// the oldest unpinned ones beyond it.
+// MaxVersions is how many content versions of a memory are kept: versions
+// whose content differs from the kept version before them (the oldest kept
+// version is one). Compaction drops the oldest unpinned ones beyond it,
+// together with the metadata versions that follow them.
 const MaxVersions = 10
+
+// MaxMetadataVersions is how many metadata versions of a memory are kept:
+// versions that changed its attributes (tags, partition, pinning, archive)
+// but kept the content of the version before them. They are compacted
+// among themselves, oldest unpinned first, so changes of attributes never
+// push a content version out. Confirmations make no version at all (see
+// Verify).
+const MaxMetadataVersions = 10
 
 // Actor says who performs an operation and why; it goes into provenance
 // and the audit log.
@@ -581,37 +591,130 @@ func resealVersionsTx(tx *bolt.Tx, id string, key []byte) error {
 	return nil
 }
 
-// compactVersionsTx drops the oldest unpinned versions beyond MaxVersions.
+// compactVersionsTx drops the versions of id that versionsToDrop names.
 // The newest version is never dropped. key opens sealed versions.
 func compactVersionsTx(tx *bolt.Tx, id string, key []byte) (int, error) {
 	vb := tx.Bucket(bucketVersions).Bucket([]byte(id))
 	if vb == nil {
 		return 0, nil
 	}
-	var keys [][]byte
+	n, within := 0, min(MaxVersions, MaxMetadataVersions)
 	c := vb.Cursor()
-	for k, _ := c.First(); k != nil; k, _ = c.Next() {
-		keys = append(keys, slices.Clone(k))
+	for k, _ := c.First(); k != nil && n <= within; k, _ = c.Next() {
+		n++
 	}
-	excess := len(keys) - MaxVersions
-	dropped := 0
-	for _, k := range keys[:max(len(keys)-1, 0)] {
-		if dropped >= excess {
+	if n <= within {
+		// Neither budget can be exceeded: spare the decoding.
+		return 0, nil
+	}
+	var keys [][]byte
+	var kept []keptVersion
+	for k, raw := c.First(); k != nil; k, raw = c.Next() {
+		var ver Version
+		if _, err := decodeRecord(raw, key, string(bucketVersions), versionName(id, k), &ver); err != nil {
+			return 0, err
+		}
+		keys = append(keys, slices.Clone(k))
+		kept = append(kept, keptVersion{ver.ContentHash, ver.Pinned})
+	}
+	drop := versionsToDrop(kept)
+	for _, i := range drop {
+		if err := vb.Delete(keys[i]); err != nil {
+			return 0, err
+		}
+	}
+	return len(drop), nil
+}
+
+// keptVersion is what compaction needs to know of a version.
+type keptVersion struct {
+	contentHash string
+	pinned      bool
+}
+
+// versionsToDrop decides compaction. vs are a memory's kept versions,
+// oldest first; it returns the indexes of those to drop, ascending.
+//
+// The versions fall into runs of consecutive versions with the same
+// content: the first of a run is a content version, the others are
+// metadata versions. While there are more than MaxVersions runs, the
+// oldest run with an unpinned version loses its unpinned versions. Then,
+// while there are more than MaxMetadataVersions metadata versions, the
+// oldest unpinned one goes. Pinned versions and the newest version (the
+// memory's current state) are never dropped, and the newest run is never
+// dropped for the content budget.
+func versionsToDrop(vs []keptVersion) []int {
+	if len(vs) == 0 {
+		return nil
+	}
+	last := len(vs) - 1
+	dropped := make([]bool, len(vs))
+	// runStarts reports, for each version left, whether it opens a run.
+	runStarts := func() (starts []bool, runs int) {
+		starts = make([]bool, len(vs))
+		prev := -1
+		for i := range vs {
+			if dropped[i] {
+				continue
+			}
+			if prev < 0 || vs[i].contentHash != vs[prev].contentHash {
+				starts[i] = true
+				runs++
+			}
+			prev = i
+		}
+		return starts, runs
+	}
+	for {
+		starts, runs := runStarts()
+		if runs <= MaxVersions {
 			break
 		}
-		var ver Version
-		if _, err := decodeRecord(vb.Get(k), key, string(bucketVersions), versionName(id, k), &ver); err != nil {
-			return dropped, err
+		// The oldest run, short of the newest, with a version to drop.
+		progress := false
+		for i := 0; i < len(vs) && !progress; i++ {
+			if dropped[i] || !starts[i] {
+				continue
+			}
+			end := i + 1 // the run is vs[i:end] among the versions left
+			for end < len(vs) && (dropped[end] || !starts[end]) {
+				end++
+			}
+			if end > last {
+				break // the newest run stays
+			}
+			for j := i; j < end; j++ {
+				if !dropped[j] && !vs[j].pinned {
+					dropped[j], progress = true, true
+				}
+			}
 		}
-		if ver.Pinned {
-			continue
+		if !progress {
+			break // every older run is pinned
 		}
-		if err := vb.Delete(k); err != nil {
-			return dropped, err
-		}
-		dropped++
 	}
-	return dropped, nil
+	starts, _ := runStarts()
+	meta := 0
+	for i := range vs {
+		if !dropped[i] && !starts[i] {
+			meta++
+		}
+	}
+	// Dropping a metadata version leaves the runs as they are: it has the
+	// content of the version before it.
+	for i := 0; i < last && meta > MaxMetadataVersions; i++ {
+		if !dropped[i] && !starts[i] && !vs[i].pinned {
+			dropped[i] = true
+			meta--
+		}
+	}
+	var out []int
+	for i, d := range dropped {
+		if d {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // Info is what authorization needs to know about a memory.
