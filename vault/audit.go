@@ -8,8 +8,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/engram-app/engram/vault/internal/seal"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -55,10 +57,20 @@ const (
 // AgentOperator is the agent name of the local user (CLI and desktop app).
 const AgentOperator = "operator"
 
-// AuditEntry is one line of the audit log. It never holds memory content:
-// ContentHash is a SHA-256 of the content for plaintext partitions and an
-// HMAC under a key derived from the data key for sensitive ones (a plain hash
-// of a short secret could be confirmed by guessing).
+// AuditEntry is one line of the audit log. The log MUST NOT hold memory
+// content, a forget request's topic, secrets or keys:
+//
+//   - ContentHash is, for a memory the vault writes, the SHA-256 of its
+//     content in a plaintext partition and its keyed Fingerprint in a
+//     sealed one (a plain hash of a short secret could be confirmed by
+//     guessing); for any other text (a refused or quarantined write, a
+//     redacted secret, a topic) it is the text's Fingerprint, or empty
+//     while the vault is locked, never a plain hash.
+//   - Reason, Session and MemoryID are labels made by code (an operation,
+//     a verdict, a sentinel error's text, an id, a count): callers of
+//     Audit and the Reason of an Actor MUST NOT carry text a user or an
+//     agent wrote. The vault writes into Reason only its own words and
+//     Actor.Reason.
 type AuditEntry struct {
 	Seq           uint64    `json:"seq"`
 	Time          time.Time `json:"time"`
@@ -348,18 +360,78 @@ func (v *Vault) PruneAudit(before time.Time) (int, error) {
 	return n, nil
 }
 
-// contentHashFor returns what the audit log records for content: a plain
-// SHA-256 for plaintext partitions, an HMAC-SHA-256 under a key derived
-// from the data key for sealed ones.
-func contentHashFor(content string, sealed bool, dek []byte) string {
-	if !sealed || dek == nil {
-		return HashContent(content)
+// auditKeyInfo is the HKDF info of the audit fingerprint key. One key
+// serves every fingerprint in the log (a sensitive memory's content hash,
+// and whatever Fingerprint computes for the service), so the same text has
+// the same fingerprint in every entry that names it.
+const auditKeyInfo = "engram audit content hash v1"
+
+// fingerprintPrefix marks a keyed fingerprint in the audit log.
+const fingerprintPrefix = "hmac:"
+
+// Fingerprint returns the keyed fingerprint of text that the audit log
+// records in place of text that is or may be secret, personal or
+// sensitive: a rejected or quarantined write, a redacted secret, a forget
+// request's topic. It is "hmac:" followed by the hex HMAC-SHA-256 of text
+// under a key derived from the data key with HKDF-SHA-256 (no salt, info
+// "engram audit content hash v1"): the same for one text in one vault,
+// different in another vault, and, unlike a plain SHA-256, useless for
+// confirming a guessed short text (a phone number, a PIN) without the key.
+//
+// While the vault is locked there is no key: Fingerprint returns "" and
+// an error wrapping ErrLocked, never a plain hash. The caller then audits
+// the entry without a content hash.
+func (v *Vault) Fingerprint(text string) (string, error) {
+	key, err := v.key()
+	if err != nil {
+		return "", fmt.Errorf("fingerprint: %w", err)
 	}
-	k, err := hkdf.Key(sha256.New, dek, nil, "engram audit content hash v1", 32)
+	defer seal.Wipe(key)
+	fp := keyedHash(text, key)
+	if fp == "" {
+		return "", fmt.Errorf("fingerprint: %w: key derivation failed", ErrInvalid)
+	}
+	return fp, nil
+}
+
+// IsFingerprint reports whether s has the form Fingerprint returns:
+// "hmac:" and 64 lower-case hex digits.
+func IsFingerprint(s string) bool {
+	h, ok := strings.CutPrefix(s, fingerprintPrefix)
+	if !ok || len(h) != 2*sha256.Size {
+		return false
+	}
+	for _, c := range h {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// keyedHash is the keyed fingerprint of text under the audit key derived
+// from dek, or "" if the derivation fails.
+func keyedHash(text string, dek []byte) string {
+	k, err := hkdf.Key(sha256.New, dek, nil, auditKeyInfo, 32)
 	if err != nil {
 		return ""
 	}
+	defer seal.Wipe(k)
 	m := hmac.New(sha256.New, k)
-	m.Write([]byte(content))
-	return "hmac:" + hex.EncodeToString(m.Sum(nil))
+	m.Write([]byte(text))
+	return fingerprintPrefix + hex.EncodeToString(m.Sum(nil))
+}
+
+// contentHashFor returns what the audit log records for a memory's
+// content: the plain SHA-256 for plaintext partitions (the content is in
+// the file in clear anyway) and the keyed fingerprint for sealed ones. A
+// sealed memory without the data key gets "", never a plain hash.
+func contentHashFor(content string, sealed bool, dek []byte) string {
+	if !sealed {
+		return HashContent(content)
+	}
+	if dek == nil {
+		return ""
+	}
+	return keyedHash(content, dek)
 }

@@ -1,0 +1,72 @@
+package vault_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/engram-app/engram/vault"
+	"github.com/engram-app/engram/vault/vaulttest"
+)
+
+// TestFingerprint: the audit's fingerprint of text is keyed by the vault,
+// stable for one vault, different in another, the same as a sensitive
+// memory's audited content hash, and never a plain hash while locked.
+func TestFingerprint(t *testing.T) {
+	const phone = "Alice's phone is 555-0100"
+	v, _ := vaulttest.New(t)
+	other, _ := vaulttest.New(t)
+
+	fp, err := v.Fingerprint(phone)
+	if err != nil || !vault.IsFingerprint(fp) {
+		t.Fatalf("Fingerprint = %q, %v; want hmac: and 64 hex digits", fp, err)
+	}
+	if plain := vault.HashContent(phone); fp == plain || fp == "hmac:"+plain {
+		t.Fatalf("Fingerprint = %q is the plain SHA-256 of the text", fp)
+	}
+	if again, _ := v.Fingerprint(phone); again != fp {
+		t.Fatalf("Fingerprint twice = %q then %q, want the same", fp, again)
+	}
+	if fo, _ := other.Fingerprint(phone); fo == fp || !vault.IsFingerprint(fo) {
+		t.Fatalf("Fingerprint in another vault = %q, want another keyed value than %q", fo, fp)
+	}
+	if f2, _ := v.Fingerprint(phone + " "); f2 == fp {
+		t.Fatal("two texts have one fingerprint")
+	}
+	// A sensitive memory's write is audited with the same fingerprint.
+	m := mustAdd(t, v, vault.Sensitive, phone)
+	log, _ := v.AuditLog(vault.AuditFilter{Action: vault.ActionWrite})
+	if len(log) != 1 || log[0].MemoryID != m.ID || log[0].ContentHash != fp {
+		t.Fatalf("sensitive write audited as %+v, want content hash %s", log, fp)
+	}
+
+	v = reopen(t, v)
+	if got, err := v.Fingerprint(phone); got != "" || !errors.Is(err, vault.ErrLocked) {
+		t.Fatalf("Fingerprint while locked = %q, %v; want \"\" and ErrLocked", got, err)
+	}
+	if err := v.Unlock(ctx, []byte(vaulttest.Passphrase)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := v.Fingerprint(phone); got != fp {
+		t.Fatalf("Fingerprint after reopening = %q, want %q", got, fp)
+	}
+}
+
+func TestIsFingerprint(t *testing.T) {
+	hex64 := "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{
+		{"hmac:" + hex64, true},
+		{hex64, false},
+		{"hmac:" + hex64[:63], false},
+		{"hmac:" + hex64 + "0", false},
+		{"hmac:" + hex64[:63] + "G", false},
+		{"HMAC:" + hex64, false},
+		{"", false},
+	} {
+		if got := vault.IsFingerprint(tc.s); got != tc.want {
+			t.Errorf("IsFingerprint(%q) = %v, want %v", tc.s, got, tc.want)
+		}
+	}
+}
