@@ -3,10 +3,11 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/internal/strictjson"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -149,15 +150,23 @@ func errorResult(msg string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true}
 }
 
-// decodeArgs decodes tool arguments strictly.
+// decodeArgs decodes tool arguments strictly (strictjson.Decode): invalid
+// UTF-8, a NUL character, a key given twice and an unknown field are
+// refused with what is wrong and where.
 func decodeArgs(args json.RawMessage, v any) error {
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
-	dec := json.NewDecoder(strings.NewReader(string(args)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("invalid arguments: %v", err)
+	err := strictjson.Decode(args, v)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, strictjson.ErrNotUTF8):
+		return errors.New("invalid: the arguments are not valid UTF-8")
+	case errors.Is(err, strictjson.ErrDuplicateKey):
+		return fmt.Errorf("invalid: %v in the arguments", err)
+	case errors.Is(err, strictjson.ErrNUL), errors.Is(err, strictjson.ErrSurrogate):
+		return fmt.Errorf("invalid: %v", err)
 	}
-	return nil
+	return fmt.Errorf("invalid arguments: %v", err)
 }

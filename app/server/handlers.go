@@ -43,7 +43,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		replyError(w, http.StatusNotFound, app.StatusNotFound, "no such endpoint: "+r.Method+" "+r.URL.Path)
 	})
-	return s.guard(mux)
+	return s.checkRequest(mux)
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {

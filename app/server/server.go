@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/internal/strictjson"
 )
 
 // DefaultAddr is the documented loopback address of the API.
@@ -162,12 +163,8 @@ func replyError(w http.ResponseWriter, code int, status app.Status, msg string) 
 }
 
 // isLoopbackHost reports whether a Host header names this machine's
-// loopback interface: localhost, 127.0.0.0/8 or ::1, with any port, or
-// (for the Unix socket) nothing at all.
+// loopback interface: localhost, 127.0.0.0/8 or ::1, with any port.
 func isLoopbackHost(host string) bool {
-	if host == "" {
-		return true
-	}
 	h := host
 	if hh, _, err := net.SplitHostPort(host); err == nil {
 		h = hh
@@ -190,9 +187,16 @@ func sameOrigin(origin, host string) bool {
 	return o != origin && strings.EqualFold(o, host) && isLoopbackHost(o)
 }
 
-// guard applies the checks every request passes before routing.
-func (s *Server) guard(next http.Handler) http.Handler {
+// checkRequest applies the checks every request passes before routing.
+// A request must name this machine in its Host header, on the Unix socket
+// too (clients send "localhost" there): an empty Host (or HTTP/1.0
+// without one) names nothing and is refused 400, another host 403.
+func (s *Server) checkRequest(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Host == "" {
+			replyError(w, http.StatusBadRequest, app.StatusInvalid, "invalid: empty Host header")
+			return
+		}
 		if !isLoopbackHost(r.Host) {
 			replyError(w, http.StatusForbidden, app.StatusUnauthorized, "the Host header must name this machine's loopback address")
 			return
@@ -237,14 +241,13 @@ func (s *Server) authed(h func(w http.ResponseWriter, r *http.Request, req app.R
 	}
 }
 
-// decode reads a JSON body strictly: unknown fields and trailing data are
-// errors, reported with where they are.
+// decode reads a JSON body strictly (strictjson.Decode): invalid UTF-8, a
+// NUL character, a key given twice, an unknown field and data after the
+// object are answered 400 with what is wrong and where.
 func decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	if err == nil && dec.More() {
-		err = errors.New("trailing data after the JSON object")
+	body, err := io.ReadAll(r.Body)
+	if err == nil {
+		err = strictjson.Decode(body, v)
 	}
 	if err == nil {
 		return true
@@ -257,8 +260,16 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	case errors.As(err, &tooBig):
 		replyError(w, http.StatusRequestEntityTooLarge, app.StatusInvalid, fmt.Sprintf("the request body is larger than %d bytes", MaxBody))
 		return false
-	case errors.Is(err, io.EOF):
+	case errors.Is(err, strictjson.ErrEmpty):
 		msg = "the request body is empty; send a JSON object"
+	case errors.Is(err, strictjson.ErrNotUTF8):
+		msg = "invalid: the request body is not valid UTF-8"
+	case errors.Is(err, strictjson.ErrDuplicateKey):
+		msg = "invalid: " + msg + " in the request body"
+	case errors.Is(err, strictjson.ErrNUL), errors.Is(err, strictjson.ErrSurrogate):
+		msg = "invalid: " + msg
+	case errors.Is(err, strictjson.ErrTrailing):
+		msg = "invalid: trailing data after the JSON object"
 	case errors.As(err, &syntax):
 		msg = fmt.Sprintf("malformed JSON at byte %d: %v", syntax.Offset, err)
 	case errors.As(err, &typ):
@@ -277,7 +288,7 @@ func (s *Server) Serve(ctx context.Context, addr, socket, runtimeFile string) er
 	if err != nil {
 		return fmt.Errorf("serve: address %q: %w", addr, err)
 	}
-	if !isLoopbackHost(host) || host == "" {
+	if !isLoopbackHost(host) {
 		return fmt.Errorf("serve: %s is not a loopback address; Engram listens on this machine only", addr)
 	}
 	ln, err := net.Listen("tcp", addr)
