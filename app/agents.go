@@ -135,6 +135,9 @@ type AgentSpec struct {
 	Read    []Partition // readable partitions; nil means public and internal
 	Group   string
 	Product string
+	// MayConfirm lets the agent's "the user confirmed" count as the
+	// user's confirmation (off by default).
+	MayConfirm bool
 }
 
 // AgentResponse returns an agent and, once, its token.
@@ -191,7 +194,7 @@ func (s *Service) AddAgent(ctx context.Context, req Request, spec AgentSpec) Age
 		return AgentResponse{Response: s.fail("add agent", err)}
 	}
 	a := vault.Agent{Name: spec.Name, TokenHash: hash, Status: vault.AgentActive, Fields: fields, Read: read,
-		Group: spec.Group, Product: spec.Product, Trust: vault.TrustStandard, Created: s.now().UTC()}
+		Group: spec.Group, Product: spec.Product, Trust: vault.TrustStandard, MayConfirm: spec.MayConfirm, Created: s.now().UTC()}
 	e := vault.AuditEntry{Action: vault.ActionAgent, Agent: req.Caller.Name(), Result: vault.ResultOK, Reason: "add " + spec.Name}
 	defer s.agents.drop()
 	if err := s.v.PutAgent(a, e); err != nil {
@@ -326,7 +329,7 @@ func (s *Service) Authenticate(ctx context.Context, token, session string) (Call
 		switch a.Status {
 		case vault.AgentActive:
 			s.agents.saw(a.Name, s.now().UTC())
-			return Caller{Agent: a.Name, Session: session, Fields: a.Fields, Read: a.Read, Group: a.Group, Product: a.Product}, Response{Status: StatusOK}
+			return Caller{Agent: a.Name, Session: session, Fields: a.Fields, Read: a.Read, Group: a.Group, Product: a.Product, Trust: a.Trust, MayConfirm: a.MayConfirm}, Response{Status: StatusOK}
 		case vault.AgentPaused:
 			return Caller{}, Response{StatusPaused, "this agent is paused by the user"}
 		}

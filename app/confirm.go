@@ -2,6 +2,9 @@ package app
 
 import (
 	"context"
+	"strings"
+
+	"github.com/engram-app/engram/quarantine/guard"
 
 	"github.com/engram-app/engram/vault"
 )
@@ -29,9 +32,32 @@ func (s *Service) verify(req Request, id string, verdict vault.Verdict, evidence
 	if r := []rune(evidence); len(r) > 500 {
 		evidence = string(r[:500])
 	}
+	if r := s.checkEvidence(req, evidence); !r.OK() {
+		return MemoryResponse{Response: r}
+	}
 	m, err := s.v.Verify(id, verdict, evidence, req.actor())
 	if err != nil {
 		return MemoryResponse{Response: s.fail("verify", err)}
 	}
 	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &m}
+}
+
+// checkEvidence screens the free text of a confirmation or refutation as
+// content is screened: it is stored in the memory's provenance and shown
+// to agents with its history, so it may hold no secret, no personal data
+// and, from an agent, nothing that reads as instructions.
+func (s *Service) checkEvidence(req Request, evidence string) Response {
+	if strings.TrimSpace(evidence) == "" {
+		return Response{Status: StatusOK}
+	}
+	res := s.guard.Check(guard.Input{Text: evidence, Source: string(vault.SourceAIInference)})
+	switch {
+	case res.HasSecret || res.NeedsConfirm:
+		return Response{StatusInvalid, "invalid: the evidence may not hold secrets"}
+	case res.HasPII:
+		return Response{StatusInvalid, "invalid: the evidence may not hold personal data"}
+	case !req.Caller.Operator && res.Verdict != guard.Safe:
+		return Response{StatusInvalid, "invalid: the evidence may not hold instructions (" + strings.Join(res.Reasons, "; ") + ")"}
+	}
+	return Response{Status: StatusOK}
 }

@@ -110,8 +110,8 @@ func (s *Service) Merge(ctx context.Context, req Request, in MergeInput) MemoryR
 		}
 		in := guard.Input{Text: joined, Source: string(vault.SourceAIInference), Field: string(merged.Field)}
 		if res := s.guard.Screen(in); res.Verdict != guard.Safe {
-			hash := vault.HashContent(merged.Content)
-			return MemoryResponse{Response: s.reject(req, merged, hash, "the merged text looks like an attempt to plant instructions ("+strings.Join(res.Reasons, "; ")+"); the memories were left as they are")}
+			why := "the merged text looks like an attempt to plant instructions (" + strings.Join(res.Reasons, "; ") + "); the memories were left as they are"
+			return MemoryResponse{Response: s.settle(req, admission{outcome: refused, status: StatusRejected, why: why, m: merged, res: res})}
 		}
 	}
 	a := req.actor()
@@ -161,6 +161,7 @@ func (s *Service) Split(ctx context.Context, req Request, in SplitInput) SplitRe
 		return SplitResponse{Response: r}
 	}
 	var parts []vault.Memory
+	var redacted []string // the secret types redacted from the parts
 	for _, p := range in.Parts {
 		p = strings.TrimSpace(p)
 		if p == "" {
@@ -169,15 +170,15 @@ func (s *Service) Split(ctx context.Context, req Request, in SplitInput) SplitRe
 		if !req.Caller.Operator && !strings.Contains(orig.Content, p) {
 			return SplitResponse{Response: Response{StatusInvalid, "invalid: an agent splits a memory into parts of its own text"}}
 		}
-		res := s.guard.Check(guard.Input{Text: p, Source: string(orig.Source.Type), Field: string(orig.Field), Confirmed: true})
-		if res.Rejected {
-			return SplitResponse{Response: Response{StatusRejected, "a part contains a secret and the policy refuses secrets"}}
+		a := s.admit(req, proposal{m: vault.Memory{Content: p}, existing: orig, derived: true})
+		if a.outcome != admitted {
+			return SplitResponse{Response: s.settle(req, a)}
 		}
-		m := vault.Memory{Content: res.Redacted, Kind: orig.Kind, Field: orig.Field, Tier: orig.Tier, Partition: orig.Partition,
+		if a.secretTypes != "" {
+			redacted = append(redacted, a.secretTypes)
+		}
+		m := vault.Memory{Content: a.m.Content, Kind: orig.Kind, Field: orig.Field, Tier: a.m.Tier, Partition: a.m.Partition,
 			Tags: slices.Clone(orig.Tags), Source: orig.Source, Owner: orig.Owner, Trust: orig.Trust, Confidence: orig.Confidence, Pinned: orig.Pinned}
-		if res.HasPII && s.piiStays() {
-			m.Partition = vault.Sensitive
-		}
 		parts = append(parts, m)
 	}
 	a := req.actor()
@@ -197,6 +198,9 @@ func (s *Service) Split(ctx context.Context, req Request, in SplitInput) SplitRe
 	}
 	if err := s.archiveInto(ctx, req, orig.ID, out[0].ID, "split into "+strings.Join(ids, ", ")); err != nil {
 		return SplitResponse{Response: s.fail("split", err), Memories: out}
+	}
+	if len(redacted) > 0 {
+		s.audit(req, vault.AuditEntry{Action: vault.ActionSecretRedacted, MemoryID: orig.ID, Field: orig.Field, Result: vault.ResultOK, Reason: strings.Join(redacted, ",")})
 	}
 	return SplitResponse{Response: Response{Status: StatusOK}, Memories: out}
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/engram-app/engram/quarantine"
-	"github.com/engram-app/engram/quarantine/guard"
 	"github.com/engram-app/engram/vault"
 )
 
@@ -98,9 +97,17 @@ func (s *Service) Approve(ctx context.Context, req Request, id string, edit *str
 	m.Trust = vault.TrustStandard
 	reason := "approved by the user"
 	if edit != nil {
-		res := s.guard.Check(guard.Input{Text: *edit, Source: string(vault.SourceUserMessage), Field: string(m.Field), Confirmed: true})
-		m.Content = res.Redacted
-		m.Partition = classify(m, res.HasPII && s.piiStays())
+		// The user's text over the agent's: admitted as the user's write to
+		// the queued memory (under fail_on_secret a secret is refused, not
+		// stored redacted).
+		a := s.admit(req, proposal{m: vault.Memory{Content: *edit}, existing: &m, confirmed: true})
+		if a.outcome != admitted {
+			return MemoryResponse{Response: s.settle(req, a)}
+		}
+		m.Content, m.Tier, m.Partition = a.m.Content, a.m.Tier, a.m.Partition
+		if a.secretTypes != "" {
+			s.audit(req, vault.AuditEntry{Action: vault.ActionSecretRedacted, MemoryID: id, Field: m.Field, ContentHash: s.fingerprint(*edit), Result: vault.ResultOK, Reason: a.secretTypes})
+		}
 		reason = "edited and approved by the user"
 	}
 	got, err := s.v.Promote(id, m, vault.Actor{Agent: it.Agent, Session: it.Session, Reason: reason})
@@ -134,10 +141,7 @@ func (s *Service) dropItem(req Request, id string, to quarantine.State, action v
 	if err := it.Transition(to); err != nil {
 		return Response{StatusInvalid, err.Error()}
 	}
-	e := vault.AuditEntry{Action: action, Agent: req.Caller.Name(), Session: req.Caller.Session, MemoryID: id, Field: it.Memory.Field, ContentHash: vault.HashContent(it.Memory.Content), Result: vault.ResultOK}
-	if it.Sensitive() {
-		e.ContentHash = ""
-	}
+	e := vault.AuditEntry{Action: action, Agent: req.Caller.Name(), Session: req.Caller.Session, MemoryID: id, Field: it.Memory.Field, ContentHash: s.fingerprint(it.Memory.Content), Result: vault.ResultOK}
 	if err := s.v.QueueDelete(id, e); err != nil {
 		return s.fail("quarantine delete", err)
 	}

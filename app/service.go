@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -46,6 +47,11 @@ type Caller struct {
 	// internal memories. All come from its registration.
 	Read           []Partition
 	Group, Product string
+	// Trust is the trust the user gave the agent at registration: its
+	// writes never get more. MayConfirm is the user's grant that its
+	// "the user confirmed" counts as the user's confirmation.
+	Trust      vault.Trust
+	MayConfirm bool
 }
 
 // DefaultAgentFields are the fields an agent may write unless its
@@ -92,6 +98,11 @@ type Service struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
+	// refusals counts each agent's refused writes over time.
+	refusals agentRefusals
+	// sessionsSeen caches checkSession's answers; sessionCount counts them.
+	sessionsSeen sync.Map
+	sessionCount atomic.Int64
 
 	// agents caches the registry by token hash; see agents.go.
 	agents agentCache
@@ -265,6 +276,9 @@ func (s *Service) gate(req Request) (Response, bool) {
 	}
 	if !req.Caller.Operator && req.Caller.Agent == "" {
 		return Response{StatusUnauthorized, "the request names no caller"}, false
+	}
+	if why := s.checkSession(req.Caller.Session); why != "" {
+		return Response{StatusInvalid, why}, false
 	}
 	return Response{}, true
 }
@@ -526,53 +540,84 @@ type UpdateInput struct {
 	Confirmed bool `json:"confirmed,omitempty"`
 }
 
-// Update changes a memory as a new version. New content passes the write
-// guard as a new memory's does (see screenChange).
+// Update changes a memory as a new version. New content is admitted as a
+// new memory's is (see admit), before the vault's transaction; the change
+// then applies only if the memory is still the version that was judged
+// (else it is judged again).
 func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateInput) MemoryResponse {
 	op := orDefault(in.Operation, vault.OpUpdate)
-	var tags []string
 	if r, ok := s.gate(req); !ok {
 		return MemoryResponse{Response: r}
 	}
-	if op == vault.OpTag {
+	switch op {
+	case vault.OpTag:
 		// Tags do not depend on the memory: checked before the transaction.
-		var r Response
-		if tags, r = s.checkTags(req, in.Tags); !r.OK() {
+		tags, r := s.checkTags(req, in.Tags)
+		if !r.OK() {
 			return MemoryResponse{Response: r}
 		}
-	}
-	var sc screened
-	r := s.change(ctx, req, id, op, in.IfVersion, func(m *vault.Memory) error {
-		switch op {
-		case vault.OpUpdate:
-			if in.Content == nil {
-				return fmt.Errorf("%w: an update needs new content", vault.ErrInvalid)
-			}
-			sc = s.screenChange(req, m, *in.Content, in.Confirmed)
-			if sc.refuse != nil {
-				return sc.refuse
-			}
-			m.Content, m.Tier, m.Partition = sc.content, sc.tier, sc.partition
-		case vault.OpTag:
+		return s.change(ctx, req, id, op, in.IfVersion, func(m *vault.Memory) error {
 			m.Tags = tags
-		case vault.OpReclassify:
-			if in.Partition == nil {
-				return fmt.Errorf("%w: reclassify needs a partition", vault.ErrInvalid)
-			}
+			return nil
+		})
+	case vault.OpReclassify:
+		if in.Partition == nil {
+			return MemoryResponse{Response: Response{StatusInvalid, "invalid: reclassify needs a partition"}}
+		}
+		return s.change(ctx, req, id, op, in.IfVersion, func(m *vault.Memory) error {
 			m.Partition = *in.Partition
-		default:
-			return fmt.Errorf("%w: operation %q", vault.ErrInvalid, op)
-		}
-		return nil
-	})
-	if r.OK() && op == vault.OpUpdate {
-		if sc.res.HasSecret {
-			s.audit(req, vault.AuditEntry{Action: vault.ActionSecretRedacted, MemoryID: id, Field: r.Memory.Field, ContentHash: sc.hash, Result: vault.ResultOK, Reason: secretTypes(sc.res.Findings)})
-		}
-		r.Warnings = append(r.Warnings, sc.warnings...)
+			return nil
+		})
+	case vault.OpUpdate:
+	default:
+		return MemoryResponse{Response: Response{StatusInvalid, fmt.Sprintf("invalid: operation %q", op)}}
 	}
-	return r
+	if in.Content == nil {
+		return MemoryResponse{Response: Response{StatusInvalid, "invalid: an update needs new content"}}
+	}
+	if why := s.sessionDisabled(req.Caller); !req.Caller.Operator && why != "" {
+		return MemoryResponse{Response: Response{StatusRejected, why}}
+	}
+	for range 3 {
+		if r := s.check(req, id, canWrite); !r.OK() {
+			return MemoryResponse{Response: r}
+		}
+		cur, err := s.v.Peek(id)
+		if err != nil {
+			return MemoryResponse{Response: s.fail("update", err)}
+		}
+		if !canWrite(req.Caller, infoOf(&cur)) {
+			return MemoryResponse{Response: s.deny(req, vault.ActionUpdate, id, "", "this memory belongs to another agent")}
+		}
+		a := s.admit(req, proposal{m: vault.Memory{Content: *in.Content}, existing: &cur, confirmed: in.Confirmed})
+		if a.outcome != admitted {
+			return MemoryResponse{Response: s.settle(req, a)}
+		}
+		moved := false
+		r := s.change(ctx, req, id, op, in.IfVersion, func(m *vault.Memory) error {
+			if m.Version != cur.Version {
+				moved = true
+				return errMoved
+			}
+			m.Content, m.Tier, m.Partition = a.m.Content, a.m.Tier, a.m.Partition
+			return nil
+		})
+		if moved {
+			continue // changed meanwhile: judge the change against the new version
+		}
+		if r.OK() && a.secretTypes != "" {
+			s.audit(req, vault.AuditEntry{Action: vault.ActionSecretRedacted, MemoryID: id, Field: r.Memory.Field, ContentHash: s.fingerprint(*in.Content), Result: vault.ResultOK, Reason: a.secretTypes})
+		}
+		if r.OK() {
+			r.Warnings = append(r.Warnings, a.warnings...)
+		}
+		return r
+	}
+	return MemoryResponse{Response: Response{StatusConflict, "the memory kept changing while the update was checked; try again"}}
 }
+
+// errMoved stops a change whose memory moved on since it was judged.
+var errMoved = errors.New("the memory changed meanwhile")
 
 // SetPinned pins or unpins a memory.
 func (s *Service) SetPinned(ctx context.Context, req Request, id string, pinned bool) MemoryResponse {
@@ -601,10 +646,6 @@ func (s *Service) change(ctx context.Context, req Request, id string, op vault.O
 	})
 	if denied {
 		return MemoryResponse{Response: s.deny(req, vault.ActionUpdate, id, "", "this memory belongs to another agent")}
-	}
-	var refused *refusal
-	if errors.As(err, &refused) {
-		return MemoryResponse{Response: refused.answer()}
 	}
 	if err != nil {
 		return MemoryResponse{Response: s.fail("update", err)}

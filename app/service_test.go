@@ -18,6 +18,9 @@ var (
 	operator = app.Request{Caller: app.Caller{Operator: true}, Authorized: true}
 	claude   = app.Request{Caller: app.Caller{Agent: "claude-code", Session: "s1"}, Authorized: true}
 	cursor   = app.Request{Caller: app.Caller{Agent: "cursor"}, Authorized: true}
+	// mayConfirm is claude-code as registered with the user's grant that
+	// its "the user confirmed" counts.
+	mayConfirm = app.Request{Caller: app.Caller{Agent: "claude-code", Session: "s1", MayConfirm: true}, Authorized: true}
 )
 
 func newService(t *testing.T) (*app.Service, *vault.Vault) {

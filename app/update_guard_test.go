@@ -87,7 +87,7 @@ func TestNoSecretReachesTheFileByUpdate(t *testing.T) {
 // the user's confirmation, as its new semantic memory does.
 func TestUpdateOfSemanticMemory(t *testing.T) {
 	s, _ := newService(t)
-	st := s.Store(ctx, claude, app.StoreInput{Content: "the project uses Go 1.26", Tier: vault.Semantic, Confirmed: true})
+	st := s.Store(ctx, mayConfirm, app.StoreInput{Content: "the project uses Go 1.26", Tier: vault.Semantic, Confirmed: true})
 	if !st.OK() {
 		t.Fatalf("Store = %+v", st.Response)
 	}
@@ -95,7 +95,10 @@ func TestUpdateOfSemanticMemory(t *testing.T) {
 	if r := s.Update(ctx, claude, st.Memory.ID, app.UpdateInput{Content: &content}); r.Status != app.StatusConfirmationRequired {
 		t.Fatalf("unconfirmed Update = %+v, want confirmation_required", r.Response)
 	}
-	if r := s.Update(ctx, claude, st.Memory.ID, app.UpdateInput{Content: &content, Confirmed: true}); !r.OK() || r.Memory.Content != content || r.Memory.Tier != vault.Semantic {
+	if r := s.Update(ctx, claude, st.Memory.ID, app.UpdateInput{Content: &content, Confirmed: true}); r.Status != app.StatusConfirmationRequired {
+		t.Fatalf("Update the agent says the user confirmed = %+v, want confirmation_required: only the user's grant makes it count", r.Response)
+	}
+	if r := s.Update(ctx, mayConfirm, st.Memory.ID, app.UpdateInput{Content: &content, Confirmed: true}); !r.OK() || r.Memory.Content != content || r.Memory.Tier != vault.Semantic {
 		t.Fatalf("confirmed Update = %+v", r)
 	}
 }

@@ -1,14 +1,12 @@
 package app
 
 import (
-	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/engram-app/engram/app/recall"
-	"github.com/engram-app/engram/quarantine/guard"
 	"github.com/engram-app/engram/vault"
 	"github.com/google/uuid"
 )
@@ -39,12 +37,17 @@ func (s *Service) storeWorking(req Request, in StoreInput) MemoryResponse {
 	if why := s.sessionDisabled(req.Caller); why != "" {
 		return MemoryResponse{Response: Response{StatusRejected, why}}
 	}
-	res := s.guard.Check(guard.Input{Text: in.Content, Source: string(orDefault(in.Source.Type, vault.SourceAIInference))})
-	if res.Verdict == guard.Hostile || res.Rejected {
-		m := vault.Memory{Field: orDefault(in.Field, vault.Learnings), Content: in.Content}
-		return MemoryResponse{Response: s.reject(req, m, hex.EncodeToString(res.ContentHash[:]), "the working note was refused by the write guard")}
+	a := s.admit(req, proposal{confirmed: in.Confirmed, m: vault.Memory{Content: in.Content, Kind: orDefault(in.Kind, vault.Fact),
+		Field: orDefault(in.Field, vault.Learnings), Tier: TierWorking, Partition: vault.Internal, Source: in.Source}})
+	if a.outcome == queued {
+		// Working notes are read back in the session at once: what would
+		// wait for review is refused instead.
+		a.outcome, a.status, a.why = refused, StatusRejected, "the working note was refused by the write guard ("+a.queueReason+"; "+strings.Join(a.res.Reasons, "; ")+")"
 	}
-	content, _ := vault.Truncate(res.Redacted)
+	if a.outcome != admitted {
+		return MemoryResponse{Response: s.settle(req, a)}
+	}
+	content, _ := vault.Truncate(a.m.Content)
 	note := workingNote{id: "working-" + uuid.NewString(), content: content, created: s.now().UTC()}
 	s.mu.Lock()
 	k := sessionKey(req.Caller)
@@ -60,7 +63,7 @@ func (s *Service) storeWorking(req Request, in StoreInput) MemoryResponse {
 	s.mu.Unlock()
 	m := &vault.Memory{ID: note.id, Content: note.content, Tier: TierWorking, Partition: PartitionWorking, Owner: req.Caller.Name(), Created: note.created}
 	var warnings []string
-	if res.HasSecret {
+	if a.secretTypes != "" {
 		warnings = append(warnings, "secrets were redacted")
 	}
 	return MemoryResponse{Response: Response{Status: StatusOK, Message: "kept for this session only"}, Memory: m, Warnings: warnings}

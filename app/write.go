@@ -2,12 +2,10 @@ package app
 
 import (
 	"context"
-	"encoding/hex"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/engram-app/engram/partitions"
 	"github.com/engram-app/engram/quarantine"
@@ -62,84 +60,43 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 	if !r.OK() {
 		return MemoryResponse{Response: r}
 	}
-	m := vault.Memory{
-		Content: in.Content, Kind: orDefault(in.Kind, vault.Fact), Field: orDefault(in.Field, vault.Learnings),
-		Tier: orDefault(in.Tier, vault.Episodic), Partition: orDefault(in.Partition, vault.Internal),
-		Tags: tags, Source: in.Source, Pinned: in.Pinned,
-	}
 	if agent {
-		switch {
-		case slices.Contains(vault.ReservedFields, m.Field):
-			return MemoryResponse{Response: s.deny(req, vault.ActionReject, "", m.Field, fmt.Sprintf("field %q is not writable by agents", m.Field))}
-		case !req.Caller.mayWrite(m.Field):
-			return MemoryResponse{Response: s.deny(req, vault.ActionReject, "", m.Field, fmt.Sprintf("field %q is not granted to this agent", m.Field))}
-		}
-		if m.Source.AgentID != "" && m.Source.AgentID != req.Caller.Agent {
+		if in.Source.AgentID != "" && in.Source.AgentID != req.Caller.Agent {
 			// The writer is the token's agent, whatever the body claims: the
 			// claim is ignored, and recorded as an impersonation attempt.
-			s.audit(req, vault.AuditEntry{Action: vault.ActionReject, Field: m.Field, Result: vault.ResultDenied, Reason: "impersonation attempt: the request claimed to come from " + quoteName(m.Source.AgentID)})
+			s.audit(req, vault.AuditEntry{Action: vault.ActionReject, Field: in.Field, Result: vault.ResultDenied, Reason: "impersonation attempt: the request claimed to come from " + quoteName(in.Source.AgentID)})
 			warnings = append(warnings, "the source agent in the request was ignored: memories are written as the authenticated agent")
 		}
 		if why := s.sessionDisabled(req.Caller); why != "" {
 			return MemoryResponse{Response: Response{StatusRejected, why}}
 		}
-		if limit := guard.DefaultFieldLimits[string(m.Field)]; limit > 0 && utf8.RuneCountInString(m.Content) > limit {
-			return MemoryResponse{Response: Response{StatusInvalid, fmt.Sprintf("content is longer than the %d characters allowed in %s", limit, m.Field)}}
-		}
-		m.Source.AgentID = req.Caller.Agent
-		m.Source.Type = orDefault(m.Source.Type, vault.SourceAIInference)
-		m.Trust = vault.TrustStandard
-	} else {
-		m.Source.Type = orDefault(m.Source.Type, vault.SourceExplicitSave)
-		m.Trust = vault.TrustOperator
 	}
-	if m.Source.SessionID == "" {
-		m.Source.SessionID = req.Caller.Session
+	a := s.admit(req, proposal{confirmed: in.Confirmed, m: vault.Memory{
+		Content: in.Content, Kind: orDefault(in.Kind, vault.Fact), Field: orDefault(in.Field, vault.Learnings),
+		Tier: orDefault(in.Tier, vault.Episodic), Partition: orDefault(in.Partition, vault.Internal),
+		Tags: tags, Source: in.Source, Pinned: in.Pinned,
+	}})
+	warnings = append(warnings, a.warnings...)
+	switch a.outcome {
+	case admitted:
+	case queued:
+		return s.enqueue(req, a, warnings)
+	default:
+		return MemoryResponse{Response: s.settle(req, a)}
 	}
-	m.Confidence = vault.InitialConfidence(m.Source.Type)
-	if strings.TrimSpace(m.Content) == "" {
-		return MemoryResponse{Response: Response{StatusInvalid, "empty content"}}
+	m, res := a.m, a.res
+	if a.m.Source.Reported != "" {
+		warnings = append(warnings, fmt.Sprintf("the source %q is kept as reported by this agent: agents write with their own trust", a.m.Source.Reported))
 	}
-
-	res := s.guard.Check(guard.Input{Text: m.Content, Source: string(m.Source.Type), Field: string(m.Field), Confirmed: in.Confirmed})
-	hash := hex.EncodeToString(res.ContentHash[:])
-	switch {
-	case res.Rejected:
-		return MemoryResponse{Response: s.reject(req, m, hash, "the memory contains a secret and the policy refuses secrets")}
-	case res.NeedsConfirm:
-		return MemoryResponse{Response: Response{StatusConfirmationRequired, "the memory contains what may be a secret (a long random string or hash); confirm to store it as it is"}}
-	case res.CredentialLike && m.Tier == vault.Semantic:
-		return MemoryResponse{Response: s.reject(req, m, hash, "credential-like statements are not kept as semantic memory")}
+	if a.secretTypes != "" {
+		s.audit(req, vault.AuditEntry{Action: vault.ActionSecretRedacted, Field: m.Field, ContentHash: s.fingerprint(in.Content), Result: vault.ResultOK, Reason: a.secretTypes})
 	}
-	if res.Transcript && m.Tier == vault.Semantic {
-		m.Tier = vault.Episodic
-		warnings = append(warnings, "raw transcripts are kept as episodic memory only")
-	}
-	if agent && m.Tier == vault.Semantic && !in.Confirmed && guard.SourceTrust(string(m.Source.Type)) < guard.TrustHigh {
-		return MemoryResponse{Response: Response{StatusConfirmationRequired, "semantic memory from a source other than the user needs the user's confirmation"}}
-	}
-	m.Content = res.Redacted
-	if res.HasSecret {
-		warnings = append(warnings, "secrets were redacted before storing")
-		s.audit(req, vault.AuditEntry{Action: vault.ActionSecretRedacted, Field: m.Field, ContentHash: hash, Result: vault.ResultOK, Reason: secretTypes(res.Findings)})
-	}
-	m.Partition = classify(m, res.HasPII && s.piiStays())
-	if res.HasPII && m.Partition == vault.Sensitive && in.Partition != vault.Sensitive {
-		warnings = append(warnings, "personal data: stored encrypted in the sensitive partition")
-	}
-
 	if agent {
-		switch {
-		case res.Verdict == guard.Hostile:
-			s.keepHostile(req, m, res, hash)
-			return MemoryResponse{Response: s.reject(req, m, hash, "the memory looks like an attempt to plant instructions ("+strings.Join(res.Reasons, "; ")+")")}
-		case res.Verdict == guard.Suspicious || m.Source.Type == vault.SourceWebFetch:
-			return s.enqueue(req, m, res, warnings, "")
-		}
-		if joined, earlier, ok := s.splitOrder(req, m.Content, guard.Input{Source: string(m.Source.Type), Field: string(m.Field), Confirmed: in.Confirmed}); ok {
-			res.Verdict, res.Risk, res.Threat = guard.Suspicious, max(res.Risk, joined.Risk), max(res.Threat, joined.Threat)
-			res.Reasons = append(res.Reasons, joined.Reasons...)
-			return s.enqueue(req, m, res, warnings, splitReason(earlier.id, joined))
+		if joined, earlier, ok := s.splitOrder(req, m.Content, guard.Input{Source: string(m.Source.Type), Field: string(m.Field)}); ok {
+			a.res.Verdict, a.res.Risk, a.res.Threat = guard.Suspicious, max(res.Risk, joined.Risk), max(res.Threat, joined.Threat)
+			a.res.Reasons = append(a.res.Reasons, joined.Reasons...)
+			a.queueReason = splitReason(earlier.id, joined)
+			return s.enqueue(req, a, warnings)
 		}
 	}
 	near := s.neighbours(ctx, req.Caller, &m)
@@ -160,7 +117,8 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 		warnings = append(warnings, mayContradict(near)...)
 	}
 	if old != nil && s.conflicts == ResolveAsk {
-		return s.enqueue(req, m, res, warnings, fmt.Sprintf("conflicts with memory %s (%s): the user decides", old.ID, why))
+		a.m, a.queueReason = m, fmt.Sprintf("conflicts with memory %s (%s): the user decides", old.ID, why)
+		return s.enqueue(req, a, warnings)
 	}
 	actor := vault.Actor{Agent: req.Caller.Name(), Session: req.Caller.Session, Reason: req.Reason, Score: 1 - res.Risk}
 	got, err := s.v.Add(m, actor)
@@ -204,103 +162,6 @@ func quoteName(s string) string {
 	return strconv.Quote(s)
 }
 
-// screened is what the write guard made of new content for an existing
-// memory.
-type screened struct {
-	res       guard.Result
-	hash      string // of the content as given
-	content   string // redacted
-	tier      vault.Tier
-	partition vault.Partition
-	warnings  []string
-	refuse    *refusal // set when the change is refused
-}
-
-// refusal is a change the guard refused, as the error that stops the
-// vault's transaction; answer then does the refusal's bookkeeping (audit,
-// the session's count, a hostile forensic copy) once the transaction is
-// over, since the transaction may run its function twice.
-type refusal struct{ answer func() Response }
-
-func (r *refusal) Error() string { return "refused by the write guard" }
-
-// screenChange runs new content for memory m through the checks Store
-// runs on a new memory: the field's size limit for agents, secrets
-// (redacted, or refused under fail_on_secret, or confirmation for a
-// possible one), credential-like statements and transcripts in semantic
-// memory, personal data (the memory moves to the sensitive partition, or
-// it is redacted under pii: redact) and, for agents, injection screening.
-// An agent's change to semantic memory needs the user's confirmation, as
-// an agent's new semantic memory does. A suspicious change is refused
-// rather than queued: the quarantine holds new memories, and the memory
-// keeps its content. m is the memory as it stands; it is not changed.
-func (s *Service) screenChange(req Request, m *vault.Memory, content string, confirmed bool) screened {
-	agent := !req.Caller.Operator
-	sc := screened{tier: m.Tier, partition: m.Partition}
-	refuse := func(answer func() Response) screened {
-		sc.refuse = &refusal{answer}
-		return sc
-	}
-	status := func(st Status, why string) func() Response {
-		return func() Response { return Response{st, why} }
-	}
-	if limit := guard.DefaultFieldLimits[string(m.Field)]; agent && limit > 0 && utf8.RuneCountInString(content) > limit {
-		return refuse(status(StatusInvalid, fmt.Sprintf("content is longer than the %d characters allowed in %s", limit, m.Field)))
-	}
-	if strings.TrimSpace(content) == "" {
-		return refuse(status(StatusInvalid, "empty content"))
-	}
-	source := vault.SourceExplicitSave
-	if agent {
-		source = vault.SourceAIInference
-	}
-	sc.res = s.guard.Check(guard.Input{Text: content, Source: string(source), Field: string(m.Field), Confirmed: confirmed})
-	sc.hash = hex.EncodeToString(sc.res.ContentHash[:])
-	sc.content = sc.res.Redacted
-	changed := *m
-	changed.Content = sc.content
-	rejected := func(why string) func() Response {
-		return func() Response { return s.reject(req, changed, sc.hash, why) }
-	}
-	switch {
-	case sc.res.Rejected:
-		return refuse(rejected("the new content contains a secret and the policy refuses secrets"))
-	case sc.res.NeedsConfirm:
-		return refuse(status(StatusConfirmationRequired, "the new content contains what may be a secret (a long random string or hash); confirm to store it as it is"))
-	case sc.res.CredentialLike && m.Tier == vault.Semantic:
-		return refuse(rejected("credential-like statements are not kept as semantic memory"))
-	}
-	if sc.res.Transcript && m.Tier == vault.Semantic {
-		sc.tier = vault.Episodic
-		sc.warnings = append(sc.warnings, "raw transcripts are kept as episodic memory only")
-	}
-	if agent && sc.tier == vault.Semantic && !confirmed {
-		return refuse(status(StatusConfirmationRequired, "an agent's change to semantic memory needs the user's confirmation"))
-	}
-	if sc.res.HasSecret {
-		sc.warnings = append(sc.warnings, "secrets were redacted before storing")
-	}
-	if sc.res.HasPII && s.piiStays() && !m.Sensitive() {
-		if m.Partition == vault.Archive {
-			return refuse(status(StatusInvalid, "the new content holds personal data, which an archived memory outside the sensitive partition cannot take; restore the memory first"))
-		}
-		sc.partition = vault.Sensitive
-		sc.warnings = append(sc.warnings, "personal data: stored encrypted in the sensitive partition")
-	}
-	if agent {
-		switch sc.res.Verdict {
-		case guard.Hostile:
-			return refuse(func() Response {
-				s.keepHostile(req, changed, sc.res, sc.hash)
-				return s.reject(req, changed, sc.hash, "the new content looks like an attempt to plant instructions ("+strings.Join(sc.res.Reasons, "; ")+")")
-			})
-		case guard.Suspicious:
-			return refuse(rejected("the new content looks suspicious (" + strings.Join(sc.res.Reasons, "; ") + "); the memory is unchanged. Store it as a new memory to have the user review it"))
-		}
-	}
-	return sc
-}
-
 // piiStays reports whether personal data stays in the text (encrypt mode).
 func (s *Service) piiStays() bool { return s.policy.PII != guard.PIIRedact }
 
@@ -328,23 +189,6 @@ func (s *Service) audit(req Request, e vault.AuditEntry) {
 	if err := s.v.Audit(e); err != nil {
 		s.log.Error("audit", "err", err)
 	}
-}
-
-// reject refuses a write: audited by content hash, counted against the session.
-func (s *Service) reject(req Request, m vault.Memory, hash, why string) Response {
-	s.audit(req, vault.AuditEntry{Action: vault.ActionReject, Field: m.Field, ContentHash: hash, Result: vault.ResultRejected, Reason: why, Size: len(m.Content)})
-	if !req.Caller.Operator {
-		s.mu.Lock()
-		k := sessionKey(req.Caller)
-		st := s.sessions[k]
-		if st == nil {
-			st = &session{}
-			s.sessions[k] = st
-		}
-		st.rejected = append(st.rejected, why)
-		s.mu.Unlock()
-	}
-	return Response{StatusRejected, why}
 }
 
 func (s *Service) sessionDisabled(c Caller) string {
@@ -402,16 +246,11 @@ func queueFindings(fs []guard.Finding) []quarantine.Finding {
 	return out
 }
 
-// enqueue puts a suspicious or untrusted write in the review queue.
-func (s *Service) enqueue(req Request, m vault.Memory, res guard.Result, warnings []string, reason string) MemoryResponse {
+// enqueue puts a write that admit queued in the review queue: suspicious,
+// from the web, or waiting for the user's confirmation.
+func (s *Service) enqueue(req Request, a admission, warnings []string) MemoryResponse {
+	m, res, reason := a.m, a.res, a.queueReason
 	m.Trust = vault.TrustUntrusted
-	switch {
-	case reason != "":
-	case res.Verdict != guard.Safe:
-		reason = "suspicious content"
-	default:
-		reason = "content fetched from the web needs review"
-	}
 	it := &quarantine.Item{
 		ID: uuid.NewString(), State: quarantine.Pending, Memory: m, Agent: req.Caller.Name(), Session: req.Caller.Session,
 		Reason: reason, Reasons: res.Reasons, Risk: res.Risk, Threat: res.Threat, Findings: queueFindings(res.Findings), Created: s.now().UTC(),
@@ -422,9 +261,8 @@ func (s *Service) enqueue(req Request, m vault.Memory, res guard.Result, warning
 	if err != nil {
 		return MemoryResponse{Response: s.fail("quarantine", err)}
 	}
-	hash := hex.EncodeToString(res.ContentHash[:])
-	e := vault.AuditEntry{Action: vault.ActionQuarantine, Agent: req.Caller.Name(), Session: req.Caller.Session, Field: m.Field, MemoryID: it.ID, ContentHash: hash, Result: vault.ResultQuarantined, Reason: reason, Size: len(m.Content)}
-	if err := s.v.QueuePut(it.ID, data, it.Sensitive(), e); err != nil {
+	e := vault.AuditEntry{Action: vault.ActionQuarantine, Agent: req.Caller.Name(), Session: req.Caller.Session, Field: m.Field, MemoryID: it.ID, ContentHash: s.fingerprint(m.Content), Result: vault.ResultQuarantined, Reason: reason, Size: len(m.Content)}
+	if err := s.v.QueuePut(it.ID, data, it.Sensitive() || a.sealQueue, e); err != nil {
 		return MemoryResponse{Response: s.fail("quarantine", err)}
 	}
 	return MemoryResponse{Response: Response{StatusQuarantined, reason + ": the user will review it before it is used"}, QueueID: it.ID, Warnings: warnings}

@@ -17,8 +17,23 @@ const (
 
 // Label returns the source label of d: the user's own words, the system,
 // a file or tool, the web, or (anything an agent inferred or brought in)
-// external past context.
+// external past context. An agent's claim that a memory came from the user
+// or the system is shown as that agent's report, never as the user's word:
+//
+//	[from agent claude-code, reported as from the user] Use tabs
 func Label(d *Doc) string {
+	if !writtenByUser(d) {
+		reported := d.Source.Reported
+		if reported == "" {
+			reported = d.Source.Type // written before reports were kept apart
+		}
+		switch reported {
+		case vault.SourceUserMessage, vault.SourceExplicitSave:
+			return reportedLabel(d, "the user")
+		case vault.SourceSystem:
+			return reportedLabel(d, "the system")
+		}
+	}
 	switch d.Source.Type {
 	case vault.SourceUserMessage, vault.SourceExplicitSave:
 		return LabelUser
@@ -30,6 +45,26 @@ func Label(d *Doc) string {
 		return LabelWeb
 	}
 	return LabelExternal
+}
+
+// writtenByUser reports whether d's trust is the user's or the system's
+// (written at the CLI or in the app, or confirmed there), not an agent's.
+func writtenByUser(d *Doc) bool {
+	switch d.Trust {
+	case vault.TrustSystem, vault.TrustOperator, vault.TrustVerified:
+		return true
+	}
+	return false
+}
+
+func reportedLabel(d *Doc, from string) string {
+	agent := d.Source.AgentID
+	if agent == "" {
+		agent = "an agent"
+	} else {
+		agent = "agent " + strings.Join(strings.Fields(agent), "_")
+	}
+	return "[from " + agent + ", reported as from " + from + "]"
 }
 
 // Flagged reports whether d's content is data to be read, not trusted

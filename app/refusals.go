@@ -1,0 +1,134 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/engram-app/engram/vault"
+)
+
+// Refused writes are counted per session and per agent. Three in one
+// session disable that session's writes; MaxAgentRefusals within
+// RefusalWindow, over any number of sessions, pause the agent in its
+// registration, so that opening a new session does not reset the count.
+// The user resumes the agent ('engram agent resume NAME', or Agents in the
+// app). Every refusal counts: rejected and hostile writes, fields the
+// agent may not write, over-size or malformed writes, and the user's
+// confirmation asked for.
+const (
+	MaxAgentRefusals = 5
+	RefusalWindow    = 10 * time.Minute
+)
+
+// agentRefusals holds each agent's recent refusal times.
+type agentRefusals struct {
+	mu    sync.Mutex
+	times map[string][]time.Time
+}
+
+// add records a refusal of agent at now and returns how many fall within
+// the window.
+func (r *agentRefusals) add(agent string, now time.Time) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.times == nil {
+		r.times = map[string][]time.Time{}
+	}
+	ts := r.times[agent]
+	keep := ts[:0]
+	for _, t := range ts {
+		if now.Sub(t) < RefusalWindow {
+			keep = append(keep, t)
+		}
+	}
+	keep = append(keep, now)
+	r.times[agent] = keep
+	return len(keep)
+}
+
+// reset forgets agent's refusals (the user resumed it).
+func (r *agentRefusals) reset(agent string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.times, agent)
+}
+
+// settle answers a write that admit did not admit, and does its
+// bookkeeping: the audit entry (never the text: a keyed fingerprint), a
+// forensic copy of a hostile write, and, for agents, the refusal count.
+// An agent past MaxAgentRefusals is paused and told so.
+func (s *Service) settle(req Request, a admission) Response {
+	agent := !req.Caller.Operator
+	e := vault.AuditEntry{Action: vault.ActionReject, Field: a.m.Field, Result: vault.ResultRejected, Reason: a.why, Size: len(a.res.Redacted)}
+	if a.m.Content != "" {
+		e.ContentHash = s.fingerprint(a.m.Content)
+	}
+	switch a.outcome {
+	case refused:
+		if a.hostile && agent {
+			s.keepHostile(req, a.m, a.res, e.ContentHash)
+		}
+	case invalid:
+		if a.status == StatusUnauthorized {
+			e.Result = vault.ResultDenied
+		}
+		if !agent {
+			return Response{a.status, a.why}
+		}
+	case askUser:
+		if !agent {
+			return Response{a.status, a.why}
+		}
+		e.Reason = "confirmation required: " + a.why
+	}
+	s.audit(req, e)
+	st := a.status
+	if st == "" {
+		st = StatusRejected
+	}
+	if !agent {
+		return Response{st, a.why}
+	}
+	s.countSession(req.Caller, a.why)
+	if n := s.refusals.add(req.Caller.Agent, s.now()); n >= MaxAgentRefusals {
+		return s.pauseForRefusals(req, n, Response{st, a.why})
+	}
+	return Response{st, a.why}
+}
+
+// countSession records a refusal in the caller's session.
+func (s *Service) countSession(c Caller, why string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := sessionKey(c)
+	st := s.sessions[k]
+	if st == nil {
+		st = &session{}
+		s.sessions[k] = st
+	}
+	st.rejected = append(st.rejected, why)
+}
+
+// pauseForRefusals pauses the caller's agent after n refusals within the
+// window and answers r with the pause added.
+func (s *Service) pauseForRefusals(req Request, n int, r Response) Response {
+	why := fmt.Sprintf("Engram paused agent %s after %d refused writes within %v", req.Caller.Agent, n, RefusalWindow)
+	op := Request{Caller: Caller{Operator: true}, Authorized: true, Reason: why}
+	if got := s.SetAgentStatus(context.Background(), op, req.Caller.Agent, vault.AgentPaused); !got.OK() {
+		s.log.Error("pause agent after refusals", "agent", req.Caller.Agent, "status", got.Status, "err", got.Message)
+		return r
+	}
+	s.refusals.reset(req.Caller.Agent)
+	return Response{StatusPaused, r.Message + ". " + why + ": its requests are refused until the user resumes it ('engram agent resume " + req.Caller.Agent + "', or Agents in the app)"}
+}
+
+// fingerprint is the audit's fingerprint of a text that was refused,
+// queued or redacted: keyed, so that a short secret or personal detail
+// cannot be confirmed by guessing it.
+// While the vault is locked there is no key: the entry then holds none.
+func (s *Service) fingerprint(text string) string {
+	fp, _ := s.v.Fingerprint(text)
+	return fp
+}
