@@ -79,46 +79,91 @@ func containsAll(words, want []string) bool {
 	return true
 }
 
+// ActionForget is the audit action of a forget request: one entry after
+// its purges, with their count and the keyed fingerprint (vault
+// Fingerprint) of what was forgotten, never its text.
+const ActionForget vault.Action = "memory:forget"
+
 // Forget purges the memories with ids at once, with no archive, notes the
 // purge in the provenance of memories that point at them, compacts the
 // file so their text is gone from it, and audits each purge. Operator only.
+//
+// reason is the caller's own words and may name what is forgotten (a
+// topic, a person), so the audit log never holds it: each purge is
+// audited as memory:purged with reason "forget", then one memory:forget
+// entry holds the count and the reason's keyed fingerprint (none while
+// the vault is locked, and none for an empty reason). Callers that forget
+// a topic use ForgetTopic.
 func (s *Service) Forget(ctx context.Context, req Request, ids []string, reason string) ForgetResponse {
+	return s.forget(ctx, req, ids, "forget", strings.TrimSpace(reason))
+}
+
+// ForgetTopic is Forget for the memories FindTopic found for topic (ids,
+// as the user confirmed them): the memory:forget entry holds the count and
+// the keyed fingerprint of the topic as FindTopic reads it (trimmed), so
+// the user can later check that a topic was forgotten by its fingerprint;
+// no entry holds the topic's text.
+func (s *Service) ForgetTopic(ctx context.Context, req Request, topic string, ids []string) ForgetResponse {
+	return s.forget(ctx, req, ids, "forget topic", strings.TrimSpace(topic))
+}
+
+// forget purges ids, each audited with label (a word of Engram's own),
+// then audits the request once with the fingerprint of text (the
+// caller's words: never written as they are).
+func (s *Service) forget(ctx context.Context, req Request, ids []string, label, text string) ForgetResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return ForgetResponse{Response: r}
 	}
-	if reason == "" {
-		reason = "right to be forgotten"
+	n, r := s.purge(ctx, req, ids, label)
+	if n > 0 {
+		e := vault.AuditEntry{Action: ActionForget, Result: vault.ResultOK, Reason: label, Count: n}
+		if text != "" {
+			// While locked there is no key, and no fingerprint: never a plain hash.
+			e.ContentHash, _ = s.v.Fingerprint(text)
+		}
+		if !r.OK() {
+			e.Result = vault.ResultError
+		}
+		s.audit(req, e)
 	}
+	return ForgetResponse{Response: r, Purged: n}
+}
+
+// purge purges ids (each audited as memory:purged with label), clears
+// the pointers archived memories hold to them, and compacts the file. It
+// returns how many it purged.
+func (s *Service) purge(ctx context.Context, req Request, ids []string, label string) (int, Response) {
 	a := req.actor()
-	a.Reason = reason
+	a.Reason = label
 	n := 0
 	for _, id := range ids {
-		if err := s.v.Purge(id, reason, a); err != nil {
-			return ForgetResponse{Response: s.fail("forget", err), Purged: n}
+		if err := s.v.Purge(id, label, a); err != nil {
+			return n, s.fail("forget", err)
 		}
 		s.unindex(id)
 		n++
 	}
+	if n == 0 {
+		return 0, Response{Status: StatusOK}
+	}
 	// Memories archived with a pointer to a purged one keep a note of it.
-	if n > 0 {
-		archived, _, _ := s.v.List(vault.ListFilter{Partitions: []vault.Partition{vault.Archive}, OnDamaged: s.skipDamaged})
-		gone := map[string]bool{}
-		for _, id := range ids {
-			gone[id] = true
-		}
-		for _, m := range archived {
-			if m.Archive != nil && gone[m.Archive.Pointer] {
-				s.v.Update(m.ID, vault.OpUpdate, vault.Actor{Agent: vault.AgentOperator, Reason: fmt.Sprintf("the memory it pointed to (%s) was forgotten", m.Archive.Pointer)}, func(m *vault.Memory) error {
-					m.Archive.Pointer = ""
-					return nil
-				})
-			}
-		}
-		if _, _, err := s.v.Compact(ctx); err != nil {
-			return ForgetResponse{Response: s.fail("forget compact", err), Purged: n}
+	archived, _, _ := s.v.List(vault.ListFilter{Partitions: []vault.Partition{vault.Archive}, OnDamaged: s.skipDamaged})
+	gone := map[string]bool{}
+	for _, id := range ids {
+		gone[id] = true
+	}
+	for _, m := range archived {
+		if m.Archive != nil && gone[m.Archive.Pointer] {
+			s.v.Update(m.ID, vault.OpUpdate, vault.Actor{Agent: vault.AgentOperator, Reason: fmt.Sprintf("the memory it pointed to (%s) was forgotten", m.Archive.Pointer)}, func(m *vault.Memory) error {
+				m.Archive.Pointer = ""
+				return nil
+			})
 		}
 	}
-	return ForgetResponse{Response: Response{Status: StatusOK}, Purged: n}
+	if _, _, err := s.v.Compact(ctx); err != nil {
+		return n, s.fail("forget compact", err)
+	}
+	return n, Response{Status: StatusOK}
 }
 
 // ClearScope says which memories Clear removes.
@@ -153,11 +198,11 @@ func (s *Service) Clear(ctx context.Context, req Request, scope ClearScope) Forg
 			ids = append(ids, m.ID)
 		}
 	}
-	r := s.Forget(ctx, req, ids, "bulk clear: "+string(scope))
+	n, r := s.purge(ctx, req, ids, "bulk clear: "+string(scope))
 	if r.OK() {
-		s.audit(req, vault.AuditEntry{Action: ActionBulkDelete, Result: vault.ResultOK, Count: r.Purged, Reason: string(scope)})
+		s.audit(req, vault.AuditEntry{Action: ActionBulkDelete, Result: vault.ResultOK, Count: n, Reason: string(scope)})
 	}
-	return r
+	return ForgetResponse{Response: r, Purged: n}
 }
 
 // ActionBulkDelete is the audit action of a bulk clear.
