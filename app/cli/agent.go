@@ -35,6 +35,7 @@ func (c *cmd) agent(args []string) error {
 		read := fs.String("read", "", "readable partitions, comma-separated (default public,internal)")
 		product := fs.String("product", "", "the product the agent works on")
 		group := fs.String("group", "", "the agent's group")
+		mayConfirm := fs.Bool("may-confirm", false, "let the agent's \"the user confirmed\" count as your confirmation (semantic memory, possible secrets)")
 		pos, err := parse(fs, args, 1, 1, "one agent NAME")
 		if err != nil {
 			return err
@@ -42,14 +43,14 @@ func (c *cmd) agent(args []string) error {
 		if err := c.open(); err != nil {
 			return err
 		}
-		r := c.svc.AddAgent(c.ctx, operator, app.AgentSpec{Name: pos[0], Fields: splitList[vault.Field](*fields), Read: splitList[vault.Partition](*read), Product: *product, Group: *group})
+		r := c.svc.AddAgent(c.ctx, operator, app.AgentSpec{Name: pos[0], Fields: splitList[vault.Field](*fields), Read: splitList[vault.Partition](*read), Product: *product, Group: *group, MayConfirm: *mayConfirm})
 		if err := fromResponse(r.Response); err != nil {
 			return err
 		}
 		if *jsonOut {
 			return printJSON(c.out, r)
 		}
-		fmt.Fprintf(c.out, "added agent %s (fields %s; reads %s)\n", r.Agent.Name, joinList(r.Agent.Fields), joinList(r.Agent.Read))
+		fmt.Fprintf(c.out, "added agent %s (fields %s; reads %s; may confirm: %s)\n", r.Agent.Name, joinList(r.Agent.Fields), joinList(r.Agent.Read), yesNo(r.Agent.MayConfirm))
 		fmt.Fprintln(c.out, "its token, shown only now (give it to the agent as ENGRAM_TOKEN):")
 		return printLine(c.out, r.Token)
 	case "list":
@@ -67,9 +68,9 @@ func (c *cmd) agent(args []string) error {
 			return printJSON(c.out, r)
 		}
 		tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tSTATUS\tFIELDS\tREADS\tPRODUCT\tCREATED")
+		fmt.Fprintln(tw, "NAME\tSTATUS\tFIELDS\tREADS\tMAY CONFIRM\tPRODUCT\tCREATED")
 		for _, a := range r.Agents {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.Name, a.Status, joinList(a.Fields), joinList(a.Read), a.Product, stamp(a.Created))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.Name, a.Status, joinList(a.Fields), joinList(a.Read), yesNo(a.MayConfirm), a.Product, stamp(a.Created))
 		}
 		return tw.Flush()
 	case "approve", "deny":

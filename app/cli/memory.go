@@ -29,6 +29,7 @@ func (c *cmd) memory(args []string) error {
 		tier := fs.String("tier", "semantic", "episodic or semantic")
 		var tags listFlag
 		fs.Var(&tags, "tag", "a tag (repeatable)")
+		confirm := fs.Bool("confirm", false, "store it as it is although it may hold a secret (a long random string or hash)")
 		pos, err := parse(fs, args, 1, 1, "one TEXT argument (quote it)")
 		if err != nil {
 			return err
@@ -38,11 +39,12 @@ func (c *cmd) memory(args []string) error {
 		}
 		r := c.svc.Store(c.ctx, operator, app.StoreInput{
 			Content: pos[0], Partition: vault.Partition(*part), Kind: vault.Kind(*kind),
-			Field: vault.Field(*field), Tier: vault.Tier(*tier), Tags: tags,
+			Field: vault.Field(*field), Tier: vault.Tier(*tier), Tags: tags, Confirmed: *confirm,
 		})
 		if err := fromResponse(r.Response); err != nil {
 			return err
 		}
+		c.warn(r.Warnings)
 		if *jsonOut {
 			return printJSON(c.out, r.Memory)
 		}
@@ -96,6 +98,7 @@ func (c *cmd) memory(args []string) error {
 		}
 
 	case "update":
+		confirm := fs.Bool("confirm", false, "store the new text as it is although it may hold a secret (a long random string or hash)")
 		pos, err := parse(fs, args, 2, 2, "a memory ID and the new TEXT")
 		if err != nil {
 			return err
@@ -103,10 +106,11 @@ func (c *cmd) memory(args []string) error {
 		if err := c.openForMemory(pos[0], *passFile); err != nil {
 			return err
 		}
-		r := c.svc.Update(c.ctx, operator, pos[0], app.UpdateInput{Operation: vault.OpUpdate, Content: &pos[1]})
+		r := c.svc.Update(c.ctx, operator, pos[0], app.UpdateInput{Operation: vault.OpUpdate, Content: &pos[1], Confirmed: *confirm})
 		if err := fromResponse(r.Response); err != nil {
 			return err
 		}
+		c.warn(r.Warnings)
 		if *jsonOut {
 			return printJSON(c.out, r.Memory)
 		}
@@ -207,4 +211,12 @@ func (c *cmd) openForMemory(id, passFile string) error {
 		mode = unlockRequired
 	}
 	return c.unlock(mode, passFile, true)
+}
+
+// warn prints what the write guard changed ("secrets were redacted",
+// "stored encrypted in the sensitive partition") on stderr, one line each.
+func (c *cmd) warn(warnings []string) {
+	for _, w := range warnings {
+		printf(c.o.Stderr, "engram: %s\n", w)
+	}
 }
