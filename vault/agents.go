@@ -55,7 +55,7 @@ func (v *Vault) PutAgent(a Agent, e AuditEntry) error {
 		if e.Action == "" {
 			return nil
 		}
-		return appendAuditTx(tx, v.now(), e)
+		return appendGivenTx(tx, v.now(), e)
 	})
 	if err != nil {
 		return fmt.Errorf("put agent %s: %w", a.Name, mapBoltErr(err))

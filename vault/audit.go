@@ -159,10 +159,24 @@ func (v *Vault) appendAudit(e AuditEntry) error {
 	return v.update(func(tx *bolt.Tx) error { return appendAuditTx(tx, v.now(), e) })
 }
 
+// appendGivenTx appends an entry made outside the vault (Audit, QueuePut,
+// QueueDelete, PutAgent). Such an entry fingerprints text the vault does
+// not store as a memory (a refused write, a queued one, a topic), so its
+// ContentHash MUST be a keyed Fingerprint: any other value (a plain
+// SHA-256) is dropped, and the entry is kept without it.
+func appendGivenTx(tx *bolt.Tx, now time.Time, e AuditEntry) error {
+	if e.ContentHash != "" && !IsFingerprint(e.ContentHash) {
+		e.ContentHash = ""
+	}
+	return appendAuditTx(tx, now, e)
+}
+
 // Audit appends an entry for an operation decided outside the vault (a
 // rejected write, a denied request). Seq, Time, Prev and Hash are set here.
+// A ContentHash must come from Fingerprint; any other is left out.
 func (v *Vault) Audit(e AuditEntry) error {
-	if err := v.appendAudit(e); err != nil {
+	err := v.update(func(tx *bolt.Tx) error { return appendGivenTx(tx, v.now(), e) })
+	if err != nil {
 		return fmt.Errorf("audit: %w", mapBoltErr(err))
 	}
 	return nil

@@ -70,3 +70,39 @@ func TestIsFingerprint(t *testing.T) {
 		}
 	}
 }
+
+// TestGivenEntriesHoldOnlyKeyedHashes: an entry the service hands the
+// vault (Audit, QueuePut, QueueDelete) keeps a content hash only when it
+// is a keyed fingerprint; a plain SHA-256 of the text is left out.
+func TestGivenEntriesHoldOnlyKeyedHashes(t *testing.T) {
+	const text = "call me on 555-0100"
+	v, _ := vaulttest.New(t)
+	fp, err := v.Fingerprint(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := vault.HashContent(text)
+	const queueID = "7c1f8e2a-5b1d-4e7b-9a51-0d4c2f7e9b10"
+	put := func(e vault.AuditEntry) error { return v.QueuePut(queueID, []byte(`{}`), false, e) }
+	del := func(e vault.AuditEntry) error { return v.QueueDelete(queueID, e) }
+	tests := []struct {
+		name       string
+		do         func(e vault.AuditEntry) error
+		hash, want string
+	}{
+		{"Audit, plain hash", v.Audit, plain, ""},
+		{"Audit, malformed fingerprint", v.Audit, "hmac:" + plain[:10], ""},
+		{"Audit, fingerprint", v.Audit, fp, fp},
+		{"QueuePut, plain hash", put, plain, ""},
+		{"QueueDelete, plain hash", del, plain, ""},
+	}
+	for _, tc := range tests {
+		if err := tc.do(vault.AuditEntry{Action: vault.ActionReject, Agent: "claude-code", ContentHash: tc.hash, Result: vault.ResultRejected}); err != nil {
+			t.Fatalf("%s = %v", tc.name, err)
+		}
+		log, _ := v.AuditLog(vault.AuditFilter{Last: 1})
+		if len(log) != 1 || log[0].ContentHash != tc.want {
+			t.Errorf("%s: logged %+v, want content hash %q", tc.name, log, tc.want)
+		}
+	}
+}

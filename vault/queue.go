@@ -19,7 +19,8 @@ type QueueRecord struct {
 
 // QueuePut stores a quarantine entry, sealed with the data key when
 // sensitive (ErrLocked while locked), and appends e to the audit log in the
-// same transaction.
+// same transaction. As for Audit, e's ContentHash must come from
+// Fingerprint; any other is left out.
 func (v *Vault) QueuePut(id string, data json.RawMessage, sensitive bool, e AuditEntry) error {
 	var key []byte
 	if sensitive {
@@ -38,7 +39,7 @@ func (v *Vault) QueuePut(id string, data json.RawMessage, sensitive bool, e Audi
 		if err := tx.Bucket(bucketQueue).Put([]byte(id), raw); err != nil {
 			return err
 		}
-		return appendAuditTx(tx, v.now(), e)
+		return appendGivenTx(tx, v.now(), e)
 	})
 	if err != nil {
 		return fmt.Errorf("queue %s: %w", id, mapBoltErr(err))
@@ -98,7 +99,9 @@ func (v *Vault) QueueList() ([]QueueRecord, int, error) {
 	return out, hidden, nil
 }
 
-// QueueDelete removes a quarantine entry and audits e in the same transaction.
+// QueueDelete removes a quarantine entry and audits e in the same
+// transaction (a ContentHash not from Fingerprint is left out, as for
+// Audit).
 func (v *Vault) QueueDelete(id string, e AuditEntry) error {
 	err := v.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketQueue)
@@ -108,7 +111,7 @@ func (v *Vault) QueueDelete(id string, e AuditEntry) error {
 		if err := b.Delete([]byte(id)); err != nil {
 			return err
 		}
-		return appendAuditTx(tx, v.now(), e)
+		return appendGivenTx(tx, v.now(), e)
 	})
 	if err != nil {
 		return fmt.Errorf("delete queue entry: %w", mapBoltErr(err))
