@@ -103,6 +103,7 @@ func TestRedTeam(t *testing.T) {
 	// A burst above the samples' count: this test is about what is stored,
 	// TestRedTeamFlood about the rate limit.
 	e := start(t, server.Options{Rate: 50, Burst: 400})
+	e.resumeWhenPaused()
 	n := 0
 	// T1 and T3: never stored as a memory agents recall, from any source.
 	for i, text := range append(append([]string{}, t1Attacks...), t3Attacks...) {

@@ -30,6 +30,9 @@ type env struct {
 	base   string // http://127.0.0.1:PORT
 	socket string
 	token  string // claude-code's token
+	// onPaused, when set, runs when a request is answered "paused", and
+	// the request is sent again once.
+	onPaused func()
 }
 
 // start runs a real server on a free loopback port and a Unix socket.
@@ -101,6 +104,12 @@ func (e *env) do(method, path, token string, body string, edit func(r *http.Requ
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil {
 		e.t.Fatalf("%s %s: response is not JSON: %q", method, path, raw)
+	}
+	if m["status"] == "paused" && e.onPaused != nil {
+		e.onPaused()
+		again := *e
+		again.onPaused = nil
+		return again.do(method, path, token, body, edit)
 	}
 	return result{resp.StatusCode, m, string(raw)}
 }
