@@ -269,3 +269,24 @@ func TestAuditFingerprintsAreKeyed(t *testing.T) {
 		t.Errorf("%d audit entries with a fingerprint; want one per write at least", n)
 	}
 }
+
+// TestAgentReasonIsScreened: an agent's reason for a request (the
+// Engram-Reason header) reaches the audit log and the provenance, so it
+// is bounded and screened like evidence.
+func TestAgentReasonIsScreened(t *testing.T) {
+	s, v := newService(t)
+	req := claude
+	for _, reason := range []string{"ask jane.doe@example.com", "key AKIAIOSFODNN7EXAMPLF", strings.Repeat("r", 201)} {
+		req.Reason = reason
+		if r := s.Store(ctx, req, app.StoreInput{Content: "the linter runs on save"}); r.Status != app.StatusInvalid || !strings.Contains(r.Message, "Engram-Reason") {
+			t.Errorf("reason %.20q: Store = %+v; want invalid naming the header", reason, r.Response)
+		}
+	}
+	req.Reason = "saving the team's lint rule"
+	if r := s.Store(ctx, req, app.StoreInput{Content: "the linter runs on save"}); !r.OK() {
+		t.Fatalf("plain reason: Store = %+v", r.Response)
+	}
+	if raw := vaultBytes(t, v); strings.Contains(raw, "jane.doe@example.com") || strings.Contains(raw, "AKIAIOSFODNN7EXAMPLF") {
+		t.Error("the vault file holds a reason's personal data or secret")
+	}
+}

@@ -280,8 +280,21 @@ func (s *Service) gate(req Request) (Response, bool) {
 	if why := s.checkSession(req.Caller.Session); why != "" {
 		return Response{StatusInvalid, why}, false
 	}
+	if req.Reason != "" && !req.Caller.Operator {
+		// An agent's reason (the Engram-Reason header) goes into the audit
+		// log and the provenance: free text, screened like evidence.
+		if utf8.RuneCountInString(req.Reason) > maxReason {
+			return Response{StatusInvalid, fmt.Sprintf("invalid: the reason (Engram-Reason) is longer than %d characters", maxReason)}, false
+		}
+		if r := s.checkEvidence(req, req.Reason); !r.OK() {
+			return Response{StatusInvalid, strings.Replace(r.Message, "the evidence", "the reason (Engram-Reason)", 1)}, false
+		}
+	}
 	return Response{}, true
 }
+
+// maxReason bounds an agent's reason for a request, in characters.
+const maxReason = 200
 
 // fail turns err into a response, logging internal errors that the
 // response message hides.

@@ -72,7 +72,7 @@ func (c *cmd) memoryForget(args []string) error {
 			return err
 		}
 	}
-	r := c.svc.Forget(c.ctx, operator, ids, "forget: "+pos[0])
+	r := c.svc.ForgetTopic(c.ctx, operator, pos[0], ids)
 	if err := fromResponse(r.Response); err != nil {
 		return err
 	}
