@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/app/internal/strictjson"
+	"github.com/engram-app/engram/app/recall"
+	"github.com/engram-app/engram/vault"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -67,7 +70,74 @@ type tool struct {
 }
 
 func schemaFor[T any]() func() (*jsonschema.Schema, error) {
-	return func() (*jsonschema.Schema, error) { return jsonschema.For[T](nil) }
+	return func() (*jsonschema.Schema, error) {
+		s, err := jsonschema.For[T](nil)
+		if err == nil {
+			constrain(s, "")
+		}
+		return s, err
+	}
+}
+
+// mcpOperations are the operations update_memory offers: it takes no
+// partition, so it cannot reclassify.
+var mcpOperations = []app.Operation{app.OpUpdate, app.OpTag}
+
+// constrain publishes in a tool's input schema s, the schema of the
+// property named parent, the values and sizes the service accepts
+// (app.ValidateStoreInput and the field limits): Go struct tags cannot
+// hold them, and taken from the code's lists they cannot drift.
+func constrain(s *jsonschema.Schema, parent string) {
+	for name, p := range s.Properties {
+		switch {
+		case name == "content":
+			p.MaxLength = ptr(app.MaxFieldLimit())
+			p.Description += "; " + fieldLimits()
+		case name == "field":
+			p.Enum = enum(vault.AgentFields)
+		case name == "kind":
+			p.Enum = enum(app.Kinds)
+		case name == "tier":
+			p.Enum = enum(app.WriteTiers)
+		case name == "operation":
+			p.Enum = enum(mcpOperations)
+		case name == "mode":
+			p.Enum = enum([]recall.Mode{recall.Hybrid, recall.Semantic, recall.Exact})
+		case name == "type" && parent == "source":
+			p.Enum = enum(app.SourceTypes)
+		case parent == "filters" && p.Items != nil:
+			switch name {
+			case "partitions":
+				p.Items.Enum = enum(app.Partitions)
+			case "tiers":
+				p.Items.Enum = enum(app.Tiers)
+			case "kinds":
+				p.Items.Enum = enum(app.Kinds)
+			case "fields":
+				p.Items.Enum = enum(app.FilterFields)
+			}
+		}
+		constrain(p, name)
+	}
+}
+
+func enum[T ~string](list []T) []any {
+	out := make([]any, len(list))
+	for i, v := range list {
+		out[i] = string(v)
+	}
+	return out
+}
+
+// fieldLimits describes the per-field limits: "at most 500 characters
+// by field: learnings 500, preferences 200, ...".
+func fieldLimits() string {
+	limits := app.FieldLimits()
+	parts := make([]string, 0, len(vault.AgentFields))
+	for _, f := range vault.AgentFields {
+		parts = append(parts, fmt.Sprintf("%s %d", f, limits[f]))
+	}
+	return fmt.Sprintf("at most %d characters by field: %s", app.MaxFieldLimit(), strings.Join(parts, ", "))
 }
 
 func ptr[T any](v T) *T { return &v }
