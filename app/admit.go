@@ -232,6 +232,7 @@ func (s *Service) admit(req Request, p proposal) admission {
 			}
 			src.AgentID, src.SessionID, src.MessageID, src.Tool = c.Agent, m.Source.SessionID, m.Source.MessageID, m.Source.Tool
 			m.Source = src
+			m.Product = c.Product
 			m.Trust = lowerTrust(vault.TrustStandard, c.Trust)
 			m.Confidence = vault.InitialConfidence(vault.SourceAIInference)
 		} else {
@@ -316,7 +317,10 @@ func (s *Service) admit(req Request, p proposal) admission {
 	case p.existing != nil && m.Partition == vault.Archive:
 	default:
 		requested := m.Partition
-		m.Partition = classify(m, pii)
+		var why string
+		if m.Partition, why = classify(m, pii); why != "" {
+			return no(invalid, StatusInvalid, why)
+		}
 		if pii && m.Partition == vault.Sensitive && requested != vault.Sensitive {
 			a.warnings = append(a.warnings, "personal data: stored encrypted in the sensitive partition")
 		}

@@ -104,7 +104,15 @@ func TestReadMatrix(t *testing.T) {
 	publicOnly := reg(app.AgentSpec{Name: "public-only", Read: []vault.Partition{vault.Public}})
 	granted := reg(app.AgentSpec{Name: "granted", Read: []vault.Partition{vault.Public, vault.Internal, vault.Sensitive}})
 
-	internal := s.Store(ctx, writer, app.StoreInput{Content: "the queue retries three times"}).Memory
+	groupWriter := reg(app.AgentSpec{Name: "group-writer", Group: "backend"})
+	internal := s.Store(ctx, writer, app.StoreInput{Content: "the queue retries three times"}).Memory // L2: product engram
+	if internal.Product != "engram" {
+		t.Fatalf("a product agent's memory has product %q; want engram", internal.Product)
+	}
+	l1 := s.Store(ctx, groupWriter, app.StoreInput{Content: "the cache is warmed at boot"}).Memory // L1: group backend
+	if r := s.Store(ctx, writer, app.StoreInput{Content: "the queue is public knowledge", Partition: vault.Public}); r.Status != app.StatusInvalid || !strings.Contains(r.Message, "L2") {
+		t.Errorf("a product-scoped memory requested public = %+v; want invalid with the reason", r.Response)
+	}
 	users := s.Store(ctx, operator, app.StoreInput{Content: "I review every migration myself"}).Memory
 	sens := s.Store(ctx, operator, app.StoreInput{Content: "my doctor's number is in the notes", Partition: vault.Sensitive}).Memory
 	tests := []struct {
@@ -113,9 +121,11 @@ func TestReadMatrix(t *testing.T) {
 		id   string
 		want app.Status
 	}{
-		{"same group reads", sameGroup, internal.ID, app.StatusOK},
-		{"same product reads", sameProduct, internal.ID, app.StatusOK},
-		{"stranger is refused", stranger, internal.ID, app.StatusUnauthorized},
+		{"L2: same product reads", sameProduct, internal.ID, app.StatusOK},
+		{"L2: same group, other product, is refused", sameGroup, internal.ID, app.StatusUnauthorized},
+		{"L2: stranger is refused", stranger, internal.ID, app.StatusUnauthorized},
+		{"L1: same group reads", sameGroup, l1.ID, app.StatusOK},
+		{"L1: an agent of another group is refused", sameProduct, l1.ID, app.StatusUnauthorized},
 		{"everyone reads the user's internal memories", stranger, users.ID, app.StatusOK},
 		{"public-only agent is refused internal", publicOnly, users.ID, app.StatusUnauthorized},
 		{"sensitive without a grant", sameGroup, sens.ID, app.StatusUnauthorized},

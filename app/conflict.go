@@ -110,7 +110,7 @@ func (s *Service) neighbours(ctx context.Context, c Caller, m *vault.Memory) []n
 	canRead := s.reader(c)
 	allow := func(d *recall.Doc) bool {
 		return d.Partition == m.Partition && d.Field == m.Field &&
-			canRead(vault.Info{Partition: d.Partition, Sealed: d.Sensitive, Owner: d.Owner, Field: d.Field})
+			canRead(vault.Info{Partition: d.Partition, Sealed: d.Sensitive, Owner: d.Owner, Field: d.Field, Product: d.Product})
 	}
 	res, err := s.recall.Search(ctx, recall.Query{Text: m.Content, Mode: recall.Exact, Limit: candidates, Now: s.now(), Allow: allow, MaxTerms: neighbourTerms})
 	if err != nil {

@@ -77,7 +77,7 @@ func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) Recal
 	res, err := s.recall.Search(ctx, recall.Query{
 		Text: in.Query, Mode: mode, Filters: in.Filters, Limit: in.Limit, Now: s.now(),
 		Allow: func(d *recall.Doc) bool {
-			return canRead(vault.Info{Partition: d.Partition, Sealed: d.Sensitive, Owner: d.Owner, Field: d.Field})
+			return canRead(vault.Info{Partition: d.Partition, Sealed: d.Sensitive, Owner: d.Owner, Field: d.Field, Product: d.Product})
 		},
 	})
 	if err != nil {

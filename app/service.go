@@ -444,13 +444,17 @@ func canReadWith(c Caller, info vault.Info, agent func(string) (vault.Agent, boo
 	case info.Partition == vault.Public, info.Owner == c.Agent, info.Owner == vault.AgentOperator:
 		return true
 	}
+	r := partitions.Reader{Agent: c.Agent, Group: c.Group, Product: c.Product}
+	if info.Product != "" {
+		// L2: the agents of the memory's product.
+		return partitions.CanRead(r, partitions.Memory{Level: partitions.ProductInternal, Product: info.Product})
+	}
+	// L1: the agents of the owner's group.
 	owner, ok := agent(info.Owner)
 	if !ok {
 		return false
 	}
-	r := partitions.Reader{Agent: c.Agent, Group: c.Group, Product: c.Product}
-	return partitions.CanRead(r, partitions.Memory{Level: partitions.Operational, OwnerGroup: owner.Group}) ||
-		partitions.CanRead(r, partitions.Memory{Level: partitions.ProductInternal, Product: owner.Product})
+	return partitions.CanRead(r, partitions.Memory{Level: partitions.Operational, OwnerGroup: owner.Group})
 }
 
 // canWrite: the operator changes everything; an agent only its own
@@ -460,7 +464,7 @@ func canWrite(c Caller, info vault.Info) bool {
 }
 
 func infoOf(m *vault.Memory) vault.Info {
-	return vault.Info{Partition: m.Partition, Sealed: m.Sensitive(), Owner: m.Owner, Field: m.Field, Version: m.Version}
+	return vault.Info{Partition: m.Partition, Sealed: m.Sensitive(), Owner: m.Owner, Field: m.Field, Version: m.Version, Product: m.Product}
 }
 
 // check authorizes an operation on memory id before it runs, auditing a
@@ -578,6 +582,17 @@ func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateI
 			return MemoryResponse{Response: Response{StatusInvalid, "invalid: reclassify needs a partition"}}
 		}
 		return s.change(ctx, req, id, op, in.IfVersion, func(m *vault.Memory) error {
+			if !req.Caller.Operator {
+				// An agent's request is classified as a new memory's is.
+				asked := *m
+				asked.Partition = *in.Partition
+				p, why := classify(asked, false)
+				if why != "" {
+					return fmt.Errorf("%w: %s", vault.ErrInvalid, strings.TrimPrefix(why, "invalid: "))
+				}
+				m.Partition = p
+				return nil
+			}
 			m.Partition = *in.Partition
 			return nil
 		})

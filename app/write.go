@@ -73,7 +73,7 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 	}
 	a := s.admit(req, proposal{confirmed: in.Confirmed, m: vault.Memory{
 		Content: in.Content, Kind: orDefault(in.Kind, vault.Fact), Field: orDefault(in.Field, vault.Learnings),
-		Tier: orDefault(in.Tier, vault.Episodic), Partition: orDefault(in.Partition, vault.Internal),
+		Tier: orDefault(in.Tier, vault.Episodic), Partition: in.Partition,
 		Tags: tags, Source: in.Source, Pinned: in.Pinned,
 	}})
 	warnings = append(warnings, a.warnings...)
@@ -165,13 +165,33 @@ func quoteName(s string) string {
 // piiStays reports whether personal data stays in the text (encrypt mode).
 func (s *Service) piiStays() bool { return s.policy.PII != guard.PIIRedact }
 
-// classify maps the requested partition and the guard's findings to the
-// partition: personal data forces sensitive; otherwise the request stands.
-func classify(m vault.Memory, pii bool) vault.Partition {
-	requested := map[vault.Partition]partitions.Level{vault.Public: partitions.Public, vault.Internal: partitions.Operational, vault.Sensitive: partitions.Sensitive}
-	lvl, ok := requested[m.Partition]
-	d := partitions.Classify(partitions.Facts{HasPII: pii, Requested: lvl, HasRequested: ok})
-	return vault.Partition(d.Bucket)
+// classify maps the requested partition (m.Partition, empty for none),
+// the memory's product scope and the guard's findings to the partition,
+// through partitions.Classify: personal data makes it sensitive (L3), a
+// product scope at least L2 (internal). A request below what the product
+// scope requires is refused with the reason (why); personal data found by
+// the guard raises the level instead, since the writer cannot foresee the
+// guard's finding.
+func classify(m vault.Memory, pii bool) (p vault.Partition, why string) {
+	f := partitions.Facts{HasPII: pii, Product: m.Product}
+	scope := partitions.Floor(partitions.Facts{Product: m.Product})
+	switch m.Partition {
+	case "":
+	case vault.Public:
+		f.Requested, f.HasRequested = partitions.Public, true
+	case vault.Internal:
+		// The internal partition holds L1 and L2: the scope decides.
+		f.Requested, f.HasRequested = max(partitions.Operational, scope), true
+	case vault.Sensitive:
+		f.Requested, f.HasRequested = partitions.Sensitive, true
+	default:
+		return "", fmt.Sprintf("invalid: partition %q", m.Partition)
+	}
+	d := partitions.Classify(f)
+	if d.RequestIgnored && !pii {
+		return "", fmt.Sprintf("invalid: the %s partition was requested, but %s (product %s): write it as internal, or without a partition", m.Partition, d.Reasons[len(d.Reasons)-1], m.Product)
+	}
+	return vault.Partition(d.Bucket), ""
 }
 
 func secretTypes(fs []guard.Finding) string {

@@ -211,15 +211,19 @@ type ArchiveInfo struct {
 
 // Memory is one stored memory.
 type Memory struct {
-	ID          string       `json:"id"`
-	Content     string       `json:"content"`
-	Kind        Kind         `json:"kind"`
-	Field       Field        `json:"field"`
-	Tier        Tier         `json:"tier"`
-	Partition   Partition    `json:"partition"`
-	Tags        []string     `json:"tags,omitempty"`
-	Source      Source       `json:"source"`
-	Owner       string       `json:"owner"`
+	ID        string    `json:"id"`
+	Content   string    `json:"content"`
+	Kind      Kind      `json:"kind"`
+	Field     Field     `json:"field"`
+	Tier      Tier      `json:"tier"`
+	Partition Partition `json:"partition"`
+	Tags      []string  `json:"tags,omitempty"`
+	Source    Source    `json:"source"`
+	Owner     string    `json:"owner"`
+	// Product is the product the memory is scoped to, from its writer's
+	// registration; empty for none. Product scope makes a memory at
+	// least L2: agents of that product read it, not the owner's group.
+	Product     string       `json:"product,omitempty"`
 	Trust       Trust        `json:"trust"`
 	Confidence  float64      `json:"confidence"`
 	Created     time.Time    `json:"created"`

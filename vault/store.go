@@ -724,6 +724,7 @@ type Info struct {
 	Owner     string
 	Field     Field
 	Version   int
+	Product   string
 }
 
 // Stat returns a memory's partition, owner, field and version without
@@ -744,7 +745,7 @@ func (v *Vault) Stat(id string) (Info, error) {
 		if err != nil {
 			return err
 		}
-		info.Owner, info.Field, info.Version = m.Owner, m.Field, m.Version
+		info.Owner, info.Field, info.Version, info.Product = m.Owner, m.Field, m.Version, m.Product
 		return nil
 	})
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 
 func (c *cmd) memory(args []string) error {
 	if len(args) == 0 {
-		return usage("memory needs a subcommand: add, recall, get, history, list, update, rollback, merge, split, pin, unpin, delete, restore, forget, clear")
+		return usage("memory needs a subcommand: add, recall, get, history, list, update, rollback, merge, split, pin, unpin, confirm, refute, delete, restore, forget, clear")
 	}
 	sub, args := args[0], args[1:]
 	switch sub {
@@ -115,6 +115,40 @@ func (c *cmd) memory(args []string) error {
 			return printJSON(c.out, r.Memory)
 		}
 		return printf(c.out, "updated %s to version %d\n", pos[0], r.Memory.Version)
+
+	case "confirm", "refute":
+		// The user's verdict on a memory: confirm restarts its TTL and
+		// confidence; refute (found wrong, with the evidence) archives it
+		// at the next sweep with the evidence as its note.
+		pos, err := parse(fs, args, 1, 2, "a memory ID and, optionally, the EVIDENCE")
+		if err != nil {
+			return err
+		}
+		evidence := ""
+		if len(pos) == 2 {
+			evidence = pos[1]
+		}
+		if sub == "refute" && evidence == "" {
+			return usage("memory refute needs the EVIDENCE that shows it wrong")
+		}
+		if err := c.openForMemory(pos[0], *passFile); err != nil {
+			return err
+		}
+		verdict := c.svc.Confirm
+		if sub == "refute" {
+			verdict = c.svc.Refute
+		}
+		r := verdict(c.ctx, operator, pos[0], evidence)
+		if err := fromResponse(r.Response); err != nil {
+			return err
+		}
+		if *jsonOut {
+			return printJSON(c.out, r.Memory)
+		}
+		if sub == "refute" {
+			return printf(c.out, "refuted %s: the next sweep archives it with the evidence as its note\n", pos[0])
+		}
+		return printf(c.out, "confirmed %s: its confidence and time to live start again\n", pos[0])
 
 	case "rollback":
 		to := fs.Int("to", 0, "the version to restore")

@@ -124,6 +124,7 @@ type Doc struct {
 	Tags       []string
 	Source     vault.Source
 	Owner      string
+	Product    string
 	Trust      vault.Trust
 	Confidence float64
 	Created    time.Time
@@ -135,7 +136,7 @@ type Doc struct {
 func DocOf(m *vault.Memory) Doc {
 	return Doc{
 		ID: m.ID, Content: m.Content, Kind: m.Kind, Field: m.Field, Tier: m.Tier, Partition: m.Partition,
-		Tags: slices.Clone(m.Tags), Source: m.Source, Owner: m.Owner, Trust: m.Trust, Confidence: m.Confidence,
+		Tags: slices.Clone(m.Tags), Source: m.Source, Owner: m.Owner, Product: m.Product, Trust: m.Trust, Confidence: m.Confidence,
 		Created: m.Created, Sensitive: m.Sensitive(),
 	}
 }
