@@ -213,8 +213,8 @@ func TestRefusalsPauseTheAgent(t *testing.T) {
 		t.Fatalf("Authenticate after the pause = %+v; want paused", r)
 	}
 	list := s.Agents(ctx, operator)
-	if len(list.Agents) != 1 || list.Agents[0].Status != vault.AgentPaused {
-		t.Fatalf("agent list = %+v; want eager paused", list)
+	if len(list.Agents) != 1 || list.Agents[0].Status != vault.AgentPaused || !strings.Contains(list.Agents[0].Note, "refused writes") {
+		t.Fatalf("agent list = %+v; want eager paused, with a note saying why", list)
 	}
 	log, _ := v.AuditLog(vault.AuditFilter{Agent: "eager"})
 	n := 0
@@ -226,8 +226,8 @@ func TestRefusalsPauseTheAgent(t *testing.T) {
 	if n < 5 {
 		t.Errorf("%d refusals audited; want all 5 (over-size and confirmation answers too)", n)
 	}
-	if r := s.SetAgentStatus(ctx, operator, "eager", vault.AgentActive); !r.OK() {
-		t.Fatal(r.Response)
+	if r := s.SetAgentStatus(ctx, operator, "eager", vault.AgentActive); !r.OK() || r.Agent.Note != "" {
+		t.Fatalf("resume = %+v; want active without the note", r)
 	}
 	if r := s.Store(ctx, as("four"), app.StoreInput{Content: "the tests run in CI"}); !r.OK() {
 		t.Fatalf("after the user resumed the agent: Store = %+v", r.Response)

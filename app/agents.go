@@ -264,9 +264,22 @@ func (s *Service) SetAgentStatus(ctx context.Context, req Request, name string, 
 			return "", errors.New("the agent is revoked; add it again")
 		}
 		a.Status = status
+		a.Note = ""
 		if status == vault.AgentRevoked {
 			a.TokenHash = ""
 		}
+		if status == vault.AgentActive {
+			s.refusals.reset(name)
+		}
+		return "", nil
+	})
+}
+
+// SetAgentMayConfirm grants or withdraws an agent's "may confirm": whether
+// its "the user confirmed" counts as the user's confirmation. Operator only.
+func (s *Service) SetAgentMayConfirm(ctx context.Context, req Request, name string, may bool) AgentResponse {
+	return s.changeAgent(req, name, map[bool]string{true: "grant may-confirm", false: "withdraw may-confirm"}[may], func(a *vault.Agent) (string, error) {
+		a.MayConfirm = may
 		return "", nil
 	})
 }

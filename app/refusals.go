@@ -1,7 +1,7 @@
 package app
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -116,7 +116,14 @@ func (s *Service) countSession(c Caller, why string) {
 func (s *Service) pauseForRefusals(req Request, n int, r Response) Response {
 	why := fmt.Sprintf("Engram paused agent %s after %d refused writes within %v", req.Caller.Agent, n, RefusalWindow)
 	op := Request{Caller: Caller{Operator: true}, Authorized: true, Reason: why}
-	if got := s.SetAgentStatus(context.Background(), op, req.Caller.Agent, vault.AgentPaused); !got.OK() {
+	got := s.changeAgent(op, req.Caller.Agent, "paused by Engram after refused writes", func(a *vault.Agent) (string, error) {
+		if a.Status != vault.AgentActive {
+			return "", errors.New("the agent is not active")
+		}
+		a.Status, a.Note = vault.AgentPaused, fmt.Sprintf("paused by Engram after %d refused writes within %v", n, RefusalWindow)
+		return "", nil
+	})
+	if !got.OK() {
 		s.log.Error("pause agent after refusals", "agent", req.Caller.Agent, "status", got.Status, "err", got.Message)
 		return r
 	}

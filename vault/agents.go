@@ -33,9 +33,12 @@ type Agent struct {
 	Trust    Trust       `json:"trust"`
 	// MayConfirm is the user's grant that this agent's "the user
 	// confirmed" counts as the user's confirmation; off by default.
-	MayConfirm bool      `json:"may_confirm,omitempty"`
-	Created    time.Time `json:"created"`
-	LastSeen   time.Time `json:"last_seen,omitempty"`
+	MayConfirm bool `json:"may_confirm,omitempty"`
+	// Note says why Engram itself paused the agent (its refused writes);
+	// empty when the user paused it, and cleared when it is resumed.
+	Note     string    `json:"note,omitempty"`
+	Created  time.Time `json:"created"`
+	LastSeen time.Time `json:"last_seen,omitempty"`
 }
 
 // PutAgent stores an agent registration and appends e to the audit log in
