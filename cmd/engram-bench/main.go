@@ -14,8 +14,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/engram-app/engram/app/benchreport"
-	"github.com/engram-app/engram/app/recall/eval"
+	"github.com/engram-app/engram/cmd/engram-bench/internal/benchreport"
+	"github.com/engram-app/engram/cmd/engram-bench/internal/eval"
 )
 
 func main() {

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/engram-app/engram/app"
-	"github.com/engram-app/engram/app/benchreport/mcppeer"
 	"github.com/engram-app/engram/app/recall"
-	"github.com/engram-app/engram/app/recall/eval"
+	"github.com/engram-app/engram/cmd/engram-bench/internal/benchreport/mcppeer"
+	"github.com/engram-app/engram/cmd/engram-bench/internal/eval"
 	"github.com/engram-app/engram/quarantine/guard"
 	"github.com/engram-app/engram/vault"
 )

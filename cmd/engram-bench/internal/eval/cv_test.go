@@ -26,7 +26,7 @@ import (
 // on. It needs the corpus and the model, so it runs only with
 // ENGRAM_EVAL=1:
 //
-//	ENGRAM_EVAL=1 go test ./app/recall/eval -run TestCrossValidate -v -timeout 60m
+//	ENGRAM_EVAL=1 go test ./cmd/engram-bench/internal/eval -run TestCrossValidate -v -timeout 60m
 //
 // It drives a recall.Engine directly, without a vault or the service
 // (engram-bench retrieval measures the whole path): documents are
@@ -203,7 +203,7 @@ type vectorCache struct {
 
 func loadSciFact(t *testing.T) *sciFact {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "..", "shared", "eval", "search", "scifact")
+	dir := filepath.Join("..", "..", "..", "..", "..", "shared", "eval", "search", "scifact")
 	docs, err := ReadJSONL[doc](filepath.Join(dir, "corpus.jsonl"))
 	if err != nil {
 		t.Skip(err)
@@ -218,7 +218,7 @@ func loadSciFact(t *testing.T) *sciFact {
 	}
 	emb, err := loadModel(os.Getenv("ENGRAM_MODEL_DIR"), true)
 	if err != nil {
-		emb, err = loadModel(filepath.Join("..", "..", "..", ".cache", "model", "use-lite"), true)
+		emb, err = loadModel(filepath.Join("..", "..", "..", "..", ".cache", "model", "use-lite"), true)
 	}
 	if err != nil {
 		t.Skip(err)

@@ -1,4 +1,4 @@
-package mcpserver_test
+package mcppeer_test
 
 import (
 	"context"
@@ -8,18 +8,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/engram-app/engram/app/benchreport/mcppeer"
+	"github.com/engram-app/engram/cmd/engram-bench/internal/benchreport/mcppeer"
 )
 
 // BenchmarkPeer compares `engram mcp` with the reference MCP memory server
-// over stdio (app/benchreport/mcppeer): the same Go SDK client makes 1,000
+// over stdio (this package): the same Go SDK client makes 1,000
 // stores then 1,000 searches through each, timed per call, then four
 // clients (four processes, as four editors would start them) store 100
 // memories each at once and the benchmark counts what each server kept.
 // Needs npx (Node) for the reference; `engram-bench report` runs the same
 // comparison with the embedding model.
 //
-//	go test ./app/mcpserver -run '^$' -bench Peer -benchtime 1x
+//	go test ./cmd/engram-bench/internal/benchreport/mcppeer -run '^$' -bench Peer -benchtime 1x
 func BenchmarkPeer(b *testing.B) {
 	if _, err := exec.LookPath("npx"); err != nil {
 		b.Skip("npx not found: the reference server runs on Node")

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/engram-app/engram/app/benchreport/mcppeer"
 	"github.com/engram-app/engram/app/embed"
 	"github.com/engram-app/engram/app/recall"
-	"github.com/engram-app/engram/app/recall/eval"
+	"github.com/engram-app/engram/cmd/engram-bench/internal/benchreport/mcppeer"
+	"github.com/engram-app/engram/cmd/engram-bench/internal/eval"
 )
 
 // ratio prints a/b, or "n/a" when b is zero.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/engram-app/engram/app/recall/eval"
+	"github.com/engram-app/engram/cmd/engram-bench/internal/eval"
 	"github.com/engram-app/engram/quarantine/guard"
 	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/detect"
