@@ -84,6 +84,13 @@ func (s *agentsScreen) refresh() {
 			return
 		}
 		s.agents.set(r.Agents)
+		var held []string
+		for _, a := range r.Agents {
+			if a.Status == app.AgentPaused && a.Note != "" {
+				held = append(held, a.Name)
+			}
+		}
+		s.u.tray.setHeld(held)
 		for _, a := range r.Agents {
 			if a.Name == s.sel {
 				s.show(a)
@@ -107,6 +114,7 @@ func (s *agentsScreen) show(a app.Agent) {
 		widget.NewFormItem("Writes", wrapped(joinAny(a.Fields))),
 		widget.NewFormItem("Reads", wrapped(joinAny(a.Read))),
 		widget.NewFormItem("Group / product", widget.NewLabel(orDash(a.Group)+" / "+orDash(a.Product))),
+		widget.NewFormItem("May confirm", widget.NewLabel(mayConfirmText(a.MayConfirm))),
 		widget.NewFormItem("Added", widget.NewLabel(when(a.Created))),
 		widget.NewFormItem("Last seen", widget.NewLabel(when(a.LastSeen))),
 	)
@@ -131,8 +139,21 @@ func (s *agentsScreen) show(a app.Agent) {
 				}, s.u.win)
 			}))
 	}
-	s.box.Objects = []fyne.CanvasObject{heading("Agent " + a.Name), grants, container.NewHBox(buttons...)}
+	objs := []fyne.CanvasObject{heading("Agent " + a.Name)}
+	if a.Note != "" {
+		note := widget.NewLabel(a.Note + ". Resume it when you have looked at its refused writes in the audit log.")
+		note.Importance, note.Wrapping = widget.WarningImportance, fyne.TextWrapWord
+		objs = append(objs, note)
+	}
+	s.box.Objects = append(objs, grants, container.NewHBox(buttons...))
 	s.box.Refresh()
+}
+
+func mayConfirmText(may bool) string {
+	if may {
+		return "yes: its \"the user confirmed\" counts as yours"
+	}
+	return "no: what it says you confirmed waits for you in Quarantine"
 }
 
 func joinAny[T ~string](vals []T) string {
@@ -169,10 +190,14 @@ func (s *agentsScreen) grantsDialog(a app.Agent, pairing bool) {
 		read = []app.Partition{"public", "internal"}
 	}
 	readChecks.SetSelected(strs(read))
+	mayConfirm := widget.NewCheck("Its \"the user confirmed\" counts as my confirmation", nil)
+	mayConfirm.SetChecked(a.MayConfirm)
 	items := []*widget.FormItem{
 		widget.NewFormItem("May write", fieldChecks),
 		widget.NewFormItem("May read", readChecks),
 		widget.NewFormItem("", wrapped("Reading 'sensitive' shows this agent personal data; every such read is audited.")),
+		widget.NewFormItem("May confirm", mayConfirm),
+		widget.NewFormItem("", wrapped("Off: when this agent says you confirmed a lasting memory or a possible secret, it waits for you in Quarantine.")),
 	}
 	title, confirm, dismiss := "Grants for "+a.Name, "Save", "Cancel"
 	if pairing {
@@ -189,9 +214,9 @@ func (s *agentsScreen) grantsDialog(a app.Agent, pairing bool) {
 			return
 		}
 		fs, rs := typed[app.Field](fieldChecks.Selected), typed[app.Partition](readChecks.Selected)
-		s.decide(a.Name, pairing, ok, fs, rs)
+		s.decide(a.Name, pairing, ok, fs, rs, mayConfirm.Checked)
 	}, s.u.win)
-	dlg.Resize(fyne.NewSize(620, 300))
+	dlg.Resize(fyne.NewSize(620, 380))
 	if pairing {
 		s.open[a.Name] = dlg
 	}
@@ -215,7 +240,7 @@ func typed[T ~string](vals []string) []T {
 }
 
 // decide approves or denies a pairing (pairing set) or saves grants.
-func (s *agentsScreen) decide(name string, pairing, approve bool, fields []app.Field, read []app.Partition) {
+func (s *agentsScreen) decide(name string, pairing, approve bool, fields []app.Field, read []app.Partition, mayConfirm bool) {
 	h := s.u.h
 	var r app.AgentResponse
 	s.u.background(func() error {
@@ -225,7 +250,10 @@ func (s *agentsScreen) decide(name string, pairing, approve bool, fields []app.F
 				return nil
 			}
 		}
-		r = svc.SetAgentGrants(s.u.ctx, req, name, fields, read)
+		if r = svc.SetAgentGrants(s.u.ctx, req, name, fields, read); !r.OK() {
+			return nil
+		}
+		r = svc.SetAgentMayConfirm(s.u.ctx, req, name, mayConfirm)
 		return nil
 	}, func(error) {
 		if s.u.showResponse(r.Response) {

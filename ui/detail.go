@@ -236,6 +236,7 @@ func (d *detailPane) actions() fyne.CanvasObject {
 				return d.u.h.Service().Confirm(d.u.ctx, d.u.h.Operator(), m.ID, "confirmed in the desktop app")
 			})
 		}),
+		widget.NewButtonWithIcon("Refute…", theme.CancelIcon(), d.refute),
 		widget.NewButtonWithIcon("Forget", theme.DeleteIcon(), d.forget),
 	)
 }
@@ -263,13 +264,55 @@ func (d *detailPane) edit() {
 			if !ok || e.Text == m.Content {
 				return
 			}
-			text := e.Text
-			d.apply(func() app.MemoryResponse {
-				return d.u.h.Service().Update(d.u.ctx, d.u.h.Operator(), m.ID, app.UpdateInput{Operation: app.OpUpdate, Content: &text, IfVersion: m.Version})
-			})
+			d.save(m, e.Text, false)
 		}, d.u.win)
 	dlg.Resize(fyne.NewSize(640, 360))
 	dlg.Show()
+}
+
+// save replaces m's content. When the write guard asks for the user's
+// confirmation (a possible secret: a long random string or a hash), the
+// user is asked, and a yes saves it confirmed.
+func (d *detailPane) save(m *app.Memory, text string, confirmed bool) {
+	d.u.h.Touch()
+	var r app.MemoryResponse
+	d.u.background(func() error {
+		r = d.u.h.Service().Update(d.u.ctx, d.u.h.Operator(), m.ID, app.UpdateInput{Operation: app.OpUpdate, Content: &text, IfVersion: m.Version, Confirmed: confirmed})
+		return nil
+	}, func(error) {
+		if r.Status == app.StatusConfirmationRequired && !confirmed {
+			dialog.ShowConfirm("Confirm this text",
+				"The new text may hold a secret: a long random string or a hash (a commit SHA, say). Engram stores it as it is only when you confirm. Save it as it is?",
+				func(ok bool) {
+					if ok {
+						d.save(m, text, true)
+					}
+				}, d.u.win)
+			return
+		}
+		if d.u.showResponse(r.Response) {
+			d.reload()
+			d.u.memories.refresh()
+		}
+	})
+}
+
+// refute asks for the evidence that shows the memory wrong; the next
+// sweep archives it with the evidence as its note.
+func (d *detailPane) refute() {
+	m := d.mem
+	e := widget.NewMultiLineEntry()
+	e.SetPlaceHolder("what shows it is wrong (kept as the archive note)")
+	e.Wrapping = fyne.TextWrapWord
+	dialog.ShowForm("Refute this memory", "Refute", "Cancel", []*widget.FormItem{widget.NewFormItem("Evidence", e)}, func(ok bool) {
+		if !ok || strings.TrimSpace(e.Text) == "" {
+			return
+		}
+		evidence := e.Text
+		d.apply(func() app.MemoryResponse {
+			return d.u.h.Service().Refute(d.u.ctx, d.u.h.Operator(), m.ID, evidence)
+		})
+	}, d.u.win)
 }
 
 func (d *detailPane) tag() {

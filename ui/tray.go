@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
@@ -20,7 +22,9 @@ type tray struct {
 	da                                desktop.App
 	menu                              *fyne.Menu
 	open, lock, pause, export, review *fyne.MenuItem
-	paused                            bool
+	// held names the agents Engram paused after their refused writes.
+	held   *fyne.MenuItem
+	paused bool
 }
 
 // trayAvailable reports whether a tray may be registered: on Linux the
@@ -62,9 +66,13 @@ func newTray(u *UI) *tray {
 		show()
 		u.tabs.Select(u.qTab)
 	}))
+	t.held = fyne.NewMenuItem("Agents: none held", whenOpen(func() {
+		show()
+		u.tabs.Select(u.agentsTab)
+	}))
 	quit := fyne.NewMenuItem("Quit", u.Quit)
 	quit.IsQuit = true
-	t.menu = fyne.NewMenu("Engram", t.open, t.lock, t.pause, t.export, t.review, fyne.NewMenuItemSeparator(), quit)
+	t.menu = fyne.NewMenu("Engram", t.open, t.lock, t.pause, t.export, t.review, t.held, fyne.NewMenuItemSeparator(), quit)
 	da.SetSystemTrayIcon(assets.Icon)
 	da.SetSystemTrayMenu(t.menu)
 	// With a tray, closing the window hides it: Engram keeps serving agents.
@@ -125,6 +133,33 @@ func (t *tray) setQuarantine(n int) {
 	t.review.Label = "Quarantine: none waiting"
 	if n > 0 {
 		t.review.Label = fmt.Sprintf("Quarantine: %d waiting", n)
+	}
+	t.refresh()
+}
+
+// setHeld shows in the menu the agents Engram paused after their refused
+// writes, and tells the user once when one is newly held.
+func (t *tray) setHeld(names []string) {
+	if t == nil {
+		return
+	}
+	for _, n := range names {
+		if !t.u.shownHeld[n] {
+			t.u.shownHeld[n] = true
+			t.u.notify("Engram paused "+n, n+" kept writing what Engram refused. It stays paused until you resume it in Agents.")
+		}
+	}
+	for n := range t.u.shownHeld {
+		if !slices.Contains(names, n) {
+			delete(t.u.shownHeld, n) // resumed: tell again next time
+		}
+	}
+	if t.da == nil {
+		return
+	}
+	t.held.Label = "Agents: none held"
+	if len(names) > 0 {
+		t.held.Label = "Agents held after refused writes: " + strings.Join(names, ", ")
 	}
 	t.refresh()
 }

@@ -54,6 +54,7 @@ type UI struct {
 
 	tabs       *container.AppTabs
 	qTab       *container.TabItem
+	agentsTab  *container.TabItem
 	memories   *memoriesScreen
 	quarantine *quarantineScreen
 	agents     *agentsScreen
@@ -61,8 +62,10 @@ type UI struct {
 	settings   *settingsScreen
 	tray       *tray
 
-	// shownPairing remembers pairing requests already put to the user.
+	// shownPairing remembers pairing requests already put to the user;
+	// shownHeld the agents Engram paused that the user was told about.
 	shownPairing map[string]bool
+	shownHeld    map[string]bool
 	// notify sends a desktop notification; tests record them.
 	notify func(title, body string)
 }
@@ -77,6 +80,7 @@ func New(fa fyne.App, cfg host.Config) *UI {
 		fa: fa, cfg: cfg, now: cfg.Now,
 		lockState: widget.NewLabel(""), lockButton: widget.NewButton("", nil), status: widget.NewLabel(""),
 		shownPairing: map[string]bool{},
+		shownHeld:    map[string]bool{},
 	}
 	u.notify = func(title, body string) { fa.SendNotification(fyne.NewNotification(title, body)) }
 	u.win = fa.NewWindow("Engram")
@@ -154,10 +158,11 @@ func (u *UI) showMain() {
 	u.audit = newAuditScreen(u)
 	u.settings = newSettingsScreen(u)
 	u.qTab = container.NewTabItemWithIcon("Quarantine", theme.WarningIcon(), u.quarantine.content)
+	u.agentsTab = container.NewTabItemWithIcon("Agents", theme.ComputerIcon(), u.agents.content)
 	u.tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Memories", theme.DocumentIcon(), u.memories.content),
 		u.qTab,
-		container.NewTabItemWithIcon("Agents", theme.ComputerIcon(), u.agents.content),
+		u.agentsTab,
 		container.NewTabItemWithIcon("Audit log", theme.ListIcon(), u.audit.content),
 		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), u.settings.content),
 	)

@@ -2,9 +2,12 @@ package ui
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -407,6 +410,9 @@ func TestAgentsPairingAndPause(t *testing.T) {
 	if dlg == nil || !hasLabel(dlg, `"cursor" asks to pair with Engram`) {
 		t.Fatal("a pairing request did not pop up")
 	}
+	if !hasLabel(dlg, "Off: when this agent says you confirmed") {
+		t.Fatal("the pairing dialog does not show the may-confirm grant")
+	}
 	// Approved elsewhere (engram agent approve): the question goes away.
 	if r := u.h.Service().DecidePairing(ctx, u.h.Operator(), "cursor", true); !r.OK() {
 		t.Fatal(r.Message)
@@ -416,14 +422,14 @@ func TestAgentsPairingAndPause(t *testing.T) {
 	if top := u.win.Canvas().Overlays().Top(); top != nil {
 		t.Fatal("the pairing dialog stayed open after the pairing was decided")
 	}
-	u.agents.decide("cursor", false, true, []app.Field{"learnings", "gotchas"}, []app.Partition{"public"})
+	u.agents.decide("cursor", false, true, []app.Field{"learnings", "gotchas"}, []app.Partition{"public"}, true)
 	u.wait()
 	poll := u.h.Service().PollPairing(ctx, "cursor", pair.Secret)
 	if !poll.OK() || poll.Token == "" {
 		t.Fatalf("after approval the agent's poll = %+v", poll.Response)
 	}
 	agents := u.h.Service().Agents(ctx, u.h.Operator()).Agents
-	if len(agents) != 1 || agents[0].Status != app.AgentActive || len(agents[0].Fields) != 2 || len(agents[0].Read) != 1 {
+	if len(agents) != 1 || agents[0].Status != app.AgentActive || len(agents[0].Fields) != 2 || len(agents[0].Read) != 1 || !agents[0].MayConfirm {
 		t.Fatalf("agent after approval = %+v", agents)
 	}
 	u.agents.pauseAll(true)
@@ -612,5 +618,55 @@ func TestSecondInstanceSaysSo(t *testing.T) {
 	}
 	if _, ok := find(u.win.Content(), func(b *widget.Button) bool { return b.Text == "Quit" }); !ok {
 		t.Fatal("no way out of the second instance")
+	}
+}
+
+// TestHeldAgentIsShown: an agent Engram paused after its refused writes is
+// named in a notification, the tray menu and its detail, until resumed.
+func TestHeldAgentIsShown(t *testing.T) {
+	u, n := openUI(t)
+	ctx := context.Background()
+	svc := u.h.Service()
+	add := svc.AddAgent(ctx, u.h.Operator(), app.AgentSpec{Name: "eager"})
+	for i := range app.MaxAgentRefusals {
+		c, r := svc.Authenticate(ctx, add.Token, fmt.Sprint("s", i))
+		if !r.OK() {
+			t.Fatalf("Authenticate = %+v", r)
+		}
+		svc.Store(ctx, app.Request{Caller: c, Authorized: true}, app.StoreInput{Content: "x", Field: "gotchas"})
+	}
+	u.agents.refresh()
+	u.wait()
+	if !slices.ContainsFunc(n.all(), func(s string) bool { return strings.Contains(s, "Engram paused eager") }) {
+		t.Fatalf("notifications = %q; want one naming the held agent", n.all())
+	}
+	u.agents.sel = "eager"
+	u.agents.refresh()
+	u.wait()
+	if !hasLabel(u.agents.box, "paused by Engram after 5 refused writes") {
+		t.Fatal("the agent's detail does not say why it is paused")
+	}
+}
+
+// TestEditConfirmsPossibleSecret: the user's edit that holds a possible
+// secret (a commit SHA) asks the user, and a yes stores it as it is.
+func TestEditConfirmsPossibleSecret(t *testing.T) {
+	u, _ := openUI(t)
+	ctx := context.Background()
+	m := u.h.Service().Store(ctx, u.h.Operator(), app.StoreInput{Content: "the release branch is cut on Fridays"}).Memory
+	d := u.memories.detail
+	d.show(m.ID)
+	u.wait()
+	sha := "the release was cut at commit 3f9a1c7e2b4d6f8a0c1e3b5d7f9a1c3e5b7d9f1a"
+	d.save(d.mem, sha, false)
+	u.wait()
+	dlg := u.win.Canvas().Overlays().Top()
+	if dlg == nil || !hasLabel(dlg, "Save it as it is?") {
+		t.Fatal("an edit holding a possible secret did not ask the user")
+	}
+	test.Tap(button(t, dlg, "Yes"))
+	u.wait()
+	if got := u.h.Service().Get(ctx, u.h.Operator(), m.ID); !got.OK() || got.Memory.Content != sha {
+		t.Fatalf("after the user confirmed: %+v", got)
 	}
 }
