@@ -290,3 +290,22 @@ func TestAgentReasonIsScreened(t *testing.T) {
 		t.Error("the vault file holds a reason's personal data or secret")
 	}
 }
+
+// TestOneCommitPerAcceptedWrite: an accepted agent write is one commit,
+// together with what is audited about it (a redacted secret).
+func TestOneCommitPerAcceptedWrite(t *testing.T) {
+	s, v := newService(t)
+	for _, text := range []string{"the linter runs on save", "deploy with aws key " + awsKey} {
+		c0 := v.Changes()
+		if r := s.Store(ctx, claude, app.StoreInput{Content: text}); !r.OK() {
+			t.Fatalf("Store(%q) = %+v", text, r.Response)
+		}
+		if n := v.Changes() - c0; n != 1 {
+			t.Errorf("Store(%q) made %d commits; want 1", text, n)
+		}
+	}
+	log, _ := v.AuditLog(vault.AuditFilter{Action: vault.ActionSecretRedacted})
+	if len(log) != 1 || log[0].MemoryID == "" || !vault.IsFingerprint(log[0].ContentHash) {
+		t.Errorf("secret_redacted entries = %+v; want one naming the memory, keyed", log)
+	}
+}

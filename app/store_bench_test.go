@@ -23,6 +23,8 @@ func BenchmarkStore(b *testing.B) {
 	}
 	text := strings.Repeat("The deploy script lives in ops/deploy.sh and needs two reviewers. ", 8)[:460]
 	i := 0
+	c0 := v.Changes()
+	defer func() { b.ReportMetric(float64(v.Changes()-c0)/float64(b.N), "commits/op") }()
 	for b.Loop() {
 		r := s.Store(ctx, claude, app.StoreInput{Content: fmt.Sprintf("note %d: %s", i, text)})
 		if !r.OK() {

@@ -88,20 +88,24 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 	if a.m.Source.Reported != "" {
 		warnings = append(warnings, fmt.Sprintf("the source %q is kept as reported by this agent: agents write with their own trust", a.m.Source.Reported))
 	}
+	var facts []vault.AuditEntry // committed with the memory
 	if a.secretTypes != "" {
-		s.audit(req, vault.AuditEntry{Action: vault.ActionSecretRedacted, Field: m.Field, ContentHash: s.fingerprint(in.Content), Result: vault.ResultOK, Reason: a.secretTypes})
+		facts = append(facts, vault.AuditEntry{Action: vault.ActionSecretRedacted, Agent: req.Caller.Name(), Session: req.Caller.Session,
+			Field: m.Field, ContentHash: s.fingerprint(in.Content), Result: vault.ResultOK, Reason: a.secretTypes})
 	}
 	if agent {
 		if joined, earlier, ok := s.splitOrder(req, m.Content, guard.Input{Source: string(m.Source.Type), Field: string(m.Field)}); ok {
 			a.res.Verdict, a.res.Risk, a.res.Threat = guard.Suspicious, max(res.Risk, joined.Risk), max(res.Threat, joined.Threat)
 			a.res.Reasons = append(a.res.Reasons, joined.Reasons...)
 			a.queueReason = splitReason(earlier.id, joined)
+			s.auditAll(facts)
 			return s.enqueue(req, a, warnings)
 		}
 	}
 	near := s.neighbours(ctx, req.Caller, &m)
 	for _, n := range near {
 		if n.duplicate() {
+			s.auditAll(facts)
 			r := s.duplicateOf(ctx, req, n.doc.ID, &m, warnings)
 			if r.OK() {
 				s.remember(req, n.doc.ID, m.Content)
@@ -118,9 +122,10 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 	}
 	if old != nil && s.conflicts == ResolveAsk {
 		a.m, a.queueReason = m, fmt.Sprintf("conflicts with memory %s (%s): the user decides", old.ID, why)
+		s.auditAll(facts)
 		return s.enqueue(req, a, warnings)
 	}
-	actor := vault.Actor{Agent: req.Caller.Name(), Session: req.Caller.Session, Reason: req.Reason, Score: 1 - res.Risk}
+	actor := vault.Actor{Agent: req.Caller.Name(), Session: req.Caller.Session, Reason: req.Reason, Score: 1 - res.Risk, Audit: facts}
 	got, err := s.v.Add(m, actor)
 	if err != nil {
 		return MemoryResponse{Response: s.fail("store", err)}
@@ -202,6 +207,15 @@ func secretTypes(fs []guard.Finding) string {
 		}
 	}
 	return strings.Join(types, ",")
+}
+
+// auditAll appends entries already made out for their request.
+func (s *Service) auditAll(es []vault.AuditEntry) {
+	for _, e := range es {
+		if err := s.v.Audit(e); err != nil {
+			s.log.Error("audit", "err", err)
+		}
+	}
 }
 
 func (s *Service) audit(req Request, e vault.AuditEntry) {

@@ -39,6 +39,12 @@ type Actor struct {
 	// IfVersion, when non-zero, makes an update fail with ErrConflict
 	// unless the memory is at that version.
 	IfVersion int
+	// Audit are further entries decided outside the vault about this
+	// change (a secret redacted from it), written in Add's transaction
+	// after its own entry, so that the change and what is known about it
+	// commit together. As for Audit, a ContentHash must come from
+	// Fingerprint; MemoryID is set to the new memory's.
+	Audit []AuditEntry
 }
 
 func (a Actor) agent() string {
@@ -112,11 +118,19 @@ func addTx(tx *bolt.Tx, m *Memory, key []byte, a Actor, now time.Time) error {
 	if err := putVersionTx(tx, m, key, a, ""); err != nil {
 		return err
 	}
-	return appendAuditTx(tx, now, AuditEntry{
+	err := appendAuditTx(tx, now, AuditEntry{
 		Action: ActionWrite, Agent: a.agent(), Session: a.Session, Field: m.Field, Partition: m.Partition,
 		MemoryID: m.ID, ContentHash: contentHashFor(m.Content, m.sealed(), key), Result: ResultOK,
 		Reason: a.Reason, VersionAfter: 1, Size: len(m.Content),
 	})
+	for _, e := range a.Audit {
+		if err != nil {
+			break
+		}
+		e.MemoryID = m.ID
+		err = appendGivenTx(tx, now, e)
+	}
+	return err
 }
 
 // keyFor returns the data key when m is sealed (ErrLocked if locked), nil otherwise.

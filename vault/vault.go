@@ -99,7 +99,8 @@ type Vault struct {
 	// the file under it held exclusively.
 	dbMu     sync.RWMutex
 	db       *bolt.DB
-	writers  atomic.Int32 // writes in flight; see update
+	writers  atomic.Int32  // writes in flight; see update
+	changes  atomic.Uint64 // read-write transactions run to success; see Changes
 	opts     Options
 	path     string
 	now      func() time.Time
@@ -335,6 +336,11 @@ func (v *Vault) update(fn func(tx *bolt.Tx) error) (err error) {
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 		return fn(tx)
 	}
+	defer func() {
+		if err == nil {
+			v.changes.Add(1)
+		}
+	}()
 	if v.writers.Add(1) == 1 {
 		defer v.writers.Add(-1)
 		return v.db.Update(wrapped)
@@ -342,6 +348,11 @@ func (v *Vault) update(fn func(tx *bolt.Tx) error) (err error) {
 	defer v.writers.Add(-1)
 	return v.db.Batch(wrapped)
 }
+
+// Changes counts the read-write transactions this Vault ran to success
+// since it was opened: each is one commit when alone (Batch may commit
+// several together). Benchmarks report it per operation.
+func (v *Vault) Changes() uint64 { return v.changes.Load() }
 
 // recoverDamage turns a panic in a transaction (a damaged page) into
 // ErrCorrupt in *err; it must be deferred directly.
