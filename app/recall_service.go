@@ -59,6 +59,9 @@ func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) Recal
 	if r, ok := s.gate(req); !ok {
 		return RecallResponse{Response: r}
 	}
+	if r := ValidateRecallInput(in); !r.OK() {
+		return RecallResponse{Response: r}
+	}
 	if s.recall == nil {
 		return RecallResponse{Response: Response{StatusUnavailable, "recall is not enabled"}}
 	}

@@ -262,9 +262,6 @@ func Disabled(reason error) *Service {
 	return &Service{reason: reason, log: slog.New(slog.DiscardHandler), now: time.Now, sessions: map[string]*session{}}
 }
 
-// Vault returns the underlying vault, or nil for a disabled service.
-func (s *Service) Vault() *vault.Vault { return s.v }
-
 // gate answers the checks every call shares: is the service available and
 // is the request authorized.
 func (s *Service) gate(req Request) (Response, bool) {
@@ -564,6 +561,9 @@ type UpdateInput struct {
 func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateInput) MemoryResponse {
 	op := orDefault(in.Operation, vault.OpUpdate)
 	if r, ok := s.gate(req); !ok {
+		return MemoryResponse{Response: r}
+	}
+	if r := ValidateUpdateInput(in); !r.OK() {
 		return MemoryResponse{Response: r}
 	}
 	switch op {

@@ -48,14 +48,14 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 	if r, ok := s.gate(req); !ok {
 		return MemoryResponse{Response: r}
 	}
+	if r := ValidateStoreInput(in); !r.OK() {
+		return MemoryResponse{Response: r}
+	}
 	if in.Tier == TierWorking {
 		return s.storeWorking(req, in)
 	}
 	agent := !req.Caller.Operator
 	var warnings []string
-	if in.Partition != "" && !slices.Contains(vault.Partitions, in.Partition) {
-		return MemoryResponse{Response: Response{StatusInvalid, fmt.Sprintf("invalid: partition %q", in.Partition)}}
-	}
 	tags, r := s.checkTags(req, in.Tags)
 	if !r.OK() {
 		return MemoryResponse{Response: r}

@@ -48,10 +48,6 @@ func (l local) run(ctx context.Context, session, tool string, args json.RawMessa
 		if in.Source != nil {
 			si.Source = vault.Source{Type: vault.SourceType(in.Source.Type), MessageID: in.Source.MessageID, Tool: in.Source.Tool}
 		}
-		if v := app.ValidateStoreInput(si); !v.OK() {
-			out, status = v, v.Status
-			break
-		}
 		r := l.svc.Store(ctx, req, si)
 		out, status = storeView(r), r.Status
 	case "update_memory":
@@ -62,10 +58,6 @@ func (l local) run(ctx context.Context, session, tool string, args json.RawMessa
 		ui := app.UpdateInput{Operation: vault.Operation(in.Operation), Tags: in.Tags, Confirmed: in.Confirmed}
 		if in.Content != "" {
 			ui.Content = &in.Content
-		}
-		if v := app.ValidateUpdateInput(ui); !v.OK() {
-			out, status = v, v.Status
-			break
 		}
 		r := l.svc.Update(ctx, req, in.ID, ui)
 		out, status = r, r.Status
@@ -82,10 +74,6 @@ func (l local) run(ctx context.Context, session, tool string, args json.RawMessa
 			return nil, app.StatusInvalid, err
 		}
 		ri := app.RecallInput{Query: in.Query, Limit: in.Limit, Mode: app.RecallMode(in.Mode), Filters: in.Filters}
-		if v := app.ValidateRecallInput(ri); !v.OK() {
-			out, status = v, v.Status
-			break
-		}
 		r := l.svc.Recall(ctx, req, ri)
 		out, status = r, r.Status
 	case "confirm_memory":

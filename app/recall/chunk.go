@@ -10,7 +10,7 @@ import (
 // reads only the first 128 tokens of a text, about 90 English words; a
 // longer memory is embedded chunk by chunk, so all of it counts, and its
 // similarity to a query is that of its most similar chunk (on SciFact
-// that ranks better than the mean of the chunks: see app/recall/eval).
+// that ranks better than the mean of the chunks: see cmd/engram-bench/internal/eval).
 const chunkWords = 80
 
 // chunkScheme names how documents are embedded; it is part of Model, so

@@ -56,7 +56,7 @@ type Config struct {
 	// KeywordWeight and VectorWeight weight each list in the fusion
 	// (0.75 and 0.25: on SciFact with USE Lite, convex fusion is best for
 	// a vector share between 0.2 and 0.3, and falls below BM25 alone from
-	// about 0.5; see app/recall/eval).
+	// about 0.5; see cmd/engram-bench/internal/eval).
 	KeywordWeight, VectorWeight float64
 	// MinSimilarity is the cosine below which the vector index offers no
 	// candidate (0: only texts pointing away from the query are left out).

@@ -64,10 +64,6 @@ func (s *Server) store(w http.ResponseWriter, r *http.Request, req app.Request) 
 	if !decode(w, r, &in) {
 		return
 	}
-	if v := app.ValidateStoreInput(in); !v.OK() {
-		reply(w, v.Status, v)
-		return
-	}
 	res := s.svc.Store(r.Context(), req, in)
 	out := storeReply{Response: res.Response, QueueID: res.QueueID, Warnings: res.Warnings, Memory: res.Memory}
 	if res.Memory != nil {
@@ -84,10 +80,6 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, req app.Request) {
 func (s *Server) update(w http.ResponseWriter, r *http.Request, req app.Request) {
 	var in app.UpdateInput
 	if !decode(w, r, &in) {
-		return
-	}
-	if v := app.ValidateUpdateInput(in); !v.OK() {
-		reply(w, v.Status, v)
 		return
 	}
 	res := s.svc.Update(r.Context(), req, r.PathValue("id"), in)
@@ -120,10 +112,6 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, req app.Request
 func (s *Server) recall(w http.ResponseWriter, r *http.Request, req app.Request) {
 	var in app.RecallInput
 	if !decode(w, r, &in) {
-		return
-	}
-	if v := app.ValidateRecallInput(in); !v.OK() {
-		reply(w, v.Status, v)
 		return
 	}
 	res := s.svc.Recall(r.Context(), req, in)
