@@ -19,6 +19,9 @@ func (s *Service) Confirm(ctx context.Context, req Request, id, evidence string)
 // Refute records that the caller found a memory wrong; the next sweep
 // archives it with the evidence as its note.
 func (s *Service) Refute(ctx context.Context, req Request, id, evidence string) MemoryResponse {
+	if strings.TrimSpace(evidence) == "" {
+		return MemoryResponse{Response: Response{StatusInvalid, "invalid: a refutation needs the evidence that shows the memory wrong"}}
+	}
 	return s.verify(req, id, vault.Refuted, evidence)
 }
 

@@ -83,6 +83,13 @@ func (l local) run(ctx context.Context, session, tool string, args json.RawMessa
 		}
 		r := l.svc.Confirm(ctx, req, in.ID, in.Evidence)
 		out, status = r, r.Status
+	case "refute_memory":
+		var in RefuteInput
+		if err := decodeArgs(args, &in); err != nil {
+			return nil, app.StatusInvalid, err
+		}
+		r := l.svc.Refute(ctx, req, in.ID, in.Evidence)
+		out, status = r, r.Status
 	case "memory_history":
 		var in IDInput
 		if err := decodeArgs(args, &in); err != nil {

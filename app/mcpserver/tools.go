@@ -28,11 +28,11 @@ type (
 		Tier       string      `json:"tier,omitempty" jsonschema:"episodic (what happened, expires), semantic (lasting knowledge, needs the user's confirmation) or working (a note for this session only, never stored); default episodic"`
 		Tags       []string    `json:"tags,omitempty" jsonschema:"short lowercase tags"`
 		Source     *SourceInfo `json:"source,omitempty" jsonschema:"where the content came from"`
-		Confirmed  bool        `json:"confirmed,omitempty" jsonschema:"set only when the user explicitly confirmed this memory"`
+		Confirmed  bool        `json:"confirmed,omitempty" jsonschema:"set only when the user told you they confirm this memory. It is your report, not the user's confirmation: unless the user granted you may-confirm, the memory waits for the user in Engram's review"`
 		Supersedes string      `json:"supersedes,omitempty" jsonschema:"id of an earlier memory this one corrects or replaces; the older one is archived unless it is more trusted"`
 	}
 	SourceInfo struct {
-		Type      string `json:"type,omitempty" jsonschema:"user_message, tool_output, web_fetch or ai_inference"`
+		Type      string `json:"type,omitempty" jsonschema:"where you got it: user_message, tool_output, web_fetch or ai_inference. Kept as your report: it never raises the memory's trust (web_fetch sends it to the user's review)"`
 		MessageID string `json:"message_id,omitempty" jsonschema:"the conversation message it came from"`
 		Tool      string `json:"tool,omitempty" jsonschema:"the tool whose output it came from"`
 	}
@@ -41,7 +41,7 @@ type (
 		Operation string   `json:"operation,omitempty" jsonschema:"UPDATE (replace the content, default) or TAG (replace the tags)"`
 		Content   string   `json:"content,omitempty" jsonschema:"the new content, for UPDATE"`
 		Tags      []string `json:"tags,omitempty" jsonschema:"the new tags, for TAG"`
-		Confirmed bool     `json:"confirmed,omitempty" jsonschema:"set only when the user explicitly confirmed the new content"`
+		Confirmed bool     `json:"confirmed,omitempty" jsonschema:"set only when the user told you they confirm the new content; it counts only if the user granted you may-confirm"`
 	}
 	IDInput struct {
 		ID string `json:"id" jsonschema:"the memory id"`
@@ -51,6 +51,10 @@ type (
 		Limit   int               `json:"limit,omitempty" jsonschema:"the most memories to return (default 10)"`
 		Mode    string            `json:"mode,omitempty" jsonschema:"hybrid (default), semantic (by meaning) or exact (by keywords)"`
 		Filters app.RecallFilters `json:"filters,omitzero" jsonschema:"optional filters: partitions, tiers, kinds, fields, tags, min_confidence, after, before"`
+	}
+	RefuteInput struct {
+		ID       string `json:"id" jsonschema:"the memory id"`
+		Evidence string `json:"evidence" jsonschema:"what shows the memory is wrong (kept as its archive note)"`
 	}
 	ConfirmInput struct {
 		ID       string `json:"id" jsonschema:"the memory id"`
@@ -159,8 +163,11 @@ var tools = []tool{
 		Description: "Delete a memory this agent wrote, with all its versions. Use when the user asks to forget something or it is wrong.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)}}, schemaFor[IDInput]()},
 	{&mcp.Tool{Name: "confirm_memory", Title: "Confirm a memory",
-		Description: "Tell Engram a memory is still true after you checked it: it stays fresh longer and gains confidence.",
+		Description: "Tell Engram a memory is still true after you checked it: it gains confidence (only the user's confirmation restarts its time to live).",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}}, schemaFor[ConfirmInput]()},
+	{&mcp.Tool{Name: "refute_memory", Title: "Refute a memory",
+		Description: "Tell Engram a memory is wrong, with the evidence: it is archived at the next sweep, with the evidence as its note.",
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}}, schemaFor[RefuteInput]()},
 	{&mcp.Tool{Name: "memory_history", Title: "Why do you believe this?",
 		Description: "Show a memory's provenance (who wrote it, from which source, every change) and its kept versions.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}}, schemaFor[IDInput]()},

@@ -1,10 +1,13 @@
 package mcpserver_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/app/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -91,5 +94,25 @@ func TestRedTeamFreshSessionAfterRefusalsMCP(t *testing.T) {
 		if !strings.Contains(out, "paused") && !strings.Contains(out, "error") {
 			t.Fatalf("a third session after the pause wrote: %s", out)
 		}
+	}
+}
+
+// TestRefuteOverMCP: an agent refutes a memory with evidence; without
+// evidence it is told what is missing.
+func TestRefuteOverMCP(t *testing.T) {
+	base, token, svc := startEngramOpts(t, server.Options{})
+	cs := mcpSession(t, base, token)
+	out := callText(t, cs, "store_memory", map[string]any{"content": "the staging database is reset on Mondays"})
+	var stored struct{ ID string }
+	json.Unmarshal([]byte(out), &stored)
+	if out := callText(t, cs, "refute_memory", map[string]any{"id": stored.ID, "evidence": ""}); !strings.Contains(out, "needs the evidence") {
+		t.Errorf("refute without evidence = %s", out)
+	}
+	if out := callText(t, cs, "refute_memory", map[string]any{"id": stored.ID, "evidence": "the ops calendar moved the reset to Sundays"}); !strings.Contains(out, `"status":"ok"`) {
+		t.Fatalf("refute = %s", out)
+	}
+	h := svc.History(ctx, app.Request{Caller: app.Caller{Operator: true}, Authorized: true}, stored.ID)
+	if !h.OK() || !strings.Contains(fmt.Sprint(h.Memory.Provenance), "REFUTED") {
+		t.Errorf("history after the refutation = %+v", h.Memory.Provenance)
 	}
 }

@@ -25,6 +25,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("DELETE /v1/memories/{id}", s.authed(s.remove))
 	mux.HandleFunc("GET /v1/memories/{id}/history", s.authed(s.history))
 	mux.HandleFunc("POST /v1/memories/{id}/confirm", s.authed(s.confirm))
+	mux.HandleFunc("POST /v1/memories/{id}/refute", s.authed(s.refute))
 	mux.HandleFunc("POST /v1/recall", s.authed(s.recall))
 	mux.HandleFunc("POST /v1/sessions/{id}/end", s.authed(s.endSession))
 	mux.HandleFunc("POST /v1/pair", s.pair)
@@ -106,6 +107,17 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, req app.Request
 		return
 	}
 	res := s.svc.Confirm(r.Context(), req, r.PathValue("id"), in.Evidence)
+	reply(w, res.Status, res)
+}
+
+// refute records that the caller found a memory wrong, with the evidence;
+// the next sweep archives it with the evidence as its note.
+func (s *Server) refute(w http.ResponseWriter, r *http.Request, req app.Request) {
+	var in confirmRequest
+	if !decode(w, r, &in) {
+		return
+	}
+	res := s.svc.Refute(r.Context(), req, r.PathValue("id"), in.Evidence)
 	reply(w, res.Status, res)
 }
 

@@ -121,3 +121,16 @@ func TestRedTeamFreshSessionAfterRefusalsHTTP(t *testing.T) {
 		t.Fatalf("a write after the pause, in a new session = %d %s; want paused", r.code, r.raw)
 	}
 }
+
+func TestRefuteHTTP(t *testing.T) {
+	e := start(t, server.Options{})
+	r := e.do("POST", "/v1/memories", e.token, `{"content":"the staging database is reset on Mondays"}`, withSession("a"))
+	mem, _ := r.body["memory"].(map[string]any)
+	id, _ := mem["id"].(string)
+	if r := e.do("POST", "/v1/memories/"+id+"/refute", e.token, `{}`, withSession("a")); r.code != 400 || !strings.Contains(r.raw, "evidence") {
+		t.Errorf("refute without evidence = %d %s; want 400", r.code, r.raw)
+	}
+	if r := e.do("POST", "/v1/memories/"+id+"/refute", e.token, `{"evidence":"the ops calendar moved the reset to Sundays"}`, withSession("a")); r.code != 200 {
+		t.Fatalf("refute = %d %s", r.code, r.raw)
+	}
+}
