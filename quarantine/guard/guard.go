@@ -243,6 +243,20 @@ func (g *Guard) Check(in Input) Result {
 	return res
 }
 
+// Data reports whether text holds a definite or probable secret, or
+// personal data, as Check would find them, without the injection
+// screening: for short identifiers that are stored as they are and must
+// hold neither (a session id, a message id).
+func (g *Guard) Data(text string) (secret, personal bool) {
+	secrets := g.secrets.scan(text)
+	for _, f := range secrets {
+		if f.Level == LevelDefinite || f.Level == LevelProbable {
+			secret = true
+		}
+	}
+	return secret, len(dropCovered(scanPII(text), secrets)) > 0
+}
+
 // Screen runs only the injection and poisoning screening of Check: Risk,
 // Threat, Verdict, Trust, VectorUsed, the injection reasons and findings
 // are set as Check sets them, nothing is redacted and no secret or PII
