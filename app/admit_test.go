@@ -309,3 +309,22 @@ func TestOneCommitPerAcceptedWrite(t *testing.T) {
 		t.Errorf("secret_redacted entries = %+v; want one naming the memory, keyed", log)
 	}
 }
+
+// TestOneCommitPerAcceptedUpdate: an accepted change with a secret
+// redacted from it is one commit, with its audit entries.
+func TestOneCommitPerAcceptedUpdate(t *testing.T) {
+	s, v := newService(t)
+	m := s.Store(ctx, claude, app.StoreInput{Content: "the linter runs on save"}).Memory
+	text := "the linter runs on save; deploy with aws key " + awsKey
+	c0 := v.Changes()
+	if r := s.Update(ctx, claude, m.ID, app.UpdateInput{Content: &text}); !r.OK() || strings.Contains(r.Memory.Content, awsKey) {
+		t.Fatalf("Update = %+v", r)
+	}
+	if n := v.Changes() - c0; n != 1 {
+		t.Errorf("Update made %d commits; want 1", n)
+	}
+	log, _ := v.AuditLog(vault.AuditFilter{Action: vault.ActionSecretRedacted})
+	if len(log) != 1 || log[0].MemoryID != m.ID {
+		t.Errorf("secret_redacted entries = %+v; want one naming the memory", log)
+	}
+}

@@ -622,7 +622,12 @@ func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateI
 			return MemoryResponse{Response: s.settle(req, a)}
 		}
 		moved := false
-		r := s.change(ctx, req, id, op, in.IfVersion, func(m *vault.Memory) error {
+		var facts []vault.AuditEntry // committed with the change
+		if a.secretTypes != "" {
+			facts = append(facts, vault.AuditEntry{Action: vault.ActionSecretRedacted, Agent: req.Caller.Name(), Session: req.Caller.Session,
+				Field: cur.Field, ContentHash: s.fingerprint(*in.Content), Result: vault.ResultOK, Reason: a.secretTypes})
+		}
+		r := s.changeWith(ctx, req, id, op, in.IfVersion, facts, func(m *vault.Memory) error {
 			if m.Version != cur.Version {
 				moved = true
 				return errMoved
@@ -632,9 +637,6 @@ func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateI
 		})
 		if moved {
 			continue // changed meanwhile: judge the change against the new version
-		}
-		if r.OK() && a.secretTypes != "" {
-			s.audit(req, vault.AuditEntry{Action: vault.ActionSecretRedacted, MemoryID: id, Field: r.Memory.Field, ContentHash: s.fingerprint(*in.Content), Result: vault.ResultOK, Reason: a.secretTypes})
 		}
 		if r.OK() {
 			r.Warnings = append(r.Warnings, a.warnings...)
@@ -656,6 +658,11 @@ func (s *Service) SetPinned(ctx context.Context, req Request, id string, pinned 
 }
 
 func (s *Service) change(ctx context.Context, req Request, id string, op vault.Operation, ifVersion int, fn func(m *vault.Memory) error) MemoryResponse {
+	return s.changeWith(ctx, req, id, op, ifVersion, nil, fn)
+}
+
+// changeWith is change with audit entries committed with the change.
+func (s *Service) changeWith(ctx context.Context, req Request, id string, op vault.Operation, ifVersion int, facts []vault.AuditEntry, fn func(m *vault.Memory) error) MemoryResponse {
 	if r, ok := s.gate(req); !ok {
 		return MemoryResponse{Response: r}
 	}
@@ -663,7 +670,7 @@ func (s *Service) change(ctx context.Context, req Request, id string, op vault.O
 		return MemoryResponse{Response: Response{StatusRejected, why}}
 	}
 	a := req.actor()
-	a.IfVersion = ifVersion
+	a.IfVersion, a.Audit = ifVersion, facts
 	var denied bool
 	m, err := s.v.Update(id, op, a, func(m *vault.Memory) error {
 		if !canWrite(req.Caller, infoOf(m)) {

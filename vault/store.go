@@ -40,8 +40,8 @@ type Actor struct {
 	// unless the memory is at that version.
 	IfVersion int
 	// Audit are further entries decided outside the vault about this
-	// change (a secret redacted from it), written in Add's transaction
-	// after its own entry, so that the change and what is known about it
+	// change (a secret redacted from it), written in the change's
+	// transaction (Add, Update) after its own entry, so that the change and what is known about it
 	// commit together. As for Audit, a ContentHash must come from
 	// Fingerprint; MemoryID is set to the new memory's.
 	Audit []AuditEntry
@@ -283,6 +283,12 @@ func (v *Vault) apply(tx *bolt.Tx, cur Memory, op Operation, a Actor, key []byte
 	}
 	if err := appendAuditTx(tx, now, e); err != nil {
 		return Memory{}, err
+	}
+	for _, e := range a.Audit {
+		e.MemoryID = next.ID
+		if err := appendGivenTx(tx, now, e); err != nil {
+			return Memory{}, err
+		}
 	}
 	if dropped > 0 {
 		return next, appendAuditTx(tx, now, AuditEntry{Action: ActionCompact, Agent: a.agent(), MemoryID: next.ID, Result: ResultOK, Count: dropped})
