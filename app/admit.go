@@ -151,14 +151,8 @@ func (s *Service) checkSession(session string) string {
 const maxSessionsSeen = 4096
 
 // fieldLimit is the configured size limit of a field, in characters (0:
-// none). It is the policy's, the one the guard was built with.
-func (s *Service) fieldLimit(f vault.Field) int {
-	limits := s.policy.FieldLimits
-	if limits == nil {
-		limits = guard.DefaultFieldLimits
-	}
-	return limits[string(f)]
-}
+// none): the policy's, as the guard was built with it.
+func (s *Service) fieldLimit(f vault.Field) int { return s.guard.FieldLimit(string(f)) }
 
 // agentSource is the source an agent's write is recorded and judged
 // with: the channel's (ai_inference), or a lower-trust one the agent

@@ -8,6 +8,7 @@ import (
 
 	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/app/recall"
+	"github.com/engram-app/engram/quarantine/guard"
 	"github.com/engram-app/engram/vault"
 	"github.com/engram-app/engram/vault/vaulttest"
 )
@@ -326,5 +327,21 @@ func TestOneCommitPerAcceptedUpdate(t *testing.T) {
 	log, _ := v.AuditLog(vault.AuditFilter{Action: vault.ActionSecretRedacted})
 	if len(log) != 1 || log[0].MemoryID != m.ID {
 		t.Errorf("secret_redacted entries = %+v; want one naming the memory", log)
+	}
+}
+
+// TestConfiguredFieldLimitsAreEnforced: the policy's field limits are the
+// ones the service enforces, not the defaults.
+func TestConfiguredFieldLimitsAreEnforced(t *testing.T) {
+	v, _ := vaulttest.New(t)
+	s, err := app.New(v, app.Options{Guard: guard.Policy{FieldLimits: map[string]int{"learnings": 40}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := s.Store(ctx, claude, app.StoreInput{Content: strings.Repeat("a", 41)}); r.Status != app.StatusInvalid || !strings.Contains(r.Message, "40 characters") {
+		t.Errorf("a 41-character learning under a 40 limit = %+v; want invalid naming the limit", r.Response)
+	}
+	if r := s.Store(ctx, claude, app.StoreInput{Content: "the build runs on Linux", Field: vault.Preferences}); !r.OK() {
+		t.Errorf("a field the policy leaves unlimited = %+v", r.Response)
 	}
 }

@@ -33,8 +33,9 @@ var (
 // each agent field: the write guard's default limits, as the API's
 // contracts publish them.
 func FieldLimits() map[Field]int {
-	out := make(map[Field]int, len(guard.DefaultFieldLimits))
-	for f, n := range guard.DefaultFieldLimits {
+	defaults := guard.DefaultFieldLimits()
+	out := make(map[Field]int, len(defaults))
+	for f, n := range defaults {
 		out[Field(f)] = n
 	}
 	return out

@@ -117,8 +117,8 @@ func TestInputListsMatchVault(t *testing.T) {
 		t.Errorf("FieldLimits covers %v, want every agent field %v", got, vault.AgentFields)
 	}
 	for f, n := range limits {
-		if n != guard.DefaultFieldLimits[string(f)] || n <= 0 || n > app.MaxFieldLimit() {
-			t.Errorf("FieldLimits()[%s] = %d, guard's %d, max %d", f, n, guard.DefaultFieldLimits[string(f)], app.MaxFieldLimit())
+		if n != guard.DefaultFieldLimits()[string(f)] || n <= 0 || n > app.MaxFieldLimit() {
+			t.Errorf("FieldLimits()[%s] = %d, guard's %d, max %d", f, n, guard.DefaultFieldLimits()[string(f)], app.MaxFieldLimit())
 		}
 	}
 	if app.MaxFieldLimit() > vault.MaxContent {

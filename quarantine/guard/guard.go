@@ -45,15 +45,17 @@ const (
 	PIIRedact PIIMode = "redact"
 )
 
-// DefaultFieldLimits are the maximum sizes, in characters, of the memory
-// fields Engram knows. Longer values are a poisoning signal: a "preference"
-// does not need two pages.
-var DefaultFieldLimits = map[string]int{
-	"learnings":   500,
-	"preferences": 200,
-	"gotchas":     300,
-	"conventions": 400,
-	"decisions":   500,
+// DefaultFieldLimits returns the maximum sizes, in characters, of the
+// memory fields Engram knows, as a new map. Longer values are a poisoning
+// signal: a "preference" does not need two pages.
+func DefaultFieldLimits() map[string]int {
+	return map[string]int{
+		"learnings":   500,
+		"preferences": 200,
+		"gotchas":     300,
+		"conventions": 400,
+		"decisions":   500,
+	}
 }
 
 // Policy configures a Guard.
@@ -64,7 +66,7 @@ type Policy struct {
 	// PII selects what happens to personal data; empty means PIIEncrypt.
 	PII PIIMode
 	// FieldLimits maps a field name to its maximum size in characters; nil
-	// means DefaultFieldLimits. Fields not in the map have no limit.
+	// means DefaultFieldLimits(). Fields not in the map have no limit.
 	FieldLimits map[string]int
 }
 
@@ -156,7 +158,7 @@ func New(p Policy) (*Guard, error) {
 	}
 	limits := p.FieldLimits
 	if limits == nil {
-		limits = DefaultFieldLimits
+		limits = DefaultFieldLimits()
 	}
 	copied := make(map[string]int, len(limits))
 	for k, v := range limits {
@@ -175,6 +177,11 @@ func New(p Policy) (*Guard, error) {
 	}
 	return &Guard{policy: p, limits: copied, secrets: newSecretScanner(), model: m, vec: vm, mix: shippedMix}, nil
 }
+
+// FieldLimit is the size limit of field, in characters, under the
+// guard's policy (0: none). The service enforces it; Check scores text
+// beyond it as a poisoning signal.
+func (g *Guard) FieldLimit(field string) int { return g.limits[field] }
 
 // Check screens one memory. It never fails: unusual input (invalid UTF-8,
 // huge text) is screened as well as it can be.
