@@ -111,6 +111,7 @@ func (v *Vault) QueueDelete(id string, e AuditEntry) error {
 		if err := b.Delete([]byte(id)); err != nil {
 			return err
 		}
+		v.markRemoved()
 		return appendGivenTx(tx, v.now(), e)
 	})
 	if err != nil {
@@ -139,6 +140,7 @@ func (v *Vault) Promote(id string, m Memory, a Actor) (Memory, error) {
 		if err := b.Delete([]byte(id)); err != nil {
 			return err
 		}
+		v.markRemoved() // an edit on approval leaves the queued text behind
 		return addTx(tx, &m, key, a, m.Created)
 	})
 	if err != nil {

@@ -264,6 +264,7 @@ func (v *Vault) apply(tx *bolt.Tx, cur Memory, op Operation, a Actor, key []byte
 		if err := resealVersionsTx(tx, next.ID, key); err != nil {
 			return Memory{}, err
 		}
+		v.markRemoved() // the plaintext copies are now free pages
 	}
 	if err := putVersionTx(tx, &next, k, a, op); err != nil {
 		return Memory{}, err
@@ -271,6 +272,9 @@ func (v *Vault) apply(tx *bolt.Tx, cur Memory, op Operation, a Actor, key []byte
 	dropped, err := compactVersionsTx(tx, next.ID, k)
 	if err != nil {
 		return Memory{}, err
+	}
+	if dropped > 0 {
+		v.markRemoved()
 	}
 	action := ActionUpdate
 	if op == OpRollback {
@@ -371,6 +375,12 @@ func (v *Vault) remove(id string, action Action, reason string, a Actor) error {
 		if err := tx.Bucket(bucketVersions).DeleteBucket([]byte(id)); err != nil && !errors.Is(err, berrors.ErrBucketNotFound) {
 			return err
 		}
+		if vb := tx.Bucket(bucketVectors); vb != nil {
+			if err := vb.Delete([]byte(id)); err != nil {
+				return err
+			}
+		}
+		v.markRemoved()
 		return appendAuditTx(tx, v.now(), e)
 	})
 	if err != nil {

@@ -106,6 +106,10 @@ type Vault struct {
 	now      func() time.Time
 	readOnly bool // reads are not audited: the file cannot be written
 
+	readers     readers     // open read transactions' snapshots; see Scrub
+	scrubMu     sync.Mutex  // one Scrub at a time
+	scrubWanted atomic.Bool // something was removed since the last Scrub
+
 	mu  sync.RWMutex
 	hdr header
 	kek []byte // key-encryption key; nil while locked
@@ -316,7 +320,14 @@ func (v *Vault) view(fn func(tx *bolt.Tx) error) (err error) {
 	defer recoverDamage(&err)
 	v.dbMu.RLock()
 	defer v.dbMu.RUnlock()
-	return v.db.View(fn)
+	v.readers.enter()
+	begun, snap := false, 0
+	defer func() { v.readers.leave(snap, begun) }()
+	return v.db.View(func(tx *bolt.Tx) error {
+		snap, begun = tx.ID(), true
+		v.readers.begun(snap)
+		return fn(tx)
+	})
 }
 
 // update runs fn in a read-write transaction. A lone writer commits at
@@ -365,12 +376,20 @@ func recoverDamage(err *error) {
 // Path is the vault file's path.
 func (v *Vault) Path() string { return v.path }
 
-// Close locks the vault and closes the file.
+// Close locks the vault, scrubs its free pages when something was removed
+// since the last Scrub (so a command that removes leaves no byte of it in
+// the file once it returns), and closes the file.
 func (v *Vault) Close() error {
 	v.Lock()
+	var scrubErr error
+	if v.ScrubPending() && !v.readOnly {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		_, scrubErr = v.Scrub(ctx)
+		cancel()
+	}
 	v.dbMu.Lock()
 	defer v.dbMu.Unlock()
-	return v.db.Close()
+	return errors.Join(scrubErr, v.db.Close())
 }
 
 // Locked reports whether the data key is absent.

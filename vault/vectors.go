@@ -67,6 +67,7 @@ func (v *Vault) DeleteVectors(ids ...string) error {
 				return err
 			}
 		}
+		v.markRemoved()
 		return nil
 	})
 	if err != nil {
