@@ -19,3 +19,17 @@ var Icon = fyne.NewStaticResource("engram.png", iconPNG)
 
 // IconSVG is the icon's vector source.
 var IconSVG = fyne.NewStaticResource("engram.svg", iconSVG)
+
+//go:embed icon-locked.png
+var iconLockedPNG []byte
+
+//go:embed icon-waiting.png
+var iconWaitingPNG []byte
+
+// IconLocked is the tray icon while Engram is locked (a padlock on grey);
+// icon-locked.svg is its source.
+var IconLocked = fyne.NewStaticResource("engram-locked.png", iconLockedPNG)
+
+// IconWaiting is the tray icon while memories wait for review (the icon
+// with an orange badge); icon-waiting.svg is its source.
+var IconWaiting = fyne.NewStaticResource("engram-waiting.png", iconWaitingPNG)

@@ -15,16 +15,21 @@ import (
 	"github.com/engram-app/engram/assets"
 )
 
-// tray is the system tray menu. Its methods do nothing when there is no
-// tray (no D-Bus session bus on Linux, or a driver without one).
+// tray is the system tray: its icon shows the state (locked, open, items
+// waiting for review) and its menu offers only Unlock and Quit while
+// Engram is locked. Without a tray (no D-Bus session bus on Linux, or a
+// driver without one) the menus are kept but never shown.
 type tray struct {
-	u                                 *UI
-	da                                desktop.App
-	menu                              *fyne.Menu
-	open, lock, pause, export, review *fyne.MenuItem
-	// held names the agents Engram paused after their refused writes.
-	held   *fyne.MenuItem
-	paused bool
+	u  *UI
+	da desktop.App
+	// menu is the menu in use: locked or open.
+	menu, locked, open  *fyne.Menu
+	unlock              *fyne.MenuItem
+	pause, review, held *fyne.MenuItem
+	// icon is the icon in use.
+	icon    fyne.Resource
+	paused  bool
+	waiting int
 }
 
 // trayAvailable reports whether a tray may be registered: on Linux the
@@ -37,31 +42,29 @@ func trayAvailable(getenv func(string) string) bool {
 	return true
 }
 
-// newTray registers the tray. Fyne starts the tray when the app starts
-// running, so this happens in Start, before the window is shown.
+// newTray builds the menus and registers the tray. Fyne starts the tray
+// when the app starts running, so this happens in Start, before the
+// window is shown.
 func newTray(u *UI) *tray {
 	t := &tray{u: u}
-	da, ok := u.fa.(desktop.App)
-	if !ok || !trayAvailable(os.Getenv) {
-		return t
-	}
-	t.da = da
 	show := func() { u.win.Show(); u.win.RequestFocus() }
-	// Until the vault is open (first run, unlock screen) every entry
-	// just shows the window, where the user is being asked.
+	// whenOpen guards the open menu's entries: a click that arrives
+	// after a lock only shows the window, where the unlock screen is.
 	whenOpen := func(fn func()) func() {
 		return func() {
-			if u.tabs == nil {
+			if !u.isOpen() {
 				show()
 				return
 			}
 			fn()
 		}
 	}
-	t.open = fyne.NewMenuItem("Open Engram", show)
-	t.lock = fyne.NewMenuItem("Lock", whenOpen(t.toggleLock))
+	quit := fyne.NewMenuItem("Quit", u.Quit)
+	quit.IsQuit = true
+	t.unlock = fyne.NewMenuItem("Unlock…", show)
+	t.locked = fyne.NewMenu("Engram", t.unlock, fyne.NewMenuItemSeparator(), quit)
+
 	t.pause = fyne.NewMenuItem("Pause agents", whenOpen(t.togglePause))
-	t.export = fyne.NewMenuItem("Export backup", whenOpen(u.exportBackup))
 	t.review = fyne.NewMenuItem("Quarantine: none waiting", whenOpen(func() {
 		show()
 		u.tabs.Select(u.qTab)
@@ -70,41 +73,51 @@ func newTray(u *UI) *tray {
 		show()
 		u.tabs.Select(u.agentsTab)
 	}))
-	quit := fyne.NewMenuItem("Quit", u.Quit)
-	quit.IsQuit = true
-	t.menu = fyne.NewMenu("Engram", t.open, t.lock, t.pause, t.export, t.review, t.held, fyne.NewMenuItemSeparator(), quit)
-	da.SetSystemTrayIcon(assets.Icon)
-	da.SetSystemTrayMenu(t.menu)
+	t.open = fyne.NewMenu("Engram",
+		fyne.NewMenuItem("Open Engram", show),
+		fyne.NewMenuItem("Lock", whenOpen(u.lockNow)),
+		t.pause,
+		fyne.NewMenuItem("Export backup", whenOpen(u.exportBackup)),
+		t.review, t.held, fyne.NewMenuItemSeparator(), quit)
+	if da, ok := u.fa.(desktop.App); ok && trayAvailable(os.Getenv) {
+		t.da = da
+	}
+	t.update()
+	if t.da == nil {
+		return t
+	}
 	// With a tray, closing the window hides it: Engram keeps serving agents.
 	u.win.SetCloseIntercept(func() { u.win.Hide() })
 	return t
 }
 
-func (t *tray) refresh() {
-	if t.da != nil {
-		t.menu.Refresh()
-	}
-}
-
-func (t *tray) updateLock() {
-	if t == nil || t.da == nil {
+// update sets the menu and icon for the UI's state.
+func (t *tray) update() {
+	if t == nil {
 		return
 	}
-	if t.u.h != nil && t.u.h.Locked() {
-		t.lock.Label = "Unlock…"
-	} else {
-		t.lock.Label = "Lock"
+	menu, icon := t.locked, assets.IconLocked
+	t.unlock.Label = "Unlock…"
+	switch {
+	case t.u.h == nil:
+		t.unlock.Label = "Open Engram" // first run, or the vault failed to open
+		icon = assets.Icon
+	case t.u.isOpen():
+		menu, icon = t.open, assets.Icon
+		if t.waiting > 0 {
+			icon = assets.IconWaiting
+		}
 	}
-	t.refresh()
-}
-
-func (t *tray) toggleLock() {
-	if t.u.h.Locked() {
-		t.u.win.Show()
-		t.u.askUnlock()
+	t.menu = menu
+	if t.da == nil {
+		t.icon = icon
 		return
 	}
-	t.u.h.Lock()
+	if icon != t.icon {
+		t.icon = icon
+		t.da.SetSystemTrayIcon(icon)
+	}
+	t.da.SetSystemTrayMenu(menu)
 }
 
 func (t *tray) togglePause() { t.u.agents.pauseAll(!t.paused) }
@@ -115,26 +128,24 @@ func (t *tray) setPaused(p bool) {
 		return
 	}
 	t.paused = p
-	if t.da == nil {
-		return
-	}
 	t.pause.Label = "Pause agents"
 	if p {
 		t.pause.Label = "Resume agents"
 	}
-	t.refresh()
+	t.update()
 }
 
-// setQuarantine shows the review queue's count in the menu.
+// setQuarantine shows the review queue's count in the menu and the icon.
 func (t *tray) setQuarantine(n int) {
-	if t == nil || t.da == nil {
+	if t == nil {
 		return
 	}
+	t.waiting = n
 	t.review.Label = "Quarantine: none waiting"
 	if n > 0 {
 		t.review.Label = fmt.Sprintf("Quarantine: %d waiting", n)
 	}
-	t.refresh()
+	t.update()
 }
 
 // setHeld shows in the menu the agents Engram paused after their refused
@@ -154,14 +165,11 @@ func (t *tray) setHeld(names []string) {
 			delete(t.u.shownHeld, n) // resumed: tell again next time
 		}
 	}
-	if t.da == nil {
-		return
-	}
 	t.held.Label = "Agents: none held"
 	if len(names) > 0 {
 		t.held.Label = "Agents held after refused writes: " + strings.Join(names, ", ")
 	}
-	t.refresh()
+	t.update()
 }
 
 // exportBackup writes a backup into the backup folder and notifies the

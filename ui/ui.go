@@ -47,10 +47,10 @@ type UI struct {
 	// focus is the entry a screen wants focused once it is shown.
 	focus *widget.Entry
 
-	// The banner: lock state, lock/unlock button, status line.
-	lockState  *widget.Label
-	lockButton *widget.Button
-	status     *widget.Label
+	// started is set once the host's background work runs.
+	started bool
+	// status is the main window's status line.
+	status *widget.Label
 
 	tabs       *container.AppTabs
 	qTab       *container.TabItem
@@ -78,7 +78,7 @@ func New(fa fyne.App, cfg host.Config) *UI {
 	}
 	u := &UI{
 		fa: fa, cfg: cfg, now: cfg.Now,
-		lockState: widget.NewLabel(""), lockButton: widget.NewButton("", nil), status: widget.NewLabel(""),
+		status:       widget.NewLabel(""),
 		shownPairing: map[string]bool{},
 		shownHeld:    map[string]bool{},
 	}
@@ -106,13 +106,31 @@ func (u *UI) Start() {
 		u.win.SetContent(u.fatalScreen(openError(err)))
 		return
 	}
-	u.h = h
+	u.attach(h)
 	ok, kerr := h.TryKeyring()
 	if ok {
 		u.showMain()
 		return
 	}
-	u.setScreen(u.unlockScreen(kerr))
+	// Agents work while the window waits for the passphrase.
+	u.startHost()
+	u.showLocked(kerr)
+}
+
+// attach makes h the UI's host and subscribes to its events.
+func (u *UI) attach(h *host.Host) {
+	u.h = h
+	u.unsub = h.Subscribe(u.onEvent)
+}
+
+// startHost starts the host's background work (agent API, watchers,
+// auto-lock) once.
+func (u *UI) startHost() {
+	if u.started || u.manual {
+		return
+	}
+	u.started = true
+	u.h.Start(u.ctx)
 }
 
 // setScreen shows a full-window screen and focuses its first field.
@@ -137,9 +155,9 @@ func openError(err error) string {
 
 func unlockReason(kerr error) string {
 	if kerr == nil {
-		return "Enter the passphrase to unlock the sensitive partition."
+		return "Engram is locked. Agents keep working, without the sensitive partition; enter the passphrase to open the window."
 	}
-	return fmt.Sprintf("The OS keyring could not be used (%v), so Engram needs the passphrase.", kerr)
+	return fmt.Sprintf("The OS keyring could not be used (%v), so Engram needs the passphrase. Agents keep working meanwhile, without the sensitive partition.", kerr)
 }
 
 func (u *UI) fatalScreen(msg string) fyne.CanvasObject {
@@ -149,9 +167,13 @@ func (u *UI) fatalScreen(msg string) fyne.CanvasObject {
 	return container.NewPadded(container.NewVBox(widget.NewLabelWithStyle("Engram cannot start", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), l, quit))
 }
 
-// showMain builds the main tabs once the host is open, starts the host's
-// background work and subscribes to its events.
+// showMain builds the main tabs once the vault is unlocked (or created),
+// and fills them. The screens are built anew at every unlock, so nothing
+// shown before a lock survives it.
 func (u *UI) showMain() {
+	if u.tabs != nil {
+		return
+	}
 	u.memories = newMemoriesScreen(u)
 	u.quarantine = newQuarantineScreen(u)
 	u.agents = newAgentsScreen(u)
@@ -167,71 +189,61 @@ func (u *UI) showMain() {
 		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), u.settings.content),
 	)
 	u.tabs.OnSelected = func(t *container.TabItem) { u.h.Touch(); u.refreshTab(t) }
-	u.win.SetContent(container.NewBorder(u.banner(), nil, nil, nil, u.tabs))
-	u.updateLock()
-	u.unsub = u.h.Subscribe(u.onEvent)
+	u.setScreen(container.NewBorder(u.banner(), nil, nil, nil, u.tabs))
+	u.tray.update()
 	for _, w := range u.h.Warnings {
 		u.setStatus(w)
 	}
 	u.refreshAll()
 }
 
-// banner shows the lock state with the lock/unlock button and status line.
+// banner shows the lock button and the status line.
 func (u *UI) banner() fyne.CanvasObject {
+	u.status = widget.NewLabel("")
 	u.status.Truncation = fyne.TextTruncateEllipsis
-	return container.NewBorder(nil, nil, container.NewHBox(u.lockButton, u.lockState), nil, u.status)
+	lock := widget.NewButtonWithIcon("Lock", theme.VisibilityOffIcon(), u.lockNow)
+	return container.NewBorder(nil, nil, lock, nil, u.status)
 }
 
-// updateLock shows the vault's lock state in the banner and the tray.
-func (u *UI) updateLock() {
-	if u.h.Locked() {
-		u.lockState.SetText("Locked: sensitive memories are hidden.")
-		u.lockButton.SetText("Unlock…")
-		u.lockButton.SetIcon(theme.VisibilityIcon())
-		u.lockButton.OnTapped = u.askUnlock
-	} else {
-		u.lockState.SetText("Unlocked")
-		u.lockButton.SetText("Lock")
-		u.lockButton.SetIcon(theme.VisibilityOffIcon())
-		u.lockButton.OnTapped = u.h.Lock
-	}
-	u.tray.updateLock()
+// lockNow locks the vault and the window.
+func (u *UI) lockNow() {
+	u.h.Lock()
+	u.showLocked(nil)
 }
+
+// showLocked shows the unlock screen and nothing else: every dialog is
+// closed and the main screens are dropped, with whatever they showed.
+// kerr is why the keyring did not unlock at start, or nil.
+func (u *UI) showLocked(kerr error) {
+	ov := u.win.Canvas().Overlays()
+	for top := ov.Top(); top != nil; top = ov.Top() {
+		ov.Remove(top)
+	}
+	u.tabs, u.qTab, u.agentsTab = nil, nil, nil
+	u.memories, u.quarantine, u.agents, u.audit, u.settings = nil, nil, nil, nil, nil
+	u.status = widget.NewLabel("")
+	// Pairing requests are asked again after the unlock.
+	u.shownPairing = map[string]bool{}
+	u.setScreen(u.unlockScreen(kerr))
+	u.tray.update()
+}
+
+// isOpen reports whether the main screens are shown (the vault is
+// unlocked).
+func (u *UI) isOpen() bool { return u.tabs != nil }
 
 // setQuarantineCount shows the review queue's length on its tab and in
 // the tray.
 func (u *UI) setQuarantineCount(n int) {
+	if !u.isOpen() {
+		return
+	}
 	u.qTab.Text = "Quarantine"
 	if n > 0 {
 		u.qTab.Text = fmt.Sprintf("Quarantine (%d)", n)
 	}
 	u.tabs.Refresh()
 	u.tray.setQuarantine(n)
-}
-
-// askUnlock shows the passphrase dialog over the main window.
-func (u *UI) askUnlock() {
-	pass := widget.NewPasswordEntry()
-	remember := widget.NewCheck("Remember in the OS keyring", nil)
-	dialog.ShowForm("Unlock Engram", "Unlock", "Cancel",
-		[]*widget.FormItem{widget.NewFormItem("Passphrase", pass), widget.NewFormItem("", remember)},
-		func(ok bool) {
-			if !ok {
-				return
-			}
-			p := []byte(pass.Text)
-			u.async(func() error {
-				kerr, err := u.h.Unlock(u.ctx, p, remember.Checked)
-				clear(p)
-				if err == nil && kerr != nil {
-					u.setStatus(fmt.Sprintf("Unlocked; the key could not be kept in the OS keyring: %v", kerr))
-				}
-				if errors.Is(err, app.ErrWrongPassphrase) {
-					return errWrongPassphrase
-				}
-				return err
-			}, nil)
-		}, u.win)
 }
 
 // errWrongPassphrase is shown in dialogs; unlockMessage on the screen.
@@ -257,10 +269,22 @@ func (u *UI) onEvent(e host.Event) {
 		run = u.onMain
 	}
 	run(func() {
+		if u.h == nil {
+			return // closed
+		}
 		if e.Lock {
-			u.updateLock()
-			u.memories.refresh()
-			u.quarantine.refresh()
+			switch locked := u.h.Locked(); {
+			case locked && u.isOpen():
+				u.showLocked(nil)
+			case !locked && !u.isOpen():
+				u.showMain()
+			}
+		}
+		for _, ref := range e.Rejected {
+			u.sessionSummary(ref) // a notification, said while locked too
+		}
+		if !u.isOpen() {
+			return // locked: nothing else is shown
 		}
 		if e.Memories {
 			u.memories.changed()
@@ -276,9 +300,6 @@ func (u *UI) onEvent(e host.Event) {
 		}
 		if e.Server {
 			u.serverStatus()
-		}
-		for _, ref := range e.Rejected {
-			u.sessionSummary(ref)
 		}
 		if p := e.Embedding; p != nil {
 			u.setStatus(embeddingStatus(*p))
@@ -323,11 +344,7 @@ func (u *UI) sessionSummary(ref host.SessionRef) {
 // refreshAll fills every screen; once the memories are listed the host
 // starts its background work (index build, agent API, watchers).
 func (u *UI) refreshAll() {
-	u.memories.loaded = func() {
-		if !u.manual {
-			u.h.Start(u.ctx)
-		}
-	}
+	u.memories.loaded = u.startHost
 	u.memories.refresh()
 	u.quarantine.refresh()
 	u.agents.refresh()

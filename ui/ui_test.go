@@ -13,12 +13,14 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/app/apptest"
 	"github.com/engram-app/engram/app/host"
+	"github.com/engram-app/engram/assets"
 	"github.com/engram-app/engram/vault/vaulttest"
 )
 
@@ -188,6 +190,11 @@ func TestUnlockScreenSaysWhyAndRejectsWrongPassphrase(t *testing.T) {
 	u.Start()
 	u.wait()
 	content := u.win.Content()
+	path, ok := find(content, func(l *widget.Label) bool { return l.Text == "Vault: "+host.VaultPath(cfg.DataDir) })
+	if !ok {
+		t.Fatal("the unlock screen does not name the vault file")
+	}
+	path.SetText("Vault: /home/user/.local/share/engram/vault.db") // the temporary directory differs each run
 	test.AssertObjectRendersToMarkup(t, "unlock.xml", content)
 	if !hasLabel(content, "The OS keyring could not be used") || !hasLabel(content, "no D-Bus session bus") {
 		t.Fatal("the unlock screen does not say why it asks")
@@ -207,7 +214,132 @@ func TestUnlockScreenSaysWhyAndRejectsWrongPassphrase(t *testing.T) {
 	}
 }
 
-func TestContinueLockedHidesSensitive(t *testing.T) {
+// texts lists every text the window shows: its content and its
+// overlays (dialogs, pop-ups).
+func texts(c fyne.Canvas) []string {
+	var out []string
+	var walk func(fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		if !o.Visible() {
+			return
+		}
+		switch w := o.(type) {
+		case *widget.Label:
+			out = append(out, w.Text)
+		case *widget.Button:
+			out = append(out, w.Text)
+		case *widget.Entry:
+			out = append(out, w.Text)
+		case *widget.RichText:
+			out = append(out, w.String())
+		case *widget.Check:
+			out = append(out, w.Text)
+		}
+		switch w := o.(type) {
+		case *fyne.Container:
+			for _, k := range w.Objects {
+				walk(k)
+			}
+		case fyne.Widget:
+			for _, k := range test.WidgetRenderer(w).Objects() {
+				walk(k)
+			}
+		}
+	}
+	walk(c.Content())
+	for _, o := range c.Overlays().List() {
+		walk(o)
+	}
+	return out
+}
+
+func buttons(c fyne.Canvas) []string {
+	var out []string
+	var walk func(fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		if !o.Visible() {
+			return
+		}
+		if b, ok := o.(*widget.Button); ok {
+			out = append(out, b.Text)
+			return
+		}
+		switch w := o.(type) {
+		case *fyne.Container:
+			for _, k := range w.Objects {
+				walk(k)
+			}
+		case fyne.Widget:
+			for _, k := range test.WidgetRenderer(w).Objects() {
+				walk(k)
+			}
+		}
+	}
+	walk(c.Content())
+	for _, o := range c.Overlays().List() {
+		walk(o)
+	}
+	return out
+}
+
+func menuLabels(m *fyne.Menu) []string {
+	var out []string
+	for _, it := range m.Items {
+		if !it.IsSeparator {
+			out = append(out, it.Label)
+		}
+	}
+	return out
+}
+
+// assertLocked checks that only the unlock screen is reachable: no tab,
+// no dialog, no text of the vault, one button (Unlock), and a tray that
+// offers only Unlock and Quit.
+func assertLocked(t *testing.T, u *UI, secrets ...string) {
+	t.Helper()
+	c := u.win.Canvas()
+	if !u.h.Locked() {
+		t.Fatal("the vault is not locked")
+	}
+	if _, ok := find(c.Content(), func(*container.AppTabs) bool { return true }); ok || u.tabs != nil {
+		t.Fatal("the tabs are reachable while locked")
+	}
+	if n := len(c.Overlays().List()); n != 0 {
+		t.Fatalf("%d dialogs stay open while locked", n)
+	}
+	if got := buttons(c); !slices.Equal(got, []string{"Unlock"}) {
+		t.Fatalf("buttons while locked = %q, want only Unlock", got)
+	}
+	all := strings.Join(texts(c), "\n")
+	for _, s := range secrets {
+		if strings.Contains(all, s) {
+			t.Fatalf("the locked window shows %q:\n%s", s, all)
+		}
+	}
+	if got := menuLabels(u.tray.menu); !slices.Equal(got, []string{"Unlock…", "Quit"}) {
+		t.Fatalf("tray menu while locked = %q, want Unlock…, Quit", got)
+	}
+	if u.tray.icon != assets.IconLocked {
+		t.Fatalf("tray icon while locked = %s", u.tray.icon.Name())
+	}
+	if e, ok := c.Focused().(*widget.Entry); !ok || !e.Password {
+		t.Fatalf("focus while locked = %T, want the passphrase", c.Focused())
+	}
+}
+
+// unlockWith types pass into the unlock screen and presses Enter.
+func unlockWith(t *testing.T, u *UI, pass string) {
+	t.Helper()
+	e, ok := u.win.Canvas().Focused().(*widget.Entry)
+	if !ok {
+		t.Fatalf("nothing focused on the unlock screen")
+	}
+	test.Type(e, pass)
+	e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	u.wait()
+}
+
+func TestLockedStartShowsOnlyUnlock(t *testing.T) {
 	cfg := testConfig(t)
 	h, err := host.Create(t.Context(), cfg, []byte(passphrase), false)
 	if err != nil {
@@ -219,15 +351,66 @@ func TestContinueLockedHidesSensitive(t *testing.T) {
 	h.Close()
 	u, _ := newUI(t, cfg)
 	u.Start()
-	test.Tap(button(t, u.win.Content(), "Continue locked (sensitive memories stay hidden)"))
 	u.wait()
-	rows := u.memories.rows.data
-	if len(rows) != 1 || rows[0].Preview != "the repo uses tabs" {
-		t.Fatalf("locked list = %+v, want only the internal memory", rows)
+	assertLocked(t, u, "the repo uses tabs", "4111")
+	if !hasLabel(u.win.Content(), host.VaultPath(cfg.DataDir)) {
+		t.Error("the unlock screen does not name the vault")
 	}
-	if !strings.Contains(u.memories.count.Text, "1 sensitive hidden while locked") {
-		t.Fatalf("count = %q", u.memories.count.Text)
+	unlockWith(t, u, passphrase)
+	if u.h.Locked() || u.tabs == nil || len(u.memories.rows.data) != 2 {
+		t.Fatal("the right passphrase did not open the window with both memories")
 	}
+}
+
+func TestLockLocksEverything(t *testing.T) {
+	for _, how := range []string{"button", "tray", "auto-lock"} {
+		t.Run(how, func(t *testing.T) {
+			u, _ := openUI(t)
+			store(t, u, u.h.Operator(), app.StoreInput{Content: "call me at +1 415 555 0100", Partition: "sensitive"})
+			store(t, u, u.h.Operator(), app.StoreInput{Content: "the repo uses tabs"})
+			u.memories.refresh()
+			u.wait()
+			if got := menuLabels(u.tray.menu); !slices.Contains(got, "Lock") || !slices.Contains(got, "Export backup") {
+				t.Fatalf("tray menu while open = %q", got)
+			}
+			u.agents.showToken("claude-code", "engram_secret_token_value") // a dialog left open
+			switch how {
+			case "button":
+				test.Tap(button(t, u.win.Content(), "Lock"))
+			case "tray":
+				trayItem(t, u.tray.menu, "Lock").Action()
+			case "auto-lock":
+				u.h.Lock()
+				u.onEvent(host.Event{Lock: true})
+			}
+			u.wait()
+			assertLocked(t, u, "the repo uses tabs", "415 555", "engram_secret_token_value")
+
+			unlockWith(t, u, "wrong passphrase")
+			if !hasLabel(u.win.Content(), "Wrong passphrase") || !u.h.Locked() {
+				t.Fatal("a wrong passphrase was not reported on the unlock screen")
+			}
+			assertLocked(t, u)
+			unlockWith(t, u, passphrase)
+			if u.h.Locked() || u.tabs == nil || len(u.memories.rows.data) != 2 {
+				t.Fatal("the unlock did not bring the window back")
+			}
+			if got := menuLabels(u.tray.menu); !slices.Contains(got, "Lock") || u.tray.icon != assets.Icon {
+				t.Fatalf("tray after unlock = %q, icon %s", got, u.tray.icon.Name())
+			}
+		})
+	}
+}
+
+func trayItem(t *testing.T, m *fyne.Menu, label string) *fyne.MenuItem {
+	t.Helper()
+	for _, it := range m.Items {
+		if it.Label == label {
+			return it
+		}
+	}
+	t.Fatalf("no tray entry %q in %q", label, menuLabels(m))
+	return nil
 }
 
 func store(t *testing.T, u *UI, req app.Request, in app.StoreInput) app.MemoryResponse {
@@ -542,25 +725,6 @@ func TestExportBackupAsksOnceThenUsesKeyring(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(u.h.Settings().BackupDir, "engram-*.age"))
 	if len(notes.all()) != 2 || len(files) == 0 {
 		t.Fatalf("second export: notes %q, files %v", notes.all(), files)
-	}
-}
-
-func TestLockButtonHidesSensitive(t *testing.T) {
-	u, _ := openUI(t)
-	store(t, u, u.h.Operator(), app.StoreInput{Content: "call me at +1 415 555 0100", Partition: "sensitive"})
-	u.memories.refresh()
-	u.wait()
-	if rows := u.memories.rows.data; len(rows) != 1 {
-		t.Fatalf("unlocked list has %d rows", len(rows))
-	}
-	test.Tap(button(t, u.win.Content(), "Lock"))
-	u.onEvent(host.Event{Lock: true})
-	u.wait()
-	if rows := u.memories.rows.data; len(rows) != 0 || !u.h.Locked() {
-		t.Fatalf("after Lock the list shows %d rows", len(rows))
-	}
-	if _, ok := find(u.win.Content(), func(b *widget.Button) bool { return b.Text == "Unlock…" }); !ok {
-		t.Fatal("no Unlock button after locking")
 	}
 }
 

@@ -55,7 +55,7 @@ func (u *UI) createScreen() fyne.CanvasObject {
 				errLabel.SetText(fmt.Sprintf("The vault could not be created: %v", err))
 				return
 			}
-			u.h = h
+			u.attach(h)
 			u.showMain()
 		})
 	})
@@ -73,9 +73,10 @@ func (u *UI) createScreen() fyne.CanvasObject {
 	return container.NewCenter(container.NewGridWrap(fyne.NewSize(560, 460), form))
 }
 
-// unlockScreen asks for the passphrase at start, saying why (kerr is why
-// the keyring was not used, or nil). The user may also go on locked
-// (sensitive memories hidden).
+// unlockScreen is the one screen shown while Engram is locked, at start
+// and after a lock: it asks for the passphrase, saying why (kerr is why
+// the keyring was not used, or nil), and shows nothing of the vault but
+// its path.
 func (u *UI) unlockScreen(kerr error) fyne.CanvasObject {
 	pass := widget.NewPasswordEntry()
 	pass.SetPlaceHolder("Passphrase")
@@ -83,20 +84,34 @@ func (u *UI) unlockScreen(kerr error) fyne.CanvasObject {
 	if errors.Is(kerr, app.ErrKeyringUnavailable) {
 		remember.Hide() // nowhere to remember it
 	}
-	reason := unlockReason(kerr)
-	why := widget.NewLabel(reason)
+	if _, none := u.cfg.KeyStore.(app.NoKeyring); none {
+		remember.Hide()
+	}
+	why := widget.NewLabel(unlockReason(kerr))
 	why.Wrapping = fyne.TextWrapWord
 	errLabel := widget.NewLabel("")
 	errLabel.Importance = widget.DangerImportance
 	errLabel.Wrapping = fyne.TextWrapWord
+	errLabel.Hide()
+	busy := widget.NewProgressBarInfinite()
+	busy.Stop()
+	busy.Hide()
+	// An error stops being true as soon as the passphrase changes.
+	pass.OnChanged = func(string) { errLabel.Hide() }
 	var unlock *widget.Button
 	submit := func() {
+		if unlock.Disabled() {
+			return // already checking
+		}
 		if pass.Text == "" {
 			errLabel.SetText("Enter the passphrase.")
+			errLabel.Show()
 			return
 		}
 		unlock.Disable()
-		errLabel.SetText("Unlocking…")
+		errLabel.Hide()
+		busy.Show()
+		busy.Start()
 		p := []byte(pass.Text)
 		var kerr error
 		u.background(func() (err error) {
@@ -104,10 +119,14 @@ func (u *UI) unlockScreen(kerr error) fyne.CanvasObject {
 			clear(p)
 			return err
 		}, func(err error) {
+			busy.Stop()
+			busy.Hide()
 			unlock.Enable()
 			if err != nil {
-				errLabel.SetText(unlockMessage(err))
 				pass.SetText("")
+				errLabel.SetText(unlockMessage(err))
+				errLabel.Show()
+				u.win.Canvas().Focus(pass)
 				return
 			}
 			u.showMain()
@@ -119,11 +138,13 @@ func (u *UI) unlockScreen(kerr error) fyne.CanvasObject {
 	pass.OnSubmitted = func(string) { submit() }
 	unlock = widget.NewButtonWithIcon("Unlock", theme.ConfirmIcon(), submit)
 	unlock.Importance = widget.HighImportance
-	items := []fyne.CanvasObject{
-		widget.NewLabelWithStyle("Unlock Engram", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		why, pass, remember, unlock, errLabel,
-	}
-	items = append(items, widget.NewButton("Continue locked (sensitive memories stay hidden)", func() { u.showMain() }))
+	path := widget.NewLabel("Vault: " + host.VaultPath(u.cfg.DataDir))
+	path.Wrapping = fyne.TextWrapBreak
+	path.Importance = widget.LowImportance
+	form := container.NewVBox(
+		container.NewHBox(widget.NewIcon(theme.VisibilityOffIcon()), widget.NewLabelWithStyle("Engram is locked", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})),
+		why, pass, remember, unlock, busy, errLabel, path,
+	)
 	u.focus = pass
-	return container.NewCenter(container.NewGridWrap(fyne.NewSize(520, 360), container.NewVBox(items...)))
+	return container.NewCenter(container.NewGridWrap(fyne.NewSize(520, 380), form))
 }
