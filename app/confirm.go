@@ -13,7 +13,7 @@ import (
 // user's confirmation restarts the memory's TTL and confidence, an agent's
 // adds 0.1 to its confidence (see package decay).
 func (s *Service) Confirm(ctx context.Context, req Request, id, evidence string) MemoryResponse {
-	return s.verify(req, id, vault.Confirmed, evidence)
+	return s.verify(ctx, req, id, vault.Confirmed, evidence)
 }
 
 // Refute records that the caller found a memory wrong; the next sweep
@@ -22,10 +22,10 @@ func (s *Service) Refute(ctx context.Context, req Request, id, evidence string) 
 	if strings.TrimSpace(evidence) == "" {
 		return MemoryResponse{Response: Response{StatusInvalid, "invalid: a refutation needs the evidence that shows the memory wrong"}}
 	}
-	return s.verify(req, id, vault.Refuted, evidence)
+	return s.verify(ctx, req, id, vault.Refuted, evidence)
 }
 
-func (s *Service) verify(req Request, id string, verdict vault.Verdict, evidence string) MemoryResponse {
+func (s *Service) verify(ctx context.Context, req Request, id string, verdict vault.Verdict, evidence string) MemoryResponse {
 	if r, ok := s.gate(req); !ok {
 		return MemoryResponse{Response: r}
 	}
@@ -42,6 +42,8 @@ func (s *Service) verify(req Request, id string, verdict vault.Verdict, evidence
 	if err != nil {
 		return MemoryResponse{Response: s.fail("verify", err)}
 	}
+	// Recall ranks by the confidence now, which a verification changes.
+	s.index(ctx, &m)
 	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &m}
 }
 

@@ -26,14 +26,16 @@ type RecallInput struct {
 
 // RecallResult is one recalled memory.
 type RecallResult struct {
-	ID         string      `json:"id"`
-	Content    string      `json:"content"`
-	Score      float64     `json:"score"`
-	Partition  Partition   `json:"partition"`
-	Trust      vault.Trust `json:"trust"`
-	Confidence float64     `json:"confidence"`
-	Source     Source      `json:"source"`
-	Created    time.Time   `json:"created"`
+	ID        string      `json:"id"`
+	Content   string      `json:"content"`
+	Score     float64     `json:"score"`
+	Partition Partition   `json:"partition"`
+	Trust     vault.Trust `json:"trust"`
+	// Confidence is the memory's confidence now, decayed and boosted by
+	// the lifecycle rules (see CurrentConfidence), as recall ranked it.
+	Confidence float64   `json:"confidence"`
+	Source     Source    `json:"source"`
+	Created    time.Time `json:"created"`
 }
 
 // RecallResponse returns the recalled memories, best first, and the same
@@ -77,8 +79,9 @@ func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) Recal
 	}
 	s.syncSensitive(ctx)
 	canRead := s.reader(req.Caller)
+	now := s.now()
 	res, err := s.recall.Search(ctx, recall.Query{
-		Text: in.Query, Mode: mode, Filters: in.Filters, Limit: in.Limit, Now: s.now(),
+		Text: in.Query, Mode: mode, Filters: in.Filters, Limit: in.Limit, Now: now,
 		Allow: func(d *recall.Doc) bool {
 			return canRead(vault.Info{Partition: d.Partition, Sealed: d.Sensitive, Owner: d.Owner, Field: d.Field, Product: d.Product})
 		},
@@ -90,7 +93,7 @@ func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) Recal
 	out := make([]RecallResult, len(res.Hits))
 	for i, h := range res.Hits {
 		d := h.Doc
-		out[i] = RecallResult{ID: d.ID, Content: d.Content, Score: h.Score, Partition: d.Partition, Trust: d.Trust, Confidence: d.Confidence, Source: d.Source, Created: d.Created}
+		out[i] = RecallResult{ID: d.ID, Content: d.Content, Score: h.Score, Partition: d.Partition, Trust: d.Trust, Confidence: d.ConfidenceAt(now), Source: d.Source, Created: d.Created}
 		if d.Sensitive {
 			s.audit(req, vault.AuditEntry{Action: vault.ActionL3Access, MemoryID: d.ID, Field: d.Field, Partition: d.Partition, Result: vault.ResultOK, Reason: "recall"})
 		}
@@ -102,7 +105,7 @@ func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) Recal
 	for i := range out {
 		ids[i] = out[i].ID
 	}
-	s.recordAccess(ids, s.now())
+	s.recordAccess(ids, now)
 	if working := s.recallWorking(req, in.Query); len(working) > 0 {
 		out = append(working, out...)
 		res.Context = workingContext(working) + res.Context
@@ -140,7 +143,7 @@ func (s *Service) syncSensitive(ctx context.Context) {
 		}
 		for i := range mems {
 			if mems[i].Sensitive() {
-				_ = s.recall.Put(recall.DocOf(&mems[i]), nil)
+				_ = s.recall.Put(docOf(&mems[i]), nil)
 			}
 		}
 		s.sensitiveIndexed = true
@@ -168,7 +171,7 @@ func (s *Service) Reindex(ctx context.Context) error {
 	load := s.recall.NewLoader()
 	var todo []toEmbed
 	_, err := s.v.Each(vault.ListFilter{Partitions: []Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}, OnDamaged: s.skipDamaged}, func(m *Memory) error {
-		load.Add(recall.DocOf(m), nil)
+		load.Add(docOf(m), nil)
 		if !m.Sensitive() && model != "" {
 			todo = append(todo, toEmbed{id: m.ID, content: m.Content, hash: m.ContentHash, accessed: m.Accessed})
 		}
@@ -236,6 +239,16 @@ func (s *Service) attachStored(ctx context.Context, model string, todo []toEmbed
 	return missing, nil
 }
 
+// docOf is m as the recall index keeps it, with what the lifecycle rules
+// need to compute its confidence at the time of each query (recordOf):
+// the user's last confirmation and the boosts since.
+func docOf(m *Memory) recall.Doc {
+	d := recall.DocOf(m)
+	r := recordOf(m)
+	d.Confirmed, d.Verifications, d.Observations = r.Confirmed, r.Verifications, r.Observations
+	return d
+}
+
 // index brings memory m into the recall index after a write, or takes a
 // sensitive memory's vector out. A memory whose text has no vector yet is
 // indexed by keyword at once and gets its vector in the background
@@ -245,7 +258,7 @@ func (s *Service) index(ctx context.Context, m *Memory) {
 	if s.recall == nil {
 		return
 	}
-	d := recall.DocOf(m)
+	d := docOf(m)
 	var vec []float32
 	later := false
 	switch {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/app/recall"
@@ -250,5 +251,44 @@ func TestIndexInBackground(t *testing.T) {
 	}
 	if err := s.WaitIndexed(t.Context()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRecallRanksByConfidenceNow: two otherwise equal memories, one the
+// user confirmed last week and one untouched for a year, rank in that
+// order, and min_confidence drops the stale one; recall writes nothing to
+// the memories to do so.
+func TestRecallRanksByConfidenceNow(t *testing.T) {
+	v, clock := vaulttest.New(t)
+	s, err := app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(nil)), Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := mustStore(t, s, operator, app.StoreInput{Content: "The deploy window for billing is Tuesday morning", Kind: vault.Fact})
+	stale := mustStore(t, s, operator, app.StoreInput{Content: "The deploy window for search is Thursday evening", Kind: vault.Fact})
+	clock.Advance(358 * 24 * time.Hour)
+	if r := s.Confirm(ctx, operator, fresh.ID, ""); !r.OK() {
+		t.Fatal(r.Response)
+	}
+	clock.Advance(7 * 24 * time.Hour)
+
+	r := s.Recall(ctx, operator, app.RecallInput{Query: "deploy window", Mode: recall.Exact})
+	if !r.OK() || len(r.Results) != 2 {
+		t.Fatalf("Recall = %+v", r)
+	}
+	if r.Results[0].ID != fresh.ID || r.Results[1].ID != stale.ID {
+		t.Fatalf("order = %q, %q; want the memory confirmed last week first", r.Results[0].Content, r.Results[1].Content)
+	}
+	if c0, c1 := r.Results[0].Confidence, r.Results[1].Confidence; !(c0 > 0.9 && c1 < 0.5) {
+		t.Errorf("confidences = %.3f, %.3f; want above 0.9 (confirmed last week) and below 0.5 (a year of decay)", c0, c1)
+	}
+	r = s.Recall(ctx, operator, app.RecallInput{Query: "deploy window", Mode: recall.Exact, Filters: app.RecallFilters{MinConfidence: 0.6}})
+	if len(r.Results) != 1 || r.Results[0].ID != fresh.ID {
+		t.Fatalf("min_confidence 0.6 = %+v, want only the confirmed memory", r.Results)
+	}
+	// The stored confidence is what it was written with: decay is computed
+	// per query, not written.
+	if g := s.Get(ctx, operator, stale.ID); !g.OK() || g.Memory.Confidence != stale.Confidence || g.Memory.Version != stale.Version {
+		t.Errorf("stale memory after recall = %+v, want confidence %.2f at version %d", g.Memory, stale.Confidence, stale.Version)
 	}
 }

@@ -2,6 +2,7 @@ package recall
 
 import (
 	"slices"
+	"time"
 
 	"github.com/engram-app/engram/vault"
 )
@@ -96,12 +97,13 @@ func (f *Filters) perDoc() bool {
 	return len(f.Tags) > 0 || f.MinConfidence > 0 || !f.After.IsZero() || !f.Before.IsZero()
 }
 
-// matchDoc is Match on what a document has of its own.
-func (f *Filters) matchDoc(d *Doc) bool {
+// matchDoc is Match on what a document has of its own; MinConfidence
+// applies to its confidence at now.
+func (f *Filters) matchDoc(d *Doc, now time.Time) bool {
 	if len(f.Tags) > 0 && !slices.ContainsFunc(d.Tags, func(t string) bool { return slices.Contains(f.Tags, t) }) {
 		return false
 	}
-	if d.Confidence < f.MinConfidence {
+	if f.MinConfidence > 0 && d.ConfidenceAt(now) < f.MinConfidence {
 		return false
 	}
 	return (f.After.IsZero() || !d.Created.Before(f.After)) && (f.Before.IsZero() || d.Created.Before(f.Before))

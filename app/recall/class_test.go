@@ -26,7 +26,7 @@ func refMatch(d *Doc, f *Filters, allow func(*Doc) bool) bool {
 		in(slices.Contains(f.Kinds, d.Kind), len(f.Kinds)) &&
 		in(slices.Contains(f.Fields, d.Field), len(f.Fields)) &&
 		in(slices.ContainsFunc(d.Tags, func(t string) bool { return slices.Contains(f.Tags, t) }), len(f.Tags)) &&
-		d.Confidence >= f.MinConfidence &&
+		(f.MinConfidence == 0 || d.ConfidenceAt(t0) >= f.MinConfidence) && // the searches run at t0
 		(f.After.IsZero() || !d.Created.Before(f.After)) && (f.Before.IsZero() || d.Created.Before(f.Before))
 }
 

@@ -8,8 +8,9 @@
 // query runs against one or both ([Exact],
 // [Semantic], [Hybrid]); hybrid results are fused by a convex combination
 // of normalised scores ([FusionConvex]). The fused relevance is then
-// weighted by each memory's confidence, its writer's trust and, with a
-// configurable weight, its recency, and cut to the per-recall limits (10
+// weighted by each memory's confidence at the time of the query (decayed
+// and boosted by package decay's rules, [Doc.ConfidenceAt]; computed, never
+// written), its writer's trust and, with a configurable weight, its recency, and cut to the per-recall limits (10
 // episodic and 20 semantic memories, 4,000 tokens of context by default).
 //
 // Sensitive memories are never embedded: they are found by keyword only,

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/engram-app/engram/decay"
 	"github.com/engram-app/engram/vault"
 )
 
@@ -115,24 +116,47 @@ func (c *Config) fill() {
 
 // Doc is what the engine knows of a memory.
 type Doc struct {
-	ID         string
-	Content    string
-	Kind       vault.Kind
-	Field      vault.Field
-	Tier       vault.Tier
-	Partition  vault.Partition
-	Tags       []string
-	Source     vault.Source
-	Owner      string
-	Product    string
-	Trust      vault.Trust
+	ID        string
+	Content   string
+	Kind      vault.Kind
+	Field     vault.Field
+	Tier      vault.Tier
+	Partition vault.Partition
+	Tags      []string
+	Source    vault.Source
+	Owner     string
+	Product   string
+	Trust     vault.Trust
+	// Confidence is the confidence at creation or at the user's last
+	// confirmation; recall ranks and filters by ConfidenceAt, the
+	// confidence decayed to the time of the query.
 	Confidence float64
 	Created    time.Time
+	// Confirmed is the user's last confirmation (zero if never), from
+	// which decay counts instead of Created; Verifications and
+	// Observations count the agents' confirmations and the consistent
+	// observations since, each a boost (see package decay).
+	Confirmed                   time.Time
+	Verifications, Observations int
 	// Sensitive memories are indexed by keyword only.
 	Sensitive bool
 }
 
-// DocOf returns the Doc of a memory.
+// ConfidenceAt is d's confidence at now, as the lifecycle rules of package
+// decay compute it: Confidence decayed by kind from the last confirmation
+// or creation, plus the boosts. A document of a kind without a decay
+// profile, or with no timestamps, keeps its Confidence (plus boosts).
+// It is computed per query: nothing is written.
+func (d *Doc) ConfidenceAt(now time.Time) float64 {
+	return decay.Confidence(decay.Record{
+		Kind: decay.Kind(d.Kind), Initial: d.Confidence, Verifications: d.Verifications, Observations: d.Observations,
+		Created: d.Created, Confirmed: d.Confirmed,
+	}, now)
+}
+
+// DocOf returns the Doc of a memory. It leaves Confirmed, Verifications
+// and Observations zero: the caller that knows how the memory's
+// verifications count (the app's lifecycle rules) sets them.
 func DocOf(m *vault.Memory) Doc {
 	return Doc{
 		ID: m.ID, Content: m.Content, Kind: m.Kind, Field: m.Field, Tier: m.Tier, Partition: m.Partition,

@@ -185,7 +185,7 @@ func TestFilters(t *testing.T) {
 		{"archive partition named", Filters{Partitions: []vault.Partition{vault.Archive}}, archived, true},
 	}
 	for _, tc := range tests {
-		if got := tc.f.Match(&tc.d); got != tc.want {
+		if got := tc.f.Match(&tc.d, time.Time{}); got != tc.want {
 			t.Errorf("%s: Match = %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -470,5 +470,38 @@ func TestMaxTerms(t *testing.T) {
 		if got := ids(r.Hits); !slices.Equal(got, tc.want) {
 			t.Errorf("MaxTerms %d: %v, want %v", tc.max, got, tc.want)
 		}
+	}
+}
+
+// TestConfidenceNow: ranking and MinConfidence use the confidence at the
+// time of the query, decayed from the last confirmation and raised by
+// verifications, not the confidence a memory was written with.
+func TestConfidenceNow(t *testing.T) {
+	e := New(DefaultConfig(nil))
+	now := t0.Add(365 * 24 * time.Hour)
+	stale := doc("stale", "the deploy window is Tuesday")
+	confirmed := doc("confirmed", "the deploy window is Friday")
+	confirmed.Confirmed = now.Add(-7 * 24 * time.Hour)
+	verified := doc("verified", "the deploy window is Monday")
+	verified.Verifications = 2
+	put(t, e, nil, stale, confirmed, verified)
+	if c := stale.ConfidenceAt(now); math.Abs(c-0.475) > 0.001 {
+		t.Errorf("stale.ConfidenceAt = %.3f, want 0.475 (a fact's half-life is a year)", c)
+	}
+	r, err := e.Search(context.Background(), Query{Text: "deploy window", Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ids(r.Hits), []string{"confirmed", "verified", "stale"}; !slices.Equal(got, want) {
+		t.Errorf("order = %q, want %q", got, want)
+	}
+	r, _ = e.Search(context.Background(), Query{Text: "deploy window", Now: now, Filters: Filters{MinConfidence: 0.6}})
+	if got, want := ids(r.Hits), []string{"confirmed", "verified"}; !slices.Equal(got, want) {
+		t.Errorf("MinConfidence 0.6: %q, want %q", got, want)
+	}
+	// At the time of writing nothing has decayed: all three pass.
+	r, _ = e.Search(context.Background(), Query{Text: "deploy window", Now: t0, Filters: Filters{MinConfidence: 0.9}})
+	if len(r.Hits) != 3 {
+		t.Errorf("MinConfidence 0.9 at t0: %q, want all three", ids(r.Hits))
 	}
 }

@@ -32,10 +32,11 @@ type Filters struct {
 
 func anyOf[T comparable](list []T, v T) bool { return len(list) == 0 || slices.Contains(list, v) }
 
-// Match reports whether d passes the filters.
-func (f *Filters) Match(d *Doc) bool {
+// Match reports whether d passes the filters at now (MinConfidence is
+// compared with d's confidence at now).
+func (f *Filters) Match(d *Doc, now time.Time) bool {
 	k := classOf(d)
-	return f.matchClass(&k) && f.matchDoc(d)
+	return f.matchClass(&k) && f.matchDoc(d, now)
 }
 
 // Query is one recall.
@@ -46,7 +47,8 @@ type Query struct {
 	// Limit caps the number of results below the engine's limits; 0 means
 	// only the engine's limits apply.
 	Limit int
-	// Now is the time recency is measured from; zero means time.Now.
+	// Now is the time recency and confidence are measured at; zero means
+	// time.Now.
 	Now time.Time
 	// Allow is the read rule: documents it refuses are never returned. Nil
 	// allows everything. It decides from a document's class: its
@@ -70,8 +72,9 @@ type Query struct {
 // Hit is one recalled memory.
 type Hit struct {
 	Doc Doc
-	// Score is the final score: relevance × confidence × trust weight ×
-	// recency boost. Only the order means something.
+	// Score is the final score: relevance × confidence at the time of the
+	// query (Doc.ConfidenceAt) × trust weight × recency boost. Only the
+	// order means something.
 	Score float64
 	// Relevance is the mode's relevance before weighting: BM25 (exact),
 	// (cosine+1)/2 (semantic) or the fused rank score (hybrid).
@@ -131,7 +134,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	out := make([]Hit, 0, len(hits))
 	for _, h := range hits {
-		h.Score = h.Relevance * h.Doc.Confidence * trustWeight(h.Doc.Trust) * e.recency(h.Doc.Created, q.Now)
+		h.Score = h.Relevance * h.Doc.ConfidenceAt(q.Now) * trustWeight(h.Doc.Trust) * e.recency(h.Doc.Created, q.Now)
 		out = append(out, *h)
 	}
 	slices.SortFunc(out, byScore)
@@ -158,7 +161,7 @@ func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useK
 	}
 	admitted, perDoc := e.cls.admitted(&q), q.Filters.perDoc()
 	keep := func(slot uint32) bool {
-		return admitted[e.cls.of[slot]] && (!perDoc || q.Filters.matchDoc(&e.docs[slot].doc))
+		return admitted[e.cls.of[slot]] && (!perDoc || q.Filters.matchDoc(&e.docs[slot].doc, q.Now))
 	}
 	var kwList, vecList []ranked
 	n := max(e.cfg.Candidates, q.Limit)
