@@ -68,6 +68,9 @@ type admission struct {
 	sealQueue bool
 	// queueReason is why the write was queued.
 	queueReason string
+	// joined is the text screened for a write that completes an order
+	// begun in an earlier one: the two joined (see splitOrder).
+	joined string
 	// secretTypes names the secrets redacted, for the audit ("" if none).
 	secretTypes string
 }

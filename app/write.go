@@ -98,6 +98,8 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 			a.res.Verdict, a.res.Risk, a.res.Threat = guard.Suspicious, max(res.Risk, joined.Risk), max(res.Threat, joined.Threat)
 			a.res.Reasons = append(a.res.Reasons, joined.Reasons...)
 			a.queueReason = splitReason(earlier.id, joined)
+			// The earlier write may be sensitive: its copy is sealed.
+			a.joined, a.sealQueue = joinWrites(earlier.content, m.Content), true
 			s.auditAll(facts)
 			return s.enqueue(req, a, warnings)
 		}
@@ -288,6 +290,7 @@ func (s *Service) enqueue(req Request, a admission, warnings []string) MemoryRes
 	it := &quarantine.Item{
 		ID: uuid.NewString(), State: quarantine.Pending, Memory: m, Agent: req.Caller.Name(), Session: req.Caller.Session,
 		Reason: reason, Reasons: res.Reasons, Risk: res.Risk, Threat: res.Threat, Findings: queueFindings(res.Findings), Created: s.now().UTC(),
+		Joined: a.joined,
 	}
 	existing, _, _ := s.v.List(vault.ListFilter{Field: m.Field, OnDamaged: s.skipDamaged})
 	it.Proposal, it.Guardian = quarantine.Guardian(it, quarantine.Review{Existing: existing})

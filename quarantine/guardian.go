@@ -14,11 +14,22 @@ type Review struct {
 	Existing []vault.Memory
 }
 
-// Guardian proposes a decision for a pending item from three checks:
-// injection risk (from the guard's findings and threat score), source
-// reliability (the memory's trust and source), and conflicts with existing
-// memories in the same field (a near-duplicate subject with different
-// content). It returns the proposal and its reasons. It changes nothing.
+// suspiciousRisk is the write guard's risk from which a write is
+// suspicious (guard.suspiciousAt).
+const suspiciousRisk = 0.5
+
+// Guardian proposes a decision for a pending item from what Engram
+// itself observed: the guard's threat score, risk and findings, whether
+// the write completes an order split over two writes, the channel it came
+// through (content from the web is unreliable), and conflicts with
+// existing memories in the same field (a near-duplicate subject with
+// different content). It returns the proposal and its reasons, in plain
+// words. It changes nothing.
+//
+// A proposal never rests on what the writing agent says about itself:
+// a source an agent names (Source.Reported, or the source type of an item
+// queued before agents' claims were kept apart) is mentioned, never
+// credited. Only the user's own writes count as the user's.
 func Guardian(it *Item, r Review) (Proposal, []string) {
 	var why []string
 	score := 0
@@ -30,20 +41,30 @@ func Guardian(it *Item, r Review) (Proposal, []string) {
 		score++
 		why = append(why, fmt.Sprintf("moderate injection threat (%d/10)", it.Threat))
 	}
+	if it.Risk >= suspiciousRisk {
+		score++
+		why = append(why, fmt.Sprintf("the write guard rates its risk %.2f (suspicious from %.2f)", it.Risk, suspiciousRisk))
+	}
 	for _, f := range it.Findings {
 		if f.Kind == "injection" {
 			score++
-			why = append(why, "injection pattern: "+f.Type)
+			why = append(why, "it contains an instruction pattern ("+f.Type+")")
 			break
 		}
 	}
-	switch it.Memory.Source.Type {
-	case vault.SourceWebFetch:
+	if it.Joined != "" {
+		score += 2
+		why = append(why, "read together with the agent's previous write it is an instruction split in two")
+	}
+	if it.Memory.Source.Type == vault.SourceWebFetch {
 		score++
 		why = append(why, "content from the web is unreliable")
-	case vault.SourceUserMessage, vault.SourceExplicitSave:
-		why = append(why, "the user is the source")
+	}
+	if it.Agent == vault.AgentOperator {
 		score--
+		why = append(why, "you wrote it")
+	} else if claim := claimedSource(it.Memory.Source); claim != "" {
+		why = append(why, fmt.Sprintf("the agent says the source is %s; an agent cannot vouch for that, so it counts for nothing", claim))
 	}
 	if c := conflicts(it.Memory, r.Existing); c != "" {
 		score++
@@ -56,9 +77,24 @@ func Guardian(it *Item, r Review) (Proposal, []string) {
 		return ProposeSuspicious, why
 	}
 	if len(why) == 0 {
-		why = append(why, "no injection signal, reliable source, no conflict")
+		why = append(why, "no instruction pattern, low risk, no conflict")
 	}
 	return ProposeSafe, why
+}
+
+// claimedSource is the user-level source an agent named for its write:
+// Source.Reported, or for items queued before it existed the source type
+// itself.
+func claimedSource(s vault.Source) string {
+	for _, t := range []vault.SourceType{s.Reported, s.Type} {
+		switch t {
+		case vault.SourceUserMessage:
+			return "a message from the user"
+		case vault.SourceExplicitSave:
+			return "the user asking to save it"
+		}
+	}
+	return ""
 }
 
 // conflicts returns the id of an existing memory in the same field whose

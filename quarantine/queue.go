@@ -56,6 +56,11 @@ type Item struct {
 	Risk     float64      `json:"risk"`
 	Threat   int          `json:"threat"` // 0..10
 	Findings []Finding    `json:"findings,omitempty"`
+	// Joined is set for a write that completes an order begun in an
+	// earlier write of the session: the two joined, the text the guard
+	// found suspicious. Findings are offsets into Memory.Content, never
+	// into Joined.
+	Joined string `json:"joined,omitempty"`
 	Proposal Proposal     `json:"proposal"`
 	// Guardian explains the proposal.
 	Guardian []string  `json:"guardian,omitempty"`
