@@ -60,8 +60,8 @@ type Item struct {
 	// earlier write of the session: the two joined, the text the guard
 	// found suspicious. Findings are offsets into Memory.Content, never
 	// into Joined.
-	Joined string `json:"joined,omitempty"`
-	Proposal Proposal     `json:"proposal"`
+	Joined   string   `json:"joined,omitempty"`
+	Proposal Proposal `json:"proposal"`
 	// Guardian explains the proposal.
 	Guardian []string  `json:"guardian,omitempty"`
 	Created  time.Time `json:"created"`
