@@ -68,6 +68,9 @@ type admission struct {
 	sealQueue bool
 	// queueReason is why the write was queued.
 	queueReason string
+	// screened is the text the guard checked, before redaction: its
+	// findings' offsets are into it.
+	screened string
 	// joined is the text screened for a write that completes an order
 	// begun in an earlier one: the two joined (see splitOrder).
 	joined string
@@ -261,6 +264,7 @@ func (s *Service) admit(req Request, p proposal) admission {
 	if !agent {
 		source = string(vault.SourceUserMessage)
 	}
+	a.screened = m.Content
 	a.res = s.guard.Check(guard.Input{Text: m.Content, Source: source, Field: string(m.Field), Confirmed: userConfirmed || claimed})
 	res := a.res
 	what := "the memory"

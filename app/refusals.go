@@ -68,7 +68,7 @@ func (s *Service) settle(req Request, a admission) Response {
 	switch a.outcome {
 	case refused:
 		if a.hostile && agent {
-			s.keepHostile(req, a.m, a.res, e.ContentHash)
+			s.keepHostile(req, a, e.ContentHash)
 		}
 	case invalid:
 		if a.status == StatusUnauthorized {

@@ -273,15 +273,6 @@ func (s *Service) EndSession(ctx context.Context, req Request) SessionSummaryRes
 	return r
 }
 
-// queueFindings converts the guard's findings for a queue item.
-func queueFindings(fs []guard.Finding) []quarantine.Finding {
-	out := make([]quarantine.Finding, 0, len(fs))
-	for _, f := range fs {
-		out = append(out, quarantine.Finding{Kind: f.Kind, Type: f.Type, Start: f.Start, End: f.End})
-	}
-	return out
-}
-
 // enqueue puts a write that admit queued in the review queue: suspicious,
 // from the web, or waiting for the user's confirmation.
 func (s *Service) enqueue(req Request, a admission, warnings []string) MemoryResponse {
@@ -289,7 +280,7 @@ func (s *Service) enqueue(req Request, a admission, warnings []string) MemoryRes
 	m.Trust = vault.TrustUntrusted
 	it := &quarantine.Item{
 		ID: uuid.NewString(), State: quarantine.Pending, Memory: m, Agent: req.Caller.Name(), Session: req.Caller.Session,
-		Reason: reason, Reasons: res.Reasons, Risk: res.Risk, Threat: res.Threat, Findings: queueFindings(res.Findings), Created: s.now().UTC(),
+		Reason: reason, Reasons: res.Reasons, Risk: res.Risk, Threat: res.Threat, Findings: queueFindings(a.screened, m.Content, res.Findings), Created: s.now().UTC(),
 		Joined: a.joined,
 	}
 	existing, _, _ := s.v.List(vault.ListFilter{Field: m.Field, OnDamaged: s.skipDamaged})
@@ -307,11 +298,12 @@ func (s *Service) enqueue(req Request, a admission, warnings []string) MemoryRes
 
 // keepHostile stores a sealed forensic copy of a hostile write for the
 // user; if the vault is locked only the audit entry remains.
-func (s *Service) keepHostile(req Request, m vault.Memory, res guard.Result, hash string) {
+func (s *Service) keepHostile(req Request, a admission, hash string) {
+	m, res := a.m, a.res
 	exp := s.now().UTC().Add(quarantine.HostileRetention)
 	it := &quarantine.Item{
 		ID: uuid.NewString(), State: quarantine.Hostile, Memory: m, Agent: req.Caller.Name(), Session: req.Caller.Session,
-		Reason: "hostile content", Reasons: res.Reasons, Risk: res.Risk, Threat: res.Threat, Findings: queueFindings(res.Findings),
+		Reason: "hostile content", Reasons: res.Reasons, Risk: res.Risk, Threat: res.Threat, Findings: queueFindings(a.screened, m.Content, res.Findings),
 		Proposal: quarantine.ProposeHostile, Created: s.now().UTC(), Expires: &exp,
 	}
 	data, err := it.Encode()

@@ -36,12 +36,16 @@ const (
 	ProposeHostile    Proposal = "hostile"    // discard
 )
 
-// Finding is one detection, with byte offsets into the original text.
+// Finding is one detection, with byte offsets into the item's
+// Memory.Content (the text as it would be stored), or Start and End -1
+// when the span is not in it (a redacted secret).
 type Finding struct {
-	Kind  string `json:"kind"`
-	Type  string `json:"type"`
-	Start int    `json:"start"`
-	End   int    `json:"end"`
+	Kind   string `json:"kind"`
+	Type   string `json:"type"`
+	Level  string `json:"level,omitempty"`  // secrets: definite, probable or possible
+	Reason string `json:"reason,omitempty"` // the guard's explanation
+	Start  int    `json:"start"`
+	End    int    `json:"end"`
 }
 
 // Item is one quarantined write.
