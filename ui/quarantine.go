@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -32,17 +33,19 @@ func newQuarantineScreen(u *UI) *quarantineScreen {
 	s.box = container.NewVBox(widget.NewLabel("Select a quarantined memory to review it."))
 	s.items = newRows(
 		func() fyne.CanvasObject {
-			badge := widget.NewLabel("suspicious")
+			risk := widget.NewLabel("risk 0.00")
+			kind := widget.NewLabel("confirmation request")
 			text := widget.NewLabel("")
 			text.Truncation = fyne.TextTruncateEllipsis
-			return container.NewBorder(nil, nil, badge, nil, text)
+			return container.NewBorder(nil, nil, container.NewHBox(risk, kind), nil, text)
 		},
 		func(it app.QueueItem, o fyne.CanvasObject) {
 			c := o.(*fyne.Container)
-			badge := c.Objects[1].(*widget.Label)
-			badge.SetText(fmt.Sprintf("%s · risk %.2f · threat %d", it.Proposal, it.Risk, it.Threat))
-			badge.Importance = proposalImportance(string(it.Proposal))
-			badge.Refresh()
+			left := c.Objects[1].(*fyne.Container)
+			risk, kind := left.Objects[0].(*widget.Label), left.Objects[1].(*widget.Label)
+			risk.Importance = riskImportance(it)
+			risk.SetText(fmt.Sprintf("risk %.2f", it.Risk))
+			kind.SetText(itemKind(it))
 			c.Objects[0].(*widget.Label).SetText(fmt.Sprintf("%s: %s", orDash(it.Agent), preview(it.Memory.Content)))
 		})
 	s.list = s.items.list
@@ -53,11 +56,11 @@ func newQuarantineScreen(u *UI) *quarantineScreen {
 		}
 	}
 	bulk := container.NewHBox(
-		widget.NewButtonWithIcon("Approve all proposed safe", theme.ConfirmIcon(), func() {
+		widget.NewButtonWithIcon("Approve all the guardian finds safe…", theme.ConfirmIcon(), func() {
 			s.bulk("approve", func(it app.QueueItem) bool { return it.State == "pending" && it.Proposal == "safe" })
 		}),
-		widget.NewButtonWithIcon("Reject all pending", theme.CancelIcon(), func() { s.bulk("reject", func(it app.QueueItem) bool { return it.State == "pending" }) }),
-		widget.NewButtonWithIcon("Discard all hostile", theme.DeleteIcon(), func() { s.bulk("discard", func(it app.QueueItem) bool { return it.State == "hostile" }) }),
+		widget.NewButtonWithIcon("Reject all pending…", theme.CancelIcon(), func() { s.bulk("reject", func(it app.QueueItem) bool { return it.State == "pending" }) }),
+		widget.NewButtonWithIcon("Discard all hostile…", theme.DeleteIcon(), func() { s.bulk("discard", func(it app.QueueItem) bool { return it.State == "hostile" }) }),
 	)
 	left := container.NewBorder(container.NewVBox(bulk, s.note), nil, nil, nil, s.list)
 	split := container.NewHSplit(left, container.NewVScroll(s.box))
@@ -66,14 +69,64 @@ func newQuarantineScreen(u *UI) *quarantineScreen {
 	return s
 }
 
-func proposalImportance(p string) widget.Importance {
-	switch p {
-	case "hostile":
+// riskImportance colours an item's risk: the guard finds 0.5 and above
+// suspicious.
+func riskImportance(it app.QueueItem) widget.Importance {
+	switch {
+	case it.State == "hostile" || it.Risk >= 0.5:
 		return widget.DangerImportance
-	case "suspicious":
+	case it.Risk >= 0.25:
 		return widget.WarningImportance
 	}
-	return widget.SuccessImportance
+	return widget.MediumImportance
+}
+
+// itemKind says in two words why an item is in the queue.
+func itemKind(it app.QueueItem) string {
+	switch {
+	case it.State == "hostile":
+		return "hostile, kept as evidence"
+	case it.Joined != "":
+		return "split order"
+	case strings.HasPrefix(it.Reason, "confirmation request"):
+		return "confirmation request"
+	case strings.HasPrefix(it.Reason, "conflicts with"):
+		return "conflict"
+	case it.Memory.Source.Type == "web_fetch":
+		return "web content"
+	}
+	return "suspicious"
+}
+
+// proposalText is the guardian's proposal as the action it suggests.
+func proposalText(it app.QueueItem) string {
+	switch {
+	case it.State == "hostile":
+		return "Discard it"
+	case it.Proposal == "safe":
+		return "Approve it"
+	case it.Proposal == "hostile":
+		return "Reject it"
+	}
+	return "You decide: read it first"
+}
+
+// sortQueue orders the queue by risk: hostile copies first, then the
+// highest risk, the highest threat, and the oldest.
+func sortQueue(items []app.QueueItem) {
+	sort.SliceStable(items, func(i, j int) bool {
+		a, b := items[i], items[j]
+		if ha, hb := a.State == "hostile", b.State == "hostile"; ha != hb {
+			return ha
+		}
+		if a.Risk != b.Risk {
+			return a.Risk > b.Risk
+		}
+		if a.Threat != b.Threat {
+			return a.Threat > b.Threat
+		}
+		return a.Created.Before(b.Created)
+	})
 }
 
 // refresh reloads the queue and the count badge.
@@ -89,8 +142,7 @@ func (s *quarantineScreen) refresh() {
 			return
 		}
 		items := r.Items
-		// Most dangerous first, then oldest.
-		sort.SliceStable(items, func(i, j int) bool { return items[i].Risk > items[j].Risk })
+		sortQueue(items)
 		s.items.set(items)
 		s.u.setQuarantineCount(len(items))
 		note := fmt.Sprintf("%d waiting for review", len(items))
@@ -115,34 +167,123 @@ func containsItem(items []app.QueueItem, id string) bool {
 	return false
 }
 
-// show displays one item with its findings highlighted.
+// show displays one item: what kind it is and the guardian's proposal,
+// the actions (the safe one primary), the text with its findings marked
+// and explained, and its details.
 func (s *quarantineScreen) show(it *app.QueueItem) {
 	s.sel = it
 	reasons := append([]string{it.Reason}, it.Reasons...)
-	info := widget.NewForm(
-		widget.NewFormItem("State", widget.NewLabel(string(it.State))),
-		widget.NewFormItem("Agent", widget.NewLabel(fmt.Sprintf("%s (session %s)", orDash(it.Agent), orDash(it.Session)))),
-		widget.NewFormItem("Source", widget.NewLabel(sourceText(it.Memory.Source))),
-		widget.NewFormItem("Risk / threat", widget.NewLabel(fmt.Sprintf("%.2f / %d of 10", it.Risk, it.Threat))),
-		widget.NewFormItem("Why", wrapped(strings.Join(dedupe(reasons), "\n"))),
-		widget.NewFormItem("Guardian", wrapped(fmt.Sprintf("proposes %s. %s", it.Proposal, strings.Join(it.Guardian, " ")))),
-		widget.NewFormItem("Would be stored in", widget.NewLabel(fmt.Sprintf("%s (%s, %s)", it.Memory.Partition, it.Memory.Field, it.Memory.Tier))),
-	)
-	var actions []fyne.CanvasObject
-	if it.State == "hostile" {
-		actions = append(actions, wrapped("A hostile write is kept only as evidence, never served to agents; it is removed after 30 days."),
-			widget.NewButtonWithIcon("Discard", theme.DeleteIcon(), func() { s.decide(it.ID, "discard", nil) }))
-	} else {
-		approve := widget.NewButtonWithIcon("Approve", theme.ConfirmIcon(), func() { s.decide(it.ID, "approve", nil) })
-		approve.Importance = widget.HighImportance
-		actions = append(actions, container.NewHBox(approve,
-			widget.NewButtonWithIcon("Edit, then approve", theme.DocumentCreateIcon(), func() { s.editApprove(it) }),
-			widget.NewButtonWithIcon("Reject", theme.CancelIcon(), func() { s.decide(it.ID, "reject", nil) })))
+	source := sourceText(it.Memory.Source)
+	if rep := it.Memory.Source.Reported; rep != "" {
+		source += fmt.Sprintf("; the agent says %s (not trusted)", rep)
 	}
-	// The actions come first so they stay in one place whatever the text's length.
-	s.box.Objects = append([]fyne.CanvasObject{heading("Quarantined memory " + it.ID)}, actions...)
-	s.box.Objects = append(s.box.Objects, findingsText(it.Memory.Content, it.Findings), info)
+	info := widget.NewForm(
+		widget.NewFormItem("Agent", widget.NewLabel(fmt.Sprintf("%s (session %s)", orDash(it.Agent), orDash(it.Session)))),
+		widget.NewFormItem("Source", wrapped(source)),
+		widget.NewFormItem("Risk", widget.NewLabel(fmt.Sprintf("%.2f (suspicious from 0.50); threat %d of 10", it.Risk, it.Threat))),
+		widget.NewFormItem("Why it is here", wrapped(strings.Join(dedupe(reasons), "\n"))),
+		widget.NewFormItem("Would be stored in", widget.NewLabel(fmt.Sprintf("%s (%s, %s)", it.Memory.Partition, it.Memory.Field, it.Memory.Tier))),
+		widget.NewFormItem("Queued", widget.NewLabel(when(it.Created))),
+	)
+	proposal := container.NewVBox(
+		widget.NewLabelWithStyle("The guardian proposes: "+proposalText(*it), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		wrapped(bullets(it.Guardian)),
+	)
+	var actions fyne.CanvasObject
+	if it.State == "hostile" {
+		discard := widget.NewButtonWithIcon("Discard", theme.DeleteIcon(), func() { s.decide(it.ID, "discard", nil) })
+		discard.Importance = widget.HighImportance
+		actions = container.NewVBox(wrapped("A hostile write is kept only as evidence, never served to agents; it is removed after 30 days."), container.NewHBox(discard))
+	} else {
+		reject := widget.NewButtonWithIcon("Reject", theme.CancelIcon(), func() { s.decide(it.ID, "reject", nil) })
+		approve := widget.NewButtonWithIcon("Approve", theme.ConfirmIcon(), func() { s.approve(it, nil) })
+		edit := widget.NewButtonWithIcon("Edit, then approve…", theme.DocumentCreateIcon(), func() { s.editApprove(it) })
+		if it.Proposal == "safe" {
+			approve.Importance = widget.HighImportance
+			actions = container.NewHBox(approve, edit, reject)
+		} else {
+			reject.Importance = widget.HighImportance
+			actions = container.NewHBox(reject, edit, approve)
+		}
+	}
+	objs := []fyne.CanvasObject{heading(fmt.Sprintf("%s from %s", capitalise(itemKind(*it)), orDash(it.Agent))), proposal, actions}
+	if it.Joined != "" {
+		objs = append(objs, heading("What the guard read: this write joined to the agent's previous one"), joinedText(it.Joined, it.Memory.Content))
+	}
+	objs = append(objs, heading("The text, as it would be stored"), findingsText(it.Memory.Content, it.Findings))
+	if f := findingsList(it.Memory.Content, it.Findings); f != "" {
+		objs = append(objs, heading("What was found"), wrapped(f))
+	}
+	objs = append(objs, info)
+	s.box.Objects = objs
 	s.box.Refresh()
+}
+
+// approve approves an item the guardian finds safe at once; any other
+// only after a question whose default is to keep it in quarantine.
+func (s *quarantineScreen) approve(it *app.QueueItem, edit *string) {
+	if it.Proposal == "safe" && edit == nil {
+		s.decide(it.ID, "approve", nil)
+		return
+	}
+	text := it.Memory.Content
+	if edit != nil {
+		text = *edit
+	}
+	body := container.NewVBox(
+		wrapped(fmt.Sprintf("The guardian proposes: %s.\n%s", strings.ToLower(proposalText(*it)), bullets(it.Guardian))),
+		wrapped("Approved, agents recall it at standard trust:"),
+		wrappedItalic(preview(text)),
+	)
+	s.u.askSafe("Approve this memory?", body, "Keep it in quarantine", "Approve anyway", theme.ConfirmIcon(), func() {
+		s.decide(it.ID, "approve", edit)
+	})
+}
+
+func capitalise(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func bullets(ss []string) string {
+	var b strings.Builder
+	for i, s := range ss {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString("• " + s)
+	}
+	return b.String()
+}
+
+func wrappedItalic(s string) *widget.Label {
+	l := wrapped(s)
+	l.TextStyle = fyne.TextStyle{Italic: true}
+	return l
+}
+
+// joinedText shows the text the guard screened for a split order, the
+// part this write added in bold.
+func joinedText(joined, content string) *widget.RichText {
+	mine := strings.TrimLeft(content, " \t\n")
+	earlier := joined
+	var segs []widget.RichTextSegment
+	if strings.HasSuffix(joined, mine) {
+		earlier = joined[:len(joined)-len(mine)]
+	} else {
+		mine = ""
+	}
+	segs = append(segs, &widget.TextSegment{Text: earlier, Style: widget.RichTextStyleInline})
+	if mine != "" {
+		style := widget.RichTextStyleStrong
+		style.Inline = true
+		segs = append(segs, &widget.TextSegment{Text: mine, Style: style})
+	}
+	rt := widget.NewRichText(segs...)
+	rt.Wrapping = fyne.TextWrapWord
+	return rt
 }
 
 func dedupe(ss []string) []string {
@@ -157,44 +298,92 @@ func dedupe(ss []string) []string {
 	return out
 }
 
-// findingsText renders content with each finding's span marked and
-// coloured by kind: secrets and injections as errors, PII as warnings.
-// Spans outside the text (it may have been redacted since) are listed
-// below it instead.
+// findingsText renders content with exactly the span each finding names
+// coloured: secrets and instructions as errors, personal data as
+// warnings. Nothing is inserted into the text.
 func findingsText(content string, findings []app.Finding) *widget.RichText {
-	spans := make([]app.Finding, 0, len(findings))
-	var loose []string
-	for _, f := range findings {
-		if f.Start >= 0 && f.End > f.Start && f.End <= len(content) {
-			spans = append(spans, f)
-		} else {
-			loose = append(loose, f.Kind+": "+f.Type)
-		}
-	}
-	sort.Slice(spans, func(i, j int) bool { return spans[i].Start < spans[j].Start })
+	spans := markable(content, findings)
 	var segs []widget.RichTextSegment
 	pos := 0
 	for _, f := range spans {
 		if f.Start < pos {
 			continue // overlapping: the earlier span already marks it
 		}
-		segs = append(segs, &widget.TextSegment{Text: content[pos:f.Start], Style: widget.RichTextStyleInline})
+		if f.Start > pos {
+			segs = append(segs, &widget.TextSegment{Text: content[pos:f.Start], Style: widget.RichTextStyleInline})
+		}
 		style := widget.RichTextStyleStrong
 		style.Inline = true
 		style.ColorName = theme.ColorNameError
 		if f.Kind == "pii" {
 			style.ColorName = theme.ColorNameWarning
 		}
-		segs = append(segs, &widget.TextSegment{Text: "⟦" + content[f.Start:f.End] + "⟧(" + f.Kind + ": " + f.Type + ")", Style: style})
+		segs = append(segs, &widget.TextSegment{Text: content[f.Start:f.End], Style: style})
 		pos = f.End
 	}
-	segs = append(segs, &widget.TextSegment{Text: content[pos:], Style: widget.RichTextStyleInline})
-	if len(loose) > 0 {
-		segs = append(segs, &widget.TextSegment{Text: "Findings: " + strings.Join(loose, ", "), Style: widget.RichTextStyleParagraph})
+	if pos < len(content) || len(segs) == 0 {
+		segs = append(segs, &widget.TextSegment{Text: content[pos:], Style: widget.RichTextStyleInline})
 	}
 	rt := widget.NewRichText(segs...)
 	rt.Wrapping = fyne.TextWrapWord
 	return rt
+}
+
+// markable returns the findings whose span lies in content, by start.
+func markable(content string, findings []app.Finding) []app.Finding {
+	var spans []app.Finding
+	for _, f := range findings {
+		if f.Start >= 0 && f.End > f.Start && f.End <= len(content) && utf8.ValidString(content[f.Start:f.End]) {
+			spans = append(spans, f)
+		}
+	}
+	sort.SliceStable(spans, func(i, j int) bool { return spans[i].Start < spans[j].Start })
+	return spans
+}
+
+// findingsList explains each finding in plain words, quoting the span
+// it marks (or saying it is no longer in the text).
+func findingsList(content string, findings []app.Finding) string {
+	var lines []string
+	seen := map[string]bool{}
+	for _, f := range findings {
+		line := "• " + explainFinding(f)
+		if f.Start >= 0 && f.End > f.Start && f.End <= len(content) {
+			line += fmt.Sprintf(": %q", content[f.Start:f.End])
+		} else if f.Kind == "secret" {
+			line += " (redacted from the text)"
+		} else {
+			line += " (rewritten in the text so that no agent reads it as an instruction)"
+		}
+		if !seen[line] {
+			seen[line] = true
+			lines = append(lines, line)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// explainFinding says what a finding means for the user.
+func explainFinding(f app.Finding) string {
+	what := strings.ReplaceAll(strings.ToLower(f.Type), "_", " ")
+	var out string
+	switch f.Kind {
+	case "injection":
+		out = "An instruction aimed at an AI agent (" + what + ")"
+	case "secret":
+		out = "A secret (" + what + ")"
+		if f.Level == "possible" {
+			out = "Possibly a secret (" + what + ")"
+		}
+	case "pii":
+		out = "Personal data (" + what + "), kept encrypted"
+	default:
+		out = capitalise(f.Kind) + " (" + what + ")"
+	}
+	if f.Reason != "" {
+		out += ": " + f.Reason
+	}
+	return out
 }
 
 // decide approves, rejects or discards one item.
@@ -242,7 +431,7 @@ func (s *quarantineScreen) editApprove(it *app.QueueItem) {
 	dlg := dialog.NewForm("Edit, then approve", "Approve", "Cancel", []*widget.FormItem{widget.NewFormItem("Content", e)}, func(ok bool) {
 		if ok {
 			text := e.Text
-			s.decide(it.ID, "approve", &text)
+			s.approve(it, &text)
 		}
 	}, s.u.win)
 	dlg.Resize(fyne.NewSize(640, 360))
@@ -250,25 +439,42 @@ func (s *quarantineScreen) editApprove(it *app.QueueItem) {
 }
 
 // bulk applies one decision to every item that keep selects, after a
-// confirmation that names how many.
+// question that lists them, whose default is to do nothing.
 func (s *quarantineScreen) bulk(what string, keep func(app.QueueItem) bool) {
-	all := s.items.data
-	var ids []string
-	for _, it := range all {
+	var ids, lines []string
+	for _, it := range s.items.data {
 		if keep(it) {
 			ids = append(ids, it.ID)
+			if len(lines) < maxInQuestion {
+				lines = append(lines, fmt.Sprintf("• %s: %s", orDash(it.Agent), preview(it.Memory.Content)))
+			}
 		}
 	}
 	if len(ids) == 0 {
 		s.note.SetText("Nothing to " + what + ".")
 		return
 	}
-	dialog.ShowConfirm("Review in bulk", fmt.Sprintf("%s %d quarantined memories?", strings.ToUpper(what[:1])+what[1:], len(ids)), func(ok bool) {
-		if ok {
-			s.bulkNow(what, ids)
-		}
-	}, s.u.win)
+	if len(ids) > maxInQuestion {
+		lines = append(lines, fmt.Sprintf("and %d more", len(ids)-maxInQuestion))
+	}
+	verb := capitalise(what)
+	noun := "memories"
+	if len(ids) == 1 {
+		noun = "memory"
+	}
+	intro := map[string]string{
+		"approve": "Agents will recall these at standard trust:",
+		"reject":  "These will not be stored:",
+		"discard": "These forensic copies will be deleted:",
+	}[what]
+	body := container.NewVBox(wrapped(intro), wrapped(strings.Join(lines, "\n")))
+	s.u.askSafe(fmt.Sprintf("%s %d quarantined %s?", verb, len(ids), noun), body, "Cancel", fmt.Sprintf("%s %d", verb, len(ids)), theme.ConfirmIcon(), func() {
+		s.bulkNow(what, ids)
+	})
 }
+
+// maxInQuestion is how many items a bulk question lists.
+const maxInQuestion = 12
 
 func (s *quarantineScreen) bulkNow(what string, ids []string) {
 	h := s.u.h
