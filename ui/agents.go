@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -302,14 +303,31 @@ func (s *agentsScreen) rotate(name string) {
 	})
 }
 
-// showToken shows a new token once, selectable for copying.
+// showToken shows a new token once, in full and selectable, with a Copy
+// button that says it copied; the clipboard is cleared clipClear later
+// if it still holds the token (and at a lock).
 func (s *agentsScreen) showToken(name, token string) {
-	e := widget.NewEntry()
-	e.SetText(token)
-	copyButton := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { s.u.fa.Clipboard().SetContent(token) })
-	dialog.ShowCustom("Token for "+name, "Done", container.NewVBox(
+	tok := widget.NewLabel(token)
+	tok.TextStyle = fyne.TextStyle{Monospace: true}
+	tok.Selectable = true
+	copied := widget.NewLabel("")
+	copied.Importance = widget.SuccessImportance
+	copyButton := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), nil)
+	copyButton.OnTapped = func() {
+		s.u.copySecret(token)
+		copyButton.SetText("Copied")
+		copyButton.SetIcon(theme.ConfirmIcon())
+		copied.SetText(fmt.Sprintf("Copied. Engram clears the clipboard in %d seconds if it still holds the token.", int(clipClear/time.Second)))
+	}
+	d := dialog.NewCustomWithoutButtons("Token for "+name, container.NewVBox(
 		wrapped("Give this token to the agent (ENGRAM_TOKEN, or the Authorization header). Engram shows it only now; it keeps only its hash."),
-		container.NewBorder(nil, nil, nil, copyButton, e)), s.u.win)
+		container.NewBorder(nil, nil, nil, copyButton, tok),
+		copied), s.u.win)
+	done := newDefaultButton("Done", theme.ConfirmIcon(), d.Hide)
+	d.SetButtons([]fyne.CanvasObject{done})
+	d.Resize(fyne.NewSize(760, 240))
+	d.Show()
+	s.u.win.Canvas().Focus(done)
 }
 
 func (s *agentsScreen) add() {

@@ -68,6 +68,33 @@ type UI struct {
 	shownHeld    map[string]bool
 	// notify sends a desktop notification; tests record them.
 	notify func(title, body string)
+	// after runs fn on the UI goroutine d from now; tests run it when
+	// they choose.
+	after func(d time.Duration, fn func())
+	// clipped is the secret last copied to the clipboard, until cleared.
+	clipped string
+}
+
+// clipClear is how long a copied secret stays in the clipboard.
+const clipClear = 30 * time.Second
+
+// copySecret puts secret in the clipboard and clears it clipClear later
+// (or at a lock) if it still holds it.
+func (u *UI) copySecret(secret string) {
+	u.fa.Clipboard().SetContent(secret)
+	u.clipped = secret
+	u.after(clipClear, func() { u.clearClipboard(secret) })
+}
+
+// clearClipboard empties the clipboard if it still holds secret.
+func (u *UI) clearClipboard(secret string) {
+	if secret == "" || u.clipped != secret {
+		return
+	}
+	u.clipped = ""
+	if u.fa.Clipboard().Content() == secret {
+		u.fa.Clipboard().SetContent("")
+	}
 }
 
 // New returns the UI of fa for the vault cfg describes. Nothing is opened
@@ -83,6 +110,7 @@ func New(fa fyne.App, cfg host.Config) *UI {
 		shownHeld:    map[string]bool{},
 	}
 	u.notify = func(title, body string) { fa.SendNotification(fyne.NewNotification(title, body)) }
+	u.after = func(d time.Duration, fn func()) { time.AfterFunc(d, func() { fyne.Do(fn) }) }
 	u.win = fa.NewWindow("Engram")
 	u.win.Resize(fyne.NewSize(1100, 720))
 	u.win.SetMaster()
@@ -224,6 +252,7 @@ func (u *UI) showLocked(kerr error) {
 	u.status = widget.NewLabel("")
 	// Pairing requests are asked again after the unlock.
 	u.shownPairing = map[string]bool{}
+	u.clearClipboard(u.clipped)
 	u.setScreen(u.unlockScreen(kerr))
 	u.tray.update()
 }

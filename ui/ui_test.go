@@ -939,3 +939,57 @@ func TestEditConfirmsPossibleSecret(t *testing.T) {
 		t.Fatalf("after the user confirmed: %+v", got)
 	}
 }
+
+// TestTokenDialog adds an agent: its token is shown in full, Copy says
+// it copied, and the clipboard is cleared 30 seconds later only if it
+// still holds the token.
+func TestTokenDialog(t *testing.T) {
+	u, _ := openUI(t)
+	var timers []func()
+	var delays []time.Duration
+	u.after = func(d time.Duration, fn func()) { delays, timers = append(delays, d), append(timers, fn) }
+	test.Tap(button(t, u.agents.content, "Add agent…"))
+	form := u.win.Canvas().Overlays().Top()
+	name, _ := find(form, func(e *widget.Entry) bool { return true })
+	test.Type(name, "cursor")
+	test.Tap(button(t, form, "Add"))
+	u.wait()
+	dlg := u.win.Canvas().Overlays().Top()
+	tok, ok := find(dlg, func(l *widget.Label) bool { return strings.HasPrefix(l.Text, "engram_") })
+	if !ok {
+		t.Fatal("no token in the dialog")
+	}
+	if tok.Wrapping != fyne.TextWrapOff || tok.Truncation != fyne.TextTruncateOff || tok.Size().Width < tok.MinSize().Width {
+		t.Fatalf("the token is cut: width %v of %v", tok.Size().Width, tok.MinSize().Width)
+	}
+	if done, ok := u.win.Canvas().Focused().(*defaultButton); !ok || done.Text != "Done" {
+		t.Fatal("the token dialog's Done button is not the focused default")
+	}
+	cb := u.fa.Clipboard()
+	test.Tap(button(t, dlg, "Copy"))
+	if cb.Content() != tok.Text || !hasLabel(dlg, "Copied.") {
+		t.Fatalf("after Copy the clipboard holds %q and the dialog says nothing", cb.Content())
+	}
+	if len(timers) != 1 || delays[0] != 30*time.Second {
+		t.Fatalf("clipboard clearing scheduled %v, want once after 30s", delays)
+	}
+	timers[0]()
+	if cb.Content() != "" {
+		t.Fatal("the clipboard still holds the token after 30 seconds")
+	}
+
+	// Something else copied since is left alone.
+	test.Tap(button(t, dlg, "Copied"))
+	cb.SetContent("the user's own text")
+	timers[1]()
+	if cb.Content() != "the user's own text" {
+		t.Fatal("clearing removed what the user copied afterwards")
+	}
+
+	// A lock clears it at once.
+	test.Tap(button(t, dlg, "Copied"))
+	test.Tap(button(t, u.win.Content(), "Lock"))
+	if cb.Content() != "" {
+		t.Fatal("the token stays in the clipboard after a lock")
+	}
+}
