@@ -23,6 +23,9 @@ type detailPane struct {
 	id      string
 	mem     *app.Memory
 	vers    []app.Version
+	// revealed shows a sensitive memory's text; it is hidden again when
+	// another memory is shown, and at a lock (the pane is rebuilt).
+	revealed bool
 }
 
 func newDetailPane(u *UI) *detailPane {
@@ -33,6 +36,9 @@ func newDetailPane(u *UI) *detailPane {
 
 // show loads and displays memory id.
 func (d *detailPane) show(id string) {
+	if id != d.id {
+		d.revealed = false
+	}
 	d.id = id
 	d.reload()
 }
@@ -114,12 +120,61 @@ func (d *detailPane) render() {
 	if m.Archive != nil {
 		meta.Append("Archived", wrapped(fmt.Sprintf("%s from %s: %s", when(m.Archive.Time), m.Archive.From, m.Archive.Reason)))
 	}
-	objs := []fyne.CanvasObject{heading(fmt.Sprintf("Memory %s (version %d)", m.ID, m.Version)), wrapped(m.Content), d.actions(), meta,
+	masked := m.Sensitive() && !d.revealed
+	title := titleOf(m.Content)
+	if masked {
+		title = "A sensitive memory"
+	}
+	meta.Append("Id", widget.NewLabel(fmt.Sprintf("%s (version %d)", m.ID, m.Version)))
+	objs := []fyne.CanvasObject{heading(title), d.text(masked), d.actions(), meta,
 		heading("Why does Engram believe this?"), d.provenance()}
 	objs = append(objs, heading("Versions"))
-	objs = append(objs, d.versions()...)
+	if masked {
+		objs = append(objs, wrapped(fmt.Sprintf("%d versions; their text is hidden with the memory's.", len(d.vers))))
+	} else {
+		objs = append(objs, d.versions()...)
+	}
 	d.box.Objects = objs
 	d.box.Refresh()
+}
+
+// masked stands for hidden sensitive text.
+const masked = "●●●●●●●●●●●●  (sensitive: hidden)"
+
+// text is the memory's text, or for a sensitive memory a mask with a
+// Show button until the user reveals it.
+func (d *detailPane) text(hidden bool) fyne.CanvasObject {
+	m := d.mem
+	if !m.Sensitive() {
+		return wrapped(m.Content)
+	}
+	if hidden {
+		show := widget.NewButtonWithIcon("Show", theme.VisibilityIcon(), func() { d.u.h.Touch(); d.revealed = true; d.render() })
+		return container.NewBorder(nil, nil, nil, show, widget.NewLabel(masked))
+	}
+	hide := widget.NewButtonWithIcon("Hide", theme.VisibilityOffIcon(), func() { d.revealed = false; d.render() })
+	return container.NewBorder(nil, nil, nil, hide, wrapped(m.Content))
+}
+
+// titleOf is a memory's title: its first words, at most about 60
+// characters, on one line.
+func titleOf(content string) string {
+	const max = 60
+	words := strings.Fields(content)
+	var b strings.Builder
+	for _, w := range words {
+		if b.Len()+len(w)+1 > max && b.Len() > 0 {
+			return b.String() + "…"
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
+	}
+	if b.Len() == 0 {
+		return "(empty memory)"
+	}
+	return b.String()
 }
 
 func orDash(s string) string {
@@ -182,7 +237,7 @@ func (d *detailPane) versions() []fyne.CanvasObject {
 		if i > 0 {
 			prev = d.vers[i-1].Memory.Content
 		}
-		head := fmt.Sprintf("v%d  %s  %s by %s", v.Version, v.Time, orDash(string(v.Operation)), v.Agent)
+		head := fmt.Sprintf("v%d  %s  %s by %s", v.Version, versionTime(v.Time), orDash(string(v.Operation)), v.Agent)
 		row := []fyne.CanvasObject{widget.NewLabel(head)}
 		if v.Version != d.mem.Version {
 			to := v.Version
@@ -194,8 +249,17 @@ func (d *detailPane) versions() []fyne.CanvasObject {
 	return out
 }
 
-// diffText renders a diff: removed words struck through in red, added in
-// green (as RichText segments, so tests can read them).
+// versionTime shows a version's stored RFC 3339 time to the minute.
+func versionTime(s string) string {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return s
+	}
+	return when(t)
+}
+
+// diffText renders a diff: removed words in red italics, added words in
+// green bold, the rest plain (no markup in the text).
 func diffText(ops []diffOp) *widget.RichText {
 	var segs []widget.RichTextSegment
 	for _, op := range ops {
@@ -204,16 +268,25 @@ func diffText(ops []diffOp) *widget.RichText {
 		switch op.Kind {
 		case '-':
 			style.ColorName = theme.ColorNameError
-			text = "[-" + text + "-]"
+			style.TextStyle = fyne.TextStyle{Italic: true}
 		case '+':
 			style.ColorName = theme.ColorNameSuccess
-			text = "{+" + text + "+}"
+			style.TextStyle = fyne.TextStyle{Bold: true}
 		}
 		segs = append(segs, &widget.TextSegment{Text: text + " ", Style: style})
 	}
 	rt := widget.NewRichText(segs...)
 	rt.Wrapping = fyne.TextWrapWord
 	return rt
+}
+
+// pinIcon is a pin's button icon: a radio dot that is filled when pinned
+// (Fyne's theme has no pin).
+func pinIcon(pinned bool) fyne.Resource {
+	if pinned {
+		return theme.RadioButtonCheckedIcon()
+	}
+	return theme.RadioButtonIcon()
 }
 
 func (d *detailPane) actions() fyne.CanvasObject {
@@ -226,7 +299,7 @@ func (d *detailPane) actions() fyne.CanvasObject {
 		widget.NewButtonWithIcon("Edit", theme.DocumentCreateIcon(), d.edit),
 		widget.NewButtonWithIcon("Tag", theme.ContentAddIcon(), d.tag),
 		widget.NewButtonWithIcon("Reclassify", theme.FolderIcon(), d.reclassify),
-		widget.NewButtonWithIcon(pin, theme.ContentCopyIcon(), func() {
+		widget.NewButtonWithIcon(pin, pinIcon(m.Pinned), func() {
 			d.apply(func() app.MemoryResponse {
 				return d.u.h.Service().SetPinned(d.u.ctx, d.u.h.Operator(), m.ID, !m.Pinned)
 			})

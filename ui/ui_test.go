@@ -219,6 +219,15 @@ func TestUnlockScreenSaysWhyAndRejectsWrongPassphrase(t *testing.T) {
 // texts lists every text the window shows: its content and its
 // overlays (dialogs, pop-ups).
 func texts(c fyne.Canvas) []string {
+	out := textsOf(c.Content())
+	for _, o := range c.Overlays().List() {
+		out = append(out, textsOf(o)...)
+	}
+	return out
+}
+
+// textsOf lists every visible text under o.
+func textsOf(o fyne.CanvasObject) []string {
 	var out []string
 	var walk func(fyne.CanvasObject)
 	walk = func(o fyne.CanvasObject) {
@@ -248,10 +257,7 @@ func texts(c fyne.Canvas) []string {
 			}
 		}
 	}
-	walk(c.Content())
-	for _, o := range c.Overlays().List() {
-		walk(o)
-	}
+	walk(o)
 	return out
 }
 
@@ -477,9 +483,22 @@ func TestMemoriesSearchFilterDetailEditRollback(t *testing.T) {
 	if d.mem.Content != text || d.mem.Version != 2 || len(d.vers) != 2 {
 		t.Fatalf("after edit: v%d %q with %d versions", d.mem.Version, d.mem.Content, len(d.vers))
 	}
-	diff, ok := find(d.box, func(r *widget.RichText) bool { return strings.Contains(r.String(), "{+go straight to production+}") })
-	if !ok || !strings.Contains(diff.String(), "[-run through the staging pipeline first-]") {
-		t.Fatal("the version diff does not show what changed")
+	diff, ok := find(d.box, func(r *widget.RichText) bool { return strings.Contains(r.String(), "go straight to production") && len(r.Segments) > 1 })
+	if !ok {
+		t.Fatal("no version diff")
+	}
+	var added, removed []string
+	for _, seg := range diff.Segments {
+		ts := seg.(*widget.TextSegment)
+		switch ts.Style.ColorName {
+		case theme.ColorNameSuccess:
+			added = append(added, strings.TrimSpace(ts.Text))
+		case theme.ColorNameError:
+			removed = append(removed, strings.TrimSpace(ts.Text))
+		}
+	}
+	if !slices.Equal(added, []string{"go straight to production"}) || !slices.Equal(removed, []string{"run through the staging pipeline first"}) || strings.ContainsAny(diff.String(), "[{") {
+		t.Fatalf("the version diff colours %q added and %q removed, text %q", added, removed, diff.String())
 	}
 	test.Tap(button(t, d.box, "Roll back to v1"))
 	confirm := u.win.Canvas().Overlays().Top()
@@ -991,5 +1010,44 @@ func TestTokenDialog(t *testing.T) {
 	test.Tap(button(t, u.win.Content(), "Lock"))
 	if cb.Content() != "" {
 		t.Fatal("the token stays in the clipboard after a lock")
+	}
+}
+
+// boxText is every text under o, joined.
+func boxText(o fyne.CanvasObject) string { return strings.Join(textsOf(o), "\n") }
+
+// TestSensitiveMaskedInDetail: a sensitive memory's text (and its
+// versions') is masked until Show, and masked again for another memory
+// and after a lock.
+func TestSensitiveMaskedInDetail(t *testing.T) {
+	u, _ := openUI(t)
+	secret := "my passport number is X1234567"
+	r := store(t, u, u.h.Operator(), app.StoreInput{Content: secret, Partition: "sensitive"})
+	plain := store(t, u, u.h.Operator(), app.StoreInput{Content: "the repo uses tabs"})
+	d := u.memories.detail
+	d.show(r.Memory.ID)
+	u.wait()
+	if got := boxText(d.content); strings.Contains(got, "X1234567") || !strings.Contains(got, "sensitive: hidden") {
+		t.Fatalf("the sensitive memory is shown in clear:\n%s", got)
+	}
+	test.Tap(button(t, d.box, "Show"))
+	if got := boxText(d.content); !strings.Contains(got, secret) {
+		t.Fatalf("Show did not reveal the text:\n%s", got)
+	}
+	d.show(plain.Memory.ID)
+	u.wait()
+	d.show(r.Memory.ID)
+	u.wait()
+	if strings.Contains(boxText(d.content), "X1234567") {
+		t.Fatal("the text stays revealed after showing another memory")
+	}
+	test.Tap(button(t, d.box, "Show"))
+	u.lockNow()
+	unlockWith(t, u, passphrase)
+	d = u.memories.detail
+	d.show(r.Memory.ID)
+	u.wait()
+	if strings.Contains(boxText(d.content), "X1234567") {
+		t.Fatal("the text stays revealed after a lock")
 	}
 }
