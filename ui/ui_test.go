@@ -483,7 +483,9 @@ func TestMemoriesSearchFilterDetailEditRollback(t *testing.T) {
 	if d.mem.Content != text || d.mem.Version != 2 || len(d.vers) != 2 {
 		t.Fatalf("after edit: v%d %q with %d versions", d.mem.Version, d.mem.Content, len(d.vers))
 	}
-	diff, ok := find(d.box, func(r *widget.RichText) bool { return strings.Contains(r.String(), "go straight to production") && len(r.Segments) > 1 })
+	diff, ok := find(d.box, func(r *widget.RichText) bool {
+		return strings.Contains(r.String(), "go straight to production") && len(r.Segments) > 1
+	})
 	if !ok {
 		t.Fatal("no version diff")
 	}
