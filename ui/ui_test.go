@@ -150,18 +150,33 @@ func TestFirstRunCreatesVault(t *testing.T) {
 	if len(entries) != 2 {
 		t.Fatalf("create screen has %d passphrase fields, want 2", len(entries))
 	}
-	test.Type(entries[0], "short")
-	if !hasLabel(content, "this passphrase is short") {
-		t.Error("no strength hint for a short passphrase")
+	create := button(t, content, "Create vault")
+	anyway, _ := find(content, func(c *widget.Check) bool { return strings.Contains(c.Text, "anyway") })
+	test.Type(entries[0], "abc")
+	if !hasLabel(content, "Very weak") || !anyway.Visible() || !create.Disabled() {
+		t.Fatal("a three-letter passphrase is not rated very weak, or Create is enabled without 'use it anyway'")
 	}
-	test.Type(entries[1], "other")
-	test.Tap(button(t, content, "Create vault"))
-	if !hasLabel(content, "The two passphrases differ") || host.Exists(cfg.DataDir) {
-		t.Fatal("mismatched passphrases were accepted")
+	test.Type(entries[1], "abd")
+	if !hasLabel(content, "The two passphrases differ") {
+		t.Fatal("mismatched passphrases are not reported")
+	}
+	entries[1].SetText("abc")
+	if hasLabel(content, "The two passphrases differ") {
+		t.Fatal("the mismatch error stays after the passphrases match")
+	}
+	if !create.Disabled() {
+		t.Fatal("a very weak passphrase may be used without 'use it anyway'")
+	}
+	test.Tap(anyway)
+	if create.Disabled() {
+		t.Fatal("'use it anyway' does not allow a weak passphrase")
 	}
 	entries[0].SetText(passphrase)
+	if !hasLabel(content, "Strong") || anyway.Visible() || !create.Disabled() {
+		t.Fatal("a strong passphrase: meter, 'anyway' or Create wrong while the second entry differs")
+	}
 	entries[1].SetText(passphrase)
-	test.Tap(button(t, content, "Create vault"))
+	test.Tap(create)
 	u.wait()
 	if u.h == nil || u.h.Locked() || u.tabs == nil {
 		t.Fatal("the vault was not created and opened")

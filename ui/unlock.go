@@ -13,13 +13,24 @@ import (
 	"github.com/engram-app/engram/app/host"
 )
 
-// createScreen is the first run: a new vault with a passphrase typed twice.
+// createScreen is the first run: a new vault with a passphrase typed
+// twice. A strength meter (zxcvbn) rates the passphrase; below minScore
+// the user must tick "use it anyway". What is wrong is said as it is
+// typed and disappears as soon as it is no longer true.
 func (u *UI) createScreen() fyne.CanvasObject {
 	pass, again := widget.NewPasswordEntry(), widget.NewPasswordEntry()
 	pass.SetPlaceHolder("Passphrase (four or more random words)")
 	again.SetPlaceHolder("The same passphrase again")
+	meter := widget.NewProgressBar()
+	meter.Max = 4
+	meter.TextFormatter = func() string {
+		return [...]string{"Very weak", "Weak", "Fair", "Good", "Strong"}[int(meter.Value)]
+	}
+	meter.Hide()
 	hint := widget.NewLabel("")
 	hint.Wrapping = fyne.TextWrapWord
+	anyway := widget.NewCheck("Use this weak passphrase anyway", nil)
+	anyway.Hide()
 	remember := widget.NewCheck("Remember the key in the OS keyring (unlock without typing)", nil)
 	remember.SetChecked(true)
 	if _, none := u.cfg.KeyStore.(app.NoKeyring); none {
@@ -29,19 +40,43 @@ func (u *UI) createScreen() fyne.CanvasObject {
 	errLabel := widget.NewLabel("")
 	errLabel.Importance = widget.DangerImportance
 	errLabel.Wrapping = fyne.TextWrapWord
-	pass.OnChanged = func(s string) { hint.SetText(app.StrengthHint([]byte(s))) }
+	progress := widget.NewLabel("")
+	progress.Wrapping = fyne.TextWrapWord
 	var create *widget.Button
-	create = widget.NewButtonWithIcon("Create vault", theme.ConfirmIcon(), func() {
+	busy := false
+	// check says what stands in the way of creating, and enables Create
+	// when nothing does.
+	check := func() {
+		st := estimate(pass.Text)
+		meter.SetValue(float64(st.Score))
+		meter.Show()
+		hint.SetText(st.Label)
+		if pass.Text == "" {
+			meter.Hide()
+			hint.SetText("")
+		}
+		weak := pass.Text != "" && st.Score < minScore
+		anyway.Hidden = !weak
+		anyway.Refresh()
+		var problem string
 		switch {
-		case pass.Text == "":
-			errLabel.SetText("Choose a passphrase.")
-			return
-		case pass.Text != again.Text:
-			errLabel.SetText("The two passphrases differ.")
+		case again.Text != "" && again.Text != pass.Text:
+			problem = "The two passphrases differ."
+		}
+		errLabel.SetText(problem)
+		if busy || pass.Text == "" || again.Text != pass.Text || (weak && !anyway.Checked) {
+			create.Disable()
+		} else {
+			create.Enable()
+		}
+	}
+	create = widget.NewButtonWithIcon("Create vault", theme.ConfirmIcon(), func() {
+		if create.Disabled() {
 			return
 		}
-		errLabel.SetText("Creating the vault and tuning the key derivation to this machine (about a second)…")
+		busy = true
 		create.Disable()
+		progress.SetText("Creating the vault and tuning the key derivation to this machine (about a second)…")
 		p := []byte(pass.Text)
 		var h *host.Host
 		u.background(func() error {
@@ -50,8 +85,10 @@ func (u *UI) createScreen() fyne.CanvasObject {
 			clear(p)
 			return err
 		}, func(err error) {
+			busy = false
+			progress.SetText("")
 			if err != nil {
-				create.Enable()
+				check()
 				errLabel.SetText(fmt.Sprintf("The vault could not be created: %v", err))
 				return
 			}
@@ -60,17 +97,23 @@ func (u *UI) createScreen() fyne.CanvasObject {
 		})
 	})
 	create.Importance = widget.HighImportance
+	pass.OnChanged = func(string) { check() }
+	again.OnChanged = func(string) { check() }
+	anyway.OnChanged = func(bool) { check() }
 	again.OnSubmitted = func(string) { create.OnTapped() }
 	pass.OnSubmitted = func(string) { u.win.Canvas().Focus(again) }
+	check()
 	intro := widget.NewLabel("Welcome to Engram. Your agents' memories are kept in an encrypted vault on this computer. Choose the passphrase that protects its sensitive partition: Engram cannot recover it if it is lost.")
 	intro.Wrapping = fyne.TextWrapWord
+	path := widget.NewLabel("Vault file: " + host.VaultPath(u.cfg.DataDir))
+	path.Wrapping = fyne.TextWrapBreak
+	path.Importance = widget.LowImportance
 	form := container.NewVBox(
 		widget.NewLabelWithStyle("Create your Engram vault", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		intro, pass, again, hint, remember, create, errLabel,
-		widget.NewLabel(fmt.Sprintf("Vault file: %s", host.VaultPath(u.cfg.DataDir))),
+		intro, pass, meter, hint, anyway, again, remember, create, errLabel, progress, path,
 	)
 	u.focus = pass
-	return container.NewCenter(container.NewGridWrap(fyne.NewSize(560, 460), form))
+	return container.NewCenter(container.NewGridWrap(fyne.NewSize(560, 540), form))
 }
 
 // unlockScreen is the one screen shown while Engram is locked, at start
