@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -64,6 +65,13 @@ func (v *Vault) Check(ctx context.Context) (*Report, error) {
 		}
 		if _, err := readHeader(tx); err != nil {
 			add("header", "%v", err)
+		}
+		if c := headerCopyTx(tx); c != nil {
+			if _, err := decodeHeader(c.Get(keyHeader), c.Get(keyHeaderSum)); err != nil {
+				add("header copy", "%v", err)
+			} else if !bytes.Equal(c.Get(keyHeader), tx.Bucket(bucketMeta).Get(keyHeader)) {
+				add("header copy", "differs from the header")
+			}
 		}
 		for _, name := range partitionBuckets() {
 			b := tx.Bucket(name)

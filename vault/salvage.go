@@ -72,8 +72,9 @@ func OpenSalvage(path string, opts Options) (*Salvage, error) {
 }
 
 // findHeaders collects every header whose checksum matches, from the meta
-// bucket first, then from any leaf holding both header keys, free pages
-// included: a header only serves to unwrap the data key, which
+// bucket and its copy (header_copy/copy) first, then from any leaf holding
+// both header keys, free pages included (a scrub zeroes free pages, so the
+// copy is what is left when the root page is damaged): a header only serves to unwrap the data key, which
 // authenticates it, and the data key never changes.
 func (s *Salvage) findHeaders() {
 	type pair struct {
@@ -83,7 +84,9 @@ func (s *Salvage) findHeaders() {
 	nodes := map[int]*pair{}
 	var order []int
 	for _, e := range s.scan.Entries {
-		if e.Rooted && !(len(e.Path) == 1 && e.Path[0] == string(bucketMeta)) {
+		inMeta := len(e.Path) == 1 && e.Path[0] == string(bucketMeta)
+		inCopy := len(e.Path) == 2 && e.Path[0] == string(bucketHeaderCopy) && e.Path[1] == string(keyHeaderCopy)
+		if e.Rooted && !inMeta && !inCopy {
 			continue
 		}
 		if !bytes.Equal(e.Key, keyHeader) && !bytes.Equal(e.Key, keyHeaderSum) {

@@ -10,6 +10,7 @@ import (
 	mrand "math/rand/v2"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -221,4 +222,126 @@ func TestCloseScrubs(t *testing.T) {
 	if n := len(regexp.MustCompile(mk).FindAllIndex(data, -1)); n != 0 {
 		t.Errorf("after Delete and Close the file holds %d copies of the deleted text, want 0", n)
 	}
+}
+
+// BenchmarkScrub100k measures, at 100,000 memories (ENGRAM_BENCH_N to
+// change it), a Scrub after each deletion of ten memories with fsync on:
+// the writers' pause (the scrub's hold on the write lock) and the whole
+// scrub, and the worst latency of a write issued every 5 ms while the
+// scrubs run. Then it reports one Compact of the same vault for
+// comparison: Compact holds every reader and writer for its whole run.
+func BenchmarkScrub100k(b *testing.B) {
+	n := 100_000
+	if s := os.Getenv("ENGRAM_BENCH_N"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	v, _ := vaulttest.New(b, vaulttest.NoSync)
+	rng := mrand.New(mrand.NewPCG(1, 2))
+	_, _ = removalWorkload(b, v, n, rng)
+	if _, err := v.Scrub(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	path := v.Path()
+	v.Close()
+	v, err := vault.Open(path, vault.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Close()
+	if err := v.Unlock(context.Background(), []byte(vaulttest.Passphrase)); err != nil {
+		b.Fatal(err)
+	}
+	var ids []string
+	if _, err := v.Each(vault.ListFilter{}, func(m *vault.Memory) error {
+		ids = append(ids, m.ID)
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+
+	// A writer storing every 5 ms, as agents would, measured first beside
+	// the deletions alone, then beside the deletions and their scrubs.
+	var mu sync.Mutex
+	var lat []time.Duration
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+			start := time.Now()
+			if _, err := v.Add(vaulttest.Memory(vault.Internal, "a write beside the scrub "+newMarker()), operator); err != nil {
+				b.Error(err)
+				return
+			}
+			mu.Lock()
+			lat = append(lat, time.Since(start))
+			mu.Unlock()
+		}
+	})
+	i := 0
+	deleteTen := func() {
+		for range 10 {
+			if err := v.Delete(ids[i%len(ids)], operator); err != nil && !errors.Is(err, vault.ErrNotFound) {
+				b.Fatal(err)
+			}
+			i++
+		}
+	}
+	pct := func(q float64) float64 {
+		mu.Lock()
+		defer mu.Unlock()
+		s := slices.Clone(lat)
+		slices.Sort(s)
+		if len(s) == 0 {
+			return 0
+		}
+		return float64(s[min(len(s)-1, int(q*float64(len(s))))].Microseconds()) / 1000
+	}
+	for range 30 {
+		deleteTen()
+		time.Sleep(50 * time.Millisecond) // a scrub's time, without the scrub
+	}
+	baseP99, baseMax := pct(0.99), pct(1)
+	mu.Lock()
+	lat = lat[:0]
+	mu.Unlock()
+	var pause, total, held, worstPause time.Duration
+	zeroed := 0
+	for b.Loop() {
+		deleteTen()
+		start := time.Now()
+		st, err := v.Scrub(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		total += time.Since(start)
+		pause += st.Pause
+		held += st.Held
+		worstPause = max(worstPause, st.Pause)
+		zeroed += st.ZeroedPages
+	}
+	close(stop)
+	wg.Wait()
+	b.ReportMetric(float64(pause.Microseconds())/float64(b.N)/1000, "pause-ms/op")
+	b.ReportMetric(float64(worstPause.Microseconds())/1000, "worst-pause-ms")
+	b.ReportMetric(float64(held.Microseconds())/float64(b.N)/1000, "held-ms/op")
+	b.ReportMetric(float64(total.Microseconds())/float64(b.N)/1000, "scrub-ms/op")
+	b.ReportMetric(float64(zeroed)/float64(b.N), "zeroed-pages/op")
+	b.ReportMetric(pct(0.99), "write-p99-ms")
+	b.ReportMetric(pct(1), "write-max-ms")
+	b.ReportMetric(baseP99, "write-p99-noscrub-ms")
+	b.ReportMetric(baseMax, "write-max-noscrub-ms")
+	start := time.Now()
+	before, after, err := v.Compact(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(time.Since(start).Milliseconds()), "compact-ms")
+	b.Logf("compact: %d -> %d bytes", before, after)
 }

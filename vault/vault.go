@@ -36,6 +36,14 @@ var (
 
 	keyHeader    = []byte("header")
 	keyHeaderSum = []byte("header_sum")
+
+	// bucketHeaderCopy holds a second copy of the header and its sum in
+	// its sub-bucket keyHeaderCopy. A bucket with a sub-bucket is never
+	// inlined in its parent's page, so the copy lives on a page of its
+	// own, away from the root page that holds the meta bucket: a damaged
+	// page costs one copy, and salvage reads the other.
+	bucketHeaderCopy = []byte("header_copy")
+	keyHeaderCopy    = []byte("copy")
 )
 
 func partitionBuckets() [][]byte {
@@ -208,6 +216,20 @@ func Open(path string, opts Options) (*Vault, error) {
 		db.Close()
 		return nil, fmt.Errorf("open vault %s: %w", path, err)
 	}
+	if !v.readOnly {
+		// A vault made before the header copy gets one.
+		err = v.update(func(tx *bolt.Tx) error {
+			if headerCopyTx(tx) != nil {
+				return nil
+			}
+			h := v.hdr
+			return putHeader(tx, &h)
+		})
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open vault %s: %w", path, err)
+		}
+	}
 	return v, nil
 }
 
@@ -254,7 +276,30 @@ func putHeader(tx *bolt.Tx, h *header) error {
 	if err := meta.Put(keyHeader, b); err != nil {
 		return err
 	}
-	return meta.Put(keyHeaderSum, sum[:])
+	if err := meta.Put(keyHeaderSum, sum[:]); err != nil {
+		return err
+	}
+	hc, err := tx.CreateBucketIfNotExists(bucketHeaderCopy)
+	if err != nil {
+		return err
+	}
+	c, err := hc.CreateBucketIfNotExists(keyHeaderCopy)
+	if err != nil {
+		return err
+	}
+	if err := c.Put(keyHeader, b); err != nil {
+		return err
+	}
+	return c.Put(keyHeaderSum, sum[:])
+}
+
+// headerCopyTx returns the header copy's bucket, or nil when the vault
+// has none (made before the copy existed).
+func headerCopyTx(tx *bolt.Tx) *bolt.Bucket {
+	if hc := tx.Bucket(bucketHeaderCopy); hc != nil {
+		return hc.Bucket(keyHeaderCopy)
+	}
+	return nil
 }
 
 // readHeader decodes and checks the header. The checksum catches damage and
@@ -481,6 +526,7 @@ func (v *Vault) ChangePassphrase(ctx context.Context, oldPass, newPass []byte) e
 		if err := putHeader(tx, &h); err != nil {
 			return err
 		}
+		v.markRemoved() // the data key wrapped under the old passphrase
 		return appendAuditTx(tx, v.now(), AuditEntry{Action: ActionPassphraseChange, Agent: AgentOperator, Result: ResultOK})
 	})
 	if err != nil {
