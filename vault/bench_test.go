@@ -217,3 +217,21 @@ func BenchmarkWriteBesideTouch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEachPlain lists 10,000 plaintext memories of 500 bytes: the
+// cost per record of reading one, record check (content hash) included.
+func BenchmarkEachPlain(b *testing.B) {
+	v, _ := vaulttest.New(b, vaulttest.NoSync)
+	for i := range 10_000 {
+		if _, err := v.Add(vaulttest.Memory(vault.Internal, fmt.Sprintf("%d %s", i, content500)), operator); err != nil {
+			b.Fatal(err)
+		}
+	}
+	n := 0
+	for b.Loop() {
+		if _, err := v.Each(vault.ListFilter{Partitions: []vault.Partition{vault.Internal}}, func(*vault.Memory) error { n++; return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/record")
+}

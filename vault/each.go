@@ -40,8 +40,7 @@ func decodeMemories(b *bolt.Bucket, key []byte, part string, out func(k []byte, 
 				return nil // a nested bucket
 			}
 			m = Memory{}
-			_, err := decodeRecord(raw, key, part, string(k), &m)
-			return out(k, &m, err)
+			return out(k, &m, decodeMemory(raw, key, part, string(k), &m))
 		})
 	}
 
@@ -153,7 +152,16 @@ func decodeBatch(recs []eachRecord, key []byte, part string) (d eachDecoded) {
 	d.errs = make([]error, len(recs))
 	for i, r := range recs {
 		d.keys[i] = r.key
-		_, d.errs[i] = decodeRecord(r.raw, key, part, string(r.key), &d.mems[i])
+		d.errs[i] = decodeMemory(r.raw, key, part, string(r.key), &d.mems[i])
 	}
 	return d
+}
+
+// decodeMemory decodes and checks (checkMemory) the memory record raw
+// stored in partition part under key id.
+func decodeMemory(raw, key []byte, part, id string, m *Memory) error {
+	if _, err := decodeRecord(raw, key, part, id, m); err != nil {
+		return err
+	}
+	return checkMemory(m, part, id)
 }

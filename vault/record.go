@@ -2,6 +2,8 @@ package vault
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/binary"
 	"encoding/json"
 	jsonv2 "encoding/json/v2"
@@ -99,4 +101,22 @@ func decodeRecord(raw []byte, key []byte, bucket, id string, v any) (version uin
 		return 0, fmt.Errorf("record %s/%s: %w: %v", bucket, id, ErrCorrupt, err)
 	}
 	return version, nil
+}
+
+// checkMemory checks a memory record decoded from bucket under key id, as
+// every read does: it must be stored under its own id and partition, and
+// its content must match its content hash. A sealed record's AES-GCM tag
+// already covers its bytes; this is what catches damage to a plain one
+// (a flipped byte in its text), so that altered text is never served.
+// What it does not catch is in DESIGN.md ("Damage is never served").
+func checkMemory(m *Memory, bucket, id string) error {
+	if m.ID != id || string(m.Partition) != bucket {
+		return fmt.Errorf("record %s/%s: %w: stored under the wrong key", bucket, id, ErrCorrupt)
+	}
+	sum := sha256.Sum256([]byte(m.Content))
+	var stored [sha256.Size]byte
+	if n, err := hex.Decode(stored[:], []byte(m.ContentHash)); err != nil || n != len(stored) || stored != sum {
+		return fmt.Errorf("record %s/%s: %w: the content does not match its hash", bucket, id, ErrCorrupt)
+	}
+	return nil
 }

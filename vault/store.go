@@ -519,8 +519,8 @@ func getTx(tx *bolt.Tx, id string, key []byte) (*Memory, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.ID != id || string(m.Partition) != bucket {
-		return nil, fmt.Errorf("record %s/%s: %w: stored under the wrong key", bucket, id, ErrCorrupt)
+	if err := checkMemory(&m, bucket, id); err != nil {
+		return nil, err
 	}
 	if isSealedRecord(raw) && ver != uint64(m.Version) {
 		return nil, fmt.Errorf("record %s/%s: %w", bucket, id, ErrAuth)

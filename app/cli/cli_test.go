@@ -77,6 +77,7 @@ func TestScripts(t *testing.T) {
 			"corruptrecord": corruptRecord,
 			"corruptcopies": corruptCopies,
 			"flipbyte":      flipByte,
+			"flipintext":    flipInText,
 			"damagemeta":    damageMeta,
 			"truncatefile":  truncateFile,
 			"agentstore":    agentStore,
@@ -158,6 +159,30 @@ func flipByte(ts *testscript.TestScript, neg bool, args []string) {
 		off += len(raw)
 	}
 	raw[off] ^= 1
+	ts.Check(os.WriteFile(path, raw, 0o600))
+}
+
+// flipintext FILE TEXT: flip one bit of the last byte of every copy of
+// TEXT in FILE (a plain record's content; free pages may hold old copies).
+func flipInText(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: flipintext FILE TEXT")
+	}
+	path := ts.MkAbs(args[0])
+	raw, err := os.ReadFile(path)
+	ts.Check(err)
+	n := 0
+	for off := 0; ; n++ {
+		i := bytes.Index(raw[off:], []byte(args[1]))
+		if i < 0 {
+			break
+		}
+		raw[off+i+len(args[1])-1] ^= 0x01
+		off += i + len(args[1])
+	}
+	if n == 0 {
+		ts.Fatalf("%q is not in %s", args[1], path)
+	}
 	ts.Check(os.WriteFile(path, raw, 0o600))
 }
 
