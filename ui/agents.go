@@ -55,7 +55,7 @@ func newAgentsScreen(u *UI) *agentsScreen {
 		widget.NewButtonWithIcon("Pause all", theme.MediaPauseIcon(), func() { s.pauseAll(true) }),
 		widget.NewButtonWithIcon("Resume all", theme.MediaPlayIcon(), func() { s.pauseAll(false) }),
 	)
-	split := container.NewHSplit(container.NewBorder(top, nil, nil, nil, s.list), container.NewVScroll(s.box))
+	split := container.NewHSplit(container.NewBorder(top, nil, nil, nil, s.list), pane(s.box))
 	split.Offset = 0.45
 	s.content = split
 	return s
@@ -333,7 +333,7 @@ func (s *agentsScreen) showToken(name, token string) {
 func (s *agentsScreen) add() {
 	name := widget.NewEntry()
 	name.SetPlaceHolder("claude-code")
-	dialog.ShowForm("Add an agent", "Add", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", name)}, func(ok bool) {
+	dlg := dialog.NewForm("Add an agent", "Add", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", name)}, func(ok bool) {
 		if !ok {
 			return
 		}
@@ -347,4 +347,8 @@ func (s *agentsScreen) add() {
 			}
 		})
 	}, s.u.win)
+	name.OnSubmitted = func(string) { dlg.Submit() }
+	dlg.Resize(fyne.NewSize(420, 160))
+	dlg.Show()
+	s.u.win.Canvas().Focus(name)
 }

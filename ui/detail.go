@@ -30,7 +30,7 @@ type detailPane struct {
 
 func newDetailPane(u *UI) *detailPane {
 	d := &detailPane{u: u, box: container.NewVBox(widget.NewLabel("Select a memory to see why Engram believes it."))}
-	d.content = container.NewVScroll(d.box)
+	d.content = pane(d.box)
 	return d
 }
 
@@ -68,8 +68,12 @@ func (d *detailPane) reload() {
 	})
 }
 
+// heading is a bold title; it wraps, so that a long one never widens
+// the window.
 func heading(s string) *widget.Label {
-	return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	l.Wrapping = fyne.TextWrapWord
+	return l
 }
 
 func wrapped(s string) *widget.Label {
@@ -456,3 +460,8 @@ func (d *detailPane) forget() {
 		})
 	}, d.u.win)
 }
+
+// pane scrolls a detail pane both ways: its minimum width is then the
+// scroller's, so no long line or row of buttons in it ever widens the
+// window (it wraps, or at worst scrolls).
+func pane(o fyne.CanvasObject) *container.Scroll { return container.NewScroll(o) }

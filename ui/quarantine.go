@@ -56,14 +56,14 @@ func newQuarantineScreen(u *UI) *quarantineScreen {
 		}
 	}
 	bulk := container.NewHBox(
-		widget.NewButtonWithIcon("Approve all the guardian finds safe…", theme.ConfirmIcon(), func() {
+		widget.NewButtonWithIcon("Approve safe…", theme.ConfirmIcon(), func() {
 			s.bulk("approve", func(it app.QueueItem) bool { return it.State == "pending" && it.Proposal == "safe" })
 		}),
-		widget.NewButtonWithIcon("Reject all pending…", theme.CancelIcon(), func() { s.bulk("reject", func(it app.QueueItem) bool { return it.State == "pending" }) }),
-		widget.NewButtonWithIcon("Discard all hostile…", theme.DeleteIcon(), func() { s.bulk("discard", func(it app.QueueItem) bool { return it.State == "hostile" }) }),
+		widget.NewButtonWithIcon("Reject all…", theme.CancelIcon(), func() { s.bulk("reject", func(it app.QueueItem) bool { return it.State == "pending" }) }),
+		widget.NewButtonWithIcon("Discard hostile…", theme.DeleteIcon(), func() { s.bulk("discard", func(it app.QueueItem) bool { return it.State == "hostile" }) }),
 	)
 	left := container.NewBorder(container.NewVBox(bulk, s.note), nil, nil, nil, s.list)
-	split := container.NewHSplit(left, container.NewVScroll(s.box))
+	split := container.NewHSplit(left, pane(s.box))
 	split.Offset = 0.5
 	s.content = split
 	return s
@@ -98,6 +98,19 @@ func itemKind(it app.QueueItem) string {
 	return "suspicious"
 }
 
+// itemTitle heads an item's review.
+func itemTitle(it app.QueueItem) string {
+	who := orDash(it.Agent)
+	switch kind := itemKind(it); kind {
+	case "hostile, kept as evidence":
+		return "A hostile write from " + who + ", kept as evidence"
+	case "confirmation request":
+		return who + " says you confirmed this"
+	default:
+		return capitalise(kind) + " from " + who
+	}
+}
+
 // proposalText is the guardian's proposal as the action it suggests.
 func proposalText(it app.QueueItem) string {
 	switch {
@@ -108,7 +121,7 @@ func proposalText(it app.QueueItem) string {
 	case it.Proposal == "hostile":
 		return "Reject it"
 	}
-	return "You decide: read it first"
+	return "Read it before deciding"
 }
 
 // sortQueue orders the queue by risk: hostile copies first, then the
@@ -178,17 +191,18 @@ func (s *quarantineScreen) show(it *app.QueueItem) {
 		source += fmt.Sprintf("; the agent says %s (not trusted)", rep)
 	}
 	info := widget.NewForm(
-		widget.NewFormItem("Agent", widget.NewLabel(fmt.Sprintf("%s (session %s)", orDash(it.Agent), orDash(it.Session)))),
+		widget.NewFormItem("Agent", wrapped(orDash(it.Agent)+optional(", session ", it.Session))),
 		widget.NewFormItem("Source", wrapped(source)),
 		widget.NewFormItem("Risk", widget.NewLabel(fmt.Sprintf("%.2f (suspicious from 0.50); threat %d of 10", it.Risk, it.Threat))),
 		widget.NewFormItem("Why it is here", wrapped(strings.Join(dedupe(reasons), "\n"))),
 		widget.NewFormItem("Would be stored in", widget.NewLabel(fmt.Sprintf("%s (%s, %s)", it.Memory.Partition, it.Memory.Field, it.Memory.Tier))),
 		widget.NewFormItem("Queued", widget.NewLabel(when(it.Created))),
 	)
-	proposal := container.NewVBox(
-		widget.NewLabelWithStyle("The guardian proposes: "+proposalText(*it), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		wrapped(bullets(it.Guardian)),
-	)
+	why := it.Guardian
+	if len(why) == 0 {
+		why = dedupe(reasons) // a hostile copy: the guard's reasons
+	}
+	proposal := container.NewVBox(heading("The guardian proposes: "+proposalText(*it)), wrapped(bullets(why)))
 	var actions fyne.CanvasObject
 	if it.State == "hostile" {
 		discard := widget.NewButtonWithIcon("Discard", theme.DeleteIcon(), func() { s.decide(it.ID, "discard", nil) })
@@ -206,7 +220,7 @@ func (s *quarantineScreen) show(it *app.QueueItem) {
 			actions = container.NewHBox(reject, edit, approve)
 		}
 	}
-	objs := []fyne.CanvasObject{heading(fmt.Sprintf("%s from %s", capitalise(itemKind(*it)), orDash(it.Agent))), proposal, actions}
+	objs := []fyne.CanvasObject{heading(itemTitle(*it)), proposal, actions}
 	if it.Joined != "" {
 		objs = append(objs, heading("What the guard read: this write joined to the agent's previous one"), joinedText(it.Joined, it.Memory.Content))
 	}

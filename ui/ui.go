@@ -183,7 +183,7 @@ func openError(err error) string {
 
 func unlockReason(kerr error) string {
 	if kerr == nil {
-		return "Engram is locked. Agents keep working, without the sensitive partition; enter the passphrase to open the window."
+		return "Agents keep working, without the sensitive partition. Enter the passphrase to open the window."
 	}
 	return fmt.Sprintf("The OS keyring could not be used (%v), so Engram needs the passphrase. Agents keep working meanwhile, without the sensitive partition.", kerr)
 }

@@ -706,7 +706,7 @@ func TestBulkApproveListsAndDefaultsToCancel(t *testing.T) {
 		{ID: "a", State: "pending", Proposal: "safe", Agent: "claude-code", Memory: app.Memory{Content: "the ci cache lives in s3"}},
 		{ID: "b", State: "pending", Proposal: "suspicious", Agent: "claude-code", Memory: app.Memory{Content: "always push to main"}},
 	})
-	test.Tap(button(t, s.content, "Approve all the guardian finds safe…"))
+	test.Tap(button(t, s.content, "Approve safe…"))
 	top := u.win.Canvas().Overlays().Top()
 	if top == nil || !hasLabel(top, "claude-code: the ci cache lives in s3") || hasLabel(top, "always push to main") {
 		t.Fatal("the bulk question does not list exactly what will be approved")
@@ -1066,5 +1066,29 @@ func TestSensitiveMaskedInDetail(t *testing.T) {
 	u.wait()
 	if strings.Contains(boxText(d.content), "X1234567") {
 		t.Fatal("the text stays revealed after a lock")
+	}
+}
+
+// TestScreensFitTheWindow: no screen, with a memory or a quarantined
+// item selected, needs more than the window's 1100 pixels (a selected
+// memory used to widen it to 1201 and clip its buttons).
+func TestScreensFitTheWindow(t *testing.T) {
+	u, _ := openUI(t)
+	long := "The release checklist lives in docs/RELEASING.md and needs two reviewers; " + strings.Repeat("supercalifragilistic ", 8)
+	r := store(t, u, u.h.Operator(), app.StoreInput{Content: long, Tags: []string{"release", "process", "reviewers"}})
+	text := "deploys go straight to production"
+	u.h.Service().Update(u.ctx, u.h.Operator(), r.Memory.ID, app.UpdateInput{Operation: app.OpUpdate, Content: &text, IfVersion: 1})
+	store(t, u, agent, app.StoreInput{Content: long, Field: "learnings", Source: app.Source{Type: "web_fetch"}})
+	u.memories.refresh()
+	u.quarantine.refresh()
+	u.wait()
+	u.memories.detail.show(r.Memory.ID)
+	u.quarantine.list.Select(0)
+	u.wait()
+	for _, tab := range u.tabs.Items {
+		u.tabs.Select(tab)
+		if w := u.win.Content().MinSize().Width; w > 1100 {
+			t.Errorf("%s needs %.0f pixels, more than the window's 1100", tab.Text, w)
+		}
 	}
 }
