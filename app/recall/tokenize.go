@@ -10,15 +10,34 @@ import (
 )
 
 // stopwords are the English function words left out of the keyword index:
-// they occur in nearly every text and only add noise to BM25.
+// they occur in nearly every text and only add noise to BM25. Besides
+// Lucene's 33 (articles, conjunctions, prepositions), the pronouns,
+// auxiliaries and question words of conversational text: a question ("What
+// did Caroline research?") otherwise ranks every turn that asks something
+// ("What did it look like?") above the one that answers it.
 var stopwords = func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields(`a an and are as at be but by for if in into is it no not of on or
-		such that the their then there these they this to was will with s t`) {
+	for _, w := range strings.Fields(stopList) {
 		m[w] = true
 	}
 	return m
 }()
+
+// stopList is the word list behind stopwords.
+var stopList = `a an and are as at be but by for if in into is it no not of on or
+		such that the their then there these they this to was will with s t` + extraStops
+
+// extraStops are the conversational function words (see stopwords).
+var extraStops = `
+		i me my mine myself we our ours ourselves you your yours yourself yourselves
+		he him his himself she her hers herself its itself them theirs themselves
+		what which who whom whose when where why how
+		am were been being have has had having do does did doing done
+		would could should shall might must can
+		from about than too very just so also only own same
+		those here all any both each few more most other some
+		again further once
+		ll re ve d m don didn doesn isn wasn aren weren haven hasn hadn wouldn couldn shouldn`
 
 // Terms splits text into index terms: maximal runs of letters and digits,
 // lower-cased, with diacritics removed ("Café" and "cafe" match), English

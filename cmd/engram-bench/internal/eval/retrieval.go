@@ -40,6 +40,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.K, "k", 100, "results per query")
 	fs.StringVar(&o.Run, "run", "", "write a TREC run file here")
 	fs.Float64Var(&o.Recency, "recency", 0.3, "weight of the recency boost (0 turns it off)")
+	fs.StringVar(&o.Set, "set", "", "override recall settings, comma-separated: k1=1.2,b=0.9,alpha=0.25,fusion=rrf,rrfk=60,candidates=100,minsim=0 (for experiments)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
@@ -74,6 +75,8 @@ type Options struct {
 	K                      int
 	Run                    string // TREC run file to write, or ""
 	Recency                float64
+	// Set overrides recall settings for an experiment (see ApplySettings).
+	Set string
 	// ModelDir holds the USE Lite model; "" looks where Engram looks,
 	// then in .cache/model/use-lite.
 	ModelDir string
@@ -176,7 +179,10 @@ func Retrieval(ctx context.Context, o Options) (*Report, error) {
 	cfg.Recency = o.Recency
 	// The per-recall limits (10 episodic, 20 semantic, 4,000 tokens) are
 	// for a model's context; the benchmark ranks k documents per query.
-	cfg.MaxEpisodic, cfg.MaxSemantic, cfg.MaxTokens, cfg.Candidates = -1, -1, -1, o.K
+	cfg.MaxEpisodic, cfg.MaxSemantic, cfg.MaxTokens, cfg.Candidates = -1, -1, -1, max(o.K, 100)
+	if err := ApplySettings(&cfg, o.Set); err != nil {
+		return nil, err
+	}
 	eng := recall.New(cfg)
 	svc, err := app.New(v, app.Options{Recall: eng})
 	if err != nil {
@@ -231,6 +237,46 @@ func Retrieval(ctx context.Context, o Options) (*Report, error) {
 		logf("%s: nDCG@10 %.4f", mode, m.NDCG10)
 	}
 	return rep, nil
+}
+
+// ApplySettings changes cfg by "name=value" pairs separated by commas:
+// k1, b, alpha (the vector share of the fusion), fusion (convex or rrf),
+// rrfk, candidates and minsim.
+func ApplySettings(cfg *recall.Config, set string) error {
+	for _, kv := range strings.Split(set, ",") {
+		if kv = strings.TrimSpace(kv); kv == "" {
+			continue
+		}
+		name, val, ok := strings.Cut(kv, "=")
+		if !ok {
+			return fmt.Errorf("setting %q: want name=value", kv)
+		}
+		if name == "fusion" {
+			cfg.Fusion = recall.Fusion(val)
+			continue
+		}
+		x, err := strconv.ParseFloat(val, 64)
+		if err != nil {
+			return fmt.Errorf("setting %q: %w", kv, err)
+		}
+		switch name {
+		case "k1":
+			cfg.K1 = x
+		case "b":
+			cfg.B = x
+		case "alpha":
+			cfg.KeywordWeight, cfg.VectorWeight = 1-x, x
+		case "rrfk":
+			cfg.RRFK = x
+		case "candidates":
+			cfg.Candidates = int(x)
+		case "minsim":
+			cfg.MinSimilarity = x
+		default:
+			return fmt.Errorf("setting %q: unknown name", kv)
+		}
+	}
+	return nil
 }
 
 // evaluate runs the judged queries in mode through svc and measures the
