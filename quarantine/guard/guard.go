@@ -286,6 +286,29 @@ func (g *Guard) screenInput(in Input, res *Result) screening {
 		res.VectorUsed = true
 	}
 	inj := g.screen(in.Text, in.Field, vecP)
+	// The text as a model reads it, disguises undone (normalize.go): the
+	// higher risk of the two counts, and each disguise is a finding.
+	if norm, found := normaliseText(in.Text); len(found) > 0 || norm != in.Text {
+		n := g.screen(norm, in.Field, vecP)
+		raised := n.risk > inj.risk
+		if raised {
+			inj.risk = n.risk
+			for _, r := range n.reasons {
+				if !contains(inj.reasons, r) {
+					inj.reasons = append(inj.reasons, r)
+				}
+			}
+			inj.findings = append(inj.findings, n.findings...)
+		}
+		for _, d := range found {
+			if d.floor == 0 && !raised {
+				continue // look-alike letters in "TNFα", a comment: only a disguise if it hid something
+			}
+			inj.findings = append(inj.findings, Finding{Kind: KindInjection, Type: d.typ, Start: d.start, End: d.end, Reason: d.reason})
+			inj.reasons = append(inj.reasons, d.reason)
+			inj.risk = max(inj.risk, d.floor)
+		}
+	}
 	res.Risk = inj.risk * trustDiscount(res.Trust)
 	res.Threat = int(math.Round(res.Risk * 10))
 	res.Verdict = verdictFor(res.Risk)

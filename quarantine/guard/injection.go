@@ -633,6 +633,14 @@ func (g *Guard) screen(text, field string, vecP float64) screening {
 	// figures) should reach a reviewer, not vanish. Hostile needs a
 	// pattern (or heuristics) on top.
 	risk := math.Max(math.Min(p, modelCap), 1-miss)
+	// What the text asks an agent to do (intent.go).
+	if in := readIntent(t, asciiLower(t)); in.risk >= suspiciousAt {
+		for i, typ := range in.types {
+			out.findings = append(out.findings, Finding{Kind: KindInjection, Type: "asks_" + typ, Start: 0, End: len(text), Reason: in.reasons[i]})
+		}
+		out.reasons = append(out.reasons, in.reasons...)
+		risk = math.Max(risk, in.risk)
+	}
 	if s.decodedB64 {
 		out.findings = append(out.findings, Finding{Kind: KindInjection, Type: "encoded_payload", Start: 0, End: len(text), Reason: "base64 blob decodes to an instruction"})
 		out.reasons = append(out.reasons, "base64 blob decodes to an instruction")

@@ -57,9 +57,9 @@ func SourceTrust(source string) Trust {
 // model: chat-template tokens, role tags, "ignore previous" phrasing.
 var neutraliseRe = regexp.MustCompile(`(?i)` +
 	`<\|\s*(system|assistant|user|im_start|im_end|endoftext)\s*\|>` +
-	`|\[/?(system|inst|assistant|user)\]` +
+	`|\[/?(system|inst|instructions?|assistant|user|admin|developer|sudo|root)\]` +
 	`|<</?sys>>` +
-	`|</?(system|assistant|instructions?|admin)\b[^>]{0,40}>` +
+	`|</?(system|assistant|instructions?|admin|developer)[\w-]*\b[^>]{0,40}>` +
 	`|\b(ignore|disregard|forget|override)\s+(all\s+|any\s+|the\s+)?(previous|prior|above|earlier)(\s+(instructions?|directives?|rules|prompts?))?` +
 	`|\b(you are now|new instructions?|system prompt)\b`)
 
@@ -93,7 +93,7 @@ func Neutralise(text string, t Trust) string {
 	return b.String()
 }
 
-var neutraliseKeywords = []string{"system", "inst", "assistant", "user", "im_", "endoftext", "sys>", "admin", "ignore", "disregard", "forget", "override", "you are now"}
+var neutraliseKeywords = []string{"system", "inst", "assistant", "user", "im_", "endoftext", "sys>", "admin", "developer", "sudo", "root", "ignore", "disregard", "forget", "override", "you are now"}
 
 // credentialRe finds statements that hand over a credential in prose or as
 // a label: "the password is hunter2", "api key: abc", "my token is ...".
