@@ -34,6 +34,13 @@ func newDetailPane(u *UI) *detailPane {
 	return d
 }
 
+// clear shows no memory.
+func (d *detailPane) clear() {
+	d.id, d.mem, d.vers, d.revealed = "", nil, nil, false
+	d.box.Objects = []fyne.CanvasObject{widget.NewLabel("Select a memory to see why Engram believes it.")}
+	d.box.Refresh()
+}
+
 // show loads and displays memory id.
 func (d *detailPane) show(id string) {
 	if id != d.id {
@@ -442,10 +449,7 @@ func (d *detailPane) rollback(to int) {
 
 func (d *detailPane) forget() {
 	id := d.mem.ID
-	dialog.ShowConfirm("Forget this memory", "Forget removes the memory and all its versions from the vault file for good (the audit log keeps that it happened, never what it said). Continue?", func(ok bool) {
-		if !ok {
-			return
-		}
+	d.u.askSafe("Forget this memory?", wrapped("Forget removes the memory and all its versions from the vault file for good (the audit log keeps that it happened, never what it said)."), "Keep it", "Forget", theme.DeleteIcon(), func() {
 		var r app.ForgetResponse
 		d.u.background(func() error {
 			r = d.u.h.Service().Forget(d.u.ctx, d.u.h.Operator(), []string{id}, "forgotten in the desktop app")
@@ -458,7 +462,7 @@ func (d *detailPane) forget() {
 				d.u.memories.refresh()
 			}
 		})
-	}, d.u.win)
+	})
 }
 
 // pane scrolls a detail pane both ways: its minimum width is then the

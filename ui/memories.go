@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
 	"slices"
 	"strings"
 	"time"
@@ -40,6 +42,11 @@ type memoriesScreen struct {
 	content fyne.CanvasObject
 
 	search                                   *widget.Entry
+	searchBox                                *shortcutEntry
+	filterBox                                *fyne.Container
+	filterButton                             *widget.Button
+	empty                                    *fyne.Container
+	shownKey                                 string // the query and filters of the rows shown
 	partition, tier, kind, field, trust, age *widget.Select
 	minConf                                  *widget.Select
 	tag                                      *widget.Entry
@@ -72,8 +79,10 @@ func choices[T ~string](vals []T) []string {
 
 func newMemoriesScreen(u *UI) *memoriesScreen {
 	s := &memoriesScreen{u: u}
-	s.search = widget.NewEntry()
-	s.search.SetPlaceHolder("Search memories (the same hybrid recall agents use)")
+	search := newShortcutEntry(u)
+	s.search = &search.Entry
+	s.searchBox = search
+	s.search.SetPlaceHolder("Search memories (Ctrl+F; the same hybrid recall agents use)")
 	s.search.OnChanged = func(string) { s.debounce() }
 	s.search.OnSubmitted = func(string) { s.refresh() }
 	sel := func(opts []string) *widget.Select {
@@ -126,7 +135,22 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 		labelled("Partition", s.partition), labelled("Tier", s.tier), labelled("Kind", s.kind), labelled("Field", s.field), labelled("Trust", s.trust),
 		labelled("Confidence ≥", s.minConf), labelled("Created", s.age), labelled("Tag", s.tag), container.NewVBox(widget.NewLabel(""), s.archived),
 	)
-	left := container.NewBorder(container.NewVBox(s.search, filters, s.count), nil, nil, nil, s.list)
+	// The filters are folded away until asked for; the button says how
+	// many are set.
+	s.filterBox = container.NewVBox(filters)
+	s.filterBox.Hide()
+	s.filterButton = widget.NewButtonWithIcon("Filters", theme.MenuDropDownIcon(), func() {
+		if s.filterBox.Visible() {
+			s.filterBox.Hide()
+		} else {
+			s.filterBox.Show()
+		}
+	})
+	add := widget.NewButtonWithIcon("New memory…", theme.ContentAddIcon(), s.add)
+	bar := container.NewBorder(nil, nil, nil, container.NewHBox(s.filterButton, add), s.searchBox)
+	s.empty = container.NewVBox()
+	s.empty.Hide()
+	left := container.NewBorder(container.NewVBox(bar, s.filterBox, s.count), nil, nil, nil, container.NewStack(s.list, s.empty))
 	split := container.NewHSplit(left, s.detail.content)
 	split.Offset = 0.55
 	s.content = split
@@ -246,6 +270,16 @@ func (s *memoriesScreen) refresh() {
 		s.rows.set(rows)
 		s.list.UnselectAll()
 		s.count.SetText(note)
+		s.showEmpty(len(rows) == 0 && query == "" && s.activeFilters() == 0)
+		s.filterButton.SetText(filtersLabel(s.activeFilters()))
+		// A new search or filter never leaves the detail showing a
+		// memory the list no longer holds (an edit of the shown one
+		// keeps it).
+		key := fmt.Sprintf("%s|%+v|%s", query, f, trust)
+		if id := s.detail.id; key != s.shownKey && id != "" && !slices.ContainsFunc(rows, func(r row) bool { return r.ID == id }) {
+			s.detail.clear()
+		}
+		s.shownKey = key
 		if f := s.loaded; f != nil {
 			s.loaded = nil
 			f()
@@ -318,4 +352,100 @@ func preview(s string) string {
 		return string(r[:160]) + "…"
 	}
 	return s
+}
+
+// activeFilters counts the filters set.
+func (s *memoriesScreen) activeFilters() int {
+	n := 0
+	for _, sel := range []*widget.Select{s.partition, s.tier, s.kind, s.field, s.trust, s.minConf, s.age} {
+		if sel.Selected != anyChoice && sel.Selected != "" {
+			n++
+		}
+	}
+	if strings.TrimSpace(s.tag.Text) != "" {
+		n++
+	}
+	if s.archived.Checked {
+		n++
+	}
+	return n
+}
+
+func filtersLabel(n int) string {
+	if n == 0 {
+		return "Filters"
+	}
+	return fmt.Sprintf("Filters (%d)", n)
+}
+
+// showEmpty tells a new user, when the vault holds no memory yet, how to
+// add one and how to connect an agent.
+func (s *memoriesScreen) showEmpty(empty bool) {
+	if !empty {
+		s.empty.Hide()
+		return
+	}
+	addr := "the address in the status line"
+	if a, err := s.u.h.ServerStatus(); err == nil {
+		addr = "http://" + a + "/mcp"
+	}
+	add := widget.NewButtonWithIcon("New memory…", theme.ContentAddIcon(), s.add)
+	add.Importance = widget.HighImportance
+	s.empty.Objects = []fyne.CanvasObject{
+		heading("No memories yet"),
+		wrapped("Add one yourself with New memory (Ctrl+N), or connect an agent and let it remember what it learns:"),
+		container.NewHBox(add),
+		wrapped("1. Point the agent's MCP client at " + addr + " (for Claude Code: claude mcp add --transport http engram " + addr + ")."),
+		wrapped("2. The agent asks to pair: approve it in the pop-up, choosing what it may write and read."),
+		wrapped("3. What it stores appears here; anything doubtful waits in Quarantine for you."),
+	}
+	s.empty.Show()
+	s.empty.Refresh()
+}
+
+// add asks for a new memory, written by the user (operator trust).
+func (s *memoriesScreen) add() {
+	text := newShortcutEntry(s.u)
+	text.MultiLine = true
+	text.Wrapping = fyne.TextWrapWord
+	text.SetMinRowsVisible(5)
+	text.SetPlaceHolder("What should your agents remember?")
+	part := widget.NewSelect([]string{"automatic", "public", "internal", "sensitive"}, nil)
+	part.SetSelected("automatic")
+	tags := widget.NewEntry()
+	tags.SetPlaceHolder("comma-separated, optional")
+	dlg := dialog.NewForm("New memory", "Add", "Cancel", []*widget.FormItem{
+		widget.NewFormItem("Text", text),
+		{Text: "Partition", Widget: part, HintText: "automatic: sensitive if it holds personal data, else internal"},
+		widget.NewFormItem("Tags", tags),
+	}, func(ok bool) {
+		if !ok || strings.TrimSpace(text.Text) == "" {
+			return
+		}
+		in := app.StoreInput{Content: text.Text}
+		if p := part.Selected; p != "automatic" {
+			in.Partition = app.Partition(p)
+		}
+		for _, t := range strings.Split(tags.Text, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				in.Tags = append(in.Tags, t)
+			}
+		}
+		h := s.u.h
+		var r app.MemoryResponse
+		s.u.background(func() error { r = h.Service().Store(s.u.ctx, h.Operator(), in); return nil }, func(error) {
+			if !s.u.showResponse(r.Response) {
+				return
+			}
+			s.u.setStatus("Memory added")
+			s.refresh()
+			if r.Memory != nil {
+				s.detail.show(r.Memory.ID)
+			}
+		})
+	}, s.u.win)
+	tags.OnSubmitted = func(string) { dlg.Submit() }
+	dlg.Resize(fyne.NewSize(620, 360))
+	dlg.Show()
+	s.u.win.Canvas().Focus(text)
 }

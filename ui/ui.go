@@ -49,8 +49,10 @@ type UI struct {
 
 	// started is set once the host's background work runs.
 	started bool
-	// status is the main window's status line.
-	status *widget.Label
+	// status is the main window's status line; baseStatus what it says
+	// when no message is shown (where agents connect).
+	status     *widget.Label
+	baseStatus string
 
 	tabs       *container.AppTabs
 	qTab       *container.TabItem
@@ -125,6 +127,7 @@ func (u *UI) Window() fyne.Window { return u.win }
 func (u *UI) Start() {
 	u.ctx, u.cancel = context.WithCancel(context.Background())
 	u.tray = newTray(u)
+	u.shortcuts()
 	if !host.Exists(u.cfg.DataDir) {
 		u.setScreen(u.createScreen())
 		return
@@ -353,10 +356,11 @@ func embeddingStatus(p app.EmbedProgress) string {
 func (u *UI) serverStatus() {
 	addr, err := u.h.ServerStatus()
 	if err != nil {
-		u.setStatus(fmt.Sprintf("The agent API is not running: %v", err))
-		return
+		u.baseStatus = fmt.Sprintf("The agent API is not running: %v", err)
+	} else {
+		u.baseStatus = fmt.Sprintf("Agents connect at http://%s (MCP at /mcp)", addr)
 	}
-	u.setStatus(fmt.Sprintf("Agents connect at http://%s (MCP at /mcp)", addr))
+	u.status.SetText(u.baseStatus)
 }
 
 // sessionSummary notifies the user of an agent session's rejected writes.
@@ -392,7 +396,20 @@ func (u *UI) refreshTab(t *container.TabItem) {
 	}
 }
 
-func (u *UI) setStatus(s string) { u.status.SetText(s) }
+// statusFor is how long a status message stays before the status line
+// goes back to where agents connect.
+const statusFor = 15 * time.Second
+
+// setStatus shows a message in the status line for statusFor.
+func (u *UI) setStatus(s string) {
+	u.status.SetText(s)
+	label := u.status
+	u.after(statusFor, func() {
+		if label.Text == s {
+			label.SetText(u.baseStatus)
+		}
+	})
+}
 
 // async runs work off the UI goroutine; then (if set) runs back on it, or
 // an error dialog explains a failure. Slow work (key derivation, export,

@@ -15,6 +15,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -57,6 +58,7 @@ func newUI(t *testing.T, cfg host.Config) (*UI, *notes) {
 	t.Helper()
 	u := New(test.NewTempApp(t), cfg)
 	u.manual = true
+	u.after = func(time.Duration, func()) {} // timers run only where a test runs them
 	n := &notes{}
 	u.notify = n.add
 	t.Cleanup(u.Close)
@@ -1090,5 +1092,108 @@ func TestScreensFitTheWindow(t *testing.T) {
 		if w := u.win.Content().MinSize().Width; w > 1100 {
 			t.Errorf("%s needs %.0f pixels, more than the window's 1100", tab.Text, w)
 		}
+	}
+}
+
+func shortcut(u *UI, s fyne.Shortcut) { u.win.Canvas().(fyne.Shortcutable).TypedShortcut(s) }
+
+// TestShortcuts presses every shortcut: Ctrl+1..5, Ctrl+F, Ctrl+N (the
+// new-memory dialog, first field focused, Enter in the last submits),
+// Delete (asks, Escape keeps), and Ctrl+L from inside the search field.
+func TestShortcuts(t *testing.T) {
+	u, _ := openUI(t)
+	for i, k := range keyTabs {
+		shortcut(u, &desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault})
+		if u.tabs.SelectedIndex() != i {
+			t.Fatalf("Ctrl+%d selects tab %d", i+1, u.tabs.SelectedIndex())
+		}
+	}
+	shortcut(u, keySearch)
+	if u.tabs.SelectedIndex() != 0 || u.win.Canvas().Focused() != u.memories.searchBox {
+		t.Fatal("Ctrl+F does not focus the search")
+	}
+
+	shortcut(u, keyNew)
+	form := u.win.Canvas().Overlays().Top()
+	text, ok := u.win.Canvas().Focused().(*shortcutEntry)
+	if form == nil || !ok || !text.MultiLine {
+		t.Fatal("Ctrl+N does not open the new-memory dialog with its text focused")
+	}
+	test.Type(text, "the team indents with tabs")
+	tags, _ := find(form, func(e *widget.Entry) bool { return e.PlaceHolder == "comma-separated, optional" })
+	test.Type(tags, "style")
+	tags.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	u.wait()
+	if rows := u.memories.rows.data; len(rows) != 1 || rows[0].Preview != "the team indents with tabs" {
+		t.Fatalf("after the new-memory dialog the list is %+v", rows)
+	}
+	if d := u.memories.detail; d.mem == nil || !slices.Equal(d.mem.Tags, []string{"style"}) {
+		t.Fatal("the new memory is not shown with its tag")
+	}
+
+	u.win.Canvas().Unfocus()
+	u.win.Canvas().(interface{ OnTypedKey() func(*fyne.KeyEvent) }).OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyDelete})
+	keep, ok := u.win.Canvas().Focused().(*defaultButton)
+	if !ok || keep.Text != "Keep it" {
+		t.Fatal("Delete does not ask to forget the selected memory, with Keep it as the default")
+	}
+	keep.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if len(u.memories.rows.data) != 1 {
+		t.Fatal("Escape on the forget question forgot the memory")
+	}
+
+	u.win.Canvas().Focus(u.memories.searchBox)
+	u.memories.searchBox.TypedShortcut(keyLock)
+	if !u.h.Locked() || u.isOpen() {
+		t.Fatal("Ctrl+L in the search field does not lock")
+	}
+	shortcut(u, keyNew)
+	if len(u.win.Canvas().Overlays().List()) != 0 {
+		t.Fatal("Ctrl+N works while locked")
+	}
+}
+
+// TestEmptyVaultSaysHowToStart: a new vault's list says how to add a
+// memory and connect an agent, and goes away once there is a memory.
+func TestEmptyVaultSaysHowToStart(t *testing.T) {
+	u, _ := openUI(t)
+	s := u.memories
+	if !s.empty.Visible() || !hasLabel(s.empty, "No memories yet") || !hasLabel(s.empty, "claude mcp add") {
+		t.Fatal("an empty vault does not say how to start")
+	}
+	store(t, u, u.h.Operator(), app.StoreInput{Content: "the repo uses tabs"})
+	s.refresh()
+	u.wait()
+	if s.empty.Visible() {
+		t.Fatal("the empty state stays with a memory listed")
+	}
+}
+
+// TestDetailFollowsTheList: a search that leaves out the shown memory
+// clears the detail; status messages go back to the agent address.
+func TestDetailFollowsTheList(t *testing.T) {
+	u, _ := openUI(t)
+	var timers []func()
+	u.after = func(_ time.Duration, fn func()) { timers = append(timers, fn) }
+	a := store(t, u, u.h.Operator(), app.StoreInput{Content: "deploys go through ops/deploy.sh"})
+	store(t, u, u.h.Operator(), app.StoreInput{Content: "the office wifi is slow on fridays"})
+	s := u.memories
+	s.refresh()
+	u.wait()
+	s.detail.show(a.Memory.ID)
+	u.wait()
+	s.search.SetText("wifi fridays")
+	s.refresh()
+	u.wait()
+	if s.detail.mem != nil {
+		t.Fatal("the detail still shows a memory the search left out")
+	}
+	base := u.status.Text
+	u.setStatus("Backup: 2 memories saved")
+	for _, fn := range timers {
+		fn()
+	}
+	if u.status.Text != base {
+		t.Fatalf("the status line says %q after the message's time, want %q", u.status.Text, base)
 	}
 }

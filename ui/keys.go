@@ -1,0 +1,72 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/widget"
+)
+
+// The main window's keyboard shortcuts. Ctrl is Cmd on macOS.
+var (
+	keySearch = &desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: fyne.KeyModifierShortcutDefault}
+	keyLock   = &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}
+	keyNew    = &desktop.CustomShortcut{KeyName: fyne.KeyN, Modifier: fyne.KeyModifierShortcutDefault}
+	keyTabs   = []fyne.KeyName{fyne.Key1, fyne.Key2, fyne.Key3, fyne.Key4, fyne.Key5}
+)
+
+// shortcuts registers the window's shortcuts: Ctrl+F search, Ctrl+L
+// lock, Ctrl+N new memory, Ctrl+1..5 the tabs, and Delete forgets the
+// selected memory (after asking). They do nothing while locked.
+func (u *UI) shortcuts() {
+	c := u.win.Canvas()
+	open := func(fn func()) func(fyne.Shortcut) {
+		return func(fyne.Shortcut) {
+			if u.isOpen() {
+				u.h.Touch()
+				fn()
+			}
+		}
+	}
+	c.AddShortcut(keySearch, open(func() {
+		u.tabs.SelectIndex(0)
+		u.win.Canvas().Focus(u.memories.searchBox)
+	}))
+	c.AddShortcut(keyLock, open(u.lockNow))
+	c.AddShortcut(keyNew, open(func() {
+		u.tabs.SelectIndex(0)
+		u.memories.add()
+	}))
+	for i, k := range keyTabs {
+		c.AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}, open(func() { u.tabs.SelectIndex(i) }))
+	}
+	c.SetOnTypedKey(func(ev *fyne.KeyEvent) {
+		if ev.Name == fyne.KeyDelete && u.isOpen() && u.tabs.SelectedIndex() == 0 && u.memories.detail.mem != nil && len(c.Overlays().List()) == 0 {
+			u.memories.detail.forget()
+		}
+	})
+}
+
+// shortcutEntry is an entry that passes the window's shortcuts on: a
+// focused entry would otherwise swallow Ctrl+L or Ctrl+N.
+type shortcutEntry struct {
+	widget.Entry
+	u *UI
+}
+
+func newShortcutEntry(u *UI) *shortcutEntry {
+	e := &shortcutEntry{u: u}
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+// TypedShortcut handles the entry's own shortcuts (copy, paste, select
+// all) and passes the window's to the canvas.
+func (e *shortcutEntry) TypedShortcut(s fyne.Shortcut) {
+	if _, custom := s.(*desktop.CustomShortcut); custom {
+		if c, ok := e.u.win.Canvas().(fyne.Shortcutable); ok {
+			c.TypedShortcut(s)
+			return
+		}
+	}
+	e.Entry.TypedShortcut(s)
+}
