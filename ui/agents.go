@@ -92,18 +92,29 @@ func (s *agentsScreen) refresh() {
 			}
 		}
 		s.u.tray.setHeld(held)
+		var waiting []app.Agent
 		for _, a := range r.Agents {
 			if a.Name == s.sel {
 				s.show(a)
 			}
-			if a.Status == app.AgentPending && !s.u.shownPairing[a.Name] {
-				s.u.shownPairing[a.Name] = true
-				s.pairingDialog(a)
+			if a.Status == app.AgentPending {
+				waiting = append(waiting, a)
 			}
 			// Decided elsewhere (the CLI, another click): close the question.
 			if d := s.open[a.Name]; d != nil && a.Status != app.AgentPending {
 				delete(s.open, a.Name) // first: Hide answers "no" to the dialog's callback
 				d.Hide()
+			}
+		}
+		// One pairing question at a time, saying how many wait.
+		if len(s.open) > 0 {
+			return
+		}
+		for _, a := range waiting {
+			if !s.u.shownPairing[a.Name] {
+				s.u.shownPairing[a.Name] = true
+				s.grantsDialog(a, true, len(waiting))
+				return
 			}
 		}
 	})
@@ -130,7 +141,7 @@ func (s *agentsScreen) show(a app.Agent) {
 	}
 	if a.Status == app.AgentActive || a.Status == app.AgentPaused {
 		buttons = append(buttons,
-			widget.NewButtonWithIcon("Grants…", theme.SettingsIcon(), func() { s.grantsDialog(a, false) }),
+			widget.NewButtonWithIcon("Grants…", theme.SettingsIcon(), func() { s.grantsDialog(a, false, 0) }),
 			widget.NewButtonWithIcon("Rotate token", theme.ViewRefreshIcon(), func() { s.rotate(a.Name) }),
 			widget.NewButtonWithIcon("Revoke", theme.DeleteIcon(), func() {
 				dialog.ShowConfirm("Revoke "+a.Name, "Its token stops working at once; it must pair again to come back.", func(ok bool) {
@@ -171,12 +182,17 @@ func joinAny[T ~string](vals []T) string {
 // pairingDialog asks the user to approve a pairing request with chosen
 // grants, or deny it.
 func (s *agentsScreen) pairingDialog(a app.Agent) {
-	s.grantsDialog(a, true)
+	s.grantsDialog(a, true, 1)
 }
 
 // grantsDialog edits what an agent may write and read; for a pairing
 // request it also approves (or denies) the agent.
-func (s *agentsScreen) grantsDialog(a app.Agent, pairing bool) {
+//
+// A pairing question says that the name is the program's own claim, how
+// many requests wait, and has three answers: Approve, Deny, and the
+// default (Enter, Escape) Decide later, which leaves the request pending
+// in the list.
+func (s *agentsScreen) grantsDialog(a app.Agent, pairing bool, waiting int) {
 	fieldChecks := widget.NewCheckGroup(choices(app.Fields)[1:], nil)
 	fieldChecks.Horizontal = true
 	fields := a.Fields
@@ -200,28 +216,49 @@ func (s *agentsScreen) grantsDialog(a app.Agent, pairing bool) {
 		widget.NewFormItem("May confirm", mayConfirm),
 		widget.NewFormItem("", wrapped("Off: when this agent says you confirmed a lasting memory or a possible secret, it waits for you in Quarantine.")),
 	}
-	title, confirm, dismiss := "Grants for "+a.Name, "Save", "Cancel"
-	if pairing {
-		title, confirm, dismiss = fmt.Sprintf("%q asks to pair with Engram", a.Name), "Approve", "Deny"
+	if !pairing {
+		dlg := dialog.NewForm("Grants for "+a.Name, "Save", "Cancel", items, func(ok bool) {
+			if ok {
+				fs, rs := typed[app.Field](fieldChecks.Selected), typed[app.Partition](readChecks.Selected)
+				s.decide(a.Name, false, true, fs, rs, mayConfirm.Checked)
+			}
+		}, s.u.win)
+		dlg.Resize(fyne.NewSize(620, 380))
+		dlg.Show()
+		return
 	}
-	dlg := dialog.NewForm(title, confirm, dismiss, items, func(ok bool) {
-		if pairing {
+	title := fmt.Sprintf("%q asks to pair with Engram", a.Name)
+	if waiting > 1 {
+		title += fmt.Sprintf(" (1 of %d requests waiting)", waiting)
+	}
+	who := wrapped(fmt.Sprintf("A program on this computer asked at %s to pair under the name %q. The name is what the program says about itself: Engram cannot check it. Approve only if you have just set up this agent.", when(a.Created), a.Name))
+	who.Importance = widget.WarningImportance
+	d := dialog.NewCustomWithoutButtons(title, container.NewVBox(who, widget.NewForm(items...)), s.u.win)
+	answer := func(approve bool) func() {
+		return func() {
 			if _, asking := s.open[a.Name]; !asking {
 				return // closed because the pairing was decided elsewhere
 			}
 			delete(s.open, a.Name)
+			d.Hide()
+			fs, rs := typed[app.Field](fieldChecks.Selected), typed[app.Partition](readChecks.Selected)
+			s.decide(a.Name, true, approve, fs, rs, mayConfirm.Checked)
 		}
-		if !pairing && !ok {
-			return
-		}
-		fs, rs := typed[app.Field](fieldChecks.Selected), typed[app.Partition](readChecks.Selected)
-		s.decide(a.Name, pairing, ok, fs, rs, mayConfirm.Checked)
-	}, s.u.win)
-	dlg.Resize(fyne.NewSize(620, 380))
-	if pairing {
-		s.open[a.Name] = dlg
 	}
-	dlg.Show()
+	later := newDefaultButton("Decide later", theme.HistoryIcon(), func() {
+		delete(s.open, a.Name)
+		d.Hide()
+		s.u.setStatus(fmt.Sprintf("The pairing request of %s waits in Agents.", a.Name))
+	})
+	later.Importance = widget.MediumImportance
+	deny := widget.NewButtonWithIcon("Deny", theme.CancelIcon(), answer(false))
+	approve := widget.NewButtonWithIcon("Approve", theme.ConfirmIcon(), answer(true))
+	approve.Importance = widget.HighImportance
+	d.SetButtons([]fyne.CanvasObject{later, deny, approve})
+	d.Resize(fyne.NewSize(660, 460))
+	s.open[a.Name] = d
+	d.Show()
+	s.u.win.Canvas().Focus(later)
 }
 
 func strs[T ~string](vals []T) []string {

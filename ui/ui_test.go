@@ -1197,3 +1197,57 @@ func TestDetailFollowsTheList(t *testing.T) {
 		t.Fatalf("the status line says %q after the message's time, want %q", u.status.Text, base)
 	}
 }
+
+// TestPairingOnePopUpAtATime: several requests give one pop-up with the
+// count; it says the name is self-declared; its default (Escape) decides
+// later and leaves the request pending; Deny denies.
+func TestPairingOnePopUpAtATime(t *testing.T) {
+	u, _ := openUI(t)
+	ctx := t.Context()
+	for _, n := range []string{"cursor", "aider", "zed"} {
+		if p := u.h.Service().RequestPairing(ctx, n); p.Secret == "" {
+			t.Fatal(p.Message)
+		}
+	}
+	u.agents.refresh()
+	u.wait()
+	c := u.win.Canvas()
+	if n := len(c.Overlays().List()); n != 1 {
+		t.Fatalf("%d pairing pop-ups, want one", n)
+	}
+	top := c.Overlays().Top()
+	if !hasLabel(top, "1 of 3 requests waiting") || !hasLabel(top, "Engram cannot check it") {
+		t.Fatal("the pairing pop-up does not give the count or say the name is self-declared")
+	}
+	later, ok := c.Focused().(*defaultButton)
+	if !ok || later.Text != "Decide later" {
+		t.Fatal("the pairing pop-up's default is not Decide later")
+	}
+	later.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	u.agents.refresh()
+	u.wait()
+	pending := 0
+	for _, a := range u.h.Service().Agents(ctx, u.h.Operator()).Agents {
+		if a.Status == app.AgentPending {
+			pending++
+		}
+	}
+	if pending != 3 {
+		t.Fatalf("after Escape %d requests are pending, want 3", pending)
+	}
+	top = c.Overlays().Top()
+	if top == nil || len(c.Overlays().List()) != 1 {
+		t.Fatal("the next request does not pop up after Decide later")
+	}
+	test.Tap(button(t, top, "Deny"))
+	u.wait()
+	pending = 0
+	for _, a := range u.h.Service().Agents(ctx, u.h.Operator()).Agents {
+		if a.Status == app.AgentPending {
+			pending++
+		}
+	}
+	if pending != 2 {
+		t.Fatalf("after Deny %d requests are pending, want 2", pending)
+	}
+}
