@@ -39,12 +39,19 @@ type RecallResult struct {
 }
 
 // RecallResponse returns the recalled memories, best first, and the same
-// memories as a context block for a model.
+// memories as a context block for a model. BelowFloor counts the matches
+// left out by the relevance floor; when no memory passed it (none matched
+// at all, or all too weakly), Message says so.
 type RecallResponse struct {
 	Response
-	Results []RecallResult `json:"results"`
-	Context string         `json:"context,omitempty"`
+	Results    []RecallResult `json:"results"`
+	Context    string         `json:"context,omitempty"`
+	BelowFloor int            `json:"below_floor,omitempty"`
 }
+
+// NothingPassedFloor is the message of a recall whose every match fell
+// below the relevance floor: nothing Engram holds answers the query.
+const NothingPassedFloor = "nothing passed the relevance floor: no memory matches the query closely enough"
 
 // vectorBatch is how many texts are embedded at once when (re)building
 // the index.
@@ -54,8 +61,10 @@ const vectorBatch = 32
 // the same read rules as Get: an agent never sees another agent's internal
 // memories or any sensitive one; the operator sees all, sensitive ones
 // only while the vault is unlocked. Results are cut to the engine's
-// limits (10 episodic, 20 semantic, 4,000 tokens by default). The recall
-// is audited with the number of results; each sensitive result is
+// limits (10 episodic, 20 semantic, 4,000 tokens by default) and to the
+// engine's relevance floor for the mode (recall.DefaultFloors), so a query
+// about nothing the vault holds returns nothing rather than the nearest
+// unrelated memories; the response then says so. The recall is audited with the number of results; each sensitive result is
 // audited as an L3 access.
 func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) RecallResponse {
 	if r, ok := s.gate(req); !ok {
@@ -81,7 +90,7 @@ func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) Recal
 	canRead := s.reader(req.Caller)
 	now := s.now()
 	res, err := s.recall.Search(ctx, recall.Query{
-		Text: in.Query, Mode: mode, Filters: in.Filters, Limit: in.Limit, Now: now,
+		Text: in.Query, Mode: mode, Filters: in.Filters, Limit: in.Limit, Now: now, Floor: true,
 		Allow: func(d *recall.Doc) bool {
 			return canRead(vault.Info{Partition: d.Partition, Sealed: d.Sensitive, Owner: d.Owner, Field: d.Field, Product: d.Product})
 		},
@@ -110,7 +119,11 @@ func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) Recal
 		out = append(working, out...)
 		res.Context = workingContext(working) + res.Context
 	}
-	return RecallResponse{Response: Response{Status: StatusOK}, Results: out, Context: res.Context}
+	resp := RecallResponse{Response: Response{Status: StatusOK}, Results: out, Context: res.Context, BelowFloor: res.BelowFloor}
+	if len(res.Hits) == 0 && len(recall.Terms(nil, in.Query)) > 0 {
+		resp.Message = NothingPassedFloor
+	}
+	return resp
 }
 
 // Similarity returns the cosine similarity of two memories' embeddings,

@@ -292,3 +292,32 @@ func TestRecallRanksByConfidenceNow(t *testing.T) {
 		t.Errorf("stale memory after recall = %+v, want confidence %.2f at version %d", g.Memory, stale.Confidence, stale.Version)
 	}
 }
+
+// TestRecallRelevanceFloor: a query about nothing the vault holds returns
+// nothing and says so, instead of the nearest unrelated memories; a weak
+// match (one word of four) is left out and counted; what matches is found.
+func TestRecallRelevanceFloor(t *testing.T) {
+	v, _ := vaulttest.New(t)
+	s := newRecallService(t, v, nil) // keyword only: hybrid judged by the keyword floor
+	for _, c := range []string{"The on-call rotation starts on Monday", "The team indents with tabs, never spaces", "Deploys go through the release script"} {
+		mustStore(t, s, operator, app.StoreInput{Content: c})
+	}
+	tests := []struct {
+		query      string
+		want       int
+		belowFloor int
+	}{
+		{"timeouts", 0, 0},
+		{"what is the timeout of the database connection on Monday", 0, 1},
+		{"how do we indent code: tabs or spaces?", 1, 0},
+	}
+	for _, tc := range tests {
+		r := s.Recall(ctx, operator, app.RecallInput{Query: tc.query})
+		if !r.OK() || len(r.Results) != tc.want || r.BelowFloor != tc.belowFloor {
+			t.Errorf("Recall(%q) = %d results, %d below the floor (%+v), want %d, %d", tc.query, len(r.Results), r.BelowFloor, r.Response, tc.want, tc.belowFloor)
+		}
+		if said := r.Message == app.NothingPassedFloor; said != (tc.want == 0) {
+			t.Errorf("Recall(%q): message %q; want it to say nothing passed the floor: %v", tc.query, r.Message, tc.want == 0)
+		}
+	}
+}

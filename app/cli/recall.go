@@ -66,6 +66,9 @@ func (c *cmd) memoryRecall(args []string) error {
 	case *context:
 		return printLine(c.out, r.Context)
 	}
+	if r.Message == app.NothingPassedFloor {
+		return printLine(c.out, fmt.Sprintf("%s (%d weaker matches left out)", r.Message, r.BelowFloor))
+	}
 	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCORE\tID\tPARTITION\tCONTENT")
 	for _, res := range r.Results {

@@ -198,6 +198,24 @@ func (x *keywordIndex) score(terms []string, acc []float32, touched []uint32) []
 	return touched
 }
 
+// maxScore is the most a document could score for terms: the sum over
+// the distinct query terms of idf × query frequency × (k1+1), the limit
+// of a term's weight as its frequency grows. A term no document holds
+// counts with the idf of a term in none, so a query naming what the index
+// never saw (a person, a project) keeps that share unmatched. A score
+// divided by it is the share of the query's weight a document matched.
+func (x *keywordIndex) maxScore(terms []string) float64 {
+	qtf := make(map[string]int, len(terms))
+	for _, t := range terms {
+		qtf[t]++
+	}
+	var sum float64
+	for t, q := range qtf {
+		sum += x.idf(len(x.postings(t))) * float64(q) * (x.k1 + 1)
+	}
+	return sum
+}
+
 // rarest returns at most n distinct terms of terms that some document
 // contains, those in the fewest documents first.
 func (k *keywordIndex) rarest(terms []string, n int) []string {

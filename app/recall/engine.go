@@ -62,6 +62,10 @@ type Config struct {
 	// MinSimilarity is the cosine below which the vector index offers no
 	// candidate (0: only texts pointing away from the query are left out).
 	MinSimilarity float64
+	// Floors are the relevance floor of each mode, which queries asking
+	// for it (Query.Floor) apply; nil means DefaultFloors, and a mode
+	// missing from the map, or with a zero Floor, is not filtered.
+	Floors map[Mode]Floor
 	// Candidates is how many results each index contributes before fusion
 	// and the filters' cut (100).
 	Candidates int
@@ -77,6 +81,32 @@ type Config struct {
 	// RebuildFraction is the share of tombstones in the vector index
 	// above which it is rebuilt (0.25).
 	RebuildFraction float64
+}
+
+// Floor is a relevance floor: a memory is recalled only if it matches at
+// least Keyword of the query's keyword weight (Hit.KeywordShare) or, in
+// semantic and hybrid modes, its most similar chunk has at least Vector
+// cosine with the query (Hit.Similarity). Exact mode looks only at
+// Keyword, semantic mode only at Vector, hybrid mode at either; a memory
+// without a vector (sensitive) is judged by Keyword in every mode. A
+// zero Keyword admits any keyword match.
+type Floor struct {
+	Keyword, Vector float64
+}
+
+// DefaultFloors returns the floors calibrated with USE Lite on a no-answer
+// set built from LoCoMo's dev conversations (each question asked of the
+// other conversations) and SciFact (each claim without its relevant
+// abstracts): the strictest floor of each mode that costs less than half a
+// point of recall_any@5 on the dev conversations (turns and observations)
+// and of nDCG@10 on SciFact (cmd/engram-bench/internal/eval). Exact mode
+// has none: any keyword floor that empties no-answer queries cost turns
+// three points or more.
+func DefaultFloors() map[Mode]Floor {
+	return map[Mode]Floor{
+		Semantic: {Vector: 0.30},
+		Hybrid:   {Keyword: 0.15, Vector: 0.35},
+	}
 }
 
 // DefaultConfig returns the defaults with emb as the embedder (nil for
@@ -105,6 +135,9 @@ func (c *Config) fill() {
 	def(&c.KeywordWeight, 0.75)
 	def(&c.VectorWeight, 0.25)
 	def(&c.RebuildFraction, 0.25)
+	if c.Floors == nil {
+		c.Floors = DefaultFloors()
+	}
 	defInt(&c.Candidates, 100)
 	defInt(&c.MaxEpisodic, 10)
 	defInt(&c.MaxSemantic, 20)

@@ -56,8 +56,10 @@ func (e *Engine) fuse(hits map[uint32]*Hit, acc []float32, q []float32, kwList, 
 			s.kw = float64(acc[slot]) / maxKw
 		}
 		s.cos = math.NaN()
-		if v := e.docs[slot].vec; q != nil && v != nil {
-			s.cos = float64(bestDot(q, v))
+		if q != nil {
+			s.cos = hits[slot].Similarity // the best chunk's cosine, set by gather
+		}
+		if !math.IsNaN(s.cos) {
 			minCos, maxCos = math.Min(minCos, s.cos), math.Max(maxCos, s.cos)
 		}
 		sc[slot] = s

@@ -61,6 +61,12 @@ type Query struct {
 	// also be a memory's vectors as EmbedDocs returns them, one per chunk:
 	// their mean is then the query. The engine does not change it.
 	Vector []float32
+	// Floor applies the engine's relevance floor for the mode
+	// (Config.Floors): a memory that matches too little of the query, by
+	// keyword and by meaning, is left out, so a query about nothing the
+	// vault holds returns nothing. The memory service's Recall sets it
+	// for every caller; internal searches (the duplicate check) do not.
+	Floor bool
 	// MaxTerms, when positive, scores only that many of the query's
 	// distinct terms, the ones the fewest memories contain. A whole memory
 	// as the query (the duplicate check) then costs a handful of short
@@ -82,6 +88,13 @@ type Hit struct {
 	// KeywordRank and VectorRank are 1-based ranks in each list, 0 when
 	// the memory was not in it.
 	KeywordRank, VectorRank int
+	// KeywordShare is the memory's BM25 score as a share of the most a
+	// memory could score for the query (every query term matched, with
+	// a saturated frequency): 0 without a keyword match, below 1 always.
+	// Similarity is the cosine of the query with the memory's most
+	// similar chunk, or NaN when either has no vector. The relevance
+	// floor compares them with the mode's Floor.
+	KeywordShare, Similarity float64
 }
 
 // Result is the answer to a query.
@@ -93,6 +106,9 @@ type Result struct {
 	Tokens int
 	// Dropped counts matching memories left out by the limits.
 	Dropped int
+	// BelowFloor counts the candidates left out by the relevance floor
+	// (Query.Floor); with no hits, nothing passed it.
+	BelowFloor int
 }
 
 // ranked is a candidate slot with its relevance.
@@ -133,12 +149,36 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 		return Result{}, err
 	}
 	out := make([]Hit, 0, len(hits))
+	below := 0
 	for _, h := range hits {
+		if q.Floor && !e.passes(h, mode) {
+			below++
+			continue
+		}
 		h.Score = h.Relevance * h.Doc.ConfidenceAt(q.Now) * trustWeight(h.Doc.Trust) * e.recency(h.Doc.Created, q.Now)
 		out = append(out, *h)
 	}
 	slices.SortFunc(out, byScore)
-	return e.limit(out, q.Limit), nil
+	res := e.limit(out, q.Limit)
+	res.BelowFloor = below
+	return res, nil
+}
+
+// passes reports whether h clears the relevance floor of mode (see Floor).
+func (e *Engine) passes(h *Hit, mode Mode) bool {
+	f, ok := e.cfg.Floors[mode]
+	if !ok || f == (Floor{}) {
+		return true
+	}
+	kw := h.KeywordShare > 0 && h.KeywordShare >= f.Keyword
+	vec := !math.IsNaN(h.Similarity) && h.Similarity >= f.Vector
+	switch {
+	case mode == Exact || math.IsNaN(h.Similarity):
+		return kw
+	case mode == Semantic:
+		return vec
+	}
+	return kw || vec
 }
 
 // gather finds the candidates of a search under the read lock: each
@@ -166,10 +206,12 @@ func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useK
 	var kwList, vecList []ranked
 	n := max(e.cfg.Candidates, q.Limit)
 	var acc []float32 // BM25 of every matching slot, while fusing
+	var maxKw float64 // the most a memory could score for terms
 	if useKw && len(terms) > 0 {
 		var release func()
 		acc, kwList, release = e.keywordTop(terms, n, keep)
 		defer release()
+		maxKw = e.kw.maxScore(terms)
 	}
 	var unitQ []float32
 	if useVec {
@@ -186,7 +228,13 @@ func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useK
 	hit := func(slot uint32) *Hit {
 		h := hits[slot]
 		if h == nil {
-			h = &Hit{Doc: e.docs[slot].doc}
+			h = &Hit{Doc: e.docs[slot].doc, Similarity: math.NaN()}
+			if acc != nil && maxKw > 0 {
+				h.KeywordShare = float64(acc[slot]) / maxKw
+			}
+			if v := e.docs[slot].vec; unitQ != nil && v != nil {
+				h.Similarity = float64(bestDot(unitQ, v))
+			}
 			hits[slot] = h
 		}
 		return h

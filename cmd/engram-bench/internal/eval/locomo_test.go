@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/gob"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -359,4 +360,201 @@ func (c *locomoConv) run(t *testing.T, mode recall.Mode, set func(*recall.Config
 		}
 	}
 	return out
+}
+
+// floorHit is what the relevance floor sees of one candidate.
+type floorHit struct {
+	share, sim float64
+	gold       bool
+}
+
+// candidates asks the questions of conversation from (nil: c's own) of c
+// in mode, without the floor, and returns each question's candidates in
+// rank order.
+func (c *locomoConv) candidates(t *testing.T, from *locomoConv, mode recall.Mode) [][]floorHit {
+	t.Helper()
+	if from == nil {
+		from = c
+	}
+	cfg := recall.DefaultConfig(c.emb)
+	cfg.MaxEpisodic, cfg.MaxSemantic, cfg.MaxTokens = -1, -1, -1
+	eng := recall.New(cfg)
+	for i, d := range c.docs {
+		if err := eng.Put(d, slices.Clone(c.docVecs[i])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := make([][]floorHit, len(from.queries))
+	for i, q := range from.queries {
+		r, err := eng.Search(context.Background(), recall.Query{Text: q.Text, Vector: from.qVecs[i], Mode: mode, Limit: 100, Now: c.now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range r.Hits {
+			out[i] = append(out[i], floorHit{h.KeywordShare, h.Similarity, from == c && from.gold[i][h.Doc.ID]})
+		}
+	}
+	return out
+}
+
+// passFloor is Engine.passes: by keyword in exact mode (and for a memory
+// without a vector), by meaning in semantic mode, by either in hybrid.
+func passFloor(h floorHit, mode recall.Mode, fk, fv float64) bool {
+	kw := h.share > 0 && h.share >= fk
+	vec := !math.IsNaN(h.sim) && h.sim >= fv
+	switch {
+	case mode == recall.Exact || math.IsNaN(h.sim):
+		return kw
+	case mode == recall.Semantic:
+		return vec
+	}
+	return kw || vec
+}
+
+// TestFloorLoCoMo measures the relevance floor on LoCoMo's dev
+// conversations: each question asked of its own conversation (recall_any@5
+// with the floor) and of the other two (a no-answer set: the right answer
+// is nothing; the share of questions that return nothing). It logs the
+// trade-off curve per mode and floor; TestFloorSciFact does the same on
+// SciFact. ENGRAM_EVAL=1 as for the cross-validation.
+func TestFloorLoCoMo(t *testing.T) {
+	if os.Getenv("ENGRAM_EVAL") == "" {
+		t.Skip("set ENGRAM_EVAL=1 to measure the relevance floor")
+	}
+	root := os.Getenv("ENGRAM_LOCOMO_DIR")
+	if root == "" {
+		root = filepath.Join("..", "..", "..", "..", "..", "shared", "eval", "search", "locomo-dev")
+	}
+	for _, kind := range []string{"turns", "observations"} {
+		convs := loadLoCoMo(t, filepath.Join(root, kind))
+		for _, mode := range []recall.Mode{recall.Exact, recall.Semantic, recall.Hybrid} {
+			var own, cross [][]floorHit
+			for _, c := range convs {
+				own = append(own, c.candidates(t, nil, mode)...)
+				for _, o := range convs {
+					if o != c {
+						cross = append(cross, c.candidates(t, o, mode)...)
+					}
+				}
+			}
+			for _, f := range floorGrid(mode) {
+				t.Logf("%-12s %-8s floor kw %.2f vec %.2f: recall_any@5 %.1f @10 %.1f; no-answer empty %.1f%%",
+					kind, mode, f[0], f[1], anyAfterFloor(own, mode, f, 5), anyAfterFloor(own, mode, f, 10), emptyShare(cross, mode, f))
+			}
+		}
+	}
+}
+
+// floorGrid is the floors tried in mode: {keyword, vector}.
+func floorGrid(mode recall.Mode) [][2]float64 {
+	ks := []float64{0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5}
+	vs := []float64{0, 0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7}
+	var out [][2]float64
+	switch mode {
+	case recall.Exact:
+		for _, k := range ks {
+			out = append(out, [2]float64{k, 0})
+		}
+	case recall.Semantic:
+		for _, v := range vs {
+			out = append(out, [2]float64{0, v})
+		}
+	default:
+		for _, k := range ks {
+			for _, v := range vs {
+				out = append(out, [2]float64{k, v})
+			}
+		}
+	}
+	return out
+}
+
+// anyAfterFloor is recall_any@k of the questions once the floor f has
+// removed candidates.
+func anyAfterFloor(qs [][]floorHit, mode recall.Mode, f [2]float64, k int) float64 {
+	hits := 0
+	for _, hs := range qs {
+		n := 0
+		for _, h := range hs {
+			if !passFloor(h, mode, f[0], f[1]) {
+				continue
+			}
+			if n++; n > k {
+				break
+			}
+			if h.gold {
+				hits++
+				break
+			}
+		}
+	}
+	return 100 * float64(hits) / float64(max(len(qs), 1))
+}
+
+// emptyShare is the share of questions for which nothing passes f.
+func emptyShare(qs [][]floorHit, mode recall.Mode, f [2]float64) float64 {
+	empty := 0
+	for _, hs := range qs {
+		if !slices.ContainsFunc(hs, func(h floorHit) bool { return passFloor(h, mode, f[0], f[1]) }) {
+			empty++
+		}
+	}
+	return 100 * float64(empty) / float64(max(len(qs), 1))
+}
+
+// TestFloorSciFact measures the relevance floor on SciFact: nDCG@10 of
+// the claims with the floor, and, as a no-answer set, the same claims once
+// their relevant abstracts are left out (the share that returns nothing).
+// Leaving them out of the candidates afterwards equals removing them from
+// the index for the floor, which compares absolute scores, up to the idf
+// of their terms.
+func TestFloorSciFact(t *testing.T) {
+	if os.Getenv("ENGRAM_EVAL") == "" {
+		t.Skip("set ENGRAM_EVAL=1 to measure the relevance floor")
+	}
+	set := loadSciFact(t)
+	for _, mode := range []recall.Mode{recall.Exact, recall.Semantic, recall.Hybrid} {
+		cfg := recall.DefaultConfig(set.emb)
+		cfg.MaxEpisodic, cfg.MaxSemantic, cfg.MaxTokens = -1, -1, -1
+		eng := recall.New(cfg)
+		for i, d := range set.docs {
+			if err := eng.Put(d, slices.Clone(set.docVecs[i])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		type cand struct {
+			id string
+			floorHit
+		}
+		all := make([][]cand, len(set.queries))
+		for i, q := range set.queries {
+			r, err := eng.Search(context.Background(), recall.Query{Text: q.Text, Vector: set.qVecs[i], Mode: mode, Limit: 100, Now: time.Unix(0, 0)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range r.Hits {
+				all[i] = append(all[i], cand{h.Doc.ID, floorHit{h.KeywordShare, h.Similarity, set.qrels[q.ID][h.Doc.ID] > 0}})
+			}
+		}
+		for _, f := range floorGrid(mode) {
+			var sum float64
+			var removed [][]floorHit
+			for i, q := range set.queries {
+				var ranked []string
+				var rest []floorHit
+				for _, c := range all[i] {
+					if !c.gold {
+						rest = append(rest, c.floorHit)
+					}
+					if passFloor(c.floorHit, mode, f[0], f[1]) {
+						ranked = append(ranked, c.id)
+					}
+				}
+				sum += ndcg(ranked, set.qrels[q.ID], 10)
+				removed = append(removed, rest)
+			}
+			t.Logf("scifact %-8s floor kw %.2f vec %.2f: nDCG@10 %.4f; relevant removed, empty %.1f%%",
+				mode, f[0], f[1], sum/float64(len(set.queries)), emptyShare(removed, mode, f))
+		}
+	}
 }
