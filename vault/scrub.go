@@ -25,16 +25,12 @@ type ScrubStats struct {
 }
 
 // scrubChunk is how many free pages one hold of the write lock reads
-// (8 MiB of 4 KiB pages): it bounds the writers' pause, whatever the
+// (2 MiB of 4 KiB pages): it bounds the writers' pause, whatever the
 // number of free pages (BenchmarkScrub100k).
-const scrubChunk = 2048
+const scrubChunk = 512
 
-// Scrub retries after these: a read of an older snapshot is open, or a
-// writer committed between the empty commit and the scrub's hold.
-var (
-	errScrubBusy    = errors.New("a read of an older snapshot is open")
-	errScrubSettled = errors.New("a commit came between")
-)
+// errScrubBusy: a read of an older snapshot is open; Scrub retries.
+var errScrubBusy = errors.New("a read of an older snapshot is open")
 
 // ScrubPending reports whether something was removed since the last
 // Scrub, so free pages may hold its bytes.
@@ -51,23 +47,19 @@ func (v *Vault) markRemoved() { v.scrubWanted.Store(true) }
 // clears the pages it frees). Readers go on meanwhile; writers wait for
 // at most one chunk of scrubChunk free pages at a time:
 //
-//  1. an empty commit, so that both meta pages describe the current
-//     tree: should the newest meta page ever be damaged, bbolt falls back
-//     to the other, which then references no free page;
-//  2. a write transaction that writes nothing to bbolt, and rolls back:
-//     it reads the freelist from the newest meta page (the last commit,
-//     which must be step 1's, or step 1 runs again), leaves out the
-//     freelist page of either meta page, reads the next chunk of free
-//     pages and overwrites those that hold bytes;
-//  3. steps 1 and 2 again until every free page was read; then, with
-//     writers going, the file is synced.
+//  1. an empty commit, so that both meta pages list the pages freed by
+//     the last change (see scrubbable);
+//  2. chunk by chunk, the pages are read ahead into the page cache, then,
+//     holding the vault's write gate (no write transaction runs or
+//     starts), the pages both meta pages' freelists list are read again
+//     and those that hold bytes are overwritten;
+//  3. with writers going again, the file is synced.
 //
-// A read transaction begun before the last commit may still see freed
-// pages through the memory map; while one is open, step 2 waits for it
-// (retrying every few milliseconds, until ctx ends). Pages freed by
-// writers between chunks, in the part already read, are left to the next
-// Scrub, which their removal asks for. Scrub returns ErrReadOnly for a
-// read-only vault.
+// A read transaction of a snapshot older than the older meta page may
+// still see freed pages through the memory map; while one is open, step 2
+// waits for it (retrying every few milliseconds, until ctx ends). Pages
+// freed by writers during a scrub are left to the next one, which their
+// removal asks for. Scrub returns ErrReadOnly for a read-only vault.
 func (v *Vault) Scrub(ctx context.Context) (ScrubStats, error) {
 	var st ScrubStats
 	if v.readOnly {
@@ -84,31 +76,21 @@ func (v *Vault) Scrub(ctx context.Context) (ScrubStats, error) {
 			return err
 		}
 		defer f.Close()
-		settled := -1 // the txid of our last empty commit
+		// Step 1: both meta pages then describe the tree as it is.
+		if err := v.db.Update(func(*bolt.Tx) error { return nil }); err != nil {
+			return err
+		}
 		from := uint64(2)
 		for {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			ps := v.db.Info().PageSize
-			cur, _, err := readMetas(f, ps)
-			if err != nil {
-				return err
-			}
-			if int(cur.txid) != settled {
-				err := v.db.Update(func(tx *bolt.Tx) error {
-					settled = tx.ID()
-					return nil
-				})
-				if err != nil {
-					return err
-				}
-			}
-			next, err := v.scrubChunk(f, &st, settled, from)
+			v.prefetch(f, from)
+			next, err := v.scrubChunk(f, &st, from)
 			switch {
 			case err == nil && next == 0:
 				if st.ZeroedPages > 0 && !v.opts.NoSync {
-					// Outside the write lock: the zeros are in the page
+					// Outside the write gate: the zeros are in the page
 					// cache already, where every later write to those
 					// pages lands after them; this makes them durable.
 					return f.Sync()
@@ -116,7 +98,6 @@ func (v *Vault) Scrub(ctx context.Context) (ScrubStats, error) {
 				return nil
 			case err == nil:
 				from = next
-			case errors.Is(err, errScrubSettled):
 			case errors.Is(err, errScrubBusy):
 				st.WaitedOnRead = true
 				select {
@@ -140,82 +121,125 @@ func (v *Vault) Scrub(ctx context.Context) (ScrubStats, error) {
 
 // scrubChunk is step 2 of Scrub: it scrubs up to scrubChunk free pages
 // from page from on, and returns the page to go on from, or 0 when it
-// reached the end.
-func (v *Vault) scrubChunk(f *os.File, st *ScrubStats, settled int, from uint64) (next uint64, err error) {
-	defer recoverDamage(&err)
-	tx, err := v.db.Begin(true)
-	if err != nil {
-		return 0, err
-	}
+// reached the end. It holds the vault's write gate, so no write
+// transaction is running or starts meanwhile; it needs no bbolt
+// transaction (rolling one back makes bbolt reload the whole freelist,
+// milliseconds at 100,000 memories).
+func (v *Vault) scrubChunk(f *os.File, st *ScrubStats, from uint64) (next uint64, err error) {
+	v.writeGate.Lock()
 	start := time.Now()
 	defer func() {
-		_ = tx.Rollback()
+		v.writeGate.Unlock()
 		d := time.Since(start)
 		st.Holds++
 		st.Held += d
 		st.Pause = max(st.Pause, d)
 	}()
-	if tx.ID()-1 != settled {
-		return 0, errScrubSettled
+	free, oldest, hwm, err := scrubbable(f, v.db.Info().PageSize)
+	if err != nil {
+		return 0, err
 	}
-	// The write transaction's snapshot is the last commit's successor:
-	// every page free now was freed by a commit up to tx.ID()-1, which a
-	// read of that snapshot or a later one does not see.
-	if !v.readers.allAtLeast(tx.ID() - 1) {
+	// No reader of a snapshot older than the older meta page's may be
+	// open: it could see those pages.
+	if !v.readers.allAtLeast(int(oldest)) {
 		return 0, errScrubBusy
 	}
-	ps := v.db.Info().PageSize
-	// The newest meta page's freelist, written by the last commit, lists
-	// every page free or pending now: nothing has committed since, and
-	// this transaction has freed nothing. Reading it costs the free pages,
-	// not the file's.
+	st.FreePages = len(free)
+	runs, next := chunkRuns(free, from, hwm)
+	for _, r := range runs {
+		n, err := zeroRun(f, v.db.Info().PageSize, int(r.id), int(r.n))
+		st.ZeroedPages += n
+		if err != nil {
+			return 0, err
+		}
+	}
+	return next, nil
+}
+
+// scrubbable returns the pages a scrub may zero, sorted: those that the
+// freelists of both meta pages list. A page only the newer one lists was
+// freed by the last commit and is still part of the older meta page's
+// tree, which bbolt falls back to if the newer meta page is damaged (the
+// older meta page's own freelist page is one); it waits for the next
+// scrub. Nothing commits while the write gate is held, so the newer meta
+// page's freelist lists every page free or pending in bbolt now. oldest
+// is the older meta page's transaction id, hwm the newer one's page count.
+func scrubbable(f *os.File, ps int) (pages []uint64, oldest, hwm uint64, err error) {
 	cur, old, err := readMetas(f, ps)
 	if err != nil {
-		return 0, err
+		return nil, 0, 0, err
 	}
-	if cur.txid != uint64(settled) {
-		return 0, fmt.Errorf("%w: the newest meta page is transaction %d, not %d", ErrCorrupt, cur.txid, settled)
-	}
-	free, err := readFreelist(f, ps, cur.freelist)
+	a, err := readFreelist(f, ps, cur.freelist)
 	if err != nil {
-		return 0, err
+		return nil, 0, 0, err
 	}
-	skip := map[uint64]bool{}
-	for _, m := range []metaInfo{cur, old} {
-		for id := m.freelist; id <= m.freelist+m.freelistOverflow && m.freelist != 0; id++ {
-			skip[id] = true
+	b, err := readFreelist(f, ps, old.freelist)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	for _, l := range [][]uint64{a, b} {
+		if !slices.IsSorted(l) { // bbolt writes them sorted
+			slices.Sort(l)
 		}
 	}
-	hwm := uint64(tx.Size() / int64(ps))
-	slices.Sort(free)
-	st.FreePages = len(free)
-	i, _ := slices.BinarySearch(free, from)
-	free = free[i:]
-	if len(free) > scrubChunk {
-		next, free = free[scrubChunk], free[:scrubChunk]
-	}
-	var run []uint64 // consecutive free pages
-	flush := func() error {
-		if len(run) == 0 {
-			return nil
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			if a[i] >= 2 && a[i] < cur.hwm {
+				pages = append(pages, a[i])
+			}
+			i++
+			j++
 		}
-		n, err := zeroRun(f, ps, int(run[0]), len(run))
-		st.ZeroedPages += n
-		run = run[:0]
-		return err
 	}
-	for _, id := range free {
-		if id < 2 || id >= hwm || skip[id] {
+	return pages, old.txid, cur.hwm, nil
+}
+
+// run is n consecutive pages from page id.
+type run struct{ id, n uint64 }
+
+// chunkRuns picks the next chunk of scrubChunk pages from page from on,
+// out of pages (sorted), as runs of at most 256 consecutive pages. next is
+// where the following chunk starts, 0 after the last.
+func chunkRuns(pages []uint64, from, hwm uint64) (runs []run, next uint64) {
+	i, _ := slices.BinarySearch(pages, from)
+	pages = pages[i:]
+	if len(pages) > scrubChunk {
+		next, pages = pages[scrubChunk], pages[:scrubChunk]
+	}
+	for _, id := range pages {
+		if id >= hwm {
 			continue
 		}
-		if len(run) > 0 && (run[len(run)-1]+1 != id || len(run) == 256) {
-			if err := flush(); err != nil {
-				return 0, err
-			}
+		if k := len(runs) - 1; k >= 0 && runs[k].id+runs[k].n == id && runs[k].n < 256 {
+			runs[k].n++
+			continue
 		}
-		run = append(run, id)
+		runs = append(runs, run{id, 1})
 	}
-	return next, flush()
+	return runs, next
+}
+
+// prefetch reads, without any lock, the pages the next chunk will read
+// under the write lock, so that the hold finds them in the page cache:
+// free pages are often cold, and reading them from the disk under the
+// lock made writers wait tens of milliseconds. What it reads may be stale
+// by the hold; the hold reads again.
+func (v *Vault) prefetch(f *os.File, from uint64) {
+	ps := v.db.Info().PageSize
+	pages, _, hwm, err := scrubbable(f, ps)
+	if err != nil {
+		return
+	}
+	runs, _ := chunkRuns(pages, from, hwm)
+	buf := make([]byte, 256*ps)
+	for _, r := range runs {
+		_, _ = f.ReadAt(buf[:r.n*uint64(ps)], int64(r.id)*int64(ps))
+	}
 }
 
 // zeroRun reads n pages from page first and overwrites those that are not
@@ -247,7 +271,7 @@ func zeroRun(f *os.File, ps, first, n int) (int, error) {
 
 // metaInfo is what Scrub needs of a meta page.
 type metaInfo struct {
-	txid, freelist, freelistOverflow uint64
+	txid, hwm, freelist, freelistOverflow uint64
 }
 
 // readMetas reads both meta pages from the file and returns the newer
@@ -264,6 +288,7 @@ func readMetas(f *os.File, ps int) (cur, old metaInfo, err error) {
 			return cur, old, err
 		}
 		ms[i].txid = binary.NativeEndian.Uint64(m[16+48:])
+		ms[i].hwm = binary.NativeEndian.Uint64(m[16+40:])
 		fl := binary.NativeEndian.Uint64(m[16+32:])
 		if fl == ^uint64(0) || fl < 2 {
 			continue

@@ -114,9 +114,10 @@ type Vault struct {
 	now      func() time.Time
 	readOnly bool // reads are not audited: the file cannot be written
 
-	readers     readers     // open read transactions' snapshots; see Scrub
-	scrubMu     sync.Mutex  // one Scrub at a time
-	scrubWanted atomic.Bool // something was removed since the last Scrub
+	readers     readers      // open read transactions' snapshots; see Scrub
+	writeGate   sync.RWMutex // write transactions hold it shared, a Scrub chunk exclusively
+	scrubMu     sync.Mutex   // one Scrub at a time
+	scrubWanted atomic.Bool  // something was removed since the last Scrub
 
 	mu  sync.RWMutex
 	hdr header
@@ -397,6 +398,8 @@ func (v *Vault) update(fn func(tx *bolt.Tx) error) (err error) {
 			v.changes.Add(1)
 		}
 	}()
+	v.writeGate.RLock()
+	defer v.writeGate.RUnlock()
 	if v.writers.Add(1) == 1 {
 		defer v.writers.Add(-1)
 		return v.db.Update(wrapped)
