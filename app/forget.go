@@ -85,8 +85,8 @@ func containsAll(words, want []string) bool {
 const ActionForget vault.Action = "memory:forget"
 
 // Forget purges the memories with ids at once, with no archive, notes the
-// purge in the provenance of memories that point at them, compacts the
-// file so their text is gone from it, and audits each purge. Operator only.
+// purge in the provenance of memories that point at them, scrubs the
+// file's free pages so their text is gone from it, and audits each purge. Operator only.
 //
 // reason is the caller's own words and may name what is forgotten (a
 // topic, a person), so the audit log never holds it: each purge is
@@ -130,7 +130,8 @@ func (s *Service) forget(ctx context.Context, req Request, ids []string, label, 
 }
 
 // purge purges ids (each audited as memory:purged with label), clears
-// the pointers archived memories hold to them, and compacts the file. It
+// the pointers archived memories hold to them, and scrubs the file's free
+// pages, so no byte of them is left when it returns. It
 // returns how many it purged.
 func (s *Service) purge(ctx context.Context, req Request, ids []string, label string) (int, Response) {
 	a := req.actor()
@@ -160,8 +161,8 @@ func (s *Service) purge(ctx context.Context, req Request, ids []string, label st
 			})
 		}
 	}
-	if _, _, err := s.v.Compact(ctx); err != nil {
-		return n, s.fail("forget compact", err)
+	if err := s.scrubNow(ctx); err != nil {
+		return n, s.fail("forget scrub", err)
 	}
 	return n, Response{Status: StatusOK}
 }
@@ -177,7 +178,8 @@ const (
 )
 
 // Clear purges every memory of a tier (or all), audited once as
-// memory_bulk_delete with the count, then compacts. Operator only.
+// memory_bulk_delete with the count, then scrubs the file's free pages.
+// Operator only.
 func (s *Service) Clear(ctx context.Context, req Request, scope ClearScope) ForgetResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return ForgetResponse{Response: r}

@@ -132,6 +132,7 @@ type Service struct {
 	// damaged are the records listings went on without.
 	damaged damagedSet
 	access  accessLog
+	scrub   scrubber
 }
 
 // Options configure a Service. The zero value is usable.
@@ -200,9 +201,11 @@ func New(v *vault.Vault, o Options) (*Service, error) {
 		if done != nil {
 			<-done
 		}
+		s.startScrubber()
 		return s, nil
 	}
 	s.indexCtx, s.stopIndex = context.WithCancel(context.Background())
+	s.startScrubber()
 	return s, nil
 }
 
@@ -250,6 +253,7 @@ func (s *Service) Close() {
 	s.closeEmbeds()
 	s.stopEmbedding(true)
 	s.closeAccess()
+	s.stopScrubber()
 }
 
 // Disabled returns a service that answers every call with StatusUnavailable

@@ -76,7 +76,7 @@ func (c *cmd) memoryForget(args []string) error {
 	if err := fromResponse(r.Response); err != nil {
 		return err
 	}
-	return printf(c.out, "forgot %d memories about %q; the vault file was compacted so their text is gone\n", r.Purged, pos[0])
+	return printf(c.out, "forgot %d memories about %q; no byte of their text is left in the vault file\n", r.Purged, pos[0])
 }
 
 // memoryClear is `engram memory clear episodic|semantic|all`.
