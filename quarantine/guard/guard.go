@@ -189,7 +189,7 @@ func (g *Guard) Check(in Input) Result {
 	text := in.Text
 	res := Result{ContentHash: sha256.Sum256([]byte(text)), Trust: SourceTrust(in.Source)}
 
-	secrets := g.secrets.scan(text)
+	secrets := g.scanSecrets(text)
 	pii := scanPII(text)
 	// Personal data inside a secret is the secret's business.
 	pii = dropCovered(pii, secrets)
@@ -255,7 +255,7 @@ func (g *Guard) Check(in Input) Result {
 // screening: for short identifiers that are stored as they are and must
 // hold neither (a session id, a message id).
 func (g *Guard) Data(text string) (secret, personal bool) {
-	secrets := g.secrets.scan(text)
+	secrets := g.scanSecrets(text)
 	for _, f := range secrets {
 		if f.Level == LevelDefinite || f.Level == LevelProbable {
 			secret = true

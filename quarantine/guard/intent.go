@@ -64,6 +64,23 @@ func nr(any []string, a string, gap int, b string) alt {
 // that no prohibition governs, or -1.
 func (x alt) find(text, lower string, tokens [][2]int) int {
 	if x.words != nil {
+		// Stems of several words ("resulting in") are searched for.
+		for _, w := range x.words {
+			if !strings.Contains(w, " ") {
+				continue
+			}
+			for off, n := 0, 0; n < 8; n++ {
+				k := strings.Index(lower[off:], w)
+				if k < 0 {
+					break
+				}
+				k += off
+				off = k + len(w)
+				if (k == 0 || !isWordByte(lower[k-1])) && x.b.MatchString(clause(text[off:], x.gap)) && !prohibited(text, k) {
+					return k
+				}
+			}
+		}
 		for _, t := range tokens {
 			if !x.startsWord(lower[t[0]:t[1]]) {
 				continue
@@ -217,12 +234,13 @@ var effectCues = []effectCue{
 	{"harm", "asks for a harmful or unauthorised act", 0.5, []alt{
 		nr([]string{"fake", "faking", "false", "fabricat", "bogus", "forg"}, `\b(?:fak(?:e|ed|ing)|false|fabricat\w*|bogus|forg\w*)\b`, 30,
 			`\b(?:evidence|reports?|statements?|diagnos\w+|claims?|bills?|invoices?|records?|reviews?|accounts?|documents?|contracts?|signatures?|certificates?|ids?|results?|receipts?)\b`),
-		pl([]string{"mislead", "deceiv", "defraud", "threaten", "intimidat", "coerc", "extort", "surveil", "wiretap", "intercept", "eavesdrop", "infect", "fraud", "launder", "falsif", "sabotag", "embezzl", "brib", "blackmail", "counterfeit", "insider trading", "malware", "ransomware", "backdoor", "keylogger", "phishing", "steal", "stole", "ddos", "illegally", "illegitimately", "plagiari", "harass", "doxx", "spy on"},
-			`\b(?:mislead\w*|deceiv\w*|defraud\w*|threaten\w*|intimidat\w*|coerc\w*|extort\w*|surveil\w*|wiretap\w*|intercept\w*|eavesdrop\w*|infect\w*|fraud\w*|launder\w*|falsif\w*|sabotag\w*|embezzl\w*|brib\w*|blackmail\w*|counterfeit\w*|insider trading|malware|ransomware|backdoors?|keyloggers?|phishing|steal\w*|stole|ddos|illegally|illegitimately|plagiari[sz]\w*|harass\w*|doxx\w*|spy on)\b`),
+		pl([]string{"mislead", "deceiv", "defraud", "threaten", "intimidat", "coerc", "extort", "surveil", "wiretap", "eavesdrop", "fraud", "launder", "falsif", "sabotag", "embezzl", "brib", "blackmail", "counterfeit", "insider trading", "malware", "ransomware", "backdoor", "keylogger", "phishing", "steal", "stole", "ddos", "illegally", "illegitimately", "plagiari", "harass", "doxx", "spy on"},
+			`\b(?:mislead\w*|deceiv\w*|defraud\w*|threaten\w*|intimidat\w*|coerc\w*|extort\w*|surveil\w*|wiretap\w*|eavesdrop\w*|fraud\w*|launder\w*|falsif\w*|sabotag\w*|embezzl\w*|brib\w*|blackmail\w*|counterfeit\w*|insider trading|malware|ransomware|backdoors?|keyloggers?|phishing|steal\w*|stole|ddos|illegally|illegitimately|plagiari[sz]\w*|harass\w*|doxx\w*|spy on)\b`),
 		pl([]string{"illegal", "unlawful", "unauthoriz", "unauthoris", "fraudulent", "unethical"}, `\b(?:conduct|perform|carry out|engage in|commit|make|provide)\w*\s+(?:an? )?(?:illegal|unlawful|unauthori[sz]ed|fraudulent|unethical)\b|\bunauthori[sz]ed (?:access|transfers?|changes?|disclosure|purchases?|shutdowns?)\b`),
 		pl([]string{"without"}, `\bwithout (?:a )?(?:valid|proper|medical|legal|any) (?:reason|necessity|grounds|justification|basis|prescription)\b|\bwithout (?:proper |prior )?(?:authori[sz]ation|consent|permission)\b|\bwithout leaving (?:any )?traces?\b`),
-		nw([]string{"resulting in", "leading to", "causing", "to cause", "cause", "trigger"}, 40, `\b(?:harm|damage|disruptions?|interruptions?|downtime|malfunctions?|adverse effects|losses|injur\w+|chaos|panic|crash(?:es)?|outages?)\b`),
+		nw([]string{"resulting in", "leading to", "causing", "to cause", "cause", "trigger"}, 40, `\b(?:significant|widespread|severe|maximum|serious|irreparable|lasting|intentional|deliberate|hardware|academic|financial)\b[^.;\n]{0,15}?\b(?:harm|damage|disruptions?|interruptions?|downtime|malfunctions?|adverse effects|losses|injur\w+|chaos|panic|crash(?:es)?|outages?)\b`),
 		pl([]string{"unnoticed", "non-public", "insider"}, `\b(?:goes|go|remain|stay)s? unnoticed\b|\b(?:non-public|insider),? (?:material )?information\b|\bmalicious (?:code|software|payloads?|scripts?|links?|websites?)\b`),
+		nr([]string{"infect", "intercept"}, `\b(?:infect|intercept)\b`, 30, `\b(?:firmware|servers?|systems?|computers?|devices?|networks?|machines?|files|traffic|communications|emails?|messages|calls|data)\b`),
 		nr([]string{"breach"}, `\bbreach(?:es|ed|ing)?\b`, 20, `\b(?:database|system|network|server|records|security|firewall)\b`),
 		nr([]string{"tamper"}, `\btamper\w*`, 10, `\bwith\b`),
 		nr([]string{"manipulat"}, `\bmanipulat\w*\b`, 20, `\b(?:records|results|prices|market|data|grades|votes|evidence|testimony|proceedings)\b`),

@@ -35,6 +35,12 @@ func piiMarker(typ string) string {
 		return "[IBAN_REDACTED]"
 	case PIIAddress:
 		return "[ADDRESS_REDACTED]"
+	case PIIDateOfBirth:
+		return "[DOB_REDACTED]"
+	case PIIFinancial:
+		return "[FINANCIAL_REDACTED]"
+	case PIIHealth:
+		return "[HEALTH_REDACTED]"
 	}
 	return "[PII_REDACTED]"
 }
@@ -64,6 +70,7 @@ func scanPII(text string) []Finding {
 
 func piiChunk(text string, add func(typ string, a, b int, reason string)) {
 	emails(text, func(a, b int) { add(PIIEmail, a, b, "email address") })
+	morePII(text, add)
 	digits := 0
 	for i := 0; i < len(text); i++ {
 		if isDigit(text[i]) {
