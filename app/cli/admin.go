@@ -216,11 +216,25 @@ func (c *cmd) lock(args []string) error {
 	if _, err := parse(newFlags("lock"), args, 0, 0, "no arguments"); err != nil {
 		return err
 	}
-	if err := c.open(); err != nil {
+	running := false
+	err := c.orForward(func() error {
+		if err := c.o.KeyStore.Delete(c.v.ID()); err != nil && !errors.Is(err, app.ErrKeyringUnavailable) {
+			return err
+		}
+		return nil
+	}, func() error {
+		var r app.Response
+		if err := c.forward("POST", "/v1/admin/lock", &r); err != nil {
+			return err
+		}
+		running = true
+		return fromResponse(r)
+	})
+	if err != nil {
 		return err
 	}
-	if err := c.o.KeyStore.Delete(c.v.ID()); err != nil && !errors.Is(err, app.ErrKeyringUnavailable) {
-		return err
+	if running {
+		return printLine(c.out, "locked the running Engram: sensitive memories are hidden until the passphrase is entered again; the key is no longer kept in the OS keyring")
 	}
 	return printLine(c.out, "locked: the key is no longer kept in the OS keyring; the next command asks for the passphrase")
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"text/tabwriter"
 
@@ -40,10 +41,18 @@ func (c *cmd) agent(args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := c.open(); err != nil {
+		spec := app.AgentSpec{Name: pos[0], Fields: splitList[vault.Field](*fields), Read: splitList[vault.Partition](*read), Product: *product, Group: *group, MayConfirm: *mayConfirm}
+		var r app.AgentResponse
+		err = c.orForward(func() error {
+			r = c.svc.AddAgent(c.ctx, operator, spec)
+			return nil
+		}, func() error {
+			body := map[string]any{"name": spec.Name, "fields": spec.Fields, "read": spec.Read, "product": spec.Product, "group": spec.Group, "may_confirm": spec.MayConfirm}
+			return c.forwardBody("POST", "/v1/admin/agents", body, &r)
+		})
+		if err != nil {
 			return err
 		}
-		r := c.svc.AddAgent(c.ctx, operator, app.AgentSpec{Name: pos[0], Fields: splitList[vault.Field](*fields), Read: splitList[vault.Partition](*read), Product: *product, Group: *group, MayConfirm: *mayConfirm})
 		if err := fromResponse(r.Response); err != nil {
 			return err
 		}
@@ -57,10 +66,14 @@ func (c *cmd) agent(args []string) error {
 		if _, err := parse(fs, args, 0, 0, "no arguments"); err != nil {
 			return err
 		}
-		if err := c.open(); err != nil {
+		var r app.AgentsResponse
+		err := c.orForward(func() error {
+			r = c.svc.Agents(c.ctx, operator)
+			return nil
+		}, func() error { return c.forward("GET", "/v1/admin/agents", &r) })
+		if err != nil {
 			return err
 		}
-		r := c.svc.Agents(c.ctx, operator)
 		if err := fromResponse(r.Response); err != nil {
 			return err
 		}
@@ -84,16 +97,21 @@ func (c *cmd) agent(args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := c.open(); err != nil {
-			return err
-		}
 		var r app.AgentResponse
-		switch sub {
-		case "rotate":
-			r = c.svc.RotateToken(c.ctx, operator, pos[0])
-		default:
-			status := map[string]vault.AgentStatus{"revoke": vault.AgentRevoked, "pause": vault.AgentPaused, "resume": vault.AgentActive}[sub]
-			r = c.svc.SetAgentStatus(c.ctx, operator, pos[0], status)
+		err = c.orForward(func() error {
+			switch sub {
+			case "rotate":
+				r = c.svc.RotateToken(c.ctx, operator, pos[0])
+			default:
+				status := map[string]vault.AgentStatus{"revoke": vault.AgentRevoked, "pause": vault.AgentPaused, "resume": vault.AgentActive}[sub]
+				r = c.svc.SetAgentStatus(c.ctx, operator, pos[0], status)
+			}
+			return nil
+		}, func() error {
+			return c.forward("POST", "/v1/admin/agents/"+url.PathEscape(pos[0])+"/"+sub, &r)
+		})
+		if err != nil {
+			return err
 		}
 		if err := fromResponse(r.Response); err != nil {
 			return err

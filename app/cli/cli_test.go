@@ -83,6 +83,7 @@ func TestScripts(t *testing.T) {
 			"agentstore":    agentStore,
 			"waitserver":    waitServer,
 			"pair":          pairCmd,
+			"agentrecall":   agentRecall,
 		},
 	})
 }
@@ -267,5 +268,28 @@ func pairCmd(ts *testscript.TestScript, neg bool, args []string) {
 		secret, _ := out["pair_secret"].(string)
 		ts.Check(os.WriteFile(ts.MkAbs(args[1]+".secret"), []byte(secret), 0o600))
 	}
+	if token, ok := out["token"].(string); ok {
+		ts.Check(os.WriteFile(ts.MkAbs(args[1]+".token"), []byte(token), 0o600))
+	}
 	fmt.Fprintf(ts.Stdout(), "%v %v\n", out["status"], out["token"])
+}
+
+// agentrecall NAME: recall as agent NAME (its token saved by pair poll)
+// from the running server, and print the HTTP status and the service's.
+func agentRecall(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: agentrecall NAME")
+	}
+	addr, err := os.ReadFile(filepath.Join(ts.Getenv("XDG_RUNTIME_DIR"), "engram", "engram.addr"))
+	ts.Check(err)
+	req, err := http.NewRequest("POST", "http://"+strings.TrimSpace(string(addr))+"/v1/recall", strings.NewReader(`{"query":"deploy"}`))
+	ts.Check(err)
+	req.Header.Set("Authorization", "Bearer "+ts.ReadFile(args[0]+".token"))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	ts.Check(err)
+	defer resp.Body.Close()
+	var out map[string]any
+	ts.Check(json.NewDecoder(resp.Body).Decode(&out))
+	fmt.Fprintf(ts.Stdout(), "%d %v\n", resp.StatusCode, out["status"])
 }

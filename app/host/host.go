@@ -295,6 +295,18 @@ func (h *Host) Lock() {
 	}
 }
 
+// LockAndForget is `engram lock` reaching the running Engram: it locks
+// (Lock) and removes the key from the OS keyring, so the next start asks
+// for the passphrase.
+func (h *Host) LockAndForget() error {
+	h.Lock()
+	err := h.cfg.KeyStore.Delete(h.v.ID())
+	if errors.Is(err, app.ErrKeyringUnavailable) || errors.Is(err, app.ErrNoKey) {
+		return nil
+	}
+	return err
+}
+
 // Touch records user activity for the auto-lock.
 func (h *Host) Touch() {
 	h.mu.Lock()
@@ -365,7 +377,7 @@ func (h *Host) serve(ctx context.Context) {
 		h.serverAddr = a
 		h.mu.Unlock()
 		h.emit(Event{Server: true})
-	}})
+	}, Lock: h.LockAndForget})
 	err := srv.Serve(ctx, addr, filepath.Join(rt, "engram.sock"), filepath.Join(rt, "engram.addr"))
 	if err != nil && ctx.Err() == nil {
 		h.cfg.Log.Error("agent API stopped", "err", err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/vault"
 )
 
 // The operator's endpoints let `engram` commands act while this process
@@ -78,9 +79,57 @@ func (s *Server) pairPoll(w http.ResponseWriter, r *http.Request) {
 	reply(w, res.Status, res)
 }
 
-func (s *Server) adminDecide(w http.ResponseWriter, r *http.Request, req app.Request) {
-	res := s.svc.DecidePairing(r.Context(), req, r.PathValue("name"), r.PathValue("decision") == "approve")
+// adminAgent applies an engram agent command (approve, deny, pause,
+// resume, revoke, rotate) for the user, with the same result as offline.
+func (s *Server) adminAgent(w http.ResponseWriter, r *http.Request, req app.Request) {
+	name := r.PathValue("name")
+	var res app.AgentResponse
+	switch action := r.PathValue("action"); action {
+	case "approve", "deny":
+		res = s.svc.DecidePairing(r.Context(), req, name, action == "approve")
+	case "pause", "resume", "revoke":
+		status := map[string]vault.AgentStatus{"pause": vault.AgentPaused, "resume": vault.AgentActive, "revoke": vault.AgentRevoked}[action]
+		res = s.svc.SetAgentStatus(r.Context(), req, name, status)
+	case "rotate":
+		res = s.svc.RotateToken(r.Context(), req, name)
+	default:
+		replyError(w, http.StatusNotFound, app.StatusNotFound, "no such agent action")
+		return
+	}
 	reply(w, res.Status, res)
+}
+
+// agentSpec is the body of POST /v1/admin/agents (engram agent add).
+type agentSpec struct {
+	Name       string            `json:"name"`
+	Fields     []vault.Field     `json:"fields,omitempty"`
+	Read       []vault.Partition `json:"read,omitempty"`
+	Group      string            `json:"group,omitempty"`
+	Product    string            `json:"product,omitempty"`
+	MayConfirm bool              `json:"may_confirm,omitempty"`
+}
+
+func (s *Server) adminAddAgent(w http.ResponseWriter, r *http.Request, req app.Request) {
+	var in agentSpec
+	if !decode(w, r, &in) {
+		return
+	}
+	res := s.svc.AddAgent(r.Context(), req, app.AgentSpec{Name: in.Name, Fields: in.Fields, Read: in.Read, Group: in.Group, Product: in.Product, MayConfirm: in.MayConfirm})
+	reply(w, res.Status, res)
+}
+
+// adminLock locks the running Engram (engram lock): its Lock hook forgets
+// the key in memory and in the OS keyring.
+func (s *Server) adminLock(w http.ResponseWriter, r *http.Request, req app.Request) {
+	if s.lock == nil {
+		replyError(w, http.StatusNotFound, app.StatusNotFound, "this Engram cannot be locked from a command")
+		return
+	}
+	if err := s.lock(); err != nil {
+		reply(w, app.StatusUnavailable, app.Response{Status: app.StatusUnavailable, Message: "the lock failed: " + err.Error()})
+		return
+	}
+	reply(w, app.StatusOK, app.Response{Status: app.StatusOK})
 }
 
 func (s *Server) adminAgents(w http.ResponseWriter, r *http.Request, req app.Request) {

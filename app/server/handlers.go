@@ -31,7 +31,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/pair", s.pair)
 	mux.HandleFunc("POST /v1/pair/poll", s.pairPoll)
 	mux.HandleFunc("GET /v1/admin/agents", s.operator(s.adminAgents))
-	mux.HandleFunc("POST /v1/admin/agents/{name}/{decision}", s.operator(s.adminDecide))
+	mux.HandleFunc("POST /v1/admin/agents", s.operator(s.adminAddAgent))
+	mux.HandleFunc("POST /v1/admin/agents/{name}/{action}", s.operator(s.adminAgent))
+	mux.HandleFunc("POST /v1/admin/lock", s.operator(s.adminLock))
 	mcpHandler := mcpserver.Handler(s.svc, callerFrom)
 	mux.Handle("/mcp", s.authed(func(w http.ResponseWriter, r *http.Request, req app.Request) {
 		r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, req.Caller))

@@ -42,6 +42,10 @@ type Options struct {
 	// Timeouts bound ordinary requests; zero fields take the defaults
 	// (DefaultTimeouts). Tests shorten them to cross them in seconds.
 	Timeouts Timeouts
+	// Lock, when set, locks the Engram that runs the server and removes
+	// its key from the OS keyring: `engram lock` reaches it through the
+	// admin endpoint.
+	Lock func() error
 }
 
 // Timeouts are the loopback server's limits on one connection, as
@@ -93,6 +97,7 @@ type Server struct {
 	// adminToken authenticates the local user's engram commands; Serve
 	// creates it.
 	adminToken string
+	lock       func() error
 
 	mu      sync.Mutex
 	buckets map[string]*bucket
@@ -112,7 +117,7 @@ func New(svc *app.Service, o Options) *Server {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Server{svc: svc, log: o.Log, now: o.Now, rate: o.Rate, burst: o.Burst, listening: o.Listening, timeouts: o.Timeouts.orDefault(), buckets: map[string]*bucket{}}
+	return &Server{svc: svc, log: o.Log, now: o.Now, rate: o.Rate, burst: o.Burst, listening: o.Listening, timeouts: o.Timeouts.orDefault(), buckets: map[string]*bucket{}, lock: o.Lock}
 }
 
 // httpStatus is the one mapping from service statuses to HTTP codes.
