@@ -354,6 +354,20 @@ func (s *Service) admit(req Request, p proposal) admission {
 	return a
 }
 
+// ReportedNote describes a source an agent reported without the channel
+// vouching for it ("reported by claude-code as user_message, not
+// verified"), for history views; "" when there is none.
+func ReportedNote(s vault.Source) string {
+	if s.Reported == "" {
+		return ""
+	}
+	who := s.AgentID
+	if who == "" {
+		who = "an agent"
+	}
+	return fmt.Sprintf("reported by %s as %s, not verified", who, s.Reported)
+}
+
 // confirmHow tells the writer how the user confirms.
 func confirmHow(agent bool) string {
 	if agent {

@@ -105,6 +105,9 @@ func TestAgentCannotDeclareItsSource(t *testing.T) {
 		if m.Source.Type != vault.SourceAIInference || m.Source.Reported != claimed || m.Trust != vault.TrustStandard || m.Confidence > 0.7 {
 			t.Errorf("source %s: stored source %+v, trust %s, confidence %.2f; want ai_inference reported as %s, standard, at most 0.70", claimed, m.Source, m.Trust, m.Confidence, claimed)
 		}
+		if note := app.ReportedNote(m.Source); note != "reported by claude-code as "+string(claimed)+", not verified" {
+			t.Errorf("source %s: history note %q", claimed, note)
+		}
 		rc := s.Recall(ctx, claude, app.RecallInput{Query: "deploys production reviewers " + string(claimed), Mode: "exact"})
 		if !rc.OK() || strings.Contains(rc.Context, "[from user]") || !strings.Contains(rc.Context, "[from agent claude-code, reported as from the user]") {
 			t.Errorf("source %s: recall context %q; want it shown as the agent's report", claimed, rc.Context)

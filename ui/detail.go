@@ -206,6 +206,9 @@ func sourceText(s app.Source) string {
 	if s.Tool != "" {
 		out += " via " + s.Tool
 	}
+	if note := app.ReportedNote(s); note != "" {
+		out += "; " + note
+	}
 	return out
 }
 

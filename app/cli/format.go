@@ -59,6 +59,9 @@ func printMemory(w io.Writer, m *app.Memory) error {
 	if m.Source.AgentID != "" {
 		src += " from " + m.Source.AgentID
 	}
+	if note := app.ReportedNote(m.Source); note != "" {
+		src += " (" + note + ")"
+	}
 	fmt.Fprintf(tw, "source:\t%s\n", src)
 	if len(m.Tags) > 0 {
 		fmt.Fprintf(tw, "tags:\t%s\n", strings.Join(m.Tags, ", "))
