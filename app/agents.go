@@ -209,10 +209,14 @@ func (s *Service) Agents(ctx context.Context, req Request) AgentsResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return AgentsResponse{Response: r}
 	}
+	if _, err := s.livePairings(); err != nil { // drops expired requests
+		return AgentsResponse{Response: s.fail("agents", err)}
+	}
 	all, err := s.v.Agents()
 	if err != nil {
 		return AgentsResponse{Response: s.fail("agents", err)}
 	}
+	all = slices.DeleteFunc(all, func(a vault.Agent) bool { return pairingExpired(a, s.now()) })
 	for i := range all {
 		all[i].TokenHash, all[i].PairHash = "", ""
 		if t := s.agents.lastSeen(all[i].Name); t.After(all[i].LastSeen) {

@@ -5,6 +5,8 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/engram-app/engram/vault"
 )
@@ -15,6 +17,68 @@ import (
 // polls with the secret and receives its token once. The token waits in
 // memory only: if Engram restarts before the agent collects it, the agent
 // pairs again.
+
+// Limits of pairing: anyone on the machine can ask to pair (it needs no
+// token), so what waits for the user is bounded. At most
+// MaxPendingPairings requests wait at once; a request not answered within
+// PairingExpiry expires: it is refused at its next poll, no longer listed,
+// and removed (audited) at the next request, listing or start. The loopback
+// server also rate-limits POST /v1/pair.
+const (
+	MaxPendingPairings = 5
+	PairingExpiry      = 10 * time.Minute
+)
+
+// pairingExpired reports whether a is a pairing request past its expiry.
+func pairingExpired(a vault.Agent, now time.Time) bool {
+	return a.Status == vault.AgentPending && now.Sub(a.Created) > PairingExpiry
+}
+
+// livePairings removes the expired pairing requests and returns the
+// agents that still wait, in name order.
+func (s *Service) livePairings() ([]vault.Agent, error) {
+	all, err := s.v.Agents()
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	var live []vault.Agent
+	for _, a := range all {
+		if a.Status != vault.AgentPending {
+			continue
+		}
+		if !pairingExpired(a, now) {
+			live = append(live, a)
+			continue
+		}
+		if s.v.ReadOnly() {
+			continue
+		}
+		e := vault.AuditEntry{Action: vault.ActionAgent, Agent: a.Name, Result: vault.ResultOK, Reason: "pairing request expired"}
+		if err := s.v.DeletePendingAgent(a.Name, e); err != nil && !errors.Is(err, vault.ErrNotFound) && !errors.Is(err, vault.ErrInvalid) {
+			return nil, err
+		}
+		s.agents.drop()
+	}
+	return live, nil
+}
+
+// PendingPairings returns the pairing requests waiting for the user (at
+// most MaxPendingPairings, none expired), for the app's one pop-up with a
+// count. Operator only.
+func (s *Service) PendingPairings(ctx context.Context, req Request) AgentsResponse {
+	if r, ok := s.operatorGate(req); !ok {
+		return AgentsResponse{Response: r}
+	}
+	live, err := s.livePairings()
+	if err != nil {
+		return AgentsResponse{Response: s.fail("pairing", err)}
+	}
+	for i := range live {
+		live[i].TokenHash, live[i].PairHash = "", ""
+	}
+	return AgentsResponse{Response: Response{Status: StatusOK}, Agents: live}
+}
 
 // PairResponse answers a pairing request or poll.
 type PairResponse struct {
@@ -34,8 +98,17 @@ func (s *Service) RequestPairing(ctx context.Context, name string) PairResponse 
 	if !agentName.MatchString(name) || name == vault.AgentOperator {
 		return PairResponse{Response: Response{StatusInvalid, "an agent name is 1 to 64 letters, digits, dots, dashes or underscores"}}
 	}
-	if a, err := s.v.GetAgent(name); err == nil && a.Status != vault.AgentPending {
+	existing, err := s.v.GetAgent(name)
+	if err == nil && existing.Status != vault.AgentPending {
 		return PairResponse{Response: Response{StatusConflict, fmt.Sprintf("an agent named %q is already registered", name)}}
+	}
+	live, lerr := s.livePairings()
+	if lerr != nil {
+		return PairResponse{Response: s.fail("pair", lerr)}
+	}
+	renew := slices.ContainsFunc(live, func(a vault.Agent) bool { return a.Name == name })
+	if !renew && len(live) >= MaxPendingPairings {
+		return PairResponse{Response: Response{StatusUnavailable, fmt.Sprintf("%d pairing requests already wait for the user; ask again in a few minutes", len(live))}}
 	}
 	secret, hash, err := newToken()
 	if err != nil {
@@ -61,6 +134,9 @@ func (s *Service) DecidePairing(ctx context.Context, req Request, name string, a
 	r := s.changeAgent(req, name, map[bool]string{true: "approve", false: "deny"}[approve], func(a *vault.Agent) (string, error) {
 		if a.Status != vault.AgentPending {
 			return "", errors.New("this agent is not waiting for approval")
+		}
+		if pairingExpired(*a, s.now()) {
+			return "", errors.New("this pairing request expired; the agent must ask again")
 		}
 		if !approve {
 			a.Status, a.PairHash = vault.AgentRevoked, ""
@@ -89,6 +165,10 @@ func (s *Service) PollPairing(ctx context.Context, name, secret string) PairResp
 	a, err := s.v.GetAgent(name)
 	if err != nil || a.PairHash == "" || subtle.ConstantTimeCompare([]byte(a.PairHash), []byte(hashToken(secret))) != 1 {
 		return PairResponse{Response: s.authFailed("pairing poll with an unknown name or secret")}
+	}
+	if pairingExpired(a, s.now()) {
+		_, _ = s.livePairings() // removes it
+		return PairResponse{Response: Response{StatusUnauthorized, "the pairing request expired before the user answered; ask again"}}
 	}
 	switch a.Status {
 	case vault.AgentPending:

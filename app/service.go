@@ -201,12 +201,23 @@ func New(v *vault.Vault, o Options) (*Service, error) {
 		if done != nil {
 			<-done
 		}
-		s.startScrubber()
+		s.start()
 		return s, nil
 	}
 	s.indexCtx, s.stopIndex = context.WithCancel(context.Background())
-	s.startScrubber()
+	s.start()
 	return s, nil
+}
+
+// start begins the service's background work, and drops the pairing
+// requests that expired while Engram was not running.
+func (s *Service) start() {
+	s.startScrubber()
+	if !s.v.ReadOnly() {
+		if _, err := s.livePairings(); err != nil {
+			s.log.Error("dropping expired pairing requests", "err", err)
+		}
+	}
 }
 
 // BuildIndex starts building the recall index in the background, once,

@@ -98,3 +98,32 @@ func (v *Vault) Agents() ([]Agent, error) {
 	}
 	return out, nil
 }
+
+// DeletePendingAgent removes the registration of an agent that is still
+// pending (a pairing request the user never answered) and appends e to
+// the audit log in the same transaction. A registration in any other
+// state is kept: ErrInvalid.
+func (v *Vault) DeletePendingAgent(name string, e AuditEntry) error {
+	err := v.update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketAgents)
+		raw := b.Get([]byte(name))
+		if raw == nil {
+			return fmt.Errorf("agent %s: %w", name, ErrNotFound)
+		}
+		var a Agent
+		if _, err := decodeRecord(raw, nil, string(bucketAgents), name, &a); err != nil {
+			return err
+		}
+		if a.Status != AgentPending {
+			return fmt.Errorf("%w: agent %s is not pending", ErrInvalid, name)
+		}
+		if err := b.Delete([]byte(name)); err != nil {
+			return err
+		}
+		return appendGivenTx(tx, v.now(), e)
+	})
+	if err != nil {
+		return fmt.Errorf("delete agent %s: %w", name, mapBoltErr(err))
+	}
+	return nil
+}

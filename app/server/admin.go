@@ -61,6 +61,10 @@ func (s *Server) pairInput(w http.ResponseWriter, r *http.Request) (pairRequest,
 
 func (s *Server) pair(w http.ResponseWriter, r *http.Request) {
 	if in, ok := s.pairInput(w, r); ok {
+		if !s.allowAt("pair-request", pairRequestRate, pairRequestBurst) {
+			replyError(w, http.StatusTooManyRequests, app.StatusUnavailable, "too many pairing requests; ask again in a minute")
+			return
+		}
 		res := s.svc.RequestPairing(r.Context(), in.Name)
 		reply(w, res.Status, res)
 	}

@@ -1,11 +1,13 @@
 package server_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/app/server"
 )
 
@@ -61,5 +63,37 @@ func TestPairing(t *testing.T) {
 	// A registered name cannot be claimed by pairing.
 	if r := e.do("POST", "/v1/pair", "", `{"name":"claude-code"}`, nil); r.code != 409 {
 		t.Fatalf("pairing a registered name = %d %s", r.code, r.raw)
+	}
+}
+
+// TestPairingFlood: anyone on the machine can post pairing requests; a
+// flood of them leaves at most a handful waiting for the user, and the
+// endpoint answers 429 beyond its small burst.
+func TestPairingFlood(t *testing.T) {
+	e := start(t, server.Options{})
+	accepted, limited, full := 0, 0, 0
+	for i := range 200 {
+		r := e.do("POST", "/v1/pair", "", fmt.Sprintf(`{"name":"flood-%d"}`, i), nil)
+		switch {
+		case r.code == 202:
+			accepted++
+		case r.code == 429:
+			limited++
+		case r.code == 503:
+			full++
+		default:
+			t.Fatalf("pair %d = %d %s", i, r.code, r.raw)
+		}
+	}
+	if accepted > app.MaxPendingPairings || limited == 0 {
+		t.Errorf("200 pairing requests at once: %d accepted, %d rate-limited, %d refused as full; want at most %d accepted and the rest refused", accepted, limited, full, app.MaxPendingPairings)
+	}
+	admin, err := os.ReadFile(filepath.Join(filepath.Dir(e.socket), server.AdminTokenFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := e.do("GET", "/v1/admin/agents", strings.TrimSpace(string(admin)), "", nil)
+	if n := strings.Count(r.raw, `"status":"pending"`); n > app.MaxPendingPairings {
+		t.Errorf("%d agents pending after the flood, want at most %d", n, app.MaxPendingPairings)
 	}
 }
