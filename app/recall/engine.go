@@ -55,9 +55,9 @@ type Config struct {
 	// RRFK is the reciprocal rank fusion constant (60).
 	RRFK float64
 	// KeywordWeight and VectorWeight weight each list in the fusion
-	// (0.75 and 0.25: on SciFact with USE Lite, convex fusion is best for
-	// a vector share between 0.2 and 0.3, and falls below BM25 alone from
-	// about 0.5; see cmd/engram-bench/internal/eval).
+	// (0.7 and 0.3: with USE Lite, the vector share that held-out folds of
+	// SciFact pick, and one that LoCoMo's conversations, which prefer 0.35
+	// to 0.6, gain from too; see cmd/engram-bench/internal/eval).
 	KeywordWeight, VectorWeight float64
 	// MinSimilarity is the cosine below which the vector index offers no
 	// candidate (0: only texts pointing away from the query are left out).
@@ -73,6 +73,13 @@ type Config struct {
 	// by 1 + Recency × 2^(-age/HalfLife). DefaultConfig sets 0.3; 0 turns
 	// it off.
 	Recency float64
+	// TimeBoost is the weight of a query's time: when the query names a
+	// day, month or year ("in June", "on 13 October 2023", "last week"),
+	// the memories created then, or up to TimeSlack after, score 1 +
+	// TimeBoost times more. DefaultConfig sets DefaultTimeBoost; 0 turns
+	// it off.
+	TimeBoost float64
+	TimeSlack time.Duration
 	// HalfLife is the age at which the recency boost halves (30 days).
 	HalfLife time.Duration
 	// MaxEpisodic, MaxSemantic and MaxTokens limit one recall (10, 20 and
@@ -109,10 +116,16 @@ func DefaultFloors() map[Mode]Floor {
 	}
 }
 
+// The time boost's defaults (see Config.TimeBoost).
+const (
+	DefaultTimeBoost = 1
+	DefaultTimeSlack = 0
+)
+
 // DefaultConfig returns the defaults with emb as the embedder (nil for
 // keyword-only recall).
 func DefaultConfig(emb Embedder) Config {
-	return Config{Embedder: emb, Recency: 0.3}
+	return Config{Embedder: emb, Recency: 0.3, TimeBoost: DefaultTimeBoost, TimeSlack: DefaultTimeSlack}
 }
 
 func (c *Config) fill() {
@@ -132,8 +145,8 @@ func (c *Config) fill() {
 	if c.Fusion == "" {
 		c.Fusion = FusionConvex
 	}
-	def(&c.KeywordWeight, 0.75)
-	def(&c.VectorWeight, 0.25)
+	def(&c.KeywordWeight, 0.7)
+	def(&c.VectorWeight, 0.3)
 	def(&c.RebuildFraction, 0.25)
 	if c.Floors == nil {
 		c.Floors = DefaultFloors()

@@ -79,7 +79,8 @@ type Query struct {
 type Hit struct {
 	Doc Doc
 	// Score is the final score: relevance × confidence at the time of the
-	// query (Doc.ConfidenceAt) × trust weight × recency boost. Only the
+	// query (Doc.ConfidenceAt) × trust weight × recency boost × the time
+	// boost when the query names a time the memory is from. Only the
 	// order means something.
 	Score float64
 	// Relevance is the mode's relevance before weighting: BM25 (exact),
@@ -150,12 +151,17 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	out := make([]Hit, 0, len(hits))
 	below := 0
+	span, timed := when(q.Text, q.Now)
+	timed = timed && e.cfg.TimeBoost > 0
 	for _, h := range hits {
 		if q.Floor && !e.passes(h, mode) {
 			below++
 			continue
 		}
 		h.Score = h.Relevance * h.Doc.ConfidenceAt(q.Now) * trustWeight(h.Doc.Trust) * e.recency(h.Doc.Created, q.Now)
+		if timed && span.holds(h.Doc.Created, e.cfg.TimeSlack) {
+			h.Score *= 1 + e.cfg.TimeBoost
+		}
 		out = append(out, *h)
 	}
 	slices.SortFunc(out, byScore)

@@ -131,7 +131,17 @@ func locomoFamilies() []locomoFamily {
 	for _, w := range []float64{0.3, 0.1, 0.0001} {
 		rec = append(rec, locomoSetting{fmt.Sprintf("day after, recency %.1f", w), func(c *recall.Config) { c.Recency = w; dayAfter(c) }})
 	}
+	var tb []locomoSetting
+	for _, w := range []float64{0.0001, 0.3, 0.5, 1, 2} {
+		for _, days := range []int{0, 7} {
+			tb = append(tb, locomoSetting{fmt.Sprintf("time boost %.1f slack %dd", w, days), func(c *recall.Config) {
+				c.TimeBoost, c.TimeSlack = w, time.Duration(days)*24*time.Hour
+			}})
+		}
+	}
 	return []locomoFamily{
+		{"hybrid time boost", recall.Hybrid, tb},
+		{"exact time boost", recall.Exact, tb},
 		{"hybrid recency", recall.Hybrid, rec},
 		{"exact default", recall.Exact, []locomoSetting{def}},
 		{"semantic default", recall.Semantic, []locomoSetting{def}},

@@ -1,0 +1,55 @@
+package recall
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+func TestWhen(t *testing.T) {
+	now := time.Date(2026, 11, 26, 15, 0, 0, 0, time.UTC)
+	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+	tests := []struct {
+		query      string
+		ok         bool
+		start, end time.Time
+		month      time.Month
+	}{
+		{"What painting did Melanie show on October 13, 2023?", true, day(2023, 10, 13), day(2023, 10, 14), 0},
+		{"What did Gina find on 1 February, 2023?", true, day(2023, 2, 1), day(2023, 2, 2), 0},
+		{"What did they paint in July 2023?", true, day(2023, 7, 1), day(2023, 8, 1), 0},
+		{"When did Melanie go camping in June?", true, time.Time{}, time.Time{}, time.June},
+		{"Which tools did we adopt in May?", true, time.Time{}, time.Time{}, time.May},
+		{"how many times in 2023?", true, day(2023, 1, 1), day(2024, 1, 1), 0},
+		{"what did we decide last week", true, day(2026, 11, 12), day(2026, 11, 26), 0},
+		{"what broke yesterday", true, day(2026, 11, 25), day(2026, 11, 26), 0},
+		{"you may deploy on Fridays", false, time.Time{}, time.Time{}, 0},
+		{"how do we deploy?", false, time.Time{}, time.Time{}, 0},
+	}
+	for _, tc := range tests {
+		w, ok := when(tc.query, now)
+		if ok != tc.ok || !w.start.Equal(tc.start) || !w.end.Equal(tc.end) || w.month != tc.month {
+			t.Errorf("when(%q) = %v %v %v, %v; want %v %v %v, %v", tc.query, w.start, w.end, w.month, ok, tc.start, tc.end, tc.month, tc.ok)
+		}
+	}
+	june := window{month: time.June}
+	if !june.holds(day(2023, 6, 30), 0) || june.holds(day(2023, 7, 1), 0) || !june.holds(day(2023, 7, 3), 7*24*time.Hour) {
+		t.Error("a month window: June 30 in, July 1 out, July 3 in with a week's slack")
+	}
+}
+
+// TestTimeBoost: a query that names a time ranks the memory from then
+// above an equal one from another time.
+func TestTimeBoost(t *testing.T) {
+	e := New(DefaultConfig(nil))
+	june, july := doc("june", "we went camping by the lake"), doc("july", "we went camping in the hills")
+	june.Created, july.Created = time.Date(2023, 6, 20, 0, 0, 0, 0, time.UTC), time.Date(2023, 7, 20, 0, 0, 0, 0, time.UTC)
+	put(t, e, nil, june, july)
+	now := time.Date(2023, 8, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct{ query, first string }{{"when did we go camping in June?", "june"}, {"when did we go camping in July?", "july"}} {
+		r, err := e.Search(context.Background(), Query{Text: tc.query, Now: now})
+		if err != nil || len(r.Hits) != 2 || r.Hits[0].Doc.ID != tc.first {
+			t.Errorf("Search(%q) = %q, %v; want %s first", tc.query, ids(r.Hits), err, tc.first)
+		}
+	}
+}
