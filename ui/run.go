@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 
+	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
 
 	"github.com/engram-app/engram/app"
@@ -39,10 +40,19 @@ func Main(stderr io.Writer) int {
 	if getenv("ENGRAM_NO_KEYRING") != "" {
 		cfg.KeyStore = app.NoKeyring{Reason: "ENGRAM_NO_KEYRING is set"}
 	}
+	if raise(rt) {
+		fmt.Fprintln(stderr, "engram: Engram is already open; its window was brought forward.")
+		return 0
+	}
 	fa := fyneapp.NewWithID(AppID)
 	fa.SetIcon(assets.Icon)
 	u := New(fa, cfg)
 	u.win.SetIcon(assets.Icon)
+	if stop, err := listenInstance(rt, func() {
+		fyne.Do(func() { u.win.Show(); u.win.RequestFocus() })
+	}); err == nil {
+		defer stop()
+	}
 	u.Start()
 	u.win.ShowAndRun()
 	u.Close()

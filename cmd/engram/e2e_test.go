@@ -229,6 +229,16 @@ func TestDesktopEndToEnd(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	x.shot("20-unlocked-again")
 
+	// A second launch brings this window forward and exits.
+	second := exec.CommandContext(ctx, bin)
+	second.Env = env
+	if out, err := second.CombinedOutput(); err != nil || !strings.Contains(string(out), "brought forward") {
+		t.Fatalf("a second engram: %v\n%s", err, out)
+	}
+	if ids := strings.Fields(x.do("search", "--name", "^Engram$")); len(ids) != 1 {
+		t.Fatalf("%d Engram windows after a second launch, want 1", len(ids))
+	}
+
 	// Export a backup from the tray, over D-Bus as a tray host would.
 	menu.click(t, "Export backup")
 	var backup string
