@@ -72,6 +72,43 @@ func fail(code int, format string, args ...any) error {
 
 func usage(format string, args ...any) error { return fail(exitUsage, format, args...) }
 
+// helpRequested carries a command's usage for --help: printed on standard
+// output, exit 0.
+type helpRequested struct{ text string }
+
+func (h *helpRequested) Error() string { return "help requested" }
+
+// flagHelp is a command's usage with every flag it takes.
+func flagHelp(fs *flag.FlagSet, what string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Usage: engram %s [flags]", fs.Name())
+	if what != "no arguments" {
+		fmt.Fprintf(&b, " (takes %s)", what)
+	}
+	b.WriteString("\n")
+	n := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		if n == 0 {
+			b.WriteString("Flags:\n")
+		}
+		n++
+		name, use := flag.UnquoteUsage(f)
+		fmt.Fprintf(&b, "  --%s", f.Name)
+		if name != "" {
+			fmt.Fprintf(&b, " %s", name)
+		}
+		fmt.Fprintf(&b, "\n        %s", use)
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "[]" {
+			fmt.Fprintf(&b, " (default %s)", f.DefValue)
+		}
+		b.WriteString("\n")
+	})
+	if n == 0 {
+		b.WriteString("No flags.\n")
+	}
+	return b.String()
+}
+
 // cmd is one run of the command line.
 type cmd struct {
 	ctx  context.Context
@@ -106,6 +143,10 @@ func Run(ctx context.Context, args []string, o Options) int {
 	defer c.close()
 	err := c.dispatch(args)
 	if err == nil {
+		return exitOK
+	}
+	if h, ok := errors.AsType[*helpRequested](err); ok {
+		fmt.Fprint(o.Stdout, h.text)
 		return exitOK
 	}
 	var ee *exitError
@@ -164,6 +205,13 @@ func (c *cmd) vaultPath() (string, error) {
 	dir, err := app.DataDir(c.o.Getenv)
 	if err != nil {
 		return "", err
+	}
+	warning, err := app.SecureDir(dir)
+	if err != nil {
+		return "", err
+	}
+	if warning != "" {
+		fmt.Fprintf(c.o.Stderr, "engram: %s\n", warning)
 	}
 	return filepath.Join(dir, app.VaultFile), nil
 }
@@ -309,6 +357,9 @@ func newFlags(name string) *flag.FlagSet {
 // parse parses args and checks the number of positional arguments.
 func parse(fs *flag.FlagSet, args []string, min, max int, what string) ([]string, error) {
 	pos, err := parseArgs(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil, &helpRequested{flagHelp(fs, what)}
+	}
 	if err != nil {
 		return nil, usage("%s: %v", fs.Name(), err)
 	}
