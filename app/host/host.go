@@ -116,6 +116,9 @@ func Create(ctx context.Context, cfg Config, pass []byte, remember bool) (*Host,
 	if len(pass) == 0 {
 		return nil, errors.New("the passphrase is empty")
 	}
+	if _, err := app.SecureDir(cfg.DataDir); err != nil {
+		return nil, err
+	}
 	v, err := vault.Create(ctx, VaultPath(cfg.DataDir), pass, vault.CreateOptions{KDF: cfg.KDF, Options: vault.Options{Timeout: time.Second, Now: cfg.Now}})
 	if err != nil {
 		return nil, err
@@ -137,6 +140,10 @@ func Create(ctx context.Context, cfg Config, pass []byte, remember bool) (*Host,
 // another Engram process has it open.
 func Open(ctx context.Context, cfg Config) (*Host, error) {
 	cfg.fill()
+	warning, err := app.SecureDir(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
 	v, err := vault.Open(VaultPath(cfg.DataDir), vault.Options{Timeout: time.Second, Now: cfg.Now})
 	if errors.Is(err, vault.ErrNotFound) {
 		return nil, ErrNoVault
@@ -144,7 +151,11 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newHost(cfg, v)
+	h, err := newHost(cfg, v)
+	if err == nil && warning != "" {
+		h.Warnings = append(h.Warnings, warning)
+	}
+	return h, err
 }
 
 func newHost(cfg Config, v *vault.Vault) (*Host, error) {
