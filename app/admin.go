@@ -2,6 +2,9 @@ package app
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/engram-app/engram/vault"
@@ -17,6 +20,11 @@ type ExportResponse struct {
 func (s *Service) Export(ctx context.Context, req Request, path string, passphrase []byte, workFactor int) ExportResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return ExportResponse{Response: r}
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return ExportResponse{Response: Response{StatusInvalid, fmt.Sprintf("cannot write the backup: the folder %s does not exist", dir)}}
+		}
 	}
 	n, err := s.v.ExportFile(ctx, path, passphrase, vault.BackupOptions{WorkFactor: workFactor}, req.actor())
 	if err != nil {
