@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -207,8 +208,130 @@ func Bridge(ctx context.Context, in io.ReadCloser, out io.WriteCloser, o BridgeO
 	if err != nil {
 		return err
 	}
+	p := &inFlight{changed: make(chan struct{}, 1)}
+	in = &drainingReader{r: in, p: p, ctx: ctx, wait: o.CallTimeout + 5*time.Second}
+	out = &answerCounter{w: out, p: p}
 	return s.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
 }
+
+// The MCP server ends its session when standard input ends, dropping the
+// answers of requests still being forwarded: a client that writes its
+// requests and closes its end at once (a script) lost them. So the bridge
+// counts the requests it reads and the answers it writes (stdio messages
+// are one JSON object a line), and holds back the end of its input until
+// every request read was answered, or a call's timeout passed.
+
+// inFlight counts requests read and not yet answered.
+type inFlight struct {
+	mu      sync.Mutex
+	n       int
+	changed chan struct{} // signalled (without blocking) on every change
+}
+
+func (p *inFlight) add(d int) {
+	p.mu.Lock()
+	p.n += d
+	p.mu.Unlock()
+	select {
+	case p.changed <- struct{}{}:
+	default:
+	}
+}
+
+func (p *inFlight) count() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.n
+}
+
+// lines splits a byte stream into lines, keeping the unfinished one.
+type lines struct{ partial []byte }
+
+func (l *lines) each(b []byte, fn func(line []byte)) {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			l.partial = append(l.partial, b...)
+			return
+		}
+		fn(append(l.partial, b[:i]...))
+		l.partial, b = l.partial[:0], b[i+1:]
+	}
+}
+
+// message is what the counting needs of a JSON-RPC message: a request
+// has an id and a method, an answer an id and no method.
+type message struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+}
+
+type drainingReader struct {
+	r    io.ReadCloser
+	p    *inFlight
+	ctx  context.Context
+	wait time.Duration
+	l    lines
+	eof  bool
+}
+
+func (d *drainingReader) Read(b []byte) (int, error) {
+	if d.eof {
+		d.drain()
+		return 0, io.EOF
+	}
+	n, err := d.r.Read(b)
+	d.l.each(b[:n], func(line []byte) {
+		var m message
+		if json.Unmarshal(line, &m) == nil && len(m.ID) > 0 && m.Method != "" {
+			d.p.add(1)
+		}
+	})
+	if errors.Is(err, io.EOF) {
+		d.eof = true
+		if n > 0 {
+			return n, nil // the last requests reach the server first
+		}
+		d.drain()
+	}
+	return n, err
+}
+
+// drain waits until every request read was answered.
+func (d *drainingReader) drain() {
+	deadline := time.NewTimer(d.wait)
+	defer deadline.Stop()
+	for d.p.count() > 0 {
+		select {
+		case <-d.p.changed:
+		case <-deadline.C:
+			return
+		case <-d.ctx.Done():
+			return
+		}
+	}
+}
+
+func (d *drainingReader) Close() error { return d.r.Close() }
+
+type answerCounter struct {
+	w io.WriteCloser
+	p *inFlight
+	l lines
+}
+
+func (a *answerCounter) Write(b []byte) (int, error) {
+	n, err := a.w.Write(b)
+	a.l.each(b[:n], func(line []byte) {
+		var m message
+		if json.Unmarshal(line, &m) == nil && len(m.ID) > 0 && m.Method == "" {
+			a.p.add(-1)
+		}
+	})
+	return n, err
+}
+
+func (a *answerCounter) Close() error { return a.w.Close() }
 
 // toolCall is one tools/call as a backend receives it.
 type toolCall struct {

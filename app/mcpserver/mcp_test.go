@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -194,5 +196,47 @@ func TestBridgeWithoutEngram(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "engram mcp: Engram is not reachable at http://127.0.0.1:9/mcp") {
 		t.Fatalf("stderr = %q", stderr.String())
+	}
+}
+
+// lockedBuffer is an io.WriteCloser safe for the bridge's writer goroutine.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *lockedBuffer) Close() error { return nil }
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestBridgeAnswersEveryRequestBeforeEOF: a client that writes its
+// requests and closes standard input at once (a script piping a file)
+// gets an answer to every request the bridge read.
+func TestBridgeAnswersEveryRequestBeforeEOF(t *testing.T) {
+	base, token := startEngram(t)
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"store_memory","arguments":{"content":"the linter runs before every push"}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"recall_memory","arguments":{"query":"linter"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`,
+	}, "\n") + "\n"
+	var out lockedBuffer
+	err := mcpserver.Bridge(ctx, io.NopCloser(strings.NewReader(in)), &out, mcpserver.BridgeOptions{Endpoint: base + "/mcp", Token: token})
+	if err != nil && !errors.Is(err, io.EOF) {
+		t.Fatalf("Bridge = %v", err)
+	}
+	for id := 1; id <= 4; id++ {
+		if !strings.Contains(out.String(), fmt.Sprintf(`"id":%d,`, id)) {
+			t.Errorf("no answer to request %d before the bridge ended; output:\n%s", id, out.String())
+		}
 	}
 }
