@@ -40,11 +40,18 @@ type ImportResponse struct {
 }
 
 // Import merges a backup into the vault after checking all of it. Operator only.
+// Memories this vault deleted or forgot are left out (counted in
+// Forgotten).
 func (s *Service) Import(ctx context.Context, req Request, path string, passphrase []byte) ImportResponse {
+	return s.ImportWith(ctx, req, path, passphrase, vault.ImportOptions{})
+}
+
+// ImportWith is Import with options (IncludeForgotten). Operator only.
+func (s *Service) ImportWith(ctx context.Context, req Request, path string, passphrase []byte, o vault.ImportOptions) ImportResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return ImportResponse{Response: r}
 	}
-	st, err := s.v.ImportFile(ctx, path, passphrase, req.actor())
+	st, err := s.v.ImportFile(ctx, path, passphrase, req.actor(), o)
 	if err != nil {
 		return ImportResponse{Response: s.fail("import", err)}
 	}

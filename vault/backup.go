@@ -126,6 +126,16 @@ func (v *Vault) ExportFile(ctx context.Context, path string, passphrase []byte, 
 type ImportStats struct {
 	Added   int // memories written
 	Skipped int // ids the vault already had, left as they are
+	// Forgotten counts memories left out because this vault deleted or
+	// forgot them (a tombstone with their id or content fingerprint).
+	Forgotten int
+}
+
+// ImportOptions tune Import.
+type ImportOptions struct {
+	// IncludeForgotten imports memories this vault deleted or forgot too,
+	// and drops their tombstones.
+	IncludeForgotten bool
 }
 
 // Import reads a backup written by Export and adds its memories to the
@@ -133,7 +143,11 @@ type ImportStats struct {
 // a wrong passphrase gives ErrWrongPassphrase, any damage ErrBackup, and in
 // both cases the vault is unchanged. Memories whose id the vault already
 // holds are skipped, so importing twice adds nothing.
-func (v *Vault) Import(ctx context.Context, r io.Reader, passphrase []byte, a Actor) (ImportStats, error) {
+//
+// A memory this vault deleted or purged is left out and counted in
+// Forgotten: its id, or the keyed fingerprint of its content, has a
+// tombstone. o.IncludeForgotten brings it back and drops the tombstone.
+func (v *Vault) Import(ctx context.Context, r io.Reader, passphrase []byte, a Actor, o ImportOptions) (ImportStats, error) {
 	var st ImportStats
 	items, err := readBackup(r, passphrase)
 	if err != nil {
@@ -148,6 +162,7 @@ func (v *Vault) Import(ctx context.Context, r io.Reader, passphrase []byte, a Ac
 	}
 	err = v.update(func(tx *bolt.Tx) error {
 		st = ImportStats{}
+		gone, goneText := tombstonesTx(tx)
 		for i := range items {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -156,6 +171,17 @@ func (v *Vault) Import(ctx context.Context, r io.Reader, passphrase []byte, a Ac
 			if _, _, err := findTx(tx, m.ID); err == nil {
 				st.Skipped++
 				continue
+			}
+			if gone[m.ID] || (key != nil && goneText[keyedHash(m.Content, key)]) {
+				if !o.IncludeForgotten {
+					st.Forgotten++
+					continue
+				}
+				if tb := tx.Bucket(bucketTombstones); tb != nil {
+					if err := tb.Delete([]byte(m.ID)); err != nil {
+						return err
+					}
+				}
 			}
 			k := key
 			if !m.sealed() {
@@ -180,7 +206,7 @@ func (v *Vault) Import(ctx context.Context, r io.Reader, passphrase []byte, a Ac
 			}
 			st.Added++
 		}
-		return appendAuditTx(tx, v.now(), AuditEntry{Action: ActionImport, Agent: a.agent(), Session: a.Session, Result: ResultOK, Count: st.Added, Reason: fmt.Sprintf("skipped %d existing", st.Skipped)})
+		return appendAuditTx(tx, v.now(), AuditEntry{Action: ActionImport, Agent: a.agent(), Session: a.Session, Result: ResultOK, Count: st.Added, Reason: fmt.Sprintf("skipped %d existing, %d forgotten", st.Skipped, st.Forgotten)})
 	})
 	if err != nil {
 		return ImportStats{}, fmt.Errorf("import: %w", mapBoltErr(err))
@@ -189,13 +215,13 @@ func (v *Vault) Import(ctx context.Context, r io.Reader, passphrase []byte, a Ac
 }
 
 // ImportFile opens path and calls Import.
-func (v *Vault) ImportFile(ctx context.Context, path string, passphrase []byte, a Actor) (ImportStats, error) {
+func (v *Vault) ImportFile(ctx context.Context, path string, passphrase []byte, a Actor, o ImportOptions) (ImportStats, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return ImportStats{}, fmt.Errorf("import: %w", err)
 	}
 	defer f.Close()
-	return v.Import(ctx, f, passphrase, a)
+	return v.Import(ctx, f, passphrase, a, o)
 }
 
 // readBackup decrypts and fully validates a backup.

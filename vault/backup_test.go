@@ -36,7 +36,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 
 	dst, _ := vaulttest.New(t)
 	mustAdd(t, dst, vault.Public, "already here")
-	st, err := dst.ImportFile(ctx, path, []byte("backup pw"), operator)
+	st, err := dst.ImportFile(ctx, path, []byte("backup pw"), operator, vault.ImportOptions{})
 	if err != nil || st.Added != 3 || st.Skipped != 0 {
 		t.Fatalf("ImportFile = %+v, %v; want 3 added", st, err)
 	}
@@ -50,7 +50,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 			t.Fatalf("imported history = %d versions, %v; want 2", len(hist), err)
 		}
 	}
-	st, err = dst.ImportFile(ctx, path, []byte("backup pw"), operator)
+	st, err = dst.ImportFile(ctx, path, []byte("backup pw"), operator, vault.ImportOptions{})
 	if err != nil || st.Added != 0 || st.Skipped != 3 {
 		t.Fatalf("second ImportFile = %+v, %v; want 3 skipped", st, err)
 	}
@@ -85,7 +85,7 @@ func TestImportRefusesBadBackups(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dst, _ := vaulttest.New(t)
 			before, _, _ := dst.List(vault.ListFilter{})
-			_, err := dst.Import(ctx, bytes.NewReader(tc.data), []byte(tc.pass), operator)
+			_, err := dst.Import(ctx, bytes.NewReader(tc.data), []byte(tc.pass), operator, vault.ImportOptions{})
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("Import = %v, want %v", err, tc.want)
 			}

@@ -246,7 +246,7 @@ func runSalvage(t *testing.T, data []byte, pass string) salvageResult {
 		t.Fatalf("salvage changed the damaged file (%v)", err)
 	}
 	fresh, _ := vaulttest.New(t)
-	st, err := fresh.ImportFile(ctx, out, []byte(salvagePass), operator)
+	st, err := fresh.ImportFile(ctx, out, []byte(salvagePass), operator, vault.ImportOptions{})
 	if err != nil {
 		t.Fatalf("Import of the salvaged backup = %v", err)
 	}

@@ -381,6 +381,13 @@ func (v *Vault) remove(id string, action Action, reason string, a Actor) error {
 			}
 		}
 		v.markRemoved()
+		t := Tombstone{ID: id, Time: v.now().UTC(), Action: action}
+		if key != nil && m.ID == id {
+			t.Fingerprint = keyedHash(m.Content, key)
+		}
+		if err := putTombstoneTx(tx, t); err != nil {
+			return err
+		}
 		return appendAuditTx(tx, v.now(), e)
 	})
 	if err != nil {

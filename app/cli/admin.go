@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"strconv"
@@ -257,7 +258,10 @@ func (c *cmd) export(args []string) error {
 }
 
 func (c *cmd) importBackup(args []string) error {
-	file, err := c.backupArgs("import", args)
+	var includeForgotten *bool
+	file, err := c.backupArgsWith("import", args, func(fs *flag.FlagSet) {
+		includeForgotten = fs.Bool("include-forgotten", false, "import memories this vault deleted or forgot too")
+	})
 	if err != nil {
 		return err
 	}
@@ -266,7 +270,7 @@ func (c *cmd) importBackup(args []string) error {
 		return err
 	}
 	defer clear(bp)
-	r := c.svc.Import(c.ctx, operator, file, bp)
+	r := c.svc.ImportWith(c.ctx, operator, file, bp, vault.ImportOptions{IncludeForgotten: *includeForgotten})
 	switch r.Status {
 	case app.StatusUnauthorized:
 		return fail(exitAuth, "wrong backup passphrase (or the backup's header is damaged); the vault was not changed")
@@ -276,14 +280,28 @@ func (c *cmd) importBackup(args []string) error {
 	if err := fromResponse(r.Response); err != nil {
 		return err
 	}
-	return printf(c.out, "imported %d memories from %s (%d already present, skipped)\n", r.Added, file, r.Skipped)
+	if err := printf(c.out, "imported %d memories from %s (%d already present, skipped)\n", r.Added, file, r.Skipped); err != nil {
+		return err
+	}
+	if r.Forgotten > 0 {
+		return printf(c.out, "left out %d memories this vault deleted or forgot (--include-forgotten imports them)\n", r.Forgotten)
+	}
+	return nil
 }
 
 // backupArgs parses `export|import FILE`, then opens and unlocks the vault:
 // a backup holds every partition.
 func (c *cmd) backupArgs(name string, args []string) (string, error) {
+	return c.backupArgsWith(name, args, nil)
+}
+
+// backupArgsWith is backupArgs with more flags, defined by more.
+func (c *cmd) backupArgsWith(name string, args []string, more func(*flag.FlagSet)) (string, error) {
 	fs := newFlags(name)
 	passFile := fs.String("passphrase-file", "", "read the vault passphrase from this file")
+	if more != nil {
+		more(fs)
+	}
 	pos, err := parse(fs, args, 1, 1, "one FILE argument")
 	if err != nil {
 		return "", err
