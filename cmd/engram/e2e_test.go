@@ -219,7 +219,9 @@ func TestDesktopEndToEnd(t *testing.T) {
 	}
 	x.do("type", "--delay", "5", "not the passphrase")
 	x.do("key", "Return")
-	time.Sleep(1500 * time.Millisecond)
+	// The key derivation takes about a second, more on a busy machine:
+	// wait for the error to be drawn (red text under the Unlock button).
+	waitFor(t, 30*time.Second, "the wrong-passphrase error", func() bool { return x.red(unlockError) })
 	x.shot("19-unlock-wrong-passphrase")
 	x.do("type", "--delay", "5", pass)
 	x.do("key", "Return")
@@ -305,6 +307,11 @@ const (
 	webRow         = 3
 )
 
+type rect struct{ x, y, w, h int }
+
+// unlockError is where the unlock screen shows its error.
+var unlockError = rect{290, 380, 520, 45}
+
 type xsession struct {
 	t       *testing.T
 	display string
@@ -346,6 +353,24 @@ func (x *xsession) click(p point) {
 	x.do("mousemove", "--window", x.window, strconv.Itoa(p.x+1), strconv.Itoa(p.y))
 	time.Sleep(100 * time.Millisecond)
 	x.do("click", "1")
+}
+
+// red reports whether the screen shows red text in r (the danger
+// colour of Fyne's dark theme).
+func (x *xsession) red(r rect) bool {
+	x.t.Helper()
+	path := filepath.Join(x.t.TempDir(), "screen.png")
+	cmd := exec.Command("import", "-window", "root", path)
+	cmd.Env = append(os.Environ(), "DISPLAY="+x.display)
+	if err := cmd.Run(); err != nil {
+		return false
+	}
+	out, err := exec.Command("convert", path, "-crop", fmt.Sprintf("%dx%d+%d+%d", r.w, r.h, r.x, r.y), "-fx", "r>0.7&&g<0.45&&b<0.45?1:0", "-format", "%[fx:mean]", "info:").Output()
+	if err != nil {
+		return false
+	}
+	mean, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+	return err == nil && mean > 0.002
 }
 
 // trayMenu opens the tray icon's menu in the panel, takes a screenshot
