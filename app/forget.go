@@ -2,10 +2,12 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/engram-app/engram/app/recall"
+	"github.com/engram-app/engram/quarantine"
 	"github.com/engram-app/engram/vault"
 )
 
@@ -14,6 +16,59 @@ type ForgetResponse struct {
 	Response
 	Memories []Memory `json:"memories"`
 	Purged   int      `json:"purged"`
+	// Versions are older versions of other memories that mention the
+	// topic (their current text does not); Forget drops them.
+	Versions []VersionRef `json:"versions,omitempty"`
+	// Queued are review-queue items (pending writes, hostile copies kept
+	// for inspection) that mention the topic; Forget deletes them.
+	Queued []string `json:"queued,omitempty"`
+	// VersionsDropped and QueueDropped count what a forget removed besides
+	// the memories.
+	VersionsDropped int `json:"versions_dropped,omitempty"`
+	QueueDropped    int `json:"queue_dropped,omitempty"`
+}
+
+// VersionRef names one kept version of a memory.
+type VersionRef struct {
+	ID      string `json:"id"`
+	Version int    `json:"version"`
+}
+
+// mentions reports whether text is about topic, as a forget request
+// reads it: the topic in the text (ignoring case), or all its words.
+func mentions(text, topic string, want []string) bool {
+	return strings.Contains(strings.ToLower(text), strings.ToLower(topic)) || containsAll(recall.Terms(nil, text), want)
+}
+
+// topicElsewhere finds topic in what a forget request must reach besides
+// the memories' current text: older versions of memories not in found,
+// and review-queue items.
+func (s *Service) topicElsewhere(topic string, found map[string]bool) ([]VersionRef, []string, error) {
+	want := recall.Terms(nil, topic)
+	var versions []VersionRef
+	if _, err := s.v.EachVersion(func(id string, ver *vault.Version) error {
+		if !found[id] && mentions(ver.Memory.Content, topic, want) {
+			versions = append(versions, VersionRef{id, ver.Version})
+		}
+		return nil
+	}); err != nil {
+		return nil, nil, err
+	}
+	recs, _, err := s.v.QueueList()
+	if err != nil {
+		return nil, nil, err
+	}
+	var queued []string
+	for _, rec := range recs {
+		it, err := quarantine.Decode(rec.Data)
+		if err != nil {
+			continue
+		}
+		if mentions(it.Memory.Content, topic, want) {
+			queued = append(queued, rec.ID)
+		}
+	}
+	return versions, queued, nil
 }
 
 // FindTopic returns every memory containing or about topic: the topic's
@@ -34,9 +89,8 @@ func (s *Service) FindTopic(ctx context.Context, req Request, topic string) Forg
 	}
 	found := map[string]bool{}
 	want := recall.Terms(nil, topic)
-	lower := strings.ToLower(topic)
 	for i := range all {
-		if strings.Contains(strings.ToLower(all[i].Content), lower) || containsAll(recall.Terms(nil, all[i].Content), want) {
+		if mentions(all[i].Content, topic, want) {
 			found[all[i].ID] = true
 		}
 	}
@@ -54,6 +108,11 @@ func (s *Service) FindTopic(ctx context.Context, req Request, topic string) Forg
 			out.Memories = append(out.Memories, all[i])
 		}
 	}
+	versions, queued, err := s.topicElsewhere(topic, found)
+	if err != nil {
+		return ForgetResponse{Response: s.fail("forget", err)}
+	}
+	out.Versions, out.Queued = versions, queued
 	return out
 }
 
@@ -103,8 +162,56 @@ func (s *Service) Forget(ctx context.Context, req Request, ids []string, reason 
 // the keyed fingerprint of the topic as FindTopic reads it (trimmed), so
 // the user can later check that a topic was forgotten by its fingerprint;
 // no entry holds the topic's text.
+//
+// It also drops the older versions of other memories and the review-queue
+// items (pending writes, hostile copies) that mention the topic, and
+// reports how many.
 func (s *Service) ForgetTopic(ctx context.Context, req Request, topic string, ids []string) ForgetResponse {
-	return s.forget(ctx, req, ids, "forget topic", strings.TrimSpace(topic))
+	if r, ok := s.operatorGate(req); !ok {
+		return ForgetResponse{Response: r}
+	}
+	topic = strings.TrimSpace(topic)
+	out := s.forget(ctx, req, ids, "forget topic", topic)
+	if !out.OK() || topic == "" {
+		return out
+	}
+	gone := map[string]bool{}
+	for _, id := range ids {
+		gone[id] = true
+	}
+	versions, queued, err := s.topicElsewhere(topic, gone)
+	if err != nil {
+		return ForgetResponse{Response: s.fail("forget", err), Purged: out.Purged}
+	}
+	byID := map[string][]int{}
+	var order []string
+	for _, v := range versions {
+		if byID[v.ID] == nil {
+			order = append(order, v.ID)
+		}
+		byID[v.ID] = append(byID[v.ID], v.Version)
+	}
+	a := req.actor()
+	for _, id := range order {
+		n, err := s.v.DropVersions(id, byID[id], "forget topic", a)
+		if err != nil {
+			return ForgetResponse{Response: s.fail("forget versions", err), Purged: out.Purged, VersionsDropped: out.VersionsDropped}
+		}
+		out.VersionsDropped += n
+	}
+	for _, id := range queued {
+		e := vault.AuditEntry{Action: vault.ActionDiscard, Agent: req.Caller.Name(), MemoryID: id, Result: vault.ResultOK, Reason: "forget topic"}
+		if err := s.v.QueueDelete(id, e); err != nil && !errors.Is(err, vault.ErrNotFound) {
+			return ForgetResponse{Response: s.fail("forget queue", err), Purged: out.Purged, VersionsDropped: out.VersionsDropped, QueueDropped: out.QueueDropped}
+		}
+		out.QueueDropped++
+	}
+	if out.VersionsDropped+out.QueueDropped > 0 {
+		if err := s.scrubNow(ctx); err != nil {
+			return ForgetResponse{Response: s.fail("forget scrub", err), Purged: out.Purged, VersionsDropped: out.VersionsDropped, QueueDropped: out.QueueDropped}
+		}
+	}
+	return out
 }
 
 // forget purges ids, each audited with label (a word of Engram's own),

@@ -56,7 +56,7 @@ func (c *cmd) memoryForget(args []string) error {
 	if err := fromResponse(found.Response); err != nil {
 		return err
 	}
-	if len(found.Memories) == 0 {
+	if len(found.Memories)+len(found.Versions)+len(found.Queued) == 0 {
 		return printf(c.out, "no memory mentions %q\n", pos[0])
 	}
 	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
@@ -67,8 +67,14 @@ func (c *cmd) memoryForget(args []string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", m.ID, m.Partition, preview(m.Content, 60))
 	}
 	tw.Flush()
+	if n := len(found.Versions); n > 0 {
+		fmt.Fprintf(c.out, "and %d older versions of other memories (their current text does not mention it)\n", n)
+	}
+	if n := len(found.Queued); n > 0 {
+		fmt.Fprintf(c.out, "and %d items in the review queue (pending writes or hostile copies)\n", n)
+	}
 	if *yes == 0 {
-		if err := c.confirm(fmt.Sprintf("Purge these %d memories for good (no archive)?", len(ids)), "forget", "--yes"); err != nil {
+		if err := c.confirm(fmt.Sprintf("Purge these %d memories, %d versions and %d queued items for good (no archive)?", len(ids), len(found.Versions), len(found.Queued)), "forget", "--yes"); err != nil {
 			return err
 		}
 	}
@@ -76,7 +82,7 @@ func (c *cmd) memoryForget(args []string) error {
 	if err := fromResponse(r.Response); err != nil {
 		return err
 	}
-	return printf(c.out, "forgot %d memories about %q; no byte of their text is left in the vault file\n", r.Purged, pos[0])
+	return printf(c.out, "forgot %d memories about %q, %d older versions of other memories and %d queued items; no byte of their text is left in the vault file\n", r.Purged, pos[0], r.VersionsDropped, r.QueueDropped)
 }
 
 // memoryClear is `engram memory clear episodic|semantic|all`.
