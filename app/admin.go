@@ -74,6 +74,17 @@ func (s *Service) operatorGate(req Request) (Response, bool) {
 // DefaultAuditRetention is how long audit entries are kept.
 const DefaultAuditRetention = 90 * 24 * time.Hour
 
+// DefaultSensitiveAuditRetention is how long the audit entries about the
+// sensitive partition (L3 access records) are kept at least, whatever the
+// retention of the rest (Options.SensitiveAuditRetention changes it).
+const DefaultSensitiveAuditRetention = 365 * 24 * time.Hour
+
+// sensitiveCutoff is the time before which L3 access records may go,
+// when the rest goes before now-retention.
+func (s *Service) sensitiveCutoff(now time.Time, retention time.Duration) time.Time {
+	return now.Add(-max(retention, s.sensitiveRetention))
+}
+
 // PruneResponse reports an audit prune.
 type PruneResponse struct {
 	Response
@@ -81,7 +92,8 @@ type PruneResponse struct {
 }
 
 // PruneAudit removes audit entries older than retention (keeping the chain
-// verifiable through its checkpoint). Operator only.
+// verifiable through its checkpoint), and L3 access records only past the
+// sensitive retention. Operator only.
 func (s *Service) PruneAudit(ctx context.Context, req Request, now time.Time, retention time.Duration) PruneResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return PruneResponse{Response: r}
@@ -89,7 +101,7 @@ func (s *Service) PruneAudit(ctx context.Context, req Request, now time.Time, re
 	if retention <= 0 {
 		return PruneResponse{Response: Response{StatusInvalid, "the retention must be positive"}}
 	}
-	n, err := s.v.PruneAudit(now.Add(-retention))
+	n, err := s.v.PruneAudit(now.Add(-retention), s.sensitiveCutoff(now, retention))
 	if err != nil {
 		return PruneResponse{Response: s.fail("prune audit", err)}
 	}

@@ -133,6 +133,8 @@ type Service struct {
 	damaged damagedSet
 	access  accessLog
 	scrub   scrubber
+
+	sensitiveRetention time.Duration // see Options.SensitiveAuditRetention
 }
 
 // Options configure a Service. The zero value is usable.
@@ -163,6 +165,10 @@ type Options struct {
 	// thread still holds one of the Go scheduler's Ps while the kernel
 	// holds it back: a process that sets it should call SpareProc.
 	IdleEmbedding bool
+	// SensitiveAuditRetention is how long audit entries about the
+	// sensitive partition are kept at least; default
+	// DefaultSensitiveAuditRetention (a year).
+	SensitiveAuditRetention time.Duration
 }
 
 // New returns a service over an open vault. It fails for an invalid guard
@@ -185,8 +191,11 @@ func New(v *vault.Vault, o Options) (*Service, error) {
 	default:
 		return nil, fmt.Errorf("conflict strategy %q: want trust, recency, confidence or ask", o.Conflicts)
 	}
+	if o.SensitiveAuditRetention <= 0 {
+		o.SensitiveAuditRetention = DefaultSensitiveAuditRetention
+	}
 	s := &Service{v: v, log: o.Log, guard: g, policy: o.Guard, now: o.Now, sessions: map[string]*session{}, recall: o.Recall,
-		indexed: make(chan struct{}), conflicts: o.Conflicts, idleEmbedding: o.IdleEmbedding}
+		indexed: make(chan struct{}), conflicts: o.Conflicts, idleEmbedding: o.IdleEmbedding, sensitiveRetention: o.SensitiveAuditRetention}
 	if !o.IndexInBackground {
 		defer close(s.indexed)
 		if err := s.Reindex(context.Background()); err != nil {

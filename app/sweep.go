@@ -140,7 +140,7 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 		out.HostilePurged = n
 	}
 	if auditRetention > 0 {
-		if n, err := s.v.PruneAudit(now.Add(-auditRetention)); err == nil {
+		if n, err := s.v.PruneAudit(now.Add(-auditRetention), s.sensitiveCutoff(now, auditRetention)); err == nil {
 			out.AuditPruned = n
 		}
 	}

@@ -326,10 +326,13 @@ func verifyAuditTx(tx *bolt.Tx) AuditReport {
 	return r
 }
 
-// PruneAudit removes entries older than before and moves the checkpoint to
-// the last removed entry, so the rest of the chain still verifies. It
-// appends an audit:prune entry with the count.
-func (v *Vault) PruneAudit(before time.Time) (int, error) {
+// PruneAudit removes entries older than before from the start of the
+// chain and moves the checkpoint to the last removed entry, so the rest of
+// the chain still verifies. Entries about the sensitive partition (L3
+// access records) are kept until sensitiveBefore instead, which should be
+// earlier: the chain can only be cut at its start, so pruning stops at the
+// first entry to keep. It appends an audit:prune entry with the count.
+func (v *Vault) PruneAudit(before, sensitiveBefore time.Time) (int, error) {
 	n := 0
 	err := v.update(func(tx *bolt.Tx) error {
 		n = 0 // the function may run twice (see update)
@@ -346,7 +349,7 @@ func (v *Vault) PruneAudit(before time.Time) (int, error) {
 			if err := json.Unmarshal(body, &e); err != nil {
 				return fmt.Errorf("audit entry %x: %w", k, ErrCorrupt)
 			}
-			if !e.Time.Before(before) {
+			if !e.Time.Before(before) || (e.Partition == Sensitive && !e.Time.Before(sensitiveBefore)) {
 				break
 			}
 			// Never prune the head: the chain keeps at least one entry.

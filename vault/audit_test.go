@@ -123,7 +123,7 @@ func TestAuditPruneKeepsChainVerifiable(t *testing.T) {
 	}
 	clock.Advance(100 * 24 * time.Hour)
 	mustAdd(t, v, vault.Public, "new")
-	n, err := v.PruneAudit(clock.Now().Add(-90 * 24 * time.Hour))
+	n, err := v.PruneAudit(clock.Now().Add(-90*24*time.Hour), clock.Now().Add(-90*24*time.Hour))
 	if err != nil || n != 6 { // vault:create and five writes
 		t.Fatalf("PruneAudit = %d, %v; want 6", n, err)
 	}
@@ -132,8 +132,47 @@ func TestAuditPruneKeepsChainVerifiable(t *testing.T) {
 		t.Fatalf("VerifyAudit after prune = %+v, %v; want entries 7..8 intact", r, err)
 	}
 	// Pruning again removes nothing: the newest entries are recent.
-	if n, err := v.PruneAudit(clock.Now().Add(-90 * 24 * time.Hour)); err != nil || n != 0 {
+	if n, err := v.PruneAudit(clock.Now().Add(-90*24*time.Hour), clock.Now().Add(-90*24*time.Hour)); err != nil || n != 0 {
 		t.Fatalf("second PruneAudit = %d, %v; want 0", n, err)
+	}
+}
+
+// TestAuditPruneKeepsSensitiveRecords: L3 access records outlive the
+// ordinary retention; pruning stops at the first one still to keep.
+func TestAuditPruneKeepsSensitiveRecords(t *testing.T) {
+	v, clock := vaulttest.New(t)
+	mustAdd(t, v, vault.Public, "old public")
+	clock.Advance(24 * time.Hour)
+	m := mustAdd(t, v, vault.Sensitive, "old sensitive 555-0100")
+	if _, err := v.Get(m.ID, operator); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(200 * 24 * time.Hour)
+	mustAdd(t, v, vault.Public, "new")
+	day := 24 * time.Hour
+	n, err := v.PruneAudit(clock.Now().Add(-90*day), clock.Now().Add(-365*day))
+	if err != nil || n != 2 { // vault:create and the public write
+		t.Fatalf("PruneAudit = %d, %v; want 2", n, err)
+	}
+	log, err := v.AuditLog(vault.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := 0
+	for _, e := range log {
+		if e.Partition == vault.Sensitive {
+			reads++
+		}
+	}
+	if reads < 2 {
+		t.Errorf("after pruning at 90 days, %d records about the sensitive memory remain, want its write and read (kept a year)", reads)
+	}
+	if r, err := v.VerifyAudit(); err != nil || !r.OK() {
+		t.Fatalf("VerifyAudit after prune = %+v, %v", r, err)
+	}
+	clock.Advance(200 * day)
+	if n, err := v.PruneAudit(clock.Now().Add(-90*day), clock.Now().Add(-365*day)); err != nil || n == 0 {
+		t.Fatalf("PruneAudit past a year = %d, %v; want the old records pruned", n, err)
 	}
 }
 
