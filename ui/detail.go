@@ -118,15 +118,15 @@ func (d *detailPane) render() {
 		pinned = "yes"
 	}
 	meta := widget.NewForm(
-		widget.NewFormItem("Partition", widget.NewLabel(string(m.Partition))),
-		widget.NewFormItem("Kind / tier / field", widget.NewLabel(fmt.Sprintf("%s / %s / %s", m.Kind, m.Tier, orDash(string(m.Field))))),
-		widget.NewFormItem("Source", widget.NewLabel(sourceText(m.Source))),
-		widget.NewFormItem("Trust", widget.NewLabel(string(m.Trust))),
+		widget.NewFormItem("Partition", wrapped(string(m.Partition))),
+		widget.NewFormItem("Kind / tier / field", wrapped(fmt.Sprintf("%s / %s / %s", m.Kind, m.Tier, orDash(string(m.Field))))),
+		widget.NewFormItem("Source", wrapped(sourceText(m.Source))),
+		widget.NewFormItem("Trust", wrapped(string(m.Trust))),
 		widget.NewFormItem("Confidence", wrapped(fmt.Sprintf("%.2f now (stored %.2f); %s", conf, m.Confidence, strings.Join(future, ", ")))),
-		widget.NewFormItem("Tags", widget.NewLabel(tags)),
-		widget.NewFormItem("Expiry", widget.NewLabel(expires)),
-		widget.NewFormItem("Pinned", widget.NewLabel(pinned)),
-		widget.NewFormItem("Created / used", widget.NewLabel(when(m.Created)+" / "+when(m.Accessed))),
+		widget.NewFormItem("Tags", wrapped(tags)),
+		widget.NewFormItem("Expiry", wrapped(expires)),
+		widget.NewFormItem("Pinned", wrapped(pinned)),
+		widget.NewFormItem("Created / used", wrapped(when(m.Created)+" / "+when(m.Accessed))),
 	)
 	if m.Archive != nil {
 		meta.Append("Archived", wrapped(fmt.Sprintf("%s from %s: %s", when(m.Archive.Time), m.Archive.From, m.Archive.Reason)))
@@ -136,7 +136,9 @@ func (d *detailPane) render() {
 	if masked {
 		title = "A sensitive memory"
 	}
-	meta.Append("Id", widget.NewLabel(fmt.Sprintf("%s (version %d)", m.ID, m.Version)))
+	id := widget.NewLabel(fmt.Sprintf("%s (version %d)", m.ID, m.Version))
+	id.Wrapping = fyne.TextWrapBreak
+	meta.Append("Id", id)
 	objs := []fyne.CanvasObject{heading(title), d.text(masked), d.actions(), meta,
 		heading("Why does Engram believe this?"), d.provenance()}
 	objs = append(objs, heading("Versions"))
@@ -252,13 +254,16 @@ func (d *detailPane) versions() []fyne.CanvasObject {
 			prev = d.vers[i-1].Memory.Content
 		}
 		head := fmt.Sprintf("v%d  %s  %s by %s", v.Version, versionTime(v.Time), orDash(string(v.Operation)), v.Agent)
-		row := []fyne.CanvasObject{widget.NewLabel(head)}
+		var back fyne.CanvasObject
 		if v.Version != d.mem.Version {
 			to := v.Version
-			b := widget.NewButtonWithIcon(fmt.Sprintf("Roll back to v%d", to), theme.HistoryIcon(), func() { d.rollback(to) })
-			row = append(row, b)
+			back = widget.NewButtonWithIcon(fmt.Sprintf("Roll back to v%d", to), theme.HistoryIcon(), func() { d.rollback(to) })
 		}
-		out = append(out, container.NewHBox(row...), diffText(wordDiff(prev, v.Memory.Content)))
+		row := container.NewBorder(nil, nil, nil, back, wrapped(head))
+		if back == nil {
+			row = container.NewBorder(nil, nil, nil, nil, wrapped(head))
+		}
+		out = append(out, row, diffText(wordDiff(prev, v.Memory.Content)))
 	}
 	return out
 }
@@ -309,7 +314,9 @@ func (d *detailPane) actions() fyne.CanvasObject {
 	if m.Pinned {
 		pin = "Unpin"
 	}
-	return container.NewGridWithColumns(3,
+	// Fixed-size cells that wrap to the pane's width: a narrow pane gets
+	// more rows, never clipped buttons.
+	return container.NewGridWrap(fyne.NewSize(150, 36),
 		widget.NewButtonWithIcon("Edit", theme.DocumentCreateIcon(), d.edit),
 		widget.NewButtonWithIcon("Tag", theme.ContentAddIcon(), d.tag),
 		widget.NewButtonWithIcon("Reclassify", theme.FolderIcon(), d.reclassify),

@@ -82,7 +82,7 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 	search := newShortcutEntry(u)
 	s.search = &search.Entry
 	s.searchBox = search
-	s.search.SetPlaceHolder("Search memories (Ctrl+F; the same hybrid recall agents use)")
+	s.search.SetPlaceHolder("Search memories (Ctrl+F)")
 	s.search.OnChanged = func(string) { s.debounce() }
 	s.search.OnSubmitted = func(string) { s.refresh() }
 	sel := func(opts []string) *widget.Select {
@@ -386,7 +386,7 @@ func (s *memoriesScreen) showEmpty(empty bool) {
 		return
 	}
 	addr := "the address in the status line"
-	if a, err := s.u.h.ServerStatus(); err == nil {
+	if a, err := s.u.h.ServerStatus(); err == nil && a != "" {
 		addr = "http://" + a + "/mcp"
 	}
 	add := widget.NewButtonWithIcon("New memory…", theme.ContentAddIcon(), s.add)

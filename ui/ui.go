@@ -332,6 +332,9 @@ func (u *UI) onEvent(e host.Event) {
 		}
 		if e.Server {
 			u.serverStatus()
+			if u.memories.empty.Visible() {
+				u.memories.showEmpty(true) // with the address now known
+			}
 		}
 		if p := e.Embedding; p != nil {
 			u.setStatus(embeddingStatus(*p))
@@ -357,6 +360,8 @@ func (u *UI) serverStatus() {
 	addr, err := u.h.ServerStatus()
 	if err != nil {
 		u.baseStatus = fmt.Sprintf("The agent API is not running: %v", err)
+	} else if addr == "" {
+		u.baseStatus = "Starting the agent API…"
 	} else {
 		u.baseStatus = fmt.Sprintf("Agents connect at http://%s (MCP at /mcp)", addr)
 	}

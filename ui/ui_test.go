@@ -1093,6 +1093,13 @@ func TestScreensFitTheWindow(t *testing.T) {
 			t.Errorf("%s needs %.0f pixels, more than the window's 1100", tab.Text, w)
 		}
 	}
+	// Nor does the detail scroll sideways in its share of the window.
+	u.tabs.SelectIndex(0)
+	u.win.Resize(fyne.NewSize(1100, 720))
+	d := u.memories.detail
+	if need, have := d.box.MinSize().Width, d.content.Size().Width; need > have {
+		t.Errorf("the memory detail needs %.0f pixels, its pane has %.0f", need, have)
+	}
 }
 
 func shortcut(u *UI, s fyne.Shortcut) { u.win.Canvas().(fyne.Shortcutable).TypedShortcut(s) }

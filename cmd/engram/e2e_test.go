@@ -109,6 +109,7 @@ func TestDesktopEndToEnd(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(home, "vault.db")); err != nil {
 		t.Fatalf("no vault file after creating it in the window: %v", err)
 	}
+	time.Sleep(time.Second) // the first list is drawn
 	x.shot("03-memories-empty")
 	x.trayMenu("04-tray-menu-unlocked")
 
@@ -181,6 +182,7 @@ func TestDesktopEndToEnd(t *testing.T) {
 	waitFor(t, 15*time.Second, "the approved memory to be recallable", func() bool {
 		return recalled(t, base, poll.Token, "release checklist reviewers")
 	})
+	time.Sleep(time.Second) // the queue is reloaded and drawn
 	x.shot("09-quarantine-after-approval")
 
 	for _, tab := range []struct {
@@ -290,7 +292,7 @@ var (
 	tabAudit        = point{388, 61}
 	tabSettings     = point{493, 61}
 	firstQueueRow   = point{270, 183}
-	firstMemoryRow  = point{400, 335}
+	firstMemoryRow  = point{400, 180}
 	approveButton   = point{874, 220}
 	addAgentButton  = point{60, 101}
 	copyTokenButton = point{880, 365}
