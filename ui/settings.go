@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -24,6 +25,7 @@ type settingsScreen struct {
 	autoLock, episodic, agentTTL, unused, minConf, sweepHours *widget.Entry
 	pii, conflicts                                            *widget.RadioGroup
 	failOnSecret, screenLock                                  *widget.Check
+	embedderBox                                               *widget.SelectEntry
 	embedder, embedderModel, addr, backupDir                  *widget.Entry
 	result                                                    *widget.Label
 }
@@ -38,24 +40,42 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.conflicts.Horizontal = true
 	s.failOnSecret = widget.NewCheck("Reject writes that contain secrets (instead of redacting them)", nil)
 	s.screenLock = widget.NewCheck("Also lock when the screen locks", nil)
-	s.embedder, s.embedderModel, s.addr, s.backupDir = widget.NewEntry(), widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
+	// The embedder: the two built-in choices, or a local
+	// OpenAI-compatible server's URL typed in.
+	embedder := widget.NewSelectEntry([]string{"builtin", "off"})
+	s.embedder = &embedder.Entry
+	s.embedderBox = embedder
+	s.embedderModel, s.addr, s.backupDir = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
 	s.embedder.SetPlaceHolder("builtin, off, or http://127.0.0.1:11434/v1")
 	s.result = wrapped("")
-	form := widget.NewForm(
-		widget.NewFormItem("Auto-lock after (minutes, 'never')", s.autoLock),
-		widget.NewFormItem("", s.screenLock),
-		widget.NewFormItem("Personal data in agent writes", s.pii),
-		widget.NewFormItem("Secrets", s.failOnSecret),
-		widget.NewFormItem("Contradicting writes: who wins", s.conflicts),
-		widget.NewFormItem("Episodic memories live (days)", s.episodic),
-		widget.NewFormItem("Agent field memories live (days)", s.agentTTL),
-		widget.NewFormItem("Archive when unused for (days)", s.unused),
-		widget.NewFormItem("Archive below confidence", s.minConf),
-		widget.NewFormItem("Sweep every (hours)", s.sweepHours),
-		widget.NewFormItem("Embedder", s.embedder),
-		widget.NewFormItem("Embedder model (server only)", s.embedderModel),
-		widget.NewFormItem("Agent API address", s.addr),
-		widget.NewFormItem("Backup folder", s.backupDir),
+	group := func(title string, items ...*widget.FormItem) fyne.CanvasObject {
+		return container.NewVBox(heading(title), widget.NewForm(items...))
+	}
+	form := container.NewVBox(
+		group("Security",
+			widget.NewFormItem("Auto-lock after (minutes, 'never')", s.autoLock),
+			widget.NewFormItem("", s.screenLock),
+			widget.NewFormItem("Personal data in agent writes", s.pii),
+			widget.NewFormItem("Secrets", s.failOnSecret),
+		),
+		group("Agents",
+			widget.NewFormItem("Contradicting writes: who wins", s.conflicts),
+			widget.NewFormItem("Agent API address", s.addr),
+		),
+		group("Memory lifecycle",
+			widget.NewFormItem("Episodic memories live (days)", s.episodic),
+			widget.NewFormItem("Agent field memories live (days)", s.agentTTL),
+			widget.NewFormItem("Archive when unused for (days)", s.unused),
+			widget.NewFormItem("Archive below confidence", s.minConf),
+			widget.NewFormItem("Sweep every (hours)", s.sweepHours),
+		),
+		group("Recall",
+			widget.NewFormItem("Embedder", s.embedderBox),
+			widget.NewFormItem("Embedder model (server only)", s.embedderModel),
+		),
+		group("Backups",
+			widget.NewFormItem("Backup folder", s.backupDir),
+		),
 	)
 	save := widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), s.save)
 	save.Importance = widget.HighImportance
@@ -73,6 +93,9 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.load()
 	return s
 }
+
+// days shows a duration in whole days.
+func days(d time.Duration) string { return strconv.Itoa(int(d / (24 * time.Hour))) }
 
 func itoa0(n int) string {
 	if n == 0 {
@@ -93,20 +116,17 @@ func (s *settingsScreen) load() {
 	s.failOnSecret.SetChecked(st.FailOnSecret)
 	s.conflicts.SetSelected(string(st.Conflicts))
 	s.screenLock.SetChecked(!st.StayUnlockedOnScreenLock)
-	s.episodic.SetText(itoa0(st.EpisodicTTLDays))
-	s.agentTTL.SetText(itoa0(st.AgentFieldTTLDays))
-	s.unused.SetText(itoa0(st.UnusedAfterDays))
-	if st.MinConfidence != 0 {
-		s.minConf.SetText(strconv.FormatFloat(st.MinConfidence, 'g', -1, 64))
-	}
+	// The values in force, defaults included.
+	p := st.DecayPolicy()
+	s.episodic.SetText(days(p.EpisodicTTL))
+	s.agentTTL.SetText(days(p.AgentFieldTTL))
+	s.unused.SetText(days(p.UnusedAfter))
+	s.minConf.SetText(strconv.FormatFloat(p.MinConfidence, 'g', -1, 64))
 	s.sweepHours.SetText(strconv.Itoa(st.SweepHours))
 	s.embedder.SetText(st.Embedder)
 	s.embedderModel.SetText(st.EmbedderModel)
 	s.addr.SetText(st.Addr)
 	s.backupDir.SetText(st.BackupDir)
-	for _, e := range []*widget.Entry{s.episodic, s.agentTTL, s.unused, s.minConf} {
-		e.SetPlaceHolder("default")
-	}
 }
 
 // read parses the form; a malformed number names its field.
@@ -148,6 +168,21 @@ func (s *settingsScreen) read() (host.Settings, error) {
 		if st.MinConfidence, err = strconv.ParseFloat(t, 64); err != nil {
 			return st, fmt.Errorf("confidence: %q is not a number", t)
 		}
+	}
+	// A value equal to the default is stored as the default, so that
+	// it follows the default if that changes.
+	def := host.Settings{}.DecayPolicy()
+	if st.EpisodicTTLDays == int(def.EpisodicTTL/(24*time.Hour)) {
+		st.EpisodicTTLDays = 0
+	}
+	if st.AgentFieldTTLDays == int(def.AgentFieldTTL/(24*time.Hour)) {
+		st.AgentFieldTTLDays = 0
+	}
+	if st.UnusedAfterDays == int(def.UnusedAfter/(24*time.Hour)) {
+		st.UnusedAfterDays = 0
+	}
+	if st.MinConfidence == def.MinConfidence {
+		st.MinConfidence = 0
 	}
 	st.PII = host.PIIMode(s.pii.Selected)
 	st.FailOnSecret = s.failOnSecret.Checked

@@ -844,6 +844,26 @@ func TestSettingsScreen(t *testing.T) {
 	if u.h.Settings().AutoLockMinutes != -1 {
 		t.Fatal("'never' was not saved")
 	}
+
+	// The lifecycle shows the values in force, not "default"; saving them
+	// unchanged keeps them defaults, a changed one is stored.
+	def := host.Settings{}.DecayPolicy()
+	if s.episodic.Text != days(def.EpisodicTTL) || s.unused.Text != days(def.UnusedAfter) || s.minConf.Text == "" {
+		t.Fatalf("lifecycle fields show %q, %q, %q, want the defaults in force", s.episodic.Text, s.unused.Text, s.minConf.Text)
+	}
+	s.agentTTL.SetText("7")
+	s.save()
+	if got := u.h.Settings(); got.EpisodicTTLDays != 0 || got.AgentFieldTTLDays != 7 {
+		t.Fatalf("saved lifecycle = episodic %d, agent field %d; want 0 (default) and 7", got.EpisodicTTLDays, got.AgentFieldTTLDays)
+	}
+	for _, title := range []string{"Security", "Agents", "Memory lifecycle", "Recall", "Backups"} {
+		if !hasLabel(s.content, title) {
+			t.Errorf("no %s group in the settings", title)
+		}
+	}
+	if _, ok := find(s.content, func(e *widget.SelectEntry) bool { return true }); !ok {
+		t.Error("the embedder is free text, not a choice")
+	}
 }
 
 func TestExportBackupAsksOnceThenUsesKeyring(t *testing.T) {
