@@ -302,7 +302,13 @@ func (s *memoriesScreen) load(h *host.Host, query string, f app.RecallFilters, t
 				rows = append(rows, row{ID: res.ID, Preview: preview(res.Content), Partition: res.Partition, Trust: res.Trust, Confidence: res.Confidence, Created: res.Created, Score: res.Score})
 			}
 		}
-		return rows, fmt.Sprintf("%d results for %q", len(rows), query)
+		switch len(rows) {
+		case 0:
+			return rows, fmt.Sprintf("No memory matches %q.", query)
+		case 1:
+			return rows, fmt.Sprintf("1 memory matches %q", query)
+		}
+		return rows, fmt.Sprintf("%d memories match %q", len(rows), query)
 	}
 	l := svc.List(s.u.ctx, req, app.ListInput{Partitions: f.Partitions})
 	if !l.OK() {

@@ -1215,6 +1215,12 @@ func TestDetailFollowsTheList(t *testing.T) {
 	if s.detail.mem != nil {
 		t.Fatal("the detail still shows a memory the search left out")
 	}
+	s.search.SetText("zanzibar quokka")
+	s.refresh()
+	u.wait()
+	if len(s.rows.data) != 0 || s.count.Text != `No memory matches "zanzibar quokka".` {
+		t.Fatalf("a search without results: %d rows, %q", len(s.rows.data), s.count.Text)
+	}
 	base := u.status.Text
 	u.setStatus("Backup: 2 memories saved")
 	for _, fn := range timers {
