@@ -43,9 +43,46 @@ type alt struct {
 	gap int
 	b   *regexp.Regexp
 	// words, when set, replaces a: lower-case stems that must start a
-	// word ("send" finds "sends", "sending"); found with strings.Index,
-	// which is many times cheaper than an expression over the text.
+	// word ("send" finds "sends", "sending"), looked up in the text's
+	// words, which is many times cheaper than an expression over it.
 	words []string
+	// anyIDs number any in intentSet; byLead indexes words by their first
+	// two bytes.
+	anyIDs []int32
+	byLead map[string][]string
+}
+
+// intentSet finds the prefilter strings of every alternative in one pass
+// over the text (see strset.go).
+var intentSet = func() *stringSet {
+	var all []string
+	for _, c := range effectCues {
+		all = append(all, anyStrings(c.alts)...)
+	}
+	s := newStringSet(all)
+	for i := range effectCues {
+		for j := range effectCues[i].alts {
+			x := &effectCues[i].alts[j]
+			for _, w := range x.any {
+				x.anyIDs = append(x.anyIDs, s.id(w))
+			}
+			if x.words != nil {
+				x.byLead = map[string][]string{}
+				for _, w := range x.words {
+					x.byLead[w[:2]] = append(x.byLead[w[:2]], w)
+				}
+			}
+		}
+	}
+	return s
+}()
+
+func anyStrings(alts []alt) []string {
+	var out []string
+	for _, x := range alts {
+		out = append(out, x.any...)
+	}
+	return out
 }
 
 func pl(any []string, a string) alt { return alt{any: any, a: regexp.MustCompile(`(?i)` + a)} }
@@ -62,7 +99,7 @@ func nr(any []string, a string, gap int, b string) alt {
 
 // find returns the offset of the first match of the alternative in text
 // that no prohibition governs, or -1.
-func (x alt) find(text, lower string, tokens [][2]int) int {
+func (x alt) find(text, lower string, tokens [][2]int, has presence) int {
 	if x.words != nil {
 		// Stems of several words ("resulting in") are searched for.
 		for _, w := range x.words {
@@ -91,7 +128,7 @@ func (x alt) find(text, lower string, tokens [][2]int) int {
 		}
 		return -1
 	}
-	if x.any != nil && !containsAny(lower, x.any) {
+	if x.any != nil && !has.anyOf(x.anyIDs) {
 		return -1
 	}
 	for _, m := range x.a.FindAllStringIndex(text, 8) {
@@ -107,7 +144,10 @@ func (x alt) find(text, lower string, tokens [][2]int) int {
 
 // startsWord reports whether word begins with one of x's stems.
 func (x alt) startsWord(word string) bool {
-	for _, w := range x.words {
+	if len(word) < 2 {
+		return false
+	}
+	for _, w := range x.byLead[word[:2]] {
 		if strings.HasPrefix(word, w) {
 			return true
 		}
@@ -333,13 +373,14 @@ func readIntent(text, lower string) intentScreening {
 	}
 	best, kinds := 0.0, 0
 	tokens := wordTokens(lower)
+	has := intentSet.scan(lower)
 	for _, c := range effectCues {
 		if contains(out.types, c.typ) {
 			continue
 		}
 		hit := false
 		for _, x := range c.alts {
-			if x.find(text, lower, tokens) >= 0 {
+			if x.find(text, lower, tokens, has) >= 0 {
 				hit = true
 				break
 			}

@@ -166,7 +166,7 @@ func morePII(text string, add func(typ string, a, b int, reason string)) {
 		}
 	}
 	lower := asciiLower(text)
-	if strings.Contains(lower, " at ") || strings.Contains(lower, "(at)") || strings.Contains(lower, "[at]") {
+	if (strings.Contains(lower, " at ") || strings.Contains(lower, "(at)") || strings.Contains(lower, "[at]")) && (strings.Contains(lower, " dot ") || strings.Contains(lower, "[dot]") || strings.Contains(lower, "(dot)")) {
 		for _, m := range spelledEmailRe.FindAllStringSubmatchIndex(text, -1) {
 			local := asciiLower(text[m[2]:m[3]])
 			if strings.Contains(local, "dot") || emailCueRe.MatchString(text[:m[0]]) {

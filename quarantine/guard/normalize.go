@@ -238,6 +238,9 @@ func hasTypoCandidate(text string) bool {
 // fixTypos replaces each word one edit away from a trigger word (a letter
 // changed, added, dropped, or two swapped) with the trigger word.
 func fixTypos(text string) string {
+	if !anyTypo(text) {
+		return text
+	}
 	var b strings.Builder
 	changed := false
 	start := -1
@@ -271,6 +274,26 @@ func fixTypos(text string) string {
 		return text
 	}
 	return b.String()
+}
+
+// anyTypo reports whether a word of text is a typo of a trigger word.
+func anyTypo(text string) bool {
+	start := -1
+	for i := 0; i <= len(text); i++ {
+		if i < len(text) && (text[i]|0x20 >= 'a' && text[i]|0x20 <= 'z') {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			if _, ok := typoOf(text[start:i]); ok {
+				return true
+			}
+			start = -1
+		}
+	}
+	return false
 }
 
 func typoOf(w string) (string, bool) {
