@@ -48,42 +48,119 @@ func newAuditScreen(u *UI) *auditScreen {
 	s.since = widget.NewSelect([]string{anyChoice, "last hour", "today", "7 days", "30 days"}, func(string) { s.refresh() })
 	s.since.SetSelected(anyChoice)
 	s.chain = widget.NewLabel("")
+	cell := func() *widget.Label {
+		l := widget.NewLabel("")
+		l.Truncation = fyne.TextTruncateEllipsis
+		return l
+	}
 	s.entries = newRows(
 		func() fyne.CanvasObject {
-			l := widget.NewLabel("")
-			l.Truncation = fyne.TextTruncateEllipsis
-			return l
+			mem := widget.NewButton("", nil)
+			mem.Importance = widget.LowImportance
+			return container.New(auditColumns, cell(), cell(), cell(), cell(), cell(), mem, cell())
 		},
 		func(e app.AuditEntry, o fyne.CanvasObject) {
-			o.(*widget.Label).SetText(auditLine(e))
+			c := o.(*fyne.Container).Objects
+			for i, text := range auditCells(e) {
+				if b, ok := c[i].(*widget.Button); ok {
+					b.SetText(text)
+					id := e.MemoryID
+					b.OnTapped = func() { s.openMemory(id) }
+					if id == "" {
+						b.Disable()
+					} else {
+						b.Enable()
+					}
+					continue
+				}
+				c[i].(*widget.Label).SetText(text)
+			}
 		})
 	list := s.entries.list
+	header := container.New(auditColumns)
+	for _, h := range auditHeaders {
+		header.Add(widget.NewLabelWithStyle(h, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+	}
 	buttons := container.NewHBox(
 		widget.NewButtonWithIcon("Filter", theme.SearchIcon(), s.refresh),
 		widget.NewButtonWithIcon("Verify chain", theme.ConfirmIcon(), s.verify),
 		widget.NewButtonWithIcon("Export JSONL…", theme.DocumentSaveIcon(), s.exportDialog),
 	)
 	filters := container.NewGridWithColumns(4, labelled("Agent", s.agent), labelled("Field", s.field), labelled("Action", s.action), labelled("Since", s.since))
-	s.content = container.NewBorder(container.NewVBox(filters, buttons, s.chain), nil, nil, nil, list)
+	s.content = container.NewBorder(container.NewVBox(filters, buttons, s.chain, header), nil, nil, nil, list)
 	s.ready = true
 	return s
 }
 
-func auditLine(e app.AuditEntry) string {
-	parts := []string{fmt.Sprintf("#%d", e.Seq), e.Time.Local().Format("2006-01-02 15:04:05"), string(e.Action), e.Agent, string(e.Result)}
+// The audit table's columns: fixed widths, the last takes the rest.
+var (
+	auditHeaders = []string{"#", "Time", "Agent", "Action", "Result", "Memory", "Details"}
+	auditColumns = columnsLayout{56, 150, 120, 170, 100, 100}
+)
+
+// auditCells is one entry's cells, in auditHeaders' order. The memory is
+// its id's first eight characters.
+func auditCells(e app.AuditEntry) []string {
+	mem := ""
 	if e.MemoryID != "" {
-		parts = append(parts, "memory "+e.MemoryID)
+		mem = short8(e.MemoryID)
 	}
+	var details []string
 	if e.Field != "" {
-		parts = append(parts, string(e.Field))
+		details = append(details, string(e.Field))
 	}
 	if e.Count > 0 {
-		parts = append(parts, fmt.Sprintf("%d items", e.Count))
+		details = append(details, fmt.Sprintf("%d items", e.Count))
 	}
 	if e.Reason != "" {
-		parts = append(parts, e.Reason)
+		details = append(details, e.Reason)
 	}
-	return strings.Join(parts, "  ")
+	return []string{fmt.Sprint(e.Seq), e.Time.Local().Format("2006-01-02 15:04:05"), e.Agent, string(e.Action), string(e.Result), mem, strings.Join(details, " · ")}
+}
+
+func short8(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// openMemory shows a memory named in the log on the Memories tab.
+func (s *auditScreen) openMemory(id string) {
+	if !s.u.isOpen() || id == "" {
+		return
+	}
+	s.u.tabs.SelectIndex(0)
+	s.u.memories.detail.show(id)
+}
+
+// columnsLayout lays out cells in a row: fixed widths, the last cell
+// takes what is left.
+type columnsLayout []float32
+
+func (l columnsLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	x := float32(0)
+	for i, o := range objs {
+		w := size.Width - x
+		if i < len(l) {
+			w = l[i]
+		}
+		o.Move(fyne.NewPos(x, 0))
+		o.Resize(fyne.NewSize(max(w, 0), size.Height))
+		x += w
+	}
+}
+
+func (l columnsLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	h := float32(0)
+	for _, o := range objs {
+		h = max(h, o.MinSize().Height)
+	}
+	w := float32(0)
+	for _, c := range l {
+		w += c
+	}
+	return fyne.NewSize(w+80, h)
 }
 
 func (s *auditScreen) input() app.AuditInput {

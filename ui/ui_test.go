@@ -779,6 +779,28 @@ func TestAuditScreenVerifyAndExport(t *testing.T) {
 	if len(entries) < 2 || entries[0].Seq < entries[len(entries)-1].Seq {
 		t.Fatalf("audit list = %d entries, newest first expected", len(entries))
 	}
+	// A table: a header, one cell per column, and the memory id opens
+	// the memory.
+	for _, h := range auditHeaders {
+		if !hasLabel(s.content, h) {
+			t.Errorf("no %q column", h)
+		}
+	}
+	var write app.AuditEntry
+	for _, e := range entries {
+		if e.Action == "memory:write" {
+			write = e
+		}
+	}
+	cells := auditCells(write)
+	if len(cells) != len(auditHeaders) || cells[3] != "memory:write" || cells[5] != write.MemoryID[:8] {
+		t.Fatalf("audit cells = %q", cells)
+	}
+	s.openMemory(write.MemoryID)
+	u.wait()
+	if u.tabs.SelectedIndex() != 0 || u.memories.detail.mem == nil || u.memories.detail.mem.ID != write.MemoryID {
+		t.Fatal("the memory id in the audit log does not open the memory")
+	}
 	s.verify()
 	u.wait()
 	if !strings.HasPrefix(s.chain.Text, "Chain intact") {
