@@ -186,10 +186,7 @@ func containsItem(items []app.QueueItem, id string) bool {
 func (s *quarantineScreen) show(it *app.QueueItem) {
 	s.sel = it
 	reasons := append([]string{it.Reason}, it.Reasons...)
-	source := sourceText(it.Memory.Source)
-	if rep := it.Memory.Source.Reported; rep != "" {
-		source += fmt.Sprintf("; the agent says %s (not trusted)", rep)
-	}
+	source := sourceText(it.Memory.Source) // says what the agent reported, as its report
 	info := widget.NewForm(
 		widget.NewFormItem("Agent", wrapped(orDash(it.Agent)+optional(", session ", it.Session))),
 		widget.NewFormItem("Source", wrapped(source)),
