@@ -418,6 +418,9 @@ func (v *Vault) History(id string, a Actor) ([]Version, error) {
 			if _, err := decodeRecord(raw, key, string(bucketVersions), versionName(id, k), &ver); err != nil {
 				return err
 			}
+			if HashContent(ver.Memory.Content) != ver.ContentHash {
+				return fmt.Errorf("record versions/%s: %w: the content does not match its hash", versionName(id, k), ErrCorrupt)
+			}
 			out = append(out, ver)
 			return nil
 		})
