@@ -10,8 +10,15 @@
 // of normalised scores ([FusionConvex]). The fused relevance is then
 // weighted by each memory's confidence at the time of the query (decayed
 // and boosted by package decay's rules, [Doc.ConfidenceAt]; computed, never
-// written), its writer's trust and, with a configurable weight, its recency, and cut to the per-recall limits (10
+// written), its writer's trust, with a configurable weight its recency,
+// and, when the query names a time ("in June", "last week"), whether it is
+// from then, and cut to the per-recall limits (10
 // episodic and 20 semantic memories, 4,000 tokens of context by default).
+//
+// A query may ask for the mode's relevance floor ([Floor], [Query].Floor):
+// memories that match too little of it by keyword, and are not similar
+// enough by meaning, are left out and counted, so a query about nothing
+// indexed returns nothing.
 //
 // Sensitive memories are never embedded: they are found by keyword only,
 // and only while the caller keeps them in the engine (the memory service
