@@ -266,7 +266,7 @@ func (s *Salvage) ExportFile(ctx context.Context, out string, passphrase []byte,
 		return nil, err
 	}
 	err = atomicfile.Write(out, 0o600, func(w io.Writer) error {
-		return writeBackup(w, passphrase, opts, s.ID(), s.now(), items)
+		return writeBackup(w, passphrase, opts, s.ID(), s.now(), items, nil)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("salvage: %w", err)

@@ -284,7 +284,12 @@ func (c *cmd) importBackup(args []string) error {
 		return err
 	}
 	if r.Forgotten > 0 {
-		return printf(c.out, "left out %d memories this vault deleted or forgot (--include-forgotten imports them)\n", r.Forgotten)
+		if err := printf(c.out, "left out %d memories this vault deleted or forgot (--include-forgotten imports them)\n", r.Forgotten); err != nil {
+			return err
+		}
+	}
+	if r.AuditVaultID != "" {
+		return printf(c.out, "kept the backup's audit log (%d entries of vault %s, its chain intact) apart from this vault's log: never merged into it\n", r.AuditEntries, r.AuditVaultID)
 	}
 	return nil
 }
