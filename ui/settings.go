@@ -97,13 +97,6 @@ func newSettingsScreen(u *UI) *settingsScreen {
 // days shows a duration in whole days.
 func days(d time.Duration) string { return strconv.Itoa(int(d / (24 * time.Hour))) }
 
-func itoa0(n int) string {
-	if n == 0 {
-		return ""
-	}
-	return strconv.Itoa(n)
-}
-
 // load fills the form from the host's settings.
 func (s *settingsScreen) load() {
 	st := s.u.h.Settings()

@@ -278,9 +278,6 @@ func (u *UI) setQuarantineCount(n int) {
 	u.tray.setQuarantine(n)
 }
 
-// errWrongPassphrase is shown in dialogs; unlockMessage on the screen.
-var errWrongPassphrase = errors.New("wrong passphrase: nothing was changed, try again")
-
 // unlockMessage is what the unlock screen says about a failed unlock.
 func unlockMessage(err error) string {
 	if errors.Is(err, app.ErrWrongPassphrase) {

@@ -59,13 +59,8 @@ func TestEvalPoison(t *testing.T) {
 		}
 		t.Logf("%s: caught %s; benign flagged %s", name, pct(tp, pos), pct(fp, neg))
 	}
-	var poison, inj []row
-	for _, r := range readJSONL[row](t, filepath.Join(dir, "guard", "poison-dev.jsonl")) {
-		poison = append(poison, r)
-	}
-	for _, r := range readJSONL[row](t, filepath.Join(dir, "guard", "injection-dev.jsonl")) {
-		inj = append(inj, r)
-	}
+	poison := readJSONL[row](t, filepath.Join(dir, "guard", "poison-dev.jsonl"))
+	inj := readJSONL[row](t, filepath.Join(dir, "guard", "injection-dev.jsonl"))
 	report("poison-dev", poison)
 	report("injection-dev", inj)
 	report("both", append(append([]row{}, poison...), inj...))
