@@ -298,13 +298,21 @@ func (g *Guard) screenInput(in Input, res *Result) screening {
 					inj.reasons = append(inj.reasons, r)
 				}
 			}
-			inj.findings = append(inj.findings, n.findings...)
+			// Their offsets point into the normalised text: they concern
+			// the whole text as given.
+			for _, f := range n.findings {
+				f.Start, f.End = 0, len(in.Text)
+				inj.findings = append(inj.findings, f)
+			}
 		}
 		for _, d := range found {
 			if d.floor == 0 && !raised {
 				continue // look-alike letters in "TNFα", a comment: only a disguise if it hid something
 			}
-			inj.findings = append(inj.findings, Finding{Kind: KindInjection, Type: d.typ, Start: d.start, End: d.end, Reason: d.reason})
+			// A disguise found after another was undone may sit at an
+			// offset of the partly normalised text: keep it inside.
+			start, end := min(d.start, len(in.Text)), min(d.end, len(in.Text))
+			inj.findings = append(inj.findings, Finding{Kind: KindInjection, Type: d.typ, Start: start, End: end, Reason: d.reason})
 			inj.reasons = append(inj.reasons, d.reason)
 			inj.risk = max(inj.risk, d.floor)
 		}
