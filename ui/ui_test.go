@@ -90,19 +90,24 @@ func find[T fyne.CanvasObject](o fyne.CanvasObject, ok func(T) bool) (T, bool) {
 	if v, is := o.(T); is && ok(v) {
 		return v, true
 	}
-	var kids []fyne.CanvasObject
-	switch c := o.(type) {
-	case *fyne.Container:
-		kids = c.Objects
-	case fyne.Widget:
-		kids = test.WidgetRenderer(c).Objects()
-	}
-	for _, k := range kids {
+	for _, k := range children(o) {
 		if v, found := find(k, ok); found {
 			return v, true
 		}
 	}
 	return zero, false
+}
+
+// children lists the objects directly under o: a container's, or a
+// widget's renderer's.
+func children(o fyne.CanvasObject) []fyne.CanvasObject {
+	switch c := o.(type) {
+	case *fyne.Container:
+		return c.Objects
+	case fyne.Widget:
+		return test.WidgetRenderer(c).Objects()
+	}
+	return nil
 }
 
 func button(t *testing.T, o fyne.CanvasObject, label string) *widget.Button {
@@ -127,15 +132,8 @@ func passwordEntries(o fyne.CanvasObject) []*widget.Entry {
 			out = append(out, e)
 			return
 		}
-		switch c := o.(type) {
-		case *fyne.Container:
-			for _, k := range c.Objects {
-				walk(k)
-			}
-		case fyne.Widget:
-			for _, k := range test.WidgetRenderer(c).Objects() {
-				walk(k)
-			}
+		for _, k := range children(o) {
+			walk(k)
 		}
 	}
 	walk(o)
@@ -263,15 +261,8 @@ func textsOf(o fyne.CanvasObject) []string {
 		case *widget.Check:
 			out = append(out, w.Text)
 		}
-		switch w := o.(type) {
-		case *fyne.Container:
-			for _, k := range w.Objects {
-				walk(k)
-			}
-		case fyne.Widget:
-			for _, k := range test.WidgetRenderer(w).Objects() {
-				walk(k)
-			}
+		for _, k := range children(o) {
+			walk(k)
 		}
 	}
 	walk(o)
@@ -289,15 +280,8 @@ func buttons(c fyne.Canvas) []string {
 			out = append(out, b.Text)
 			return
 		}
-		switch w := o.(type) {
-		case *fyne.Container:
-			for _, k := range w.Objects {
-				walk(k)
-			}
-		case fyne.Widget:
-			for _, k := range test.WidgetRenderer(w).Objects() {
-				walk(k)
-			}
+		for _, k := range children(o) {
+			walk(k)
 		}
 	}
 	walk(c.Content())
