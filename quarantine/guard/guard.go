@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -294,7 +295,7 @@ func (g *Guard) screenInput(in Input, res *Result) screening {
 		if raised {
 			inj.risk = n.risk
 			for _, r := range n.reasons {
-				if !contains(inj.reasons, r) {
+				if !slices.Contains(inj.reasons, r) {
 					inj.reasons = append(inj.reasons, r)
 				}
 			}

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -375,7 +376,7 @@ func readIntent(text, lower string) intentScreening {
 	tokens := wordTokens(lower)
 	has := intentSet.scan(lower)
 	for _, c := range effectCues {
-		if contains(out.types, c.typ) {
+		if slices.Contains(out.types, c.typ) {
 			continue
 		}
 		hit := false
@@ -415,13 +416,4 @@ func prohibited(text string, i int) bool {
 		start = 0
 	}
 	return negationRe.MatchString(text[start:i])
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
