@@ -8,15 +8,21 @@ ARGS ?=
 SHOTS ?= e2e-screenshots
 
 MODEL_DIR ?= .cache/model/use-lite
+# Where `make model` puts the verified model for go:embed (git-ignored); a
+# build with the tag engram_model carries it, so every way Engram starts
+# recalls by meaning without a model directory.
+EMBED_MODEL_DIR = app/embed/model
+MODEL_TAGS = engram_model
 
 .PHONY: run build test vet deps test-deps model e2e crash package bench report fuzz clean
 
-## run: build engram and open the desktop app (or run ARGS), with the embedding model
-run: deps model build
-	LANG=en_US.UTF-8 ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) ./bin/engram $(ARGS)
+## run: build engram (the embedding model inside) and open the desktop app (or run ARGS)
+run: deps build
+	LANG=en_US.UTF-8 ./bin/engram $(ARGS)
 
-build:
-	$(GO) build -o bin/engram ./cmd/engram
+## build: bin/engram with the verified embedding model embedded
+build: model
+	$(GO) build -tags $(MODEL_TAGS) -o bin/engram ./cmd/engram
 
 deps:
 	sh .ci/deps
@@ -24,14 +30,18 @@ deps:
 test-deps:
 	sh .ci/deps test
 
-## model: fetch the embedding model (checked against pinned hashes) for tests
+## model: fetch the embedding model (checked against pinned hashes) for tests,
+## and copy it where the build embeds it
 model:
 	sh app/embed/fetch-model.sh $(MODEL_DIR)
+	mkdir -p $(EMBED_MODEL_DIR)
+	for f in $(MODEL_DIR)/*; do cmp -s "$$f" $(EMBED_MODEL_DIR)/$${f##*/} || cp "$$f" $(EMBED_MODEL_DIR)/ || exit 1; done
 
-## vet: go vet and staticcheck (from the module proxy)
+## vet: go vet (the embedded model's file too) and staticcheck (from the module proxy)
 STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags $(MODEL_TAGS) ./app/embed/
 	$(GO) run $(STATICCHECK) ./...
 
 ## test: install test dependencies, vet, and run every test with a real OS keyring,
@@ -39,6 +49,7 @@ vet:
 ## end-to-end test, and every fuzz target for a few seconds
 test: test-deps model vet build
 	ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) .ci/with-keyring $(GO) test -race -count=1 ./...
+	ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) $(GO) test -tags $(MODEL_TAGS) -count=1 -run 'Builtin|Pinned' ./app/embed/
 	.ci/mcp-inspector bin/engram
 	$(MAKE) crash
 	$(MAKE) e2e
@@ -56,11 +67,11 @@ e2e: test-deps build
 
 ## package: an installable Linux archive, Engram.tar.xz (binary, icon, .desktop entry from FyneApp.toml)
 FYNE_TOOL = fyne.io/fyne/v2/cmd/fyne@v2.7.1
-package: deps
+package: deps model
 	$(GO) install $(FYNE_TOOL)
 	# fyne package reads FyneApp.toml beside the main package.
 	sed 's|assets/icon.png|../../assets/icon.png|' FyneApp.toml > cmd/engram/FyneApp.toml
-	cd cmd/engram && "$$($(GO) env GOPATH)/bin/fyne" package -os linux; status=$$?; rm -f FyneApp.toml; exit $$status
+	cd cmd/engram && "$$($(GO) env GOPATH)/bin/fyne" package -os linux -tags $(MODEL_TAGS); status=$$?; rm -f FyneApp.toml; exit $$status
 	mv cmd/engram/Engram.tar.xz .
 
 ## bench: the benchmarks whose figures the issues ask for

@@ -6,8 +6,12 @@
 // id, and the forward pass (two transformer layers, mean pooling, a tanh
 // projection, L2 normalisation) matches the TF.js vectors to a cosine of at
 // least 0.9999. The weights are not part of the source tree:
-// fetch-model.sh downloads and verifies them, and [DefaultModelDir] says
-// where they are looked for.
+// fetch-model.sh downloads and verifies them, and `make model` copies them
+// into model/ (git-ignored), which a build with the tag engram_model
+// embeds. [LoadBuiltin] is how Engram loads the model at start: from a
+// directory when one is named, else the embedded copy, else
+// [DefaultModelDir], each file checked against its pinned SHA-256 first;
+// nothing is ever downloaded at run time.
 //
 // [OpenAI] is the alternative: any OpenAI-compatible /v1/embeddings server
 // on the loopback interface (Ollama, LM Studio, llama.cpp's server).

@@ -38,11 +38,15 @@ type tensor struct {
 	data  []float32
 }
 
-// readWeights reads model.json and its shards from dir and returns every
+// readFile returns the content of one model file by name, failing with an
+// error wrapping ErrModelNotFound when it is absent.
+type readFile func(name string) ([]byte, error)
+
+// readWeights reads model.json and its shards with read and returns every
 // weight by name. Shard sizes are checked against the manifest before any
 // data is used.
-func readWeights(dir string) (map[string]tensor, error) {
-	mj, err := readModelFile(dir, modelFile)
+func readWeights(read readFile) (map[string]tensor, error) {
+	mj, err := read(modelFile)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +85,7 @@ func readWeights(dir string) (map[string]tensor, error) {
 			if p != filepath.Base(p) || p == "." || p == ".." {
 				return nil, fmt.Errorf("shard %q: %w: path leaves the model directory", p, ErrModelCorrupt)
 			}
-			b, err := readModelFile(dir, p)
+			b, err := read(p)
 			if err != nil {
 				return nil, err
 			}
@@ -114,6 +118,11 @@ func readWeights(dir string) (map[string]tensor, error) {
 		}
 	}
 	return out, nil
+}
+
+// dirReader reads model files from directory dir.
+func dirReader(dir string) readFile {
+	return func(name string) ([]byte, error) { return readModelFile(dir, name) }
 }
 
 func readModelFile(dir, name string) ([]byte, error) {

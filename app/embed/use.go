@@ -92,7 +92,12 @@ func LoadUSE(dir string) (*USE, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("load model: %w: %s is not a directory", ErrModelNotFound, dir)
 	}
-	vj, err := readModelFile(dir, vocabFile)
+	return loadUSE(dirReader(dir))
+}
+
+// loadUSE builds the model from the files read returns.
+func loadUSE(read readFile) (*USE, error) {
+	vj, err := read(vocabFile)
 	if err != nil {
 		return nil, fmt.Errorf("load model: %w", err)
 	}
@@ -100,7 +105,7 @@ func LoadUSE(dir string) (*USE, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load model: %w", err)
 	}
-	all, err := readWeights(dir)
+	all, err := readWeights(read)
 	if err != nil {
 		return nil, fmt.Errorf("load model: %w", err)
 	}

@@ -1,0 +1,9 @@
+//go:build !engram_model
+
+package embed
+
+import "io/fs"
+
+// embeddedModel is nil: this binary was built without the tag
+// engram_model, so the model is looked for on disk (BuiltinLocation).
+var embeddedModel fs.FS
