@@ -90,3 +90,41 @@ func (n NoKeyring) Set(string, []byte) error { return n.err() }
 
 // Delete does nothing.
 func (n NoKeyring) Delete(string) error { return nil }
+
+// OSSecrets keeps named secrets other than vault keys (the agent tokens
+// that engram connect creates) in the OS keyring, under Engram's service
+// name. Get returns ErrNoKey when nothing is stored under name and an
+// error wrapping ErrKeyringUnavailable when the keyring cannot be reached.
+type OSSecrets struct{}
+
+// Get returns the secret stored under name.
+func (OSSecrets) Get(name string) (string, error) {
+	if err := sessionBus(); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrKeyringUnavailable, err)
+	}
+	s, err := keyring.Get(keyringService, name)
+	if err != nil {
+		return "", keyringErr(err)
+	}
+	return s, nil
+}
+
+// Set stores secret under name.
+func (OSSecrets) Set(name, secret string) error {
+	if err := sessionBus(); err != nil {
+		return fmt.Errorf("%w: %v", ErrKeyringUnavailable, err)
+	}
+	return keyringErr(keyring.Set(keyringService, name, secret))
+}
+
+// Delete removes the secret under name; deleting a missing one is not an error.
+func (OSSecrets) Delete(name string) error {
+	if err := sessionBus(); err != nil {
+		return fmt.Errorf("%w: %v", ErrKeyringUnavailable, err)
+	}
+	err := keyringErr(keyring.Delete(keyringService, name))
+	if errors.Is(err, ErrNoKey) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,316 @@
+package connect
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+)
+
+// ServerName is the name of Engram's entry in every client's file.
+const ServerName = "engram"
+
+// BackupSuffix is appended to a client file's name for the copy kept of
+// it before Engram changed it.
+const BackupSuffix = ".engram-backup"
+
+// Entry is what a client runs to reach Engram: `COMMAND mcp --agent NAME`.
+// It never holds a token.
+type Entry struct {
+	Command string
+	Args    []string
+	// Env is extra environment for the command (ENGRAM_HOME when the
+	// vault is not in the default place); never a secret.
+	Env map[string]string
+}
+
+// NewEntry is the entry that starts `engram mcp --agent agent` with the
+// engram program at command.
+func NewEntry(command, agent string, env map[string]string) Entry {
+	return Entry{Command: command, Args: []string{"mcp", "--agent", agent}, Env: env}
+}
+
+// jsonEntry is an Entry as the JSON clients read it, in this key order.
+type jsonEntryValue struct {
+	Type    string            `json:"type,omitempty"`
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env,omitempty"`
+}
+
+// Edit returns the client file src with Engram's entry set to e. It changes
+// nothing (returns src itself) when the entry already means e.
+func (c Client) Edit(src []byte, e Entry) ([]byte, error) {
+	if c.Format == TOML {
+		return tomlInstall(src, c.Container+"."+ServerName, e)
+	}
+	v := jsonEntryValue{Type: c.Type, Command: e.Command, Args: e.Args, Env: e.Env}
+	return jsonInstall(src, c.Container, ServerName, v)
+}
+
+// Strip returns the client file src without Engram's entry, and whether
+// it had one. The rest of the file is kept byte for byte: for a file that
+// Edit changed, Strip gives back the file before it, except that a servers
+// object or table left empty goes (one that was empty before Edit too).
+func (c Client) Strip(src []byte) ([]byte, bool, error) {
+	if c.Format == TOML {
+		return tomlRemove(src, c.Container+"."+ServerName)
+	}
+	return jsonRemove(src, c.Container, ServerName)
+}
+
+// Status is what a client's file says about Engram.
+type Status struct {
+	Client    Client
+	Path      string
+	Installed bool
+	// Connected is true when the file has an entry named engram.
+	Connected bool
+	// Agent is the agent the entry starts `engram mcp` as, if any.
+	Agent string
+	// Err is why the file could not be read, if it could not.
+	Err error
+}
+
+var agentArg = regexp.MustCompile(`--agent["']?\s*[,=]?\s*["']?([A-Za-z0-9][A-Za-z0-9._-]{0,63})`)
+
+// StatusOf reads the client's file and reports whether Engram is in it.
+func (c Client) StatusOf(e Env) Status {
+	s := Status{Client: c, Path: c.ConfigPath(e), Installed: c.Installed(e)}
+	src, err := os.ReadFile(s.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s
+	}
+	if err != nil {
+		s.Err = err
+		return s
+	}
+	var raw []byte
+	if c.Format == TOML {
+		raw, err = tomlEntry(src, c.Container+"."+ServerName)
+	} else {
+		raw, err = jsonEntry(src, c.Container, ServerName)
+	}
+	s.Err = err
+	if raw != nil {
+		s.Connected = true
+		if m := agentArg.FindSubmatch(raw); m != nil {
+			s.Agent = string(m[1])
+		}
+	}
+	return s
+}
+
+// Action is what a Plan does to the file.
+type Action string
+
+const (
+	// Unchanged: the file already says what it should.
+	Unchanged Action = "unchanged"
+	// Create: the file does not exist and is created.
+	Create Action = "create"
+	// Update: the file is rewritten.
+	Update Action = "update"
+	// Restore: the file is replaced by its backup, which is what it was
+	// before Engram's entry was added.
+	Restore Action = "restore"
+	// Delete: Engram created the file and nothing else is in it.
+	Delete Action = "delete"
+)
+
+// Plan is a change to one client's file, computed before anything is
+// written: Diff shows it, Apply makes it.
+type Plan struct {
+	Client Client
+	Path   string
+	Action Action
+	// Before is the file as read (nil when it does not exist), After what
+	// Apply writes (nil for Delete).
+	Before, After []byte
+	existed       bool
+	mode          fs.FileMode
+}
+
+// Changes reports whether Apply would touch the file.
+func (p Plan) Changes() bool { return p.Action != Unchanged }
+
+// read reads path, following a symbolic link to the file it names so
+// that Apply replaces that file and keeps the link.
+func read(path string) (real string, src []byte, mode fs.FileMode, existed bool, err error) {
+	real = path
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		real = r
+	}
+	fi, err := os.Stat(real)
+	if errors.Is(err, fs.ErrNotExist) {
+		return real, nil, 0o600, false, nil
+	}
+	if err != nil {
+		return real, nil, 0, false, err
+	}
+	if !fi.Mode().IsRegular() {
+		return real, nil, 0, false, fmt.Errorf("%s is not a regular file", path)
+	}
+	src, err = os.ReadFile(real)
+	return real, src, fi.Mode().Perm(), true, err
+}
+
+// PlanInstall computes adding Engram's entry e to the client's file.
+func (c Client) PlanInstall(env Env, e Entry) (Plan, error) {
+	real, src, mode, existed, err := read(c.ConfigPath(env))
+	if err != nil {
+		return Plan{}, err
+	}
+	return c.planInstall(real, src, existed, mode, e)
+}
+
+func (c Client) planInstall(path string, src []byte, existed bool, mode fs.FileMode, e Entry) (Plan, error) {
+	p := Plan{Client: c, Path: path, Before: src, existed: existed, mode: mode}
+	after, err := c.Edit(src, e)
+	if err != nil {
+		return p, fmt.Errorf("%s: %w", path, err)
+	}
+	p.After = after
+	switch {
+	case existed && bytes.Equal(after, src):
+		p.Action = Unchanged
+	case existed:
+		p.Action = Update
+	default:
+		p.Action = Create
+	}
+	return p, nil
+}
+
+// PlanRemove computes taking Engram's entry out of the client's file. When
+// the file is exactly what installing e into its backup gives (nothing else
+// changed since), the backup comes back byte for byte; when Engram created
+// the file and it holds nothing else, the file goes. Otherwise only the
+// entry's bytes are removed.
+func (c Client) PlanRemove(env Env, e Entry) (Plan, error) {
+	real, src, mode, existed, err := read(c.ConfigPath(env))
+	if err != nil {
+		return Plan{}, err
+	}
+	backup, berr := os.ReadFile(real + BackupSuffix)
+	return c.planRemove(real, src, existed, mode, backup, berr == nil, e)
+}
+
+func (c Client) planRemove(path string, src []byte, existed bool, mode fs.FileMode, backup []byte, haveBackup bool, e Entry) (Plan, error) {
+	p := Plan{Client: c, Path: path, Before: src, existed: existed, mode: mode, Action: Unchanged, After: src}
+	if !existed {
+		return p, nil
+	}
+	stripped, had, err := c.Strip(src)
+	if err != nil {
+		return p, fmt.Errorf("%s: %w", path, err)
+	}
+	if !had {
+		return p, nil
+	}
+	if haveBackup {
+		if _, inBackup, err := c.Strip(backup); err == nil && !inBackup {
+			if again, err := c.Edit(backup, e); err == nil && bytes.Equal(again, src) {
+				p.Action, p.After = Restore, backup
+				return p, nil
+			}
+		}
+	} else if fresh, err := c.Edit(nil, e); err == nil && bytes.Equal(fresh, src) {
+		p.Action, p.After = Delete, nil
+		return p, nil
+	}
+	p.Action, p.After = Update, stripped
+	return p, nil
+}
+
+// Apply makes the change: it keeps a copy of the file as it was next to it
+// (NAME.engram-backup, mode 0600), then writes the new content atomically
+// (a temporary file in the same directory, fsync, rename, fsync of the
+// directory) with the file's mode. It fails with ErrChanged, writing
+// nothing, when the file no longer holds what the plan read.
+func (p Plan) Apply() error {
+	if !p.Changes() {
+		return nil
+	}
+	_, now, _, existed, err := read(p.Path)
+	if err != nil {
+		return err
+	}
+	if existed != p.existed || !bytes.Equal(now, p.Before) {
+		return fmt.Errorf("%s: %w; run the command again", p.Path, ErrChanged)
+	}
+	switch p.Action {
+	case Delete:
+		return os.Remove(p.Path)
+	case Restore:
+		if err := writeAtomic(p.Path, p.After, p.mode); err != nil {
+			return err
+		}
+		return os.Remove(p.Path + BackupSuffix)
+	}
+	if p.existed {
+		if err := writeAtomic(p.Path+BackupSuffix, p.Before, 0o600); err != nil {
+			return fmt.Errorf("keep a backup: %w", err)
+		}
+	} else if err := os.MkdirAll(filepath.Dir(p.Path), 0o700); err != nil {
+		return err
+	}
+	return writeAtomic(p.Path, p.After, p.mode)
+}
+
+// writeAtomic replaces path with data: a temporary file in the same
+// directory, written and synced, given mode, renamed over path, and the
+// directory synced, so a crash leaves the old file or the new, never half.
+func writeAtomic(path string, data []byte, mode fs.FileMode) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // fails harmlessly after the rename
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync() // best effort: not every system syncs directories
+		d.Close()
+	}
+	return nil
+}
+
+// MarshalEntry shows e as the client's file holds it (for messages).
+func (c Client) MarshalEntry(e Entry) string {
+	if c.Format == TOML {
+		return string(bytes.Join(toBytes(renderTOML(c.Container+"."+ServerName, e)), []byte("\n")))
+	}
+	b, _ := json.Marshal(jsonEntryValue{Type: c.Type, Command: e.Command, Args: e.Args, Env: e.Env})
+	return string(b)
+}
+
+func toBytes(lines []string) [][]byte {
+	out := make([][]byte, len(lines))
+	for i, l := range lines {
+		out[i] = []byte(l)
+	}
+	return out
+}
