@@ -1,0 +1,26 @@
+package importer
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrMalformed is wrapped by every *SyntaxError.
+var ErrMalformed = errors.New("malformed file")
+
+// ErrFormat reports a format name Parse does not know.
+var ErrFormat = errors.New("unknown import format")
+
+// SyntaxError is a problem at a line of a file. Nothing of a file with a
+// SyntaxError is imported.
+type SyntaxError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%s, line %d: %s", e.File, e.Line, e.Msg)
+}
+
+func (e *SyntaxError) Unwrap() error { return ErrMalformed }
