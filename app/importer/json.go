@@ -79,7 +79,9 @@ func parseMCP(name string, data []byte) ([]Entry, []Skip, error) {
 }
 
 // words turns an identifier ("works_at") into words ("works at").
-func words(s string) string { return strings.Join(strings.Fields(strings.ReplaceAll(s, "_", " ")), " ") }
+func words(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "_", " ")), " ")
+}
 
 // decodeOne decodes exactly one JSON value.
 func decodeOne(data []byte, v any) error {
