@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/connect"
 	"github.com/engram-app/engram/vault"
 )
 
@@ -33,6 +34,9 @@ type Options struct {
 	Getenv         func(string) string
 	// KeyStore keeps the derived key; nil means the OS keyring.
 	KeyStore app.KeyStore
+	// Secrets keeps the tokens of agents that engram connect registers;
+	// nil means the OS keyring.
+	Secrets connect.Secrets
 	// Prompt asks for a passphrase on a terminal; nil means there is none.
 	Prompt func(prompt string) ([]byte, error)
 	// KDF is the cost of new vaults; zero calibrates on this machine.
@@ -47,7 +51,7 @@ type Options struct {
 func Default() Options {
 	return Options{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
-		KeyStore: app.OSKeyring{}, Prompt: terminalPrompt,
+		KeyStore: app.OSKeyring{}, Secrets: app.OSSecrets{}, Prompt: terminalPrompt,
 	}
 }
 
@@ -135,6 +139,9 @@ func Run(ctx context.Context, args []string, o Options) int {
 	}
 	if o.KeyStore == nil {
 		o.KeyStore = app.OSKeyring{}
+	}
+	if o.Secrets == nil {
+		o.Secrets = app.OSSecrets{}
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -341,6 +348,8 @@ func (c *cmd) dispatch(args []string) error {
 		return c.serve(args[1:])
 	case "mcp":
 		return c.mcpBridge(args[1:])
+	case "connect":
+		return c.connectCmd(args[1:])
 	case "sweep":
 		return c.sweep(args[1:])
 	}
@@ -397,7 +406,12 @@ Usage:
   engram agent add NAME [--fields F,F] [--read P,P] [--product P] [--group G]   # prints the token last
   engram agent list | approve|deny|revoke|rotate|pause|resume NAME
   engram serve [--addr 127.0.0.1:7474]               # the loopback API for agents
-  engram mcp [--token-file F] [--url ADDR]           # MCP over stdio, forwarded to the running Engram
+  engram mcp [--agent NAME | --token-file F] [--url ADDR]  # MCP over stdio, forwarded to the running Engram
+  engram connect CLIENT [--agent NAME] [--fields F,F] [--read P,P] [--dry-run]
+                                                     # set up claude-code, claude-desktop, cursor, vscode,
+                                                     # windsurf, codex, gemini or zed; the token goes to the OS keyring
+  engram connect --remove CLIENT [--dry-run]         # undo it and revoke the agent
+  engram connect --list                              # which clients are installed and connected
   engram sweep [--now RFC3339]                       # decay, expiry, archive, purge, compaction
 
 The vault lives in $ENGRAM_HOME, else $XDG_DATA_HOME/engram.
