@@ -172,11 +172,18 @@ func appendGivenTx(tx *bolt.Tx, now time.Time, e AuditEntry) error {
 }
 
 // Audit appends an entry for an operation decided outside the vault (a
-// rejected write, a denied request). Seq, Time, Prev and Hash are set here.
-// A ContentHash must come from Fingerprint; any other is left out.
+// rejected write, a denied request, a listing). Seq, Time, Prev and Hash
+// are set here. A ContentHash must come from Fingerprint; any other is
+// left out.
+//
+// Audit returns once the entry is committed, except for the entry of a
+// successful read of non-sensitive memories (memory:read or memory:list,
+// result ok, partition not sensitive): that one is committed together
+// with the other reads of the next ReadAuditDelay, and Audit returns
+// before. Every reader of the log (AuditLog, AuditHead, VerifyAudit,
+// exports) and Close commit the waiting entries first.
 func (v *Vault) Audit(e AuditEntry) error {
-	err := v.update(func(tx *bolt.Tx) error { return appendGivenTx(tx, v.now(), e) })
-	if err != nil {
+	if err := v.auditRead(e); err != nil {
 		return fmt.Errorf("audit: %w", mapBoltErr(err))
 	}
 	return nil
@@ -185,6 +192,9 @@ func (v *Vault) Audit(e AuditEntry) error {
 // AuditHead returns the sequence number of the newest audit entry (0 for
 // an empty log). It is cheap: one read of the chain's head.
 func (v *Vault) AuditHead() (uint64, error) {
+	if err := v.flushReads(); err != nil {
+		return 0, fmt.Errorf("audit: %w", err)
+	}
 	var seq uint64
 	err := v.view(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketAuditMeta)
@@ -216,6 +226,9 @@ type AuditFilter struct {
 
 // AuditLog returns matching entries, oldest first, each with its Hash.
 func (v *Vault) AuditLog(f AuditFilter) ([]AuditEntry, error) {
+	if err := v.flushReads(); err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
+	}
 	var out []AuditEntry
 	err := v.view(func(tx *bolt.Tx) error {
 		return walkAuditFrom(tx, f.AfterSeq+1, func(e AuditEntry, _ []byte) error {
@@ -271,6 +284,9 @@ func (r AuditReport) OK() bool { return len(r.Problems) == 0 }
 // and reports every break: an edited entry, a missing one, a reordered one,
 // or a head that does not match the last entry.
 func (v *Vault) VerifyAudit() (AuditReport, error) {
+	if err := v.flushReads(); err != nil {
+		return AuditReport{}, fmt.Errorf("audit: %w", err)
+	}
 	var r AuditReport
 	err := v.view(func(tx *bolt.Tx) error {
 		r = verifyAuditTx(tx)
@@ -333,6 +349,9 @@ func verifyAuditTx(tx *bolt.Tx) AuditReport {
 // earlier: the chain can only be cut at its start, so pruning stops at the
 // first entry to keep. It appends an audit:prune entry with the count.
 func (v *Vault) PruneAudit(before, sensitiveBefore time.Time) (int, error) {
+	if err := v.flushReads(); err != nil {
+		return 0, fmt.Errorf("prune audit: %w", err)
+	}
 	n := 0
 	err := v.update(func(tx *bolt.Tx) error {
 		n = 0 // the function may run twice (see update)

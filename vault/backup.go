@@ -136,6 +136,9 @@ func (v *Vault) Export(ctx context.Context, w io.Writer, passphrase []byte, opts
 		return 0, fmt.Errorf("export: %w", err)
 	}
 	defer seal.Wipe(key)
+	if err := v.flushReads(); err != nil { // the backup's log holds every read so far
+		return 0, fmt.Errorf("export: %w", err)
+	}
 	var items []backupItem
 	var audit *backupAudit
 	err = v.view(func(tx *bolt.Tx) error {

@@ -73,6 +73,9 @@ func (v *Vault) Compact(ctx context.Context) (before, after int64, err error) {
 	}
 	v.dbMu.Lock()
 	defer v.dbMu.Unlock()
+	// A claim on waiting read audit entries is settled by transaction
+	// ids, which the new file starts again: settle it against this one.
+	v.db.View(func(tx *bolt.Tx) error { v.reads.settle(tx.ID()); return nil })
 	if fi, err := os.Stat(v.path); err == nil {
 		before = fi.Size()
 	}

@@ -142,30 +142,54 @@ func (v *Vault) keyFor(m *Memory) ([]byte, error) {
 }
 
 // Get returns a memory. Reading a sensitive memory needs the vault unlocked
-// and is audited as an L3 access; every read is audited.
+// and is audited as an L3 access, committed before Get returns; every read
+// is audited, a read of a plain memory within ReadAuditDelay (see Audit).
 func (v *Vault) Get(id string, a Actor) (Memory, error) {
 	key, _ := v.key() // nil while locked; sealed records then give ErrLocked
 	defer seal.Wipe(key)
-	var m Memory
-	var readErr error // a failed read still commits its audit entry
-	err := v.readAudited(func(tx *bolt.Tx, audit func(AuditEntry) error) error {
-		got, err := getTx(tx, id, key)
+	entry := func(got *Memory, err error) AuditEntry {
 		action := ActionRead
 		if got != nil && got.sealed() || errors.Is(err, ErrLocked) {
 			action = ActionL3Access
 		}
 		e := AuditEntry{Action: action, Agent: a.agent(), Session: a.Session, MemoryID: id, Result: ResultOK, Reason: a.Reason}
 		if err != nil {
-			readErr = err
 			e.Result = ResultDenied
 			if !errors.Is(err, ErrLocked) {
 				e.Result, e.Reason = ResultError, errorReason(err)
 			}
-			return audit(e)
+			return e
 		}
 		e.Field, e.Partition, e.VersionAfter = got.Field, got.Partition, got.Version
+		return e
+	}
+	if !v.readOnly {
+		// A plain memory is read in a read transaction, which waits for no
+		// writer, and its audit entry joins the group commit of reads.
+		var got *Memory
+		err := v.view(func(tx *bolt.Tx) (err error) {
+			got, err = getTx(tx, id, key)
+			return err
+		})
+		if err == nil && !got.sealed() {
+			if err := v.auditRead(entry(got, nil)); err != nil {
+				return Memory{}, fmt.Errorf("get memory %s: %w", id, mapBoltErr(err))
+			}
+			return *got, nil
+		}
+	}
+	// A sealed memory, or a failed read: read and audit in one transaction,
+	// committed before the answer.
+	var m Memory
+	var readErr error // a failed read still commits its audit entry
+	err := v.readAudited(func(tx *bolt.Tx, audit func(AuditEntry) error) error {
+		got, err := getTx(tx, id, key)
+		if err != nil {
+			readErr = err
+			return audit(entry(nil, err))
+		}
 		m = *got
-		return audit(e)
+		return audit(entry(got, nil))
 	})
 	if err == nil {
 		err = readErr
@@ -400,20 +424,24 @@ func (v *Vault) remove(id string, action Action, reason string, a Actor) error {
 	return nil
 }
 
-// History returns the kept versions of a memory, oldest first.
+// History returns the kept versions of a memory, oldest first. It is
+// audited as a read: before it returns for a sealed memory, within
+// ReadAuditDelay for a plain one (see Audit).
 func (v *Vault) History(id string, a Actor) ([]Version, error) {
 	key, _ := v.key()
 	defer seal.Wipe(key)
 	var out []Version
-	err := v.readAudited(func(tx *bolt.Tx, audit func(AuditEntry) error) error {
-		if _, err := getTx(tx, id, key); err != nil {
-			return err
+	read := func(tx *bolt.Tx) (sealed bool, err error) {
+		out = out[:0]
+		m, err := getTx(tx, id, key)
+		if err != nil {
+			return false, err
 		}
 		vb := tx.Bucket(bucketVersions).Bucket([]byte(id))
 		if vb == nil {
-			return fmt.Errorf("%w: no versions for %s", ErrCorrupt, id)
+			return false, fmt.Errorf("%w: no versions for %s", ErrCorrupt, id)
 		}
-		err := vb.ForEach(func(k, raw []byte) error {
+		return m.sealed(), vb.ForEach(func(k, raw []byte) error {
 			var ver Version
 			if _, err := decodeRecord(raw, key, string(bucketVersions), versionName(id, k), &ver); err != nil {
 				return err
@@ -424,11 +452,31 @@ func (v *Vault) History(id string, a Actor) ([]Version, error) {
 			out = append(out, ver)
 			return nil
 		})
-		if err != nil {
+	}
+	entry := func() AuditEntry {
+		return AuditEntry{Action: ActionRead, Agent: a.agent(), Session: a.Session, MemoryID: id, Result: ResultOK, Reason: "history", Count: len(out)}
+	}
+	var err error
+	sealed := true
+	if !v.readOnly {
+		// As Get: a plain memory's history is read in a read transaction
+		// and its audit entry joins the group commit of reads.
+		err = v.view(func(tx *bolt.Tx) (err error) {
+			sealed, err = read(tx)
 			return err
+		})
+		if err == nil && !sealed {
+			err = v.auditRead(entry())
 		}
-		return audit(AuditEntry{Action: ActionRead, Agent: a.agent(), Session: a.Session, MemoryID: id, Result: ResultOK, Reason: "history", Count: len(out)})
-	})
+	}
+	if err == nil && sealed {
+		err = v.readAudited(func(tx *bolt.Tx, audit func(AuditEntry) error) error {
+			if _, err := read(tx); err != nil {
+				return err
+			}
+			return audit(entry())
+		})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("history of %s: %w", id, mapBoltErr(err))
 	}

@@ -118,6 +118,7 @@ type Vault struct {
 	writeGate   sync.RWMutex // write transactions hold it shared, a Scrub chunk exclusively
 	scrubMu     sync.Mutex   // one Scrub at a time
 	scrubWanted atomic.Bool  // something was removed since the last Scrub
+	reads       readAudit    // read audit entries waiting for their group commit
 
 	mu  sync.RWMutex
 	hdr header
@@ -376,7 +377,8 @@ func (v *Vault) view(fn func(tx *bolt.Tx) error) (err error) {
 	})
 }
 
-// update runs fn in a read-write transaction. A lone writer commits at
+// update runs fn in a read-write transaction, after appending the audit
+// entries of reads that wait for a commit (see ReadAuditDelay). A lone writer commits at
 // once; when other writes are in flight (agents storing at once), fn goes
 // through bbolt's Batch, which coalesces concurrent writers into one
 // transaction and one fsync. fn must be safe to run twice: when any
@@ -386,18 +388,25 @@ func (v *Vault) view(fn func(tx *bolt.Tx) error) (err error) {
 // runs it.
 func (v *Vault) update(fn func(tx *bolt.Tx) error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	var last *bolt.Tx // the transaction fn last ran in
+	defer func() {    // after recoverDamage, which sets err on a panic
+		v.reads.done(last, err == nil)
+		if err == nil {
+			v.changes.Add(1)
+		}
+	}()
 	defer recoverDamage(&err)
 	v.dbMu.RLock()
 	defer v.dbMu.RUnlock()
 	wrapped := func(tx *bolt.Tx) error {
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		last = tx
+		// The audit entries of reads that wait for a commit go first.
+		if err := v.reads.appendTx(tx); err != nil {
+			return err
+		}
 		return fn(tx)
 	}
-	defer func() {
-		if err == nil {
-			v.changes.Add(1)
-		}
-	}()
 	v.writeGate.RLock()
 	defer v.writeGate.RUnlock()
 	if v.writers.Add(1) == 1 {
@@ -424,11 +433,13 @@ func recoverDamage(err *error) {
 // Path is the vault file's path.
 func (v *Vault) Path() string { return v.path }
 
-// Close locks the vault, scrubs its free pages when something was removed
+// Close locks the vault, commits the audit entries of reads still
+// waiting (see ReadAuditDelay), scrubs its free pages when something was removed
 // since the last Scrub (so a command that removes leaves no byte of it in
 // the file once it returns), and closes the file.
 func (v *Vault) Close() error {
 	v.Lock()
+	auditErr := v.closeReads()
 	var scrubErr error
 	if v.ScrubPending() && !v.readOnly {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -437,7 +448,7 @@ func (v *Vault) Close() error {
 	}
 	v.dbMu.Lock()
 	defer v.dbMu.Unlock()
-	return errors.Join(scrubErr, v.db.Close())
+	return errors.Join(auditErr, scrubErr, v.db.Close())
 }
 
 // Locked reports whether the data key is absent.
