@@ -47,6 +47,10 @@ type RecallResponse struct {
 	Results    []RecallResult `json:"results"`
 	Context    string         `json:"context,omitempty"`
 	BelowFloor int            `json:"below_floor,omitempty"`
+	// KeywordOnly is set when the query asked for meaning (hybrid, the
+	// default) but recall could match keywords only: it says why, e.g.
+	// the embedding model is not installed (RecallStatus.KeywordOnly).
+	KeywordOnly string `json:"keyword_only,omitempty"`
 }
 
 // NothingPassedFloor is the message of a recall whose every match fell
@@ -82,6 +86,10 @@ func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) Recal
 	mode, err := recall.ParseMode(string(in.Mode))
 	if err != nil {
 		return RecallResponse{Response: Response{StatusInvalid, err.Error()}}
+	}
+	status := s.RecallStatus()
+	if mode == recall.Semantic && !status.Semantic {
+		return RecallResponse{Response: Response{StatusUnavailable, "recall by meaning is off (" + status.KeywordOnly + "): ask again with mode hybrid or exact"}, KeywordOnly: status.KeywordOnly}
 	}
 	if in.Limit < 0 {
 		return RecallResponse{Response: Response{StatusInvalid, "invalid: negative limit"}}
@@ -120,10 +128,36 @@ func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) Recal
 		res.Context = workingContext(working) + res.Context
 	}
 	resp := RecallResponse{Response: Response{Status: StatusOK}, Results: out, Context: res.Context, BelowFloor: res.BelowFloor}
+	if mode != recall.Exact {
+		resp.KeywordOnly = status.KeywordOnly
+	}
 	if len(res.Hits) == 0 && len(recall.Terms(nil, in.Query)) > 0 {
 		resp.Message = NothingPassedFloor
 	}
 	return resp
+}
+
+// RecallStatus says whether recall finds memories by meaning, with which
+// model (as Options.RecallStatus described it), or why by keywords alone.
+func (s *Service) RecallStatus() RecallStatus {
+	st := s.recallStatus
+	if s.recall == nil {
+		return RecallStatus{KeywordOnly: "recall is not enabled"}
+	}
+	emb := s.recall.Config().Embedder
+	switch {
+	case emb == nil:
+		st.Semantic, st.Verified = false, false
+		if st.KeywordOnly == "" {
+			st.KeywordOnly = "no embedding model is configured"
+		}
+	default:
+		st.Semantic, st.KeywordOnly = true, ""
+		if st.Model == "" {
+			st.Model = emb.Name()
+		}
+	}
+	return st
 }
 
 // Similarity returns the cosine similarity of two memories' embeddings,

@@ -108,6 +108,9 @@ type Service struct {
 	agents agentCache
 
 	recall *recall.Engine // nil: recall is off
+	// recallStatus is what the caller of New said about the embedder
+	// (Options.RecallStatus); RecallStatus completes it.
+	recallStatus RecallStatus
 
 	conflicts ConflictStrategy
 	// idleEmbedding: see Options.IdleEmbedding.
@@ -147,6 +150,11 @@ type Options struct {
 	// Recall is the recall index; nil turns recall off. New builds it from
 	// the vault, and every write through the service keeps it current.
 	Recall *recall.Engine
+	// RecallStatus is what the caller knows of Recall's embedder: where
+	// its model came from, whether it was verified, or why there is none
+	// (KeywordOnly). The service reports it (Service.RecallStatus) and
+	// puts KeywordOnly in every recall that could not use meaning.
+	RecallStatus RecallStatus
 	// IndexInBackground makes New return at once and build the recall
 	// index later, in a goroutine started by BuildIndex or the first
 	// recall (the desktop app first fills its window, then builds it);
@@ -194,7 +202,7 @@ func New(v *vault.Vault, o Options) (*Service, error) {
 	if o.SensitiveAuditRetention <= 0 {
 		o.SensitiveAuditRetention = DefaultSensitiveAuditRetention
 	}
-	s := &Service{v: v, log: o.Log, guard: g, policy: o.Guard, now: o.Now, sessions: map[string]*session{}, recall: o.Recall,
+	s := &Service{v: v, log: o.Log, guard: g, policy: o.Guard, now: o.Now, sessions: map[string]*session{}, recall: o.Recall, recallStatus: o.RecallStatus,
 		indexed: make(chan struct{}), conflicts: o.Conflicts, idleEmbedding: o.IdleEmbedding, sensitiveRetention: o.SensitiveAuditRetention}
 	if !o.IndexInBackground {
 		defer close(s.indexed)

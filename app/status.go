@@ -29,6 +29,27 @@ const (
 	StatusPending Status = "pending"
 )
 
+// RecallStatus says how recall finds memories: by meaning, with which
+// model, or by keywords alone and why. engram doctor and the desktop
+// app's Settings show it; a recall that could not use meaning carries
+// KeywordOnly in its response.
+type RecallStatus struct {
+	// Semantic is set when recall finds memories by meaning.
+	Semantic bool `json:"semantic"`
+	// Model is the embedder's name: use-lite-v2 for the built-in model,
+	// or the model of a local OpenAI-compatible server.
+	Model string `json:"model,omitempty"`
+	// Location is where the model is: "embedded" (inside the binary), a
+	// directory, or the server's URL.
+	Location string `json:"location,omitempty"`
+	// Verified is set when every file of the built-in model matched its
+	// pinned SHA-256 at start.
+	Verified bool `json:"verified,omitempty"`
+	// KeywordOnly says why recall matches keywords alone; empty when
+	// Semantic.
+	KeywordOnly string `json:"keyword_only,omitempty"`
+}
+
 // Response is the part every service response shares.
 type Response struct {
 	Status Status `json:"status"`

@@ -67,31 +67,10 @@ func HasEmbedded() bool { return embeddedModel != nil }
 // in (Verified false) even when loading fails, so a caller can say which
 // model it tried.
 func LoadBuiltin(dir string) (*USE, ModelInfo, error) {
-	where := BuiltinLocation(dir)
-	info := ModelInfo{Name: useName, Location: where}
-	var read readFile
-	if where == Embedded {
-		read = func(name string) ([]byte, error) {
-			b, err := fs.ReadFile(embeddedModel, "model/"+name)
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("read %s: %w: %s is not in the embedded copy", name, ErrModelNotFound, name)
-			}
-			return b, err
-		}
-	} else {
-		if where == "" {
-			return nil, info, fmt.Errorf("load model: %w: no model directory could be determined", ErrModelNotFound)
-		}
-		if _, err := os.Stat(where); err != nil {
-			return nil, info, fmt.Errorf("load model: %w: %s does not exist", ErrModelNotFound, where)
-		}
-		read = dirReader(where)
-	}
-	files, err := verified(read)
+	files, info, err := readBuiltin(dir)
 	if err != nil {
-		return nil, info, fmt.Errorf("load model from %s: %w", where, err)
+		return nil, info, err
 	}
-	info.Verified = true
 	u, err := loadUSE(func(name string) ([]byte, error) {
 		if b, ok := files[name]; ok {
 			return b, nil
@@ -104,6 +83,45 @@ func LoadBuiltin(dir string) (*USE, ModelInfo, error) {
 		return nil, info, err
 	}
 	return u, info, nil
+}
+
+// VerifyBuiltin checks the model LoadBuiltin(dir) would load against its
+// pinned hashes without building it (a few tens of milliseconds instead
+// of half a second), with the same errors.
+func VerifyBuiltin(dir string) (ModelInfo, error) {
+	_, info, err := readBuiltin(dir)
+	return info, err
+}
+
+// readBuiltin reads and verifies the files of the model at
+// BuiltinLocation(dir).
+func readBuiltin(dir string) (map[string][]byte, ModelInfo, error) {
+	where := BuiltinLocation(dir)
+	info := ModelInfo{Name: useName, Location: where}
+	var read readFile
+	switch {
+	case where == Embedded:
+		read = func(name string) ([]byte, error) {
+			b, err := fs.ReadFile(embeddedModel, "model/"+name)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("read %s: %w: %s is not in the embedded copy", name, ErrModelNotFound, name)
+			}
+			return b, err
+		}
+	case where == "":
+		return nil, info, fmt.Errorf("load model: %w: no model directory could be determined", ErrModelNotFound)
+	default:
+		if _, err := os.Stat(where); err != nil {
+			return nil, info, fmt.Errorf("load model: %w: %s does not exist", ErrModelNotFound, where)
+		}
+		read = dirReader(where)
+	}
+	files, err := verified(read)
+	if err != nil {
+		return nil, info, fmt.Errorf("load model from %s: %w", where, err)
+	}
+	info.Verified = true
+	return files, info, nil
 }
 
 // verified reads every pinned file with read and checks its SHA-256,

@@ -76,6 +76,9 @@ func TestLoadBuiltin(t *testing.T) {
 	if want := (ModelInfo{Name: u.Name(), Location: dir, Verified: true}); info != want {
 		t.Errorf("LoadBuiltin(%q) info = %+v, want %+v", dir, info, want)
 	}
+	if got, err := VerifyBuiltin(dir); got != info || err != nil {
+		t.Errorf("VerifyBuiltin(%q) = %+v, %v, want %+v", dir, got, err, info)
+	}
 	ref := testUSE(t)
 	for _, text := range []string{"The team indents with tabs", "which package manager do we use?"} {
 		if got, want := embedOne(t, u, text), embedOne(t, ref, text); Cosine(got, want) < 0.99999 {
@@ -124,6 +127,9 @@ func TestLoadBuiltinRefuses(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			d := mk(t, tc.damage)
+			if info, err := VerifyBuiltin(d); !errors.Is(err, tc.want) || info.Verified {
+				t.Errorf("VerifyBuiltin = %+v, %v, want %v", info, err, tc.want)
+			}
 			u, info, err := LoadBuiltin(d)
 			if !errors.Is(err, tc.want) || u != nil {
 				t.Fatalf("LoadBuiltin = %v, %v, want %v", u, err, tc.want)

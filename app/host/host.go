@@ -40,7 +40,8 @@ type Config struct {
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
 	// ModelDir is where the built-in embedding model lives; empty means
-	// embed.DefaultModelDir().
+	// where embed.LoadBuiltin looks: $ENGRAM_MODEL_DIR, else the copy
+	// inside the binary, else the data directory's models/use-lite.
 	ModelDir string
 	// NoServer keeps the agent API off (tests of the UI).
 	NoServer bool
@@ -67,9 +68,6 @@ func (c *Config) fill() {
 	}
 	if c.Getenv == nil {
 		c.Getenv = os.Getenv
-	}
-	if c.ModelDir == "" {
-		c.ModelDir = embed.DefaultModelDir()
 	}
 }
 
@@ -169,12 +167,12 @@ func newHost(cfg Config, v *vault.Vault) (*Host, error) {
 		h.settings = Settings{}
 	}
 	h.settings = h.settings.withDefaults(cfg.DataDir)
-	engine, warn := NewRecall(h.settings, cfg.ModelDir)
-	if warn != "" {
-		h.Warnings = append(h.Warnings, warn)
+	engine, status := NewRecall(h.settings, cfg.ModelDir)
+	if status.KeywordOnly != "" && h.settings.Embedder != EmbedderOff {
+		h.Warnings = append(h.Warnings, "Semantic recall is off: "+status.KeywordOnly+"; keyword recall still works.")
 	}
 	app.SpareProc()
-	svc, err := app.New(v, app.Options{Log: cfg.Log, Guard: h.settings.GuardPolicy(), Now: cfg.Now, Recall: engine, IndexInBackground: true, Conflicts: h.settings.Conflicts, IdleEmbedding: true})
+	svc, err := app.New(v, app.Options{Log: cfg.Log, Guard: h.settings.GuardPolicy(), Now: cfg.Now, Recall: engine, RecallStatus: status, IndexInBackground: true, Conflicts: h.settings.Conflicts, IdleEmbedding: true})
 	if err != nil {
 		v.Close()
 		return nil, err
@@ -184,23 +182,21 @@ func newHost(cfg Config, v *vault.Vault) (*Host, error) {
 	return h, nil
 }
 
-// NewRecall builds the recall engine the settings ask for. When the
-// embedder cannot be used, recall falls back to keywords and the returned
-// sentence says why.
-func NewRecall(s Settings, modelDir string) (*recall.Engine, string) {
+// NewRecall builds the recall engine the settings ask for, and says which
+// model it uses. When the embedder cannot be used, recall falls back to
+// keywords and the status's KeywordOnly says why. modelDir is where the
+// built-in model is (embed.LoadBuiltin; empty looks where Engram looks).
+func NewRecall(s Settings, modelDir string) (*recall.Engine, app.RecallStatus) {
+	keywords := recall.New(recall.DefaultConfig(nil))
 	switch s.Embedder {
 	case EmbedderOff:
-		return recall.New(recall.DefaultConfig(nil)), ""
+		return keywords, app.RecallStatus{KeywordOnly: "the embedder is off in Settings"}
 	case "", EmbedderBuiltin:
-		u, err := embed.LoadUSE(modelDir)
+		u, info, err := embed.LoadBuiltin(modelDir)
 		if err != nil {
-			why := err.Error()
-			if errors.Is(err, embed.ErrModelNotFound) || errors.Is(err, os.ErrNotExist) {
-				why = "the embedding model is not installed at " + modelDir + " (run 'make model')"
-			}
-			return recall.New(recall.DefaultConfig(nil)), "Semantic recall is off: " + why + "; keyword recall still works."
+			return keywords, app.RecallStatus{Model: info.Name, Location: info.Location, KeywordOnly: ModelProblem(info, err)}
 		}
-		return recall.New(recall.DefaultConfig(u)), ""
+		return recall.New(recall.DefaultConfig(u)), app.RecallStatus{Semantic: true, Model: info.Name, Location: info.Location, Verified: info.Verified}
 	}
 	model := s.EmbedderModel
 	if model == "" {
@@ -208,9 +204,23 @@ func NewRecall(s Settings, modelDir string) (*recall.Engine, string) {
 	}
 	o, err := embed.NewOpenAI(s.Embedder, model)
 	if err != nil {
-		return recall.New(recall.DefaultConfig(nil)), "Semantic recall is off: " + err.Error() + "; keyword recall still works."
+		return keywords, app.RecallStatus{Model: model, Location: s.Embedder, KeywordOnly: err.Error()}
 	}
-	return recall.New(recall.DefaultConfig(o)), ""
+	return recall.New(recall.DefaultConfig(o)), app.RecallStatus{Semantic: true, Model: model, Location: s.Embedder}
+}
+
+// ModelProblem says in one clause why the built-in model at info could
+// not be used (err from embed.LoadBuiltin).
+func ModelProblem(info embed.ModelInfo, err error) string {
+	switch {
+	case (errors.Is(err, embed.ErrModelNotFound) || errors.Is(err, os.ErrNotExist)) && !embed.HasEmbedded():
+		return "the embedding model is not installed at " + info.Location + " and this binary does not carry one (build it with 'make build')"
+	case errors.Is(err, embed.ErrModelNotFound) || errors.Is(err, os.ErrNotExist):
+		return "the embedding model is not installed at " + info.Location
+	case errors.Is(err, embed.ErrModelCorrupt):
+		return "the embedding model at " + info.Location + " failed its check (" + err.Error() + ")"
+	}
+	return "the embedding model at " + info.Location + " could not be loaded (" + err.Error() + ")"
 }
 
 // Service is the memory service; the UI calls it with Operator().

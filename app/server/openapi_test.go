@@ -118,3 +118,38 @@ func jsonFields(v any) string {
 	sort.Strings(f)
 	return strings.Join(f, ",")
 }
+
+// TestOpenAPIRecallResponse: the recall response's schema documents every
+// field the server sends (keyword_only included), so a client learns when
+// recall matched keywords only.
+func TestOpenAPIRecallResponse(t *testing.T) {
+	var doc struct {
+		Components struct {
+			Schemas struct {
+				RecallResponse struct {
+					AllOf []struct {
+						Properties map[string]json.RawMessage `json:"properties"`
+					} `json:"allOf"`
+				}
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(server.OpenAPI, &doc); err != nil {
+		t.Fatalf("openapi.json: %v", err)
+	}
+	var f []string
+	for _, part := range doc.Components.Schemas.RecallResponse.AllOf {
+		for k := range part.Properties {
+			f = append(f, k)
+		}
+	}
+	sort.Strings(f)
+	if got, want := strings.Join(f, ","), jsonFields(app.RecallResponse{}); got != want {
+		t.Errorf("RecallResponse documents %s; the server sends %s", got, want)
+	}
+	// This server recalls without an embedder: every answer says so.
+	e := start(t, server.Options{})
+	if r := e.do("POST", "/v1/recall", e.token, `{"query":"how do we deploy?"}`, nil); r.code != 200 || !strings.Contains(r.raw, `"keyword_only":"no embedding model is configured"`) {
+		t.Errorf("POST /v1/recall without a model = %d %s, want keyword_only", r.code, r.raw)
+	}
+}

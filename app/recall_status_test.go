@@ -1,0 +1,60 @@
+package app_test
+
+import (
+	"testing"
+
+	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/recall"
+	"github.com/engram-app/engram/vault/vaulttest"
+)
+
+// Without an embedding model every recall that asked for meaning says so
+// in its answer, not only in a log; an exact (keyword) recall asked for
+// nothing more.
+func TestRecallSaysWhenKeywordOnly(t *testing.T) {
+	const why = "the embedding model is not installed at /nowhere"
+	tests := []struct {
+		name     string
+		opts     app.Options
+		status   app.RecallStatus
+		keywords string // KeywordOnly of a hybrid recall
+	}{
+		{"no model", app.Options{Recall: recall.New(recall.DefaultConfig(nil)), RecallStatus: app.RecallStatus{Model: "use-lite-v2", Location: "/nowhere", KeywordOnly: why}},
+			app.RecallStatus{Model: "use-lite-v2", Location: "/nowhere", KeywordOnly: why}, why},
+		{"no model, no reason given", app.Options{Recall: recall.New(recall.DefaultConfig(nil))},
+			app.RecallStatus{KeywordOnly: "no embedding model is configured"}, "no embedding model is configured"},
+		{"model", app.Options{Recall: recall.New(recall.DefaultConfig(&countingEmbedder{})), RecallStatus: app.RecallStatus{Location: "embedded", Verified: true}},
+			app.RecallStatus{Semantic: true, Model: "bag-test", Location: "embedded", Verified: true}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v, _ := vaulttest.New(t)
+			s, err := app.New(v, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.RecallStatus(); got != tc.status {
+				t.Errorf("RecallStatus() = %+v, want %+v", got, tc.status)
+			}
+			if r := s.Store(ctx, claude, app.StoreInput{Content: "the team deploys on Tuesdays"}); !r.OK() {
+				t.Fatalf("Store = %+v", r.Response)
+			}
+			for _, mode := range []app.RecallMode{"", recall.Hybrid} {
+				r := s.Recall(ctx, claude, app.RecallInput{Query: "when does the team deploy", Mode: mode})
+				if !r.OK() || len(r.Results) != 1 || r.KeywordOnly != tc.keywords {
+					t.Errorf("Recall(mode %q) = %+v, %d results, keyword_only %q; want ok, 1, %q", mode, r.Response, len(r.Results), r.KeywordOnly, tc.keywords)
+				}
+			}
+			if r := s.Recall(ctx, claude, app.RecallInput{Query: "when does the team deploy", Mode: recall.Exact}); !r.OK() || r.KeywordOnly != "" {
+				t.Errorf("exact Recall = %+v, keyword_only %q; want ok without keyword_only", r.Response, r.KeywordOnly)
+			}
+			r := s.Recall(ctx, claude, app.RecallInput{Query: "when does the team deploy", Mode: recall.Semantic})
+			if tc.status.Semantic != r.OK() || r.KeywordOnly != tc.keywords {
+				t.Errorf("semantic Recall = %+v, keyword_only %q; want ok %v, keyword_only %q", r.Response, r.KeywordOnly, tc.status.Semantic, tc.keywords)
+			}
+		})
+	}
+	if got := app.Disabled(nil).RecallStatus(); got.Semantic || got.KeywordOnly == "" {
+		t.Errorf("RecallStatus of a service without recall = %+v, want keyword_only with the reason", got)
+	}
+}
