@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/embed"
+	"github.com/engram-app/engram/app/host"
 	"github.com/engram-app/engram/vault"
 )
 
@@ -156,6 +158,7 @@ func (c *cmd) doctor(args []string) error {
 	}
 	fmt.Fprintf(c.out, "vault: %s\n", c.v.Path())
 	fmt.Fprintf(c.out, "memories: %d (%d sealed), versions: %d, audit entries: %d\n", r.Memories, r.Sealed, r.Versions, r.Audit)
+	fmt.Fprintf(c.out, "model: %s\n", builtinModel())
 	for _, p := range r.Problems {
 		fmt.Fprintf(c.out, "PROBLEM %s\n", p)
 	}
@@ -236,4 +239,16 @@ func (c *cmd) lock(args []string) error {
 		return printLine(c.out, "locked the running Engram: sensitive memories are hidden until the passphrase is entered again; the key is no longer kept in the OS keyring")
 	}
 	return printLine(c.out, "locked: the key is no longer kept in the OS keyring; the next command asks for the passphrase")
+}
+
+// builtinModel says which built-in embedding model recall would use, and
+// whether it passes its check: "use-lite-v2 (embedded, verified against
+// its pinned SHA-256 hashes)", or why recall would match keywords only.
+// It checks the hashes without building the model.
+func builtinModel() string {
+	info, err := embed.VerifyBuiltin("")
+	if err != nil {
+		return "none, recall matches keywords only: " + host.ModelProblem(info, err)
+	}
+	return modelLine(app.RecallStatus{Model: info.Name, Location: info.Location, Verified: info.Verified})
 }

@@ -1,30 +1,29 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"text/tabwriter"
 
 	"github.com/engram-app/engram/app"
-	"github.com/engram-app/engram/app/embed"
+	"github.com/engram-app/engram/app/host"
 	"github.com/engram-app/engram/app/recall"
 )
 
-// recallEngine builds the recall engine with the local embedding model;
-// without the model, recall runs on keywords alone and says so.
-func (c *cmd) recallEngine() *recall.Engine {
-	dir := embed.DefaultModelDir()
-	u, err := embed.LoadUSE(dir)
-	if err != nil {
-		why := err.Error()
-		if errors.Is(err, embed.ErrModelNotFound) || errors.Is(err, os.ErrNotExist) {
-			why = "the embedding model is not installed at " + dir + " (run 'make model')"
-		}
-		fmt.Fprintf(c.o.Stderr, "engram: semantic recall is off: %s; keyword recall still works\n", why)
-		return recall.New(recall.DefaultConfig(nil))
+// recallEngine builds the recall engine with the built-in embedding
+// model, as engram serve loads it; without the model, recall runs on
+// keywords alone, and the status says why.
+func (c *cmd) recallEngine() (*recall.Engine, app.RecallStatus) {
+	return host.NewRecall(host.Settings{}, "")
+}
+
+// modelLine describes the model recall uses: "use-lite-v2 (embedded,
+// verified)".
+func modelLine(st app.RecallStatus) string {
+	where := st.Location
+	if st.Verified {
+		where += ", verified against its pinned SHA-256 hashes"
 	}
-	return recall.New(recall.DefaultConfig(u))
+	return fmt.Sprintf("%s (%s)", st.Model, where)
 }
 
 // openWithRecall opens and unlocks the vault with a service that recalls.
@@ -32,7 +31,11 @@ func (c *cmd) openWithRecall(mode unlockMode, passFile string) error {
 	if err := c.openAndUnlock(mode, passFile); err != nil {
 		return err
 	}
-	svc, err := app.New(c.v, app.Options{Now: c.o.Now, Recall: c.recallEngine()})
+	engine, status := c.recallEngine()
+	if !status.Semantic {
+		fmt.Fprintf(c.o.Stderr, "engram: semantic recall is off: %s; keyword recall still works\n", status.KeywordOnly)
+	}
+	svc, err := app.New(c.v, app.Options{Now: c.o.Now, Recall: engine, RecallStatus: status})
 	if err != nil {
 		return err
 	}
@@ -65,6 +68,11 @@ func (c *cmd) memoryRecall(args []string) error {
 		return printJSON(c.out, r)
 	case *context:
 		return printLine(c.out, r.Context)
+	}
+	if r.KeywordOnly != "" {
+		if err := printLine(c.out, "keyword recall only: "+r.KeywordOnly); err != nil {
+			return err
+		}
 	}
 	if r.Message == app.NothingPassedFloor {
 		return printLine(c.out, fmt.Sprintf("%s (%d weaker matches left out)", r.Message, r.BelowFloor))

@@ -48,6 +48,9 @@ func (c *cmd) serve(args []string) error {
 	for _, w := range h.Warnings {
 		fmt.Fprintf(c.o.Stderr, "engram: %s\n", w)
 	}
+	if st := h.Service().RecallStatus(); st.Semantic {
+		fmt.Fprintf(c.o.Stderr, "engram: recall by meaning with %s\n", modelLine(st))
+	}
 	ctx, stop := context.WithCancelCause(c.ctx)
 	defer stop(nil)
 	socket := filepath.Join(rt, "engram.sock")
