@@ -88,8 +88,16 @@ func (r remoteAgents) revoke(name string) (app.AgentResponse, error) {
 	return out, r.c.forward("POST", "/v1/admin/agents/"+url.PathEscape(name)+"/revoke", &out)
 }
 
-// withAgents runs f on the agents of the vault, here or in the running Engram.
+// withAgents runs f on the agents of the vault, in the running Engram
+// when one answers (asked first: opening a vault it holds waits a second
+// for the lock), else here.
 func (c *cmd) withAgents(f func(agentOps) error) error {
+	var r app.AgentsResponse
+	if err := c.forward("GET", "/v1/admin/agents", &r); err == nil {
+		return f(remoteAgents{c})
+	} else if !errors.Is(err, errNoServer) {
+		return err
+	}
 	return c.orForward(func() error { return f(localAgents{c}) }, func() error { return f(remoteAgents{c}) })
 }
 
