@@ -53,6 +53,9 @@ func Main(stderr io.Writer) int {
 	}); err == nil {
 		defer stop()
 	}
+	stopTrim := make(chan struct{})
+	go trimMemory(stopTrim)
+	defer close(stopTrim)
 	u.Start()
 	u.win.ShowAndRun()
 	u.Close()
