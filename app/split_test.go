@@ -87,3 +87,60 @@ func TestSplitOrder(t *testing.T) {
 		}
 	})
 }
+
+// TestSplitSecret writes a key in two halves, each too short to be a key
+// alone: the second write stores its half redacted, the first memory has
+// its half redacted too, and no kept version holds either half.
+func TestSplitSecret(t *testing.T) {
+	const key = "AKIAJ3Q7XG2MBV5ZK4PL"
+	cases := [][2]string{
+		{"The staging deploy key begins " + key[:10], key[10:] + " is the rest of it."},
+		{"Staging deploys upload with " + key[:12], key[12:]},
+		{"CI uses the key " + key[:8], " " + key[8:] + " for uploads."},
+	}
+	now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	for _, tc := range cases {
+		t.Run(tc[0], func(t *testing.T) {
+			v, _ := vaulttest.New(t)
+			s, err := app.New(v, app.Options{Now: func() time.Time { return now }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := s.Store(ctx, claude, app.StoreInput{Content: tc[0]})
+			if !first.OK() || first.Memory.Content != tc[0] {
+				t.Fatalf("first half = %+v: the test needs a half the guard stores as it is", first)
+			}
+			second := s.Store(ctx, claude, app.StoreInput{Content: tc[1]})
+			if !second.OK() {
+				t.Fatalf("second half = %+v", second.Response)
+			}
+			if strings.Contains(second.Memory.Content, key[len(key)-4:]) {
+				t.Errorf("second memory %q keeps its half of the key", second.Memory.Content)
+			}
+			if !strings.Contains(strings.Join(second.Warnings, " "), first.Memory.ID) {
+				t.Errorf("warnings %q do not name the first write", second.Warnings)
+			}
+			h := s.History(ctx, operator, first.Memory.ID)
+			if !h.OK() || len(h.Versions) == 0 {
+				t.Fatalf("history of the first = %+v", h.Response)
+			}
+			for _, ver := range h.Versions {
+				if strings.Contains(ver.Memory.Content, key[:6]) {
+					t.Errorf("version %d of the first memory keeps its half: %q", ver.Version, ver.Memory.Content)
+				}
+			}
+			if got := h.Versions[len(h.Versions)-1].Memory.Content; !strings.Contains(got, "REDACTED]") {
+				t.Errorf("first memory now %q, want its half redacted", got)
+			}
+		})
+	}
+	// Two unrelated writes that happen to end and begin with letters are
+	// left alone.
+	v, _ := vaulttest.New(t)
+	s, _ := app.New(v, app.Options{Now: func() time.Time { return now }})
+	for _, c := range []string{"The build cache lives in DIRCACHE", "ABCDEFGHIJ is the release naming scheme."} {
+		if r := s.Store(ctx, claude, app.StoreInput{Content: c}); !r.OK() || r.Memory.Content != c || len(r.Warnings) > 0 {
+			t.Errorf("Store(%q) = %+v, want stored as is", c, r)
+		}
+	}
+}

@@ -103,6 +103,14 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 			s.auditAll(facts)
 			return s.enqueue(req, a, warnings)
 		}
+		if h, ok := s.splitSecret(req, m.Content); ok {
+			m.Content = h.redact(m.Content)
+			a.m.Content = m.Content
+			warnings = append(warnings, fmt.Sprintf("with the previous write of this session (memory %s) this forms a secret: both parts are redacted", h.earlier.id))
+			facts = append(facts, vault.AuditEntry{Action: vault.ActionSecretRedacted, Agent: req.Caller.Name(), Session: req.Caller.Session,
+				Field: m.Field, ContentHash: s.fingerprint(in.Content), Result: vault.ResultOK, Reason: h.typ + " split across two writes"})
+			s.redactEarlier(ctx, req, h)
+		}
 	}
 	near := s.neighbours(ctx, req.Caller, &m)
 	for _, n := range near {

@@ -265,6 +265,25 @@ func (g *Guard) Data(text string) (secret, personal bool) {
 	return secret, len(dropCovered(scanPII(text), secrets)) > 0
 }
 
+// Secrets returns the definite and probable secrets Check would redact in
+// text, without the rest of the screening: for a caller that joins two
+// texts and needs to know whether the join holds a secret neither held.
+func (g *Guard) Secrets(text string) []Finding {
+	var out []Finding
+	for _, f := range g.scanSecrets(text) {
+		if f.Level == LevelDefinite || f.Level == LevelProbable {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Redact replaces each finding's span of text with its redaction marker, as
+// Check does for the secrets it redacts. Spans must lie inside text.
+func Redact(text string, fs []Finding) string {
+	return applyRedactions(text, slices.Clone(fs))
+}
+
 // Screen runs only the injection and poisoning screening of Check: Risk,
 // Threat, Verdict, Trust, VectorUsed, the injection reasons and findings
 // are set as Check sets them, nothing is redacted and no secret or PII
