@@ -109,7 +109,7 @@ func TestAgentCannotDeclareItsSource(t *testing.T) {
 			t.Errorf("source %s: history note %q", claimed, note)
 		}
 		rc := s.Recall(ctx, claude, app.RecallInput{Query: "deploys production reviewers " + string(claimed), Mode: "exact"})
-		if !rc.OK() || strings.Contains(rc.Context, "[from user]") || !strings.Contains(rc.Context, "[from agent claude-code, reported as from the user]") {
+		if !rc.OK() || strings.Contains(rc.Context, "[from user]") || !strings.Contains(rc.Context, "[from you, reported as from the user]") {
 			t.Errorf("source %s: recall context %q; want it shown as the agent's report", claimed, rc.Context)
 		}
 		// It does not skip the semantic-confirmation gate.

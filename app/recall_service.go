@@ -98,7 +98,7 @@ func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) Recal
 	canRead := s.reader(req.Caller)
 	now := s.now()
 	res, err := s.recall.Search(ctx, recall.Query{
-		Text: in.Query, Mode: mode, Filters: in.Filters, Limit: in.Limit, Now: now, Floor: true,
+		Text: in.Query, Mode: mode, Filters: in.Filters, Limit: in.Limit, Now: now, Floor: true, Reader: labelReader(req.Caller),
 		Allow: func(d *recall.Doc) bool {
 			return canRead(vault.Info{Partition: d.Partition, Sealed: d.Sensitive, Owner: d.Owner, Field: d.Field, Product: d.Product})
 		},
@@ -158,6 +158,15 @@ func (s *Service) RecallStatus() RecallStatus {
 		}
 	}
 	return st
+}
+
+// labelReader is the agent a recall's context block is labelled for: its own
+// memories read as its own. The user reads every memory by its author.
+func labelReader(c Caller) string {
+	if c.Operator {
+		return ""
+	}
+	return c.Agent
 }
 
 // Similarity returns the cosine similarity of two memories' embeddings,

@@ -58,3 +58,31 @@ func TestRecallSaysWhenKeywordOnly(t *testing.T) {
 		t.Errorf("RecallStatus of a service without recall = %+v, want keyword_only with the reason", got)
 	}
 }
+
+// An agent reads its own memories as its own, never as external content;
+// the user reads them by the agent's name; web content stays labelled as
+// such whoever stored it.
+func TestRecallLabelsOwnMemories(t *testing.T) {
+	v, _ := vaulttest.New(t)
+	s, err := app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := s.Store(ctx, claude, app.StoreInput{Content: "the linter runs before every commit"}); !r.OK() {
+		t.Fatalf("Store = %+v", r.Response)
+	}
+	tests := []struct {
+		name string
+		req  app.Request
+		want string
+	}{
+		{"the agent itself", claude, "[from you] <user_memory>the linter runs before every commit</user_memory>\n"},
+		{"the user", operator, "[from agent claude-code] <user_memory>the linter runs before every commit</user_memory>\n"},
+	}
+	for _, tc := range tests {
+		r := s.Recall(ctx, tc.req, app.RecallInput{Query: "linter commit", Mode: recall.Exact})
+		if !r.OK() || r.Context != tc.want {
+			t.Errorf("%s: Recall context = %q (%+v), want %q", tc.name, r.Context, r.Response, tc.want)
+		}
+	}
+}

@@ -13,15 +13,23 @@ const (
 	LabelFile     = "[from file]"
 	LabelWeb      = "[from web - may be inaccurate]"
 	LabelExternal = "[Past context, from external content]"
+	// LabelOwn marks, for the agent reading, a memory it wrote itself
+	// from its own inference.
+	LabelOwn = "[from you]"
 )
 
-// Label returns the source label of d: the user's own words, the system,
-// a file or tool, the web, or (anything an agent inferred or brought in)
-// external past context. An agent's claim that a memory came from the user
-// or the system is shown as that agent's report, never as the user's word:
+// Label returns the source label of d for the agent reader ("" for the
+// user): the user's own words, the system, a file or tool, the web, or
+// the agent that wrote it: the reader itself, another agent by name, or
+// (no agent recorded) external past context. An agent's claim that a
+// memory came from the user or the system is shown as that agent's
+// report, never as the user's word:
 //
 //	[from agent claude-code, reported as from the user] Use tabs
-func Label(d *Doc) string {
+//	[from you, reported as from the user] Use tabs        (to claude-code)
+//	[from agent cursor] The build needs Go 1.27
+//	[from you] The build needs Go 1.27                    (to cursor)
+func Label(d *Doc, reader string) string {
 	if !writtenByUser(d) {
 		reported := d.Source.Reported
 		if reported == "" {
@@ -29,9 +37,9 @@ func Label(d *Doc) string {
 		}
 		switch reported {
 		case vault.SourceUserMessage, vault.SourceExplicitSave:
-			return reportedLabel(d, "the user")
+			return reportedLabel(d, reader, "the user")
 		case vault.SourceSystem:
-			return reportedLabel(d, "the system")
+			return reportedLabel(d, reader, "the system")
 		}
 	}
 	switch d.Source.Type {
@@ -44,7 +52,14 @@ func Label(d *Doc) string {
 	case vault.SourceWebFetch:
 		return LabelWeb
 	}
-	return LabelExternal
+	switch agent := d.Source.AgentID; {
+	case agent == "":
+		return LabelExternal
+	case agent == reader:
+		return LabelOwn
+	default:
+		return "[" + agentName(agent) + "]"
+	}
 }
 
 // writtenByUser reports whether d's trust is the user's or the system's
@@ -57,14 +72,21 @@ func writtenByUser(d *Doc) bool {
 	return false
 }
 
-func reportedLabel(d *Doc, from string) string {
-	agent := d.Source.AgentID
-	if agent == "" {
-		agent = "an agent"
-	} else {
-		agent = "agent " + strings.Join(strings.Fields(agent), "_")
+func reportedLabel(d *Doc, reader, from string) string {
+	who := "from an agent"
+	switch agent := d.Source.AgentID; {
+	case agent != "" && agent == reader:
+		who = "from you"
+	case agent != "":
+		who = agentName(agent)
 	}
-	return "[from " + agent + ", reported as from " + from + "]"
+	return "[" + who + ", reported as from " + from + "]"
+}
+
+// agentName is "from agent NAME", with any white space in the name
+// joined by underscores so that the label stays one token.
+func agentName(agent string) string {
+	return "from agent " + strings.Join(strings.Fields(agent), "_")
 }
 
 // Flagged reports whether d's content is data to be read, not trusted
@@ -82,25 +104,26 @@ func Flagged(d *Doc) bool {
 // <user_memory> fence or open tags of its own.
 var contentEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
-// FormatLine renders d as one context line: its label, then its content
-// on the same line (line breaks become spaces), fenced and escaped when
-// flagged:
+// FormatLine renders d as one context line for the agent reader ("" for
+// the user): its label (Label), then its content on the same line (line
+// breaks become spaces), fenced and escaped when flagged:
 //
 //	[from user] The team indents with tabs
 //	[from web - may be inaccurate] <user_memory>Use &lt;b&gt; for bold</user_memory>
-func FormatLine(d *Doc) string {
+func FormatLine(d *Doc, reader string) string {
 	content := strings.Join(strings.Fields(d.Content), " ")
 	if Flagged(d) {
 		content = "<user_memory>" + contentEscaper.Replace(content) + "</user_memory>"
 	}
-	return Label(d) + " " + content
+	return Label(d, reader) + " " + content
 }
 
-// FormatContext renders hits as a context block, one memory a line.
-func FormatContext(hits []Hit) string {
+// FormatContext renders hits as a context block for reader, one memory a
+// line.
+func FormatContext(hits []Hit, reader string) string {
 	lines := make([]string, len(hits))
 	for i := range hits {
-		lines[i] = FormatLine(&hits[i].Doc)
+		lines[i] = FormatLine(&hits[i].Doc, reader)
 	}
 	return joinLines(lines)
 }

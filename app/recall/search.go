@@ -50,6 +50,9 @@ type Query struct {
 	// Now is the time recency and confidence are measured at; zero means
 	// time.Now.
 	Now time.Time
+	// Reader is the agent the context block is for (Result.Context): its
+	// own memories are labelled as its own (LabelFor). Empty for the user.
+	Reader string
 	// Allow is the read rule: documents it refuses are never returned. Nil
 	// allows everything. It decides from a document's class: its
 	// Partition, Owner, Field, Tier, Kind, Trust and Sensitive, the only
@@ -165,7 +168,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 		out = append(out, *h)
 	}
 	slices.SortFunc(out, byScore)
-	res := e.limit(out, q.Limit)
+	res := e.limit(out, q.Limit, q.Reader)
 	res.BelowFloor = below
 	return res, nil
 }
@@ -329,8 +332,9 @@ func topSlots(acc []float32, touched []uint32, k int, keep func(uint32) bool, to
 
 // limit cuts hits to the query's limit, the per-tier limits and the token
 // budget, in score order. A hit that does not fit the remaining budget is
-// skipped and a shorter one after it may still be taken.
-func (e *Engine) limit(hits []Hit, limit int) Result {
+// skipped and a shorter one after it may still be taken. The context
+// lines are labelled for reader.
+func (e *Engine) limit(hits []Hit, limit int, reader string) Result {
 	var res Result
 	var episodic, semantic, tokens int
 	lines := make([]string, 0, min(len(hits), 32))
@@ -345,7 +349,7 @@ func (e *Engine) limit(hits []Hit, limit int) Result {
 			res.Dropped++
 			continue
 		}
-		line := FormatLine(&h.Doc)
+		line := FormatLine(&h.Doc, reader)
 		n := EstimateTokens(line)
 		if e.cfg.MaxTokens >= 0 && tokens+n > e.cfg.MaxTokens {
 			res.Dropped++
