@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -24,9 +23,12 @@ func (n noSecrets) err() error                 { return fmt.Errorf("%w: %s", app
 func (n noSecrets) Get(string) (string, error) { return "", n.err() }
 func (n noSecrets) Set(string, string) error   { return n.err() }
 func (n noSecrets) Delete(string) error        { return nil }
+
 func (c *cmd) connectEnv() connect.Env {
 	return connect.Env{Getenv: c.o.Getenv, GOOS: runtime.GOOS, LookPath: exec.LookPath}
 }
+
+// secrets is the keyring for agent tokens, unless the user asked for none.
 func (c *cmd) secrets() connect.Secrets {
 	if c.o.Getenv("ENGRAM_NO_KEYRING") != "" {
 		return noSecrets{"ENGRAM_NO_KEYRING is set"}
@@ -44,61 +46,49 @@ func (c *cmd) tokens() (connect.Tokens, error) {
 	return connect.Tokens{Keyring: c.secrets(), DataDir: dir}, nil
 }
 
-// agentOps are the operator's agent commands, on the vault in this process
-// or through the running Engram that holds it.
-type agentOps interface {
-	list() (app.AgentsResponse, error)
-	add(app.AgentSpec) (app.AgentResponse, error)
-	rotate(name string) (app.AgentResponse, error)
-	revoke(name string) (app.AgentResponse, error)
-}
+// remoteRegistry is the agent registry of the running Engram that holds
+// the vault, through its admin API.
+type remoteRegistry struct{ c *cmd }
 
-type localAgents struct{ c *cmd }
-
-func (l localAgents) list() (app.AgentsResponse, error) {
-	return l.c.svc.Agents(l.c.ctx, operator), nil
-}
-func (l localAgents) add(s app.AgentSpec) (app.AgentResponse, error) {
-	return l.c.svc.AddAgent(l.c.ctx, operator, s), nil
-}
-func (l localAgents) rotate(name string) (app.AgentResponse, error) {
-	return l.c.svc.RotateToken(l.c.ctx, operator, name), nil
-}
-func (l localAgents) revoke(name string) (app.AgentResponse, error) {
-	return l.c.svc.SetAgentStatus(l.c.ctx, operator, name, vault.AgentRevoked), nil
-}
-
-type remoteAgents struct{ c *cmd }
-
-func (r remoteAgents) list() (app.AgentsResponse, error) {
+func (r remoteRegistry) Agents() (app.AgentsResponse, error) {
 	var out app.AgentsResponse
 	return out, r.c.forward("GET", "/v1/admin/agents", &out)
 }
-func (r remoteAgents) add(s app.AgentSpec) (app.AgentResponse, error) {
+
+func (r remoteRegistry) AddAgent(s app.AgentSpec) (app.AgentResponse, error) {
 	var out app.AgentResponse
 	body := map[string]any{"name": s.Name, "fields": s.Fields, "read": s.Read, "product": s.Product, "group": s.Group, "may_confirm": s.MayConfirm}
 	return out, r.c.forwardBody("POST", "/v1/admin/agents", body, &out)
 }
-func (r remoteAgents) rotate(name string) (app.AgentResponse, error) {
+
+func (r remoteRegistry) RotateToken(name string) (app.AgentResponse, error) {
 	var out app.AgentResponse
 	return out, r.c.forward("POST", "/v1/admin/agents/"+url.PathEscape(name)+"/rotate", &out)
 }
-func (r remoteAgents) revoke(name string) (app.AgentResponse, error) {
+
+func (r remoteRegistry) Revoke(name string) (app.AgentResponse, error) {
 	var out app.AgentResponse
 	return out, r.c.forward("POST", "/v1/admin/agents/"+url.PathEscape(name)+"/revoke", &out)
 }
 
-// withAgents runs f on the agents of the vault, in the running Engram
-// when one answers (asked first: opening a vault it holds waits a second
-// for the lock), else here.
-func (c *cmd) withAgents(f func(agentOps) error) error {
+// withRegistry runs f on the agent registry, in the running Engram when
+// one answers (asked first: opening a vault it holds waits a second for
+// the lock), else here. A refusal becomes the exit code it has elsewhere.
+func (c *cmd) withRegistry(f func(connect.Registry) error) error {
+	run := func(reg connect.Registry) error {
+		err := f(reg)
+		if re, ok := errors.AsType[*connect.ResponseError](err); ok {
+			return fromResponse(re.Response)
+		}
+		return err
+	}
 	var r app.AgentsResponse
 	if err := c.forward("GET", "/v1/admin/agents", &r); err == nil {
-		return f(remoteAgents{c})
+		return run(remoteRegistry{c})
 	} else if !errors.Is(err, errNoServer) {
 		return err
 	}
-	return c.orForward(func() error { return f(localAgents{c}) }, func() error { return f(remoteAgents{c}) })
+	return c.orForward(func() error { return run(connect.ForService(c.ctx, c.svc, operator)) }, func() error { return run(remoteRegistry{c}) })
 }
 
 // connectCmd runs `engram connect`: configure an MCP client to start
@@ -133,35 +123,40 @@ func (c *cmd) connectCmd(args []string) error {
 	if err != nil {
 		return usage("unknown client %q: use one of %s", pos[0], strings.Join(connect.IDs(), ", "))
 	}
-	env := c.connectEnv()
-	name := *agentName
-	explicit := name != ""
-	if !explicit {
-		name = client.StatusOf(env).Agent
-	}
-	if name == "" {
-		name = client.ID
-	}
 	exe, err := c.engramCommand(*command)
 	if err != nil {
 		return err
 	}
-	var extra map[string]string
+	req := connect.Request{
+		Client: client, Env: c.connectEnv(), Command: exe, DryRun: *dryRun,
+		Agent: app.AgentSpec{Name: *agentName, Fields: splitList[vault.Field](*fields), Read: splitList[vault.Partition](*read), Product: *product, Group: *group, MayConfirm: *mayConfirm},
+	}
 	if h := c.o.Getenv("ENGRAM_HOME"); h != "" {
 		if abs, err := filepath.Abs(h); err == nil {
 			h = abs
 		}
-		extra = map[string]string{"ENGRAM_HOME": h}
+		req.ExtraEnv = map[string]string{"ENGRAM_HOME": h}
 	}
 	tk, err := c.tokens()
 	if err != nil {
 		return err
 	}
-	if *remove {
-		return c.disconnect(client, env, connect.NewEntry(exe, name, extra), tk, *dryRun)
+	var res connect.Result
+	err = c.withRegistry(func(reg connect.Registry) error {
+		if *remove {
+			res, err = connect.Disconnect(reg, tk, req)
+		} else {
+			res, err = connect.Connect(reg, tk, req)
+		}
+		return err
+	})
+	if err != nil {
+		return err // Run classifies it: a vault in use, locked, damaged
 	}
-	spec := app.AgentSpec{Name: name, Fields: splitList[vault.Field](*fields), Read: splitList[vault.Partition](*read), Product: *product, Group: *group, MayConfirm: *mayConfirm}
-	return c.connectClient(client, env, spec, explicit, exe, extra, tk, *dryRun)
+	if *remove {
+		return c.printDisconnect(res, *dryRun)
+	}
+	return c.printConnect(client, res, req)
 }
 
 // engramCommand is the absolute path of the engram the client starts.
@@ -186,100 +181,18 @@ func (c *cmd) engramCommand(flagValue string) (string, error) {
 	return abs, nil
 }
 
-func describeAgent(a *app.Agent) string {
+func describeAgent(a app.Agent) string {
 	return fmt.Sprintf("writes %s; reads %s; may confirm: %s", joinList(a.Fields), joinList(a.Read), yesNo(a.MayConfirm))
 }
 
-// connectClient registers (or reuses) the agent, keeps its token and
-// writes the client's file.
-func (c *cmd) connectClient(client connect.Client, env connect.Env, spec app.AgentSpec, explicit bool, exe string, extra map[string]string, tk connect.Tokens, dryRun bool) error {
-	var (
-		agent  *app.Agent
-		token  string
-		reused bool
-	)
-	err := c.withAgents(func(ops agentOps) error {
-		r, err := ops.list()
-		if err != nil {
-			return err
+func (c *cmd) printConnect(client connect.Client, res connect.Result, req connect.Request) error {
+	plan, name := res.Plan, res.Agent.Name
+	if req.DryRun {
+		verb := "use"
+		if res.New {
+			verb = "add"
 		}
-		if err := fromResponse(r.Response); err != nil {
-			return err
-		}
-		byName := map[string]app.Agent{}
-		for _, a := range r.Agents {
-			byName[a.Name] = a
-		}
-		// A revoked agent stays revoked: a new connection gets a new name.
-		base := spec.Name
-		for i := 2; ; i++ {
-			a, ok := byName[spec.Name]
-			if !ok || a.Status != vault.AgentRevoked {
-				break
-			}
-			if explicit || i > 99 {
-				return fail(exitFailed, "agent %s is revoked; choose another name with --agent", spec.Name)
-			}
-			spec.Name = fmt.Sprintf("%s-%d", base, i)
-		}
-		if a, ok := byName[spec.Name]; ok {
-			reused = true
-			agent = &a
-			if dryRun {
-				return nil
-			}
-			if _, err := tk.Load(spec.Name); err == nil {
-				return nil // kept from an earlier connect
-			}
-			if !errors.Is(err, connect.ErrNoToken) {
-				return err
-			}
-			// Engram keeps only the token's hash: a client can get the
-			// agent only with a new token.
-			rr, err := ops.rotate(spec.Name)
-			if err != nil {
-				return err
-			}
-			if err := fromResponse(rr.Response); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.out, "agent %s exists and its token is not stored here: it has a new token now, the old one no longer works\n", spec.Name)
-			token = rr.Token
-			return nil
-		}
-		if dryRun {
-			return nil
-		}
-		ar, err := ops.add(spec)
-		if err != nil {
-			return err
-		}
-		if err := fromResponse(ar.Response); err != nil {
-			return err
-		}
-		agent, token = ar.Agent, ar.Token
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	plan, err := client.PlanInstall(env, connect.NewEntry(exe, spec.Name, extra))
-	if err != nil {
-		return fail(exitFailed, "%v", err)
-	}
-	if dryRun {
-		if agent != nil {
-			fmt.Fprintf(c.out, "would use agent %s (%s)\n", agent.Name, describeAgent(agent))
-		} else {
-			fields, read := spec.Fields, spec.Read
-			if fields == nil {
-				fields = app.DefaultAgentFields
-			}
-			if read == nil {
-				read = []vault.Partition{vault.Public, vault.Internal}
-			}
-			fmt.Fprintf(c.out, "would add agent %s (writes %s; reads %s; may confirm: %s)\n", spec.Name, joinList(fields), joinList(read), yesNo(spec.MayConfirm))
-		}
+		fmt.Fprintf(c.out, "would %s agent %s (%s)\n", verb, name, describeAgent(res.Agent))
 		if !plan.Changes() {
 			return printf(c.out, "%s is already connected: %s stays as it is\n", client.Name, plan.Path)
 		}
@@ -287,45 +200,33 @@ func (c *cmd) connectClient(client connect.Client, env connect.Env, spec app.Age
 		fmt.Fprint(c.out, plan.Diff())
 		return nil
 	}
-	if token != "" {
-		st, err := tk.Save(spec.Name, token)
-		if err != nil {
-			return fail(exitFailed, "keep the agent's token: %v", err)
-		}
-		if st.File != "" {
-			fmt.Fprintf(c.o.Stderr, "engram: %v; the token of %s is in %s (mode 0600) instead\n", st.Why, spec.Name, st.File)
-		}
+	if res.Stored.File != "" {
+		fmt.Fprintf(c.o.Stderr, "engram: %v; the token of %s is in %s (mode 0600) instead\n", res.Stored.Why, name, res.Stored.File)
 	}
-	if reused {
-		fmt.Fprintf(c.out, "agent %s (%s), already registered\n", agent.Name, describeAgent(agent))
-		if spec.Fields != nil || spec.Read != nil || spec.Product != "" || spec.Group != "" || spec.MayConfirm {
-			fmt.Fprintf(c.out, "its grants are unchanged; to change them, revoke it (engram connect --remove %s) and connect again\n", client.ID)
-		}
-	} else {
-		fmt.Fprintf(c.out, "added agent %s (%s)\n", agent.Name, describeAgent(agent))
+	switch {
+	case res.New:
+		fmt.Fprintf(c.out, "added agent %s (%s)\n", name, describeAgent(res.Agent))
+	case res.Rotated:
+		fmt.Fprintf(c.out, "agent %s (%s) exists and its token was not stored here: it has a new token now, the old one no longer works\n", name, describeAgent(res.Agent))
+	default:
+		fmt.Fprintf(c.out, "agent %s (%s), already registered\n", name, describeAgent(res.Agent))
+	}
+	a := req.Agent
+	if !res.New && (a.Fields != nil || a.Read != nil || a.Product != "" || a.Group != "" || a.MayConfirm) {
+		fmt.Fprintf(c.out, "its grants are unchanged; to change them, revoke it (engram connect --remove %s) and connect again\n", client.ID)
 	}
 	if !plan.Changes() {
 		return printf(c.out, "%s is already connected: %s is unchanged\n", client.Name, plan.Path)
-	}
-	if err := plan.Apply(); err != nil {
-		return fail(exitFailed, "%v", err)
 	}
 	fmt.Fprintf(c.out, "connected %s: %s %s", client.Name, map[connect.Action]string{connect.Create: "created", connect.Update: "updated"}[plan.Action], plan.Path)
 	if plan.Action == connect.Update {
 		fmt.Fprintf(c.out, " (the previous version is in %s)", plan.Path+connect.BackupSuffix)
 	}
-	fmt.Fprintf(c.out, "\nit starts %s mcp --agent %s; restart %s to load it\n", exe, spec.Name, client.Name)
-	return nil
+	return printf(c.out, "\nit starts %s mcp --agent %s; restart %s to load it\n", req.Command, name, client.Name)
 }
 
-// disconnect takes Engram's entry out of the client's file, revokes the
-// agent and forgets its token.
-func (c *cmd) disconnect(client connect.Client, env connect.Env, entry connect.Entry, tk connect.Tokens, dryRun bool) error {
-	name := entry.Args[len(entry.Args)-1]
-	plan, err := client.PlanRemove(env, entry)
-	if err != nil {
-		return fail(exitFailed, "%v", err)
-	}
+func (c *cmd) printDisconnect(res connect.Result, dryRun bool) error {
+	plan, name := res.Plan, res.Agent.Name
 	if dryRun {
 		if plan.Changes() {
 			fmt.Fprintf(c.out, "would %s %s:\n", plan.Action, plan.Path)
@@ -333,10 +234,10 @@ func (c *cmd) disconnect(client connect.Client, env connect.Env, entry connect.E
 		} else {
 			fmt.Fprintf(c.out, "Engram is not in %s\n", plan.Path)
 		}
-		return printf(c.out, "would revoke agent %s and forget its token\n", name)
-	}
-	if err := plan.Apply(); err != nil {
-		return fail(exitFailed, "%v", err)
+		if res.Revoked {
+			fmt.Fprintf(c.out, "would revoke agent %s\n", name)
+		}
+		return printf(c.out, "would forget the token of %s\n", name)
 	}
 	switch plan.Action {
 	case connect.Unchanged:
@@ -348,34 +249,10 @@ func (c *cmd) disconnect(client connect.Client, env connect.Env, entry connect.E
 	default:
 		fmt.Fprintf(c.out, "removed Engram from %s (the previous version is in %s)\n", plan.Path, plan.Path+connect.BackupSuffix)
 	}
-	err = c.withAgents(func(ops agentOps) error {
-		r, err := ops.list()
-		if err != nil {
-			return err
-		}
-		if err := fromResponse(r.Response); err != nil {
-			return err
-		}
-		i := slices.IndexFunc(r.Agents, func(a app.Agent) bool { return a.Name == name })
-		if i < 0 || r.Agents[i].Status == vault.AgentRevoked {
-			return nil
-		}
-		rr, err := ops.revoke(name)
-		if err != nil {
-			return err
-		}
-		if err := fromResponse(rr.Response); err != nil {
-			return err
-		}
-		return printf(c.out, "revoked agent %s\n", name)
-	})
-	if err != nil {
-		return err
+	if res.Revoked {
+		fmt.Fprintf(c.out, "revoked agent %s\n", name)
 	}
-	if err := tk.Delete(name); err != nil {
-		return fail(exitFailed, "forget the token of %s: %v", name, err)
-	}
-	return nil
+	return printf(c.out, "forgot the token of %s\n", name)
 }
 
 // connectList prints every client: installed, connected, and its file.

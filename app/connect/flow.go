@@ -1,0 +1,241 @@
+package connect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/vault"
+)
+
+// Registry is the agent registry as the user reaches it: app.Service with
+// the caller's operator request (ForService), or the running Engram's
+// admin API (the command line, when engram serve holds the vault). Its
+// error is a failure to reach the registry; a refusal comes back as a
+// response status.
+type Registry interface {
+	Agents() (app.AgentsResponse, error)
+	AddAgent(spec app.AgentSpec) (app.AgentResponse, error)
+	RotateToken(name string) (app.AgentResponse, error)
+	Revoke(name string) (app.AgentResponse, error)
+}
+
+// ResponseError is a registry's answer other than ok (locked, damaged,
+// conflict, ...), for the caller to show as it shows any other.
+type ResponseError struct{ Response app.Response }
+
+func (e *ResponseError) Error() string { return e.Response.Message }
+
+func check(r app.Response, err error) error {
+	if err != nil {
+		return err
+	}
+	if r.Status != app.StatusOK {
+		return &ResponseError{r}
+	}
+	return nil
+}
+
+// ForService is the Registry of svc, acting with req: the operator's
+// request of the channel the user is on (the desktop app's, the command
+// line's). Connecting never makes a request of its own.
+func ForService(ctx context.Context, svc *app.Service, req app.Request) Registry {
+	return serviceRegistry{ctx, svc, req}
+}
+
+type serviceRegistry struct {
+	ctx context.Context
+	svc *app.Service
+	req app.Request
+}
+
+func (s serviceRegistry) Agents() (app.AgentsResponse, error) { return s.svc.Agents(s.ctx, s.req), nil }
+func (s serviceRegistry) AddAgent(spec app.AgentSpec) (app.AgentResponse, error) {
+	return s.svc.AddAgent(s.ctx, s.req, spec), nil
+}
+func (s serviceRegistry) RotateToken(name string) (app.AgentResponse, error) {
+	return s.svc.RotateToken(s.ctx, s.req, name), nil
+}
+func (s serviceRegistry) Revoke(name string) (app.AgentResponse, error) {
+	return s.svc.SetAgentStatus(s.ctx, s.req, name, vault.AgentRevoked), nil
+}
+
+// Request is one connection of a client.
+type Request struct {
+	Client Client
+	Env    Env
+	// Agent is the agent to register. An empty Name means the agent the
+	// client's file already names, else the client's ID; nil Fields and
+	// Read mean the service's defaults. An existing agent keeps its grants.
+	Agent app.AgentSpec
+	// Command is the absolute path of the engram program the client starts.
+	Command string
+	// ExtraEnv is passed to it (ENGRAM_HOME when set); never a secret.
+	ExtraEnv map[string]string
+	// DryRun computes everything and changes nothing: no agent, no token,
+	// no file.
+	DryRun bool
+}
+
+// Result says what Connect or Disconnect did (or, for a dry run, would do).
+type Result struct {
+	// Agent is the agent the client runs as. For a new agent in a dry
+	// run, it is the spec with the service's default grants filled in.
+	Agent app.Agent
+	// New is true when the agent is (or would be) registered by this run.
+	New bool
+	// Rotated is true when an existing agent got a new token because none
+	// was stored here; its old token no longer works.
+	Rotated bool
+	// Stored says where a new token went (Stored.File when not in the
+	// OS keyring).
+	Stored Stored
+	// Revoked is true when Disconnect revoked the agent.
+	Revoked bool
+	// Plan is the change to the client's file; Plan.Diff shows it.
+	Plan Plan
+}
+
+// maxSuffix bounds the search for a name that is not revoked.
+const maxSuffix = 99
+
+// Connect registers the agent (or reuses the one registered before), keeps
+// its token in tk and writes the client's file. The file is read and
+// planned before anything is registered, so a file Engram cannot read
+// changes nothing. A revoked agent stays revoked: without an explicit name
+// the next free NAME-2, NAME-3, ... is used; with one, Connect fails.
+func Connect(reg Registry, tk Tokens, req Request) (Result, error) {
+	var res Result
+	list, err := reg.Agents()
+	if err := check(list.Response, err); err != nil {
+		return res, err
+	}
+	name, explicit := req.Agent.Name, req.Agent.Name != ""
+	if !explicit {
+		name = req.Client.StatusOf(req.Env).Agent
+	}
+	if name == "" {
+		name = req.Client.ID
+	}
+	byName := func(n string) (app.Agent, bool) {
+		i := slices.IndexFunc(list.Agents, func(a app.Agent) bool { return a.Name == n })
+		if i < 0 {
+			return app.Agent{}, false
+		}
+		return list.Agents[i], true
+	}
+	base := name
+	for i := 2; ; i++ {
+		a, ok := byName(name)
+		if !ok || a.Status != vault.AgentRevoked {
+			break
+		}
+		if explicit || i > maxSuffix {
+			return res, fmt.Errorf("agent %s is revoked; choose another name", name)
+		}
+		name = fmt.Sprintf("%s-%d", base, i)
+	}
+	res.Plan, err = req.Client.PlanInstall(req.Env, NewEntry(req.Command, name, req.ExtraEnv))
+	if err != nil {
+		return res, err
+	}
+
+	existing, exists := byName(name)
+	if req.DryRun {
+		res.Agent, res.New = existing, !exists
+		if !exists {
+			res.Agent = defaults(req.Agent, name)
+		}
+		return res, nil
+	}
+	var token string
+	if exists {
+		res.Agent = existing
+		if _, err := tk.Load(name); errors.Is(err, ErrNoToken) {
+			// Engram keeps only a token's hash: a client gets an agent
+			// registered elsewhere only with a new token.
+			r, err := reg.RotateToken(name)
+			if err := check(r.Response, err); err != nil {
+				return res, err
+			}
+			token, res.Rotated = r.Token, true
+		} else if err != nil {
+			return res, err
+		}
+	} else {
+		spec := req.Agent
+		spec.Name = name
+		r, err := reg.AddAgent(spec)
+		if err := check(r.Response, err); err != nil {
+			return res, err
+		}
+		res.Agent, res.New, token = *r.Agent, true, r.Token
+	}
+	if token != "" {
+		if res.Stored, err = tk.Save(name, token); err != nil {
+			return res, fmt.Errorf("keep the agent's token: %w", err)
+		}
+	}
+	return res, res.Plan.Apply()
+}
+
+func defaults(spec app.AgentSpec, name string) app.Agent {
+	a := app.Agent{Name: name, Fields: spec.Fields, Read: spec.Read, Product: spec.Product, Group: spec.Group, MayConfirm: spec.MayConfirm}
+	if a.Fields == nil {
+		a.Fields = app.DefaultAgentFields
+	}
+	if a.Read == nil {
+		a.Read = []vault.Partition{vault.Public, vault.Internal}
+	}
+	return a
+}
+
+// Disconnect takes Engram's entry out of the client's file (giving back the
+// backup when nothing else changed the file), revokes the agent the entry
+// named (req.Agent.Name when set) and forgets its token.
+func Disconnect(reg Registry, tk Tokens, req Request) (Result, error) {
+	var res Result
+	name := req.Agent.Name
+	if name == "" {
+		name = req.Client.StatusOf(req.Env).Agent
+	}
+	if name == "" {
+		name = req.Client.ID
+	}
+	plan, err := req.Client.PlanRemove(req.Env, NewEntry(req.Command, name, req.ExtraEnv))
+	if err != nil {
+		return res, err
+	}
+	res.Plan = plan
+	list, err := reg.Agents()
+	if err := check(list.Response, err); err != nil {
+		return res, err
+	}
+	i := slices.IndexFunc(list.Agents, func(a app.Agent) bool { return a.Name == name })
+	if i >= 0 {
+		res.Agent = list.Agents[i]
+	} else {
+		res.Agent = app.Agent{Name: name}
+	}
+	active := i >= 0 && list.Agents[i].Status != vault.AgentRevoked
+	if req.DryRun {
+		res.Revoked = active
+		return res, nil
+	}
+	if err := plan.Apply(); err != nil {
+		return res, err
+	}
+	if active {
+		r, err := reg.Revoke(name)
+		if err := check(r.Response, err); err != nil {
+			return res, err
+		}
+		res.Revoked = true
+		if r.Agent != nil {
+			res.Agent = *r.Agent
+		}
+	}
+	return res, tk.Delete(name)
+}
