@@ -2,14 +2,14 @@ package ui
 
 import (
 	"fmt"
-	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/theme"
 	"slices"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/engram-app/engram/app"
@@ -32,6 +32,10 @@ type row struct {
 // past this the user narrows with the search or the filters.
 const maxListed = 100_000
 
+// searchLimit bounds a search's results: every result above the recall's
+// relevance floor, up to this many.
+const searchLimit = 500
+
 // searchDelay is how long typing must pause before a search runs: the
 // list is not reloaded on every keystroke.
 const searchDelay = 250 * time.Millisecond
@@ -53,8 +57,14 @@ type memoriesScreen struct {
 	archived                                 *widget.Check
 	rows                                     *rows[row]
 	list                                     *widget.List
-	count                                    *widget.Label
-	detail                                   *detailPane
+	headers                                  *fyne.Container
+	// order is the chosen sort; unsorted the rows in the service's
+	// order, to go back to; query the search whose words are marked.
+	order    listSort
+	unsorted []row
+	query    string
+	count    *widget.Label
+	detail   *detailPane
 
 	ready bool // set once every widget exists; callbacks before it are ignored
 	timer *time.Timer
@@ -104,16 +114,15 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 	s.count = widget.NewLabel("")
 	s.rows = newRows(
 		func() fyne.CanvasObject {
-			part, trust, conf := widget.NewLabel("internal"), widget.NewLabel("standard"), widget.NewLabel("0.00")
+			part, trust, conf, created := widget.NewLabel("internal"), widget.NewLabel("standard"), widget.NewLabel("0.00"), widget.NewLabel("")
 			part.Importance, trust.Importance = widget.HighImportance, widget.MediumImportance
-			text := widget.NewLabel("")
+			text := widget.NewRichText()
 			text.Truncation = fyne.TextTruncateEllipsis
-			return container.NewBorder(nil, nil, container.NewHBox(part, trust, conf), nil, text)
+			return container.New(memColumns, part, trust, conf, created, text)
 		},
 		func(r row, o fyne.CanvasObject) {
-			c := o.(*fyne.Container)
-			left := c.Objects[1].(*fyne.Container)
-			part, trust, conf := left.Objects[0].(*widget.Label), left.Objects[1].(*widget.Label), left.Objects[2].(*widget.Label)
+			c := o.(*fyne.Container).Objects
+			part, trust, conf, created := c[0].(*widget.Label), c[1].(*widget.Label), c[2].(*widget.Label), c[3].(*widget.Label)
 			part.SetText(string(r.Partition))
 			part.Importance = partitionImportance(r.Partition)
 			part.Refresh()
@@ -121,7 +130,14 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 			trust.Importance = trustImportance(r.Trust)
 			trust.Refresh()
 			conf.SetText(fmt.Sprintf("%.2f", r.Confidence))
-			c.Objects[0].(*widget.Label).SetText(r.Preview)
+			created.SetText(day(r.Created, s.u.now()))
+			text := c[4].(*widget.RichText)
+			if r.Partition == "sensitive" {
+				text.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: maskedPreview, Style: widget.RichTextStyle{Inline: true, ColorName: theme.ColorNameDisabled}}}
+			} else {
+				text.Segments = highlight(r.Preview, s.query)
+			}
+			text.Refresh()
 		})
 	s.list = s.rows.list
 	s.detail = newDetailPane(u)
@@ -150,7 +166,8 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 	bar := container.NewBorder(nil, nil, nil, container.NewHBox(s.filterButton, add), s.searchBox)
 	s.empty = container.NewVBox()
 	s.empty.Hide()
-	left := container.NewBorder(container.NewVBox(bar, s.filterBox, s.count), nil, nil, nil, container.NewStack(s.list, s.empty))
+	s.headers = s.header()
+	left := container.NewBorder(container.NewVBox(bar, s.filterBox, s.count, s.headers), nil, nil, nil, container.NewStack(s.list, s.empty))
 	split := container.NewHSplit(left, s.detail.content)
 	split.Offset = 0.55
 	s.content = split
@@ -267,6 +284,11 @@ func (s *memoriesScreen) refresh() {
 		if gen != s.gen {
 			return
 		}
+		s.query, s.unsorted = query, rows
+		if s.order.key != byDefault {
+			rows = slices.Clone(rows)
+			s.order.apply(rows)
+		}
 		s.rows.set(rows)
 		s.list.UnselectAll()
 		s.count.SetText(note)
@@ -293,7 +315,7 @@ func (s *memoriesScreen) load(h *host.Host, query string, f app.RecallFilters, t
 	var rows []row
 	keepTrust := func(t app.Trust) bool { return trust == anyChoice || trust == "" || string(t) == trust }
 	if query != "" {
-		r := svc.Recall(s.u.ctx, req, app.RecallInput{Query: query, Limit: 100, Filters: f})
+		r := svc.Recall(s.u.ctx, req, app.RecallInput{Query: query, Limit: searchLimit, Filters: f})
 		if !r.OK() {
 			return nil, r.Message
 		}
@@ -307,6 +329,9 @@ func (s *memoriesScreen) load(h *host.Host, query string, f app.RecallFilters, t
 			return rows, fmt.Sprintf("No memory matches %q.", query)
 		case 1:
 			return rows, fmt.Sprintf("1 memory matches %q", query)
+		}
+		if len(r.Results) == searchLimit {
+			return rows, fmt.Sprintf("The %d best matches for %q: add words or filters to narrow it", len(rows), query)
 		}
 		return rows, fmt.Sprintf("%d memories match %q", len(rows), query)
 	}
@@ -349,6 +374,18 @@ func matches(f app.RecallFilters, m *app.Memory) bool {
 		in(slices.Contains(f.Fields, m.Field), len(f.Fields)) &&
 		in(len(f.Tags) > 0 && slices.ContainsFunc(m.Tags, func(t string) bool { return slices.Contains(f.Tags, t) }), len(f.Tags)) &&
 		(f.After.IsZero() || !m.Created.Before(f.After))
+}
+
+// day is when t was, as a list cell: the time today, else the date.
+func day(t, now time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	t, now = t.Local(), now.Local()
+	if y, m, d := t.Date(); y == now.Year() && m == now.Month() && d == now.Day() {
+		return t.Format("15:04")
+	}
+	return t.Format("2006-01-02")
 }
 
 // preview is the first line of content, cut for a list row.

@@ -230,8 +230,9 @@ func (u *UI) showMain() {
 
 // banner shows the lock button and the status line.
 func (u *UI) banner() fyne.CanvasObject {
+	// A long message wraps rather than being cut off.
 	u.status = widget.NewLabel("")
-	u.status.Truncation = fyne.TextTruncateEllipsis
+	u.status.Wrapping = fyne.TextWrapWord
 	lock := widget.NewButtonWithIcon("Lock", theme.VisibilityOffIcon(), u.lockNow)
 	return container.NewBorder(nil, nil, lock, nil, u.status)
 }

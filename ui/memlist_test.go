@@ -1,0 +1,109 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/engram-app/engram/app"
+)
+
+// TestMemoriesColumnsSortAndMask: the list has column headers; a click
+// sorts by the column, a second reverses, a third goes back to the
+// service's order; a sensitive memory's row does not show its text, and
+// a search marks the matched words.
+func TestMemoriesColumnsSortAndMask(t *testing.T) {
+	u, _ := openUI(t)
+	op := u.h.Operator()
+	store(t, u, op, app.StoreInput{Content: "beta: the build runs make test"})
+	store(t, u, op, app.StoreInput{Content: "alpha: deploys go through ops/deploy.sh"})
+	store(t, u, op, app.StoreInput{Content: "the staging database password rotates monthly", Partition: "sensitive"})
+	s := u.memories
+	s.refresh()
+	u.wait()
+	var names []string
+	for _, o := range s.headers.Objects {
+		names = append(names, o.(*widget.Button).Text)
+	}
+	if got := strings.Join(names, ","); got != "Partition,Trust,Conf.,Created,Memory" {
+		t.Fatalf("column headers %q", got)
+	}
+	previews := func() string {
+		var out []string
+		for _, r := range s.rows.data {
+			out = append(out, strings.SplitN(r.Preview, ":", 2)[0])
+		}
+		return strings.Join(out, ",")
+	}
+	memory := s.headers.Objects[4].(*widget.Button)
+	test.Tap(memory)
+	if got := previews(); got != "alpha,beta,the staging database password rotates monthly" {
+		t.Fatalf("sorted by text: %s", got)
+	}
+	if memory.Icon == nil {
+		t.Fatal("the sorted column has no arrow")
+	}
+	test.Tap(memory)
+	if got := previews(); !strings.HasPrefix(got, "the staging") || !strings.HasSuffix(got, "alpha") {
+		t.Fatalf("reversed: %s", got)
+	}
+	test.Tap(memory)
+	if s.order.key != byDefault || memory.Icon != nil {
+		t.Fatal("a third click does not go back to the default order")
+	}
+	if got := previews(); !strings.HasPrefix(got, "the staging") { // newest first
+		t.Fatalf("default order: %s", got)
+	}
+
+	// The sensitive row is masked.
+	u.win.Resize(fyne.NewSize(1100, 720))
+	all := strings.Join(textsOf(s.list), "\n")
+	if strings.Contains(all, "password rotates") || !strings.Contains(all, maskedPreview) {
+		t.Fatalf("the list shows %q", all)
+	}
+
+	// A search marks the matched words, and the order chosen stays.
+	test.Tap(s.headers.Objects[3].(*widget.Button)) // Created: newest first
+	s.search.SetText("deploy")
+	s.refresh()
+	u.wait()
+	if len(s.rows.data) == 0 || s.order.key != byCreated {
+		t.Fatalf("search: %d rows, order %v", len(s.rows.data), s.order)
+	}
+}
+
+func TestHighlight(t *testing.T) {
+	for _, tc := range []struct{ text, query, want string }{
+		{"Deploys go through ops/deploy.sh", "deploy", "[Deploys] go through ops/[deploy].sh"},
+		{"the CI timeout is 10 minutes", "timeouts", "the CI [timeout] is 10 minutes"},
+		{"a tab and the tabs", "the tab", "a [tab] and the [tabs]"},
+		{"nothing here", "quokka", "nothing here"},
+		{"", "x", ""},
+	} {
+		var b strings.Builder
+		for _, seg := range highlight(tc.text, tc.query) {
+			ts := seg.(*widget.TextSegment)
+			if ts.Style == widget.RichTextStyleStrong {
+				b.WriteString("[" + ts.Text + "]")
+			} else {
+				b.WriteString(ts.Text)
+			}
+		}
+		if got := b.String(); got != tc.want {
+			t.Errorf("highlight(%q, %q) = %q, want %q", tc.text, tc.query, got, tc.want)
+		}
+	}
+}
+
+func TestListSortNext(t *testing.T) {
+	var o listSort
+	for i, want := range []listSort{{byText, false}, {byText, true}, {}, {byCreated, true}, {byCreated, false}, {}, {byCreated, true}, {byTrust, false}} {
+		key := []sortKey{byText, byText, byText, byCreated, byCreated, byCreated, byCreated, byTrust}[i]
+		if o = o.next(key); o != want {
+			t.Fatalf("click %d on %v: %v, want %v", i+1, key, o, want)
+		}
+	}
+}
