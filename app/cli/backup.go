@@ -11,8 +11,12 @@ import (
 	"github.com/engram-app/engram/vault"
 )
 
-// export writes an encrypted backup of the vault to a file.
+// export writes an encrypted backup of the vault to a file, or with
+// --format a readable copy (export.go).
 func (c *cmd) export(args []string) error {
+	if hasFlag(args, "format") {
+		return c.exportReadable(args)
+	}
 	file, err := c.backupArgs("export", args)
 	if err != nil {
 		return err
@@ -29,7 +33,12 @@ func (c *cmd) export(args []string) error {
 	return printf(c.out, "exported %d memories to %s\n", r.Memories, file)
 }
 
+// importBackup restores an encrypted backup, or with --from reads another
+// tool's memory or rules file (import.go).
 func (c *cmd) importBackup(args []string) error {
+	if hasFlag(args, "from") {
+		return c.importFrom(args)
+	}
 	var includeForgotten *bool
 	file, err := c.backupArgsWith("import", args, func(fs *flag.FlagSet) {
 		includeForgotten = fs.Bool("include-forgotten", false, "import memories this vault deleted or forgot too")

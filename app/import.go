@@ -1,0 +1,361 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/engram-app/engram/app/importer"
+	"github.com/engram-app/engram/quarantine/guard"
+	"github.com/engram-app/engram/vault"
+)
+
+// Importing the files of other tools (CLAUDE.md, Cursor rules, an MCP
+// memory file, a mem0 export) is a write route like Store: each entry is
+// described as a proposal and passes admit, and ImportEntries keeps only
+// its routing.
+//
+// Trust comes from the channel, and the channel here is a file. The user
+// runs the import at the command line, but the file's text is external
+// content: a cloned repository's AGENTS.md or a rules file someone sent
+// can carry planted instructions. So entries are written by an importer,
+// never with the user's trust: an agent caller named "import:FORMAT" (or
+// the registered agent the user names), with at most standard trust, the
+// source tool_output and the channel's confidence, in the episodic tier.
+// Whatever an entry says, the guard judges it as an agent's write: a
+// planted instruction waits in the quarantine (or is refused as hostile,
+// with a sealed copy kept there), a secret is redacted, a possible secret
+// waits for the user's confirmation, personal data goes to the sensitive
+// partition. An import's refusals are audited but do not count against an
+// agent: the importer is not one, and the user asked for the import.
+
+// ImporterPrefix begins the name imported memories are written under when
+// no agent is named: "import:claude". Agent names cannot hold ':', so no
+// registered agent owns or reads them as its own.
+const ImporterPrefix = "import:"
+
+// importTool is the source's tool of an imported memory.
+const importTool = "engram-import"
+
+// ImportOptions configure ImportEntries.
+type ImportOptions struct {
+	// Format is the files' format; it names the importer.
+	Format importer.Format
+	// Agent, when set, writes the entries as that registered agent's: its
+	// fields, product, group and trust (never more than standard), so that
+	// it and the agents that read its memories recall them. It must be
+	// active. Its "may confirm" grant does not apply.
+	Agent string
+	// Partition is the partition asked for ("" for the default: internal,
+	// read by the user and, with Agent, by the agents that read that
+	// agent's memories; public is read by every agent).
+	Partition Partition
+	// DryRun decides every entry and writes nothing.
+	DryRun bool
+}
+
+// ImportOutcome is what happened to one entry.
+type ImportOutcome string
+
+// Outcomes of an imported entry.
+const (
+	ImportStored  ImportOutcome = "stored"  // a new memory
+	ImportMerged  ImportOutcome = "merged"  // a duplicate of an existing memory, merged into it
+	ImportQueued  ImportOutcome = "queued"  // waits in the quarantine for the user
+	ImportRefused ImportOutcome = "refused" // hostile, or a secret the policy refuses
+	ImportSkipped ImportOutcome = "skipped" // invalid here: too long, a field not granted
+)
+
+// ImportResult is the outcome of one entry.
+type ImportResult struct {
+	Where   string        `json:"where"`
+	Outcome ImportOutcome `json:"outcome"`
+	// Why says why an entry was queued, refused, skipped or merged.
+	Why string `json:"why,omitempty"`
+	// ID is the memory's (stored, merged) or the quarantine item's
+	// (queued); empty in a dry run.
+	ID        string    `json:"id,omitempty"`
+	Field     Field     `json:"field,omitempty"`
+	Partition Partition `json:"partition,omitempty"`
+	Redacted  bool      `json:"redacted,omitempty"`
+	Warnings  []string  `json:"warnings,omitempty"`
+	// Text is what is (or in a dry run would be) stored, secrets redacted,
+	// for a stored or merged entry outside the sensitive partition.
+	Text string `json:"text,omitempty"`
+}
+
+// ImportEntriesResponse reports an import, entry by entry.
+type ImportEntriesResponse struct {
+	Response
+	Writer  string         `json:"writer"`
+	Results []ImportResult `json:"results"`
+	// Counts by outcome; Redacted and Sensitive count the entries that had
+	// a secret redacted or went to the sensitive partition.
+	Stored, Merged, Queued, Refused, Skipped, Redacted, Sensitive int
+}
+
+// ImportEntries writes entries read from other tools' files (see
+// importer) through the write admission, as an importer or as the agent
+// o.Agent names, never with the user's trust. Only the user may import.
+// Entries are decided in order; with o.DryRun nothing is written, and a
+// duplicate within the file is found only when its text is the same.
+// It stops at the first failure of the vault, with the results so far.
+func (s *Service) ImportEntries(ctx context.Context, req Request, entries []importer.Entry, o ImportOptions) ImportEntriesResponse {
+	if r, ok := s.operatorGate(req); !ok {
+		return ImportEntriesResponse{Response: r}
+	}
+	if _, err := importer.ParseFormat(string(o.Format)); err != nil {
+		return ImportEntriesResponse{Response: Response{StatusInvalid, "invalid: " + err.Error()}}
+	}
+	if o.Partition != "" && o.Partition != vault.Public && o.Partition != vault.Internal && o.Partition != vault.Sensitive {
+		return ImportEntriesResponse{Response: Response{StatusInvalid, fmt.Sprintf("invalid: partition %q", o.Partition)}}
+	}
+	c, r := s.importer(o)
+	if !r.OK() {
+		return ImportEntriesResponse{Response: r}
+	}
+	ireq := Request{Caller: c, Authorized: true}
+	if r, ok := s.gate(ireq); !ok {
+		return ImportEntriesResponse{Response: r}
+	}
+	defer func() {
+		s.mu.Lock()
+		delete(s.sessions, sessionKey(c))
+		s.mu.Unlock()
+	}()
+	out := ImportEntriesResponse{Response: Response{Status: StatusOK}, Writer: c.Name()}
+	im := importRun{s: s, req: ireq, o: o, seen: map[string]string{}, files: map[string]string{}}
+	for _, e := range entries {
+		if err := ctx.Err(); err != nil {
+			out.Response = Response{StatusUnavailable, "the import was interrupted"}
+			break
+		}
+		res, r := im.one(ctx, e)
+		if !r.OK() {
+			out.Response = r
+			break
+		}
+		out.Results = append(out.Results, res)
+		switch res.Outcome {
+		case ImportStored:
+			out.Stored++
+		case ImportMerged:
+			out.Merged++
+		case ImportQueued:
+			out.Queued++
+		case ImportRefused:
+			out.Refused++
+		case ImportSkipped:
+			out.Skipped++
+		}
+		if res.Redacted {
+			out.Redacted++
+		}
+		if res.Partition == vault.Sensitive && (res.Outcome == ImportStored || res.Outcome == ImportMerged) {
+			out.Sensitive++
+		}
+	}
+	return out
+}
+
+// importer is the caller an import writes as.
+func (s *Service) importer(o ImportOptions) (Caller, Response) {
+	session := make([]byte, 6)
+	_, _ = rand.Read(session)
+	c := Caller{
+		Agent: ImporterPrefix + string(o.Format), Session: "import-" + hex.EncodeToString(session),
+		Fields: vault.AgentFields, Read: vault.Partitions, Trust: vault.TrustStandard,
+	}
+	if o.Agent == "" {
+		return c, Response{Status: StatusOK}
+	}
+	a, ok := s.agents.byName(s.v, o.Agent)
+	if !ok {
+		return c, Response{StatusNotFound, fmt.Sprintf("no agent named %q; 'engram agent list' shows them", o.Agent)}
+	}
+	if a.Status != vault.AgentActive {
+		return c, Response{StatusInvalid, fmt.Sprintf("agent %q is %s: resume it first", a.Name, a.Status)}
+	}
+	c.Agent, c.Fields, c.Read, c.Group, c.Product = a.Name, a.Fields, a.Read, a.Group, a.Product
+	c.Trust = lowerTrust(vault.TrustStandard, a.Trust)
+	return c, Response{Status: StatusOK}
+}
+
+// importRun is one import's state.
+type importRun struct {
+	s   *Service
+	req Request
+	o   ImportOptions
+	// seen maps a dry run's entries (partition, field and normalised text)
+	// to where they were first found.
+	seen map[string]string
+	// files maps a file name to how provenance names it.
+	files map[string]string
+}
+
+// where is an entry's provenance, from parts the guard finds harmless: a
+// file name or source id holding a secret, personal data or an
+// instruction is left out, since provenance is shown as it is.
+func (im *importRun) where(e importer.Entry) string {
+	name, ok := im.files[e.File]
+	if !ok {
+		name = e.File
+		if !im.harmless(name) {
+			name = "a file whose name is not shown"
+		}
+		im.files[e.File] = name
+	}
+	w := fmt.Sprintf("imported from %s, line %d", name, e.Line)
+	if e.Ref != "" && validID(e.Ref) && im.harmless(e.Ref) {
+		w += ", id " + e.Ref
+	}
+	return w
+}
+
+func (im *importRun) harmless(s string) bool {
+	res := im.s.guard.Check(guard.Input{Text: s, Source: string(vault.SourceToolOutput)})
+	return res.Verdict == guard.Safe && !res.HasSecret && !res.HasPII && !res.NeedsConfirm
+}
+
+// one decides and, unless dry, writes one entry. The response is not OK
+// only when the vault failed.
+func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, Response) {
+	s, req := im.s, im.req
+	res := ImportResult{Where: im.where(e), Field: e.Field}
+	ok := Response{Status: StatusOK}
+	in := StoreInput{Content: e.Text, Kind: e.Kind, Field: e.Field, Tier: vault.Episodic, Partition: im.o.Partition, Tags: e.Tags}
+	if r := ValidateStoreInput(in); !r.OK() {
+		res.Outcome, res.Why = ImportSkipped, r.Message
+		return res, ok
+	}
+	tags, r := s.checkTags(req, in.Tags)
+	if !r.OK() {
+		tags = nil
+		res.Warnings = append(res.Warnings, "tags left out: "+strings.TrimPrefix(r.Message, "invalid: "))
+	}
+	// confirmed: the user asked for the import. The importer has no
+	// "may confirm" grant, so this only turns what needs the user's
+	// confirmation (a possible secret) into a quarantine item to confirm
+	// there, instead of a refusal.
+	a := s.admit(req, proposal{confirmed: true, m: vault.Memory{
+		Content: in.Content, Kind: in.Kind, Field: in.Field, Tier: in.Tier, Partition: in.Partition,
+		Tags: tags, Source: vault.Source{Type: vault.SourceToolOutput, Tool: importTool},
+	}})
+	res.Warnings = append(res.Warnings, a.warnings...)
+	res.Partition, res.Redacted = a.m.Partition, a.secretTypes != ""
+	switch a.outcome {
+	case admitted:
+	case queued:
+		if a.sealQueue {
+			a.queueReason = "imported text that may be a secret (a long random string or hash): confirm it to store it"
+		}
+		return im.queue(a, res)
+	case refused:
+		res.Outcome, res.Why = ImportRefused, a.why
+		if !im.o.DryRun {
+			im.refuse(a, &res)
+		}
+		return res, ok
+	default:
+		res.Outcome, res.Why = ImportSkipped, strings.TrimPrefix(a.why, "invalid: ")
+		if !im.o.DryRun {
+			im.refuse(a, &res)
+		}
+		return res, ok
+	}
+	m := a.m
+	if m.Partition != vault.Sensitive {
+		res.Text = m.Content
+	}
+	if joined, earlier, found := s.splitOrder(req, m.Content, guard.Input{Source: string(m.Source.Type), Field: string(m.Field)}); found {
+		a.res.Verdict, a.res.Risk, a.res.Threat = guard.Suspicious, max(a.res.Risk, joined.Risk), max(a.res.Threat, joined.Threat)
+		a.res.Reasons = append(a.res.Reasons, joined.Reasons...)
+		a.queueReason = fmt.Sprintf("read together with the entry before it (%s), it looks like a planted instruction (%s)", earlier.id, strings.Join(joined.Reasons, "; "))
+		a.joined, a.sealQueue = joinWrites(earlier.content, m.Content), true
+		res.Text = ""
+		return im.queue(a, res)
+	}
+	key := string(m.Partition) + "\x00" + string(m.Field) + "\x00" + normalise(m.Content)
+	if first, dup := im.seen[key]; dup && im.o.DryRun {
+		res.Outcome, res.Why = ImportMerged, "the same as the entry "+first
+		return res, ok
+	}
+	near := s.neighbours(ctx, req.Caller, &m)
+	for _, n := range near {
+		if n.duplicate() {
+			res.Outcome, res.Why, res.ID = ImportMerged, "a duplicate of memory "+n.doc.ID, n.doc.ID
+			if !im.o.DryRun {
+				if r := s.duplicateOf(ctx, req, n.doc.ID, &m, nil); !r.OK() {
+					return res, r.Response
+				}
+				s.remember(req, n.doc.ID, m.Content)
+			}
+			return res, ok
+		}
+	}
+	for _, n := range near {
+		if n.sameSubject() && n.negation {
+			// An import never archives a memory: the user decides.
+			a.m = m
+			a.queueReason = fmt.Sprintf("contradicts memory %s (same subject, incompatible content): the user decides", n.doc.ID)
+			res.Text = ""
+			return im.queue(a, res)
+		}
+	}
+	res.Outcome = ImportStored
+	if im.o.DryRun {
+		im.seen[key] = res.Where
+		s.remember(req, "("+res.Where+")", m.Content)
+		return res, ok
+	}
+	var facts []vault.AuditEntry
+	if a.secretTypes != "" {
+		facts = append(facts, vault.AuditEntry{Action: vault.ActionSecretRedacted, Agent: req.Caller.Name(), Session: req.Caller.Session,
+			Field: m.Field, ContentHash: s.fingerprint(in.Content), Result: vault.ResultOK, Reason: a.secretTypes})
+	}
+	got, err := s.v.Add(m, vault.Actor{Agent: req.Caller.Name(), Session: req.Caller.Session, Reason: res.Where, Score: 1 - a.res.Risk, Audit: facts})
+	if err != nil {
+		return res, s.fail("import", err)
+	}
+	s.index(ctx, &got)
+	s.remember(req, got.ID, got.Content)
+	res.ID = got.ID
+	return res, ok
+}
+
+// queue puts an admitted or queued entry in the quarantine, saying where
+// it came from.
+func (im *importRun) queue(a admission, res ImportResult) (ImportResult, Response) {
+	res.Outcome, res.Why = ImportQueued, a.queueReason
+	if im.o.DryRun {
+		return res, Response{Status: StatusOK}
+	}
+	a.queueReason += " (" + res.Where + ")"
+	r := im.s.enqueue(im.req, a, nil)
+	if r.Status != StatusQuarantined {
+		return res, r.Response
+	}
+	res.ID = r.QueueID
+	return res, Response{Status: StatusOK}
+}
+
+// refuse audits a refused or skipped entry, and keeps a sealed copy of a
+// hostile one for the user, as for an agent's write; the refusal is not
+// counted against any agent.
+func (im *importRun) refuse(a admission, res *ImportResult) {
+	s := im.s
+	e := vault.AuditEntry{Action: vault.ActionReject, Field: a.m.Field, Result: vault.ResultRejected, Reason: a.why + " (" + res.Where + ")", Size: len(a.res.Redacted)}
+	if a.outcome != refused {
+		e.Result = vault.ResultDenied
+	}
+	if a.m.Content != "" {
+		e.ContentHash = s.fingerprint(a.m.Content)
+	}
+	if a.hostile {
+		s.keepHostile(im.req, a, e.ContentHash)
+		res.Why += "; a sealed copy is kept in the quarantine for 30 days"
+	}
+	s.audit(im.req, e)
+}
