@@ -50,6 +50,10 @@ import (
 // the first recall of each writes its access time, as in a vault whose
 // memories are old.
 //
+// A paced phase then times 500 bare bbolt commits with fsync on the same
+// disk at the pace of its stores (vaulttest.BareCommits) and reports the
+// stores' p99 beside theirs (store/bare-p99).
+//
 // ENGRAM_LOAD_NOSYNC=1 opens the vault without fsync on commit, which
 // separates the disk's share of the latencies from the rest.
 //
@@ -300,10 +304,22 @@ func (e *loadEnv) run(b *testing.B, ops int, rate float64) {
 	for _, s := range samples {
 		byOp[s.op] = append(byOp[s.op], s.d)
 	}
+	p := func(ds []time.Duration, q int) float64 { return float64(ds[len(ds)*q/100].Microseconds()) / 1000 }
 	for name, ds := range byOp {
 		slices.Sort(ds)
-		b.ReportMetric(float64(ds[len(ds)/2].Microseconds())/1000, name+"-p50-ms")
-		b.ReportMetric(float64(ds[len(ds)*99/100].Microseconds())/1000, name+"-p99-ms")
+		b.ReportMetric(p(ds, 50), name+"-p50-ms")
+		b.ReportMetric(p(ds, 99), name+"-p99-ms")
+	}
+	if rate > 0 {
+		// The floor under a store, in the same run: a bare bbolt commit
+		// with fsync on the same disk, at the pace the stores came.
+		bare := vaulttest.BareCommits(b, b.TempDir(), 500, time.Duration(float64(time.Second)/(rate/2)))
+		slices.Sort(bare)
+		b.ReportMetric(p(bare, 50), "bare-commit-p50-ms")
+		b.ReportMetric(p(bare, 99), "bare-commit-p99-ms")
+		if st := byOp["store"]; len(st) > 0 {
+			b.ReportMetric(p(st, 99)/p(bare, 99), "store/bare-p99")
+		}
 	}
 	b.ReportMetric(float64(len(samples))/elapsed.Seconds(), "ops/s")
 	b.ReportMetric(float64(len(e.acked)), "memories")
