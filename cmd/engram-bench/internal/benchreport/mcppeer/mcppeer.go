@@ -2,11 +2,13 @@ package mcppeer
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,6 +37,11 @@ type Config struct {
 	Embedder recall.Embedder
 	// N is how many stores, then searches, one client makes (1,000).
 	N int
+	// Size is how many memories each server holds when the searches run
+	// (default N): Size-N are stored first, untimed, by the same agent
+	// (Engram: over its HTTP API, eight at a time, their vectors made
+	// before the timed calls; the reference: written into its file).
+	Size int
 	// Clients store PerClient memories each, all at once (4 and 100).
 	Clients, PerClient int
 	Log                io.Writer
@@ -71,6 +78,9 @@ type side struct {
 	search  func(ctx context.Context, cs *mcp.ClientSession, who string, i int) error
 	// kept counts the keys still stored and the unreadable records.
 	kept func(ctx context.Context, keys []string) (kept, unreadable int, err error)
+	// fill stores notes 0 to n-1 of client who, untimed; nil when the
+	// server was started with them (Engram).
+	fill func(ctx context.Context, who string, n int) error
 }
 
 // note is the i-th memory of client who: distinct numbers keep Engram
@@ -88,6 +98,7 @@ func Run(ctx context.Context, cfg Config) (engram, ref Result, err error) {
 	if cfg.N == 0 {
 		cfg.N = 1000
 	}
+	cfg.Size = max(cfg.Size, cfg.N)
 	if cfg.Clients == 0 {
 		cfg.Clients, cfg.PerClient = 4, 100
 	}
@@ -108,7 +119,7 @@ func Run(ctx context.Context, cfg Config) (engram, ref Result, err error) {
 		return engram, ref, err
 	}
 	defer stop()
-	logf("mcp peer: engram mcp, %d stores and searches, %d clients at once", cfg.N, cfg.Clients)
+	logf("mcp peer: engram mcp, %d stores and searches at %d memories, %d clients at once", cfg.N, cfg.Size, cfg.Clients)
 	if engram, err = measure(ctx, cfg, e); err != nil {
 		return engram, ref, fmt.Errorf("engram: %w", err)
 	}
@@ -135,6 +146,12 @@ func measure(ctx context.Context, cfg Config, s side) (Result, error) {
 		return r, err
 	}
 	warm.Close()
+	first := cfg.Size - cfg.N
+	if first > 0 && s.fill != nil {
+		if err := s.fill(ctx, "solo", first); err != nil {
+			return r, fmt.Errorf("fill: %w", err)
+		}
+	}
 	cs, _, err := connect(ctx, s, "solo")
 	if err != nil {
 		return r, err
@@ -143,15 +160,16 @@ func measure(ctx context.Context, cfg Config, s side) (Result, error) {
 	stores := make([]time.Duration, cfg.N)
 	for i := range cfg.N {
 		t0 := time.Now()
-		if _, err := s.store(ctx, cs, "solo", i); err != nil {
-			return r, fmt.Errorf("store %d: %w", i, err)
+		if _, err := s.store(ctx, cs, "solo", first+i); err != nil {
+			return r, fmt.Errorf("store %d: %w", first+i, err)
 		}
 		stores[i] = time.Since(t0)
 	}
+	// The searches look for notes spread over the whole store.
 	searches := make([]time.Duration, cfg.N)
 	for i := range cfg.N {
 		t0 := time.Now()
-		if err := s.search(ctx, cs, "solo", i); err != nil {
+		if err := s.search(ctx, cs, "solo", i*cfg.Size/cfg.N); err != nil {
 			return r, fmt.Errorf("search %d: %w", i, err)
 		}
 		searches[i] = time.Since(t0)
@@ -249,39 +267,61 @@ func startEngram(ctx context.Context, cfg Config, dir string) (side, func(), err
 	if err != nil {
 		return side{}, nil, err
 	}
-	svc, err := app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(cfg.Embedder))})
+	operator := app.Request{Caller: app.Caller{Operator: true}, Authorized: true}
+	tokens := map[string]string{}
+	{
+		// The agents, and the memories stored before the timed calls, with
+		// their vectors, made at full priority: a service then opens the
+		// vault as engram serve does.
+		svc, err := app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(cfg.Embedder))})
+		if err != nil {
+			v.Close()
+			return side{}, nil, err
+		}
+		for _, who := range append([]string{"warmup", "solo"}, clients(cfg.Clients)...) {
+			r := svc.AddAgent(ctx, operator, app.AgentSpec{Name: "bench-" + who})
+			if !r.OK() {
+				svc.Close()
+				v.Close()
+				return side{}, nil, fmt.Errorf("add agent: %s %s", r.Status, r.Message)
+			}
+			tokens[who] = r.Token
+		}
+		if n := cfg.Size - cfg.N; n > 0 {
+			addr, stop, err := serve(ctx, svc)
+			if err == nil {
+				err = fillHTTP(ctx, "http://"+addr, tokens["solo"], "solo", n)
+				stop()
+			}
+			if err == nil {
+				err = svc.WaitVectors(ctx)
+			}
+			if err != nil {
+				svc.Close()
+				v.Close()
+				return side{}, nil, fmt.Errorf("fill: %w", err)
+			}
+		}
+		svc.Close()
+	}
+	// As engram serve runs it: new memories are embedded at idle
+	// priority, on a spare P, so that they do not hold up the calls.
+	app.SpareProc()
+	svc, err := app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(cfg.Embedder)), IdleEmbedding: true})
+	if err == nil {
+		err = svc.WaitEmbedded(ctx)
+	}
 	if err != nil {
 		v.Close()
 		return side{}, nil, err
 	}
-	operator := app.Request{Caller: app.Caller{Operator: true}, Authorized: true}
-	tokens := map[string]string{}
-	for _, who := range append([]string{"warmup", "solo"}, clients(cfg.Clients)...) {
-		r := svc.AddAgent(ctx, operator, app.AgentSpec{Name: "bench-" + who})
-		if !r.OK() {
-			svc.Close()
-			v.Close()
-			return side{}, nil, fmt.Errorf("add agent: %s %s", r.Status, r.Message)
-		}
-		tokens[who] = r.Token
-	}
-	sctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	ready := make(chan string, 1)
-	// The per-agent rate limit (200 a second by default) would throttle a
-	// client that calls as fast as it can; the reference has none.
-	srv := server.New(svc, server.Options{Rate: 1e6, Burst: 1e6, Listening: func(a string) { ready <- a }})
-	go func() { done <- srv.Serve(sctx, "127.0.0.1:0", "", "") }()
-	stop := func() { cancel(); <-done; svc.Close(); v.Close() }
-	var addr string
-	select {
-	case addr = <-ready:
-	case err := <-done:
-		cancel()
+	addr, stopServer, err := serve(ctx, svc)
+	if err != nil {
 		svc.Close()
 		v.Close()
-		return side{}, nil, fmt.Errorf("serve: %w", err)
+		return side{}, nil, err
 	}
+	stop := func() { stopServer(); svc.Close(); v.Close() }
 	return side{
 		name: "engram",
 		command: func(who string) *exec.Cmd {
@@ -322,6 +362,63 @@ func startEngram(ctx context.Context, cfg Config, dir string) (side, func(), err
 	}, stop, nil
 }
 
+// serve serves svc on a loopback port until stop.
+func serve(ctx context.Context, svc *app.Service) (addr string, stop func(), err error) {
+	sctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	ready := make(chan string, 1)
+	// The per-agent rate limit (200 a second by default) would throttle a
+	// client that calls as fast as it can; the reference has none.
+	srv := server.New(svc, server.Options{Rate: 1e6, Burst: 1e6, Listening: func(a string) { ready <- a }})
+	go func() { done <- srv.Serve(sctx, "127.0.0.1:0", "", "") }()
+	select {
+	case addr = <-ready:
+		return addr, func() { cancel(); <-done }, nil
+	case err := <-done:
+		cancel()
+		return "", nil, fmt.Errorf("serve: %w", err)
+	}
+}
+
+// fillHTTP stores notes 0 to n-1 of who over Engram's HTTP API, eight
+// at a time.
+func fillHTTP(ctx context.Context, base, token, who string, n int) error {
+	const workers = 8
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers}}
+	defer hc.CloseIdleConnections()
+	errs := make(chan error, workers)
+	for w := range workers {
+		go func() {
+			for i := w; i < n; i += workers {
+				body, _ := json.Marshal(map[string]string{"content": note(who, i)})
+				req, err := http.NewRequestWithContext(ctx, "POST", base+"/v1/memories", bytes.NewReader(body))
+				if err != nil {
+					errs <- err
+					return
+				}
+				req.Header.Set("Authorization", "Bearer "+token)
+				resp, err := hc.Do(req)
+				if err != nil {
+					errs <- err
+					return
+				}
+				raw, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					errs <- fmt.Errorf("store note %d: %d %s", i, resp.StatusCode, raw)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	var all []error
+	for range workers {
+		all = append(all, <-errs)
+	}
+	return errors.Join(all...)
+}
+
 func clients(n int) []string {
 	var out []string
 	for c := range n {
@@ -359,6 +456,14 @@ func reference(npx, path string) side {
 		search: func(ctx context.Context, cs *mcp.ClientSession, who string, i int) error {
 			_, err := call(ctx, cs, "search_nodes", map[string]any{"query": query(who, i)})
 			return err
+		},
+		fill: func(_ context.Context, who string, n int) error {
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			for i := range n {
+				enc.Encode(map[string]any{"type": "entity", "name": fmt.Sprintf("%s-note-%d", who, i), "entityType": "note", "observations": []string{note(who, i)}})
+			}
+			return os.WriteFile(path, b.Bytes(), 0o600)
 		},
 		kept: func(_ context.Context, keys []string) (int, int, error) {
 			f, err := os.Open(path)
