@@ -568,7 +568,14 @@ func (s *Service) List(ctx context.Context, req Request, in ListInput) ListRespo
 		}
 	}
 	slices.SortFunc(out, func(a, b Memory) int { return b.Created.Compare(a.Created) })
-	if err := s.v.Audit(vault.AuditEntry{Action: vault.ActionList, Agent: req.Caller.Name(), Session: req.Caller.Session, Field: in.Field, Result: vault.ResultOK, Count: len(out)}); err != nil {
+	e := vault.AuditEntry{Action: vault.ActionList, Agent: req.Caller.Name(), Session: req.Caller.Session, Field: in.Field, Result: vault.ResultOK, Count: len(out)}
+	if slices.ContainsFunc(out, func(m Memory) bool { return m.Sensitive() }) {
+		// A listing that shows sensitive memories is an L3 access: its
+		// entry names the partition, is kept as long, and is committed
+		// before the answer (vault.Audit commits other reads later).
+		e.Partition = vault.Sensitive
+	}
+	if err := s.v.Audit(e); err != nil {
 		return ListResponse{Response: s.fail("list", err)}
 	}
 	return ListResponse{Response: Response{Status: StatusOK}, Memories: out, Hidden: hidden, Damaged: damaged}
