@@ -149,10 +149,10 @@ func tomlInstall(src []byte, name string, e Entry) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	b.Write(src)
+	if len(src) > 0 && !bytes.HasSuffix(src, []byte("\n")) {
+		b.WriteByte('\n')
+	}
 	if len(bytes.TrimSpace(src)) > 0 {
-		if !bytes.HasSuffix(src, []byte("\n")) {
-			b.WriteByte('\n')
-		}
 		b.WriteByte('\n')
 	}
 	b.WriteString(strings.Join(want, "\n") + "\n")
