@@ -155,3 +155,32 @@ func embedOne(t *testing.T, e Embedder, text string) []float32 {
 	}
 	return v[0]
 }
+
+// BenchmarkLoadBuiltin is the model's share of start-up: read, check the
+// pinned hashes, parse and pack, against BenchmarkLoadUSE without the
+// check (go test -bench 'LoadBuiltin|LoadUSE'; with -tags
+// engram_model and ENGRAM_MODEL_DIR unset for the embedded copy).
+func BenchmarkLoadBuiltin(b *testing.B) {
+	dir := ""
+	if !HasEmbedded() {
+		dir = testModelDir(b)
+	}
+	for b.Loop() {
+		if _, _, err := LoadBuiltin(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkVerifyBuiltin is what engram doctor spends on the model.
+func BenchmarkVerifyBuiltin(b *testing.B) {
+	dir := ""
+	if !HasEmbedded() {
+		dir = testModelDir(b)
+	}
+	for b.Loop() {
+		if _, err := VerifyBuiltin(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
