@@ -272,7 +272,7 @@ func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, R
 	if joined, earlier, found := s.splitOrder(req, m.Content, guard.Input{Source: string(m.Source.Type), Field: string(m.Field)}); found {
 		a.res.Verdict, a.res.Risk, a.res.Threat = guard.Suspicious, max(a.res.Risk, joined.Risk), max(a.res.Threat, joined.Threat)
 		a.res.Reasons = append(a.res.Reasons, joined.Reasons...)
-		a.queueReason = fmt.Sprintf("read together with the entry before it (%s), it looks like a planted instruction (%s)", earlier.id, strings.Join(joined.Reasons, "; "))
+		a.queueReason = fmt.Sprintf("read together with an entry before it (%s), it looks like a planted instruction (%s)", earlier.id, strings.Join(joined.Reasons, "; "))
 		a.joined, a.sealQueue = joinWrites(earlier.content, m.Content), true
 		res.Text = ""
 		return im.queue(a, res)
@@ -307,7 +307,7 @@ func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, R
 	res.Outcome = ImportStored
 	if im.o.DryRun {
 		im.seen[key] = res.Where
-		s.remember(req, "("+res.Where+")", m.Content)
+		s.remember(req, strings.TrimPrefix(res.Where, "imported from "), m.Content)
 		return res, ok
 	}
 	var facts []vault.AuditEntry
