@@ -51,6 +51,9 @@ func (u *UI) shortcuts() {
 type shortcutEntry struct {
 	widget.Entry
 	u *UI
+	// onEscape, if set, runs on Escape: the dialog holding the entry
+	// closes, as if cancelled.
+	onEscape func()
 }
 
 func newShortcutEntry(u *UI) *shortcutEntry {
@@ -69,4 +72,13 @@ func (e *shortcutEntry) TypedShortcut(s fyne.Shortcut) {
 		}
 	}
 	e.Entry.TypedShortcut(s)
+}
+
+// TypedKey runs onEscape on Escape; other keys go to the entry.
+func (e *shortcutEntry) TypedKey(ev *fyne.KeyEvent) {
+	if ev.Name == fyne.KeyEscape && e.onEscape != nil {
+		e.onEscape()
+		return
+	}
+	e.Entry.TypedKey(ev)
 }

@@ -488,6 +488,7 @@ func (s *memoriesScreen) add() {
 		})
 	}, s.u.win)
 	tags.OnSubmitted = func(string) { dlg.Submit() }
+	text.onEscape = dlg.Hide
 	dlg.Resize(fyne.NewSize(620, 360))
 	dlg.Show()
 	s.u.win.Canvas().Focus(text)

@@ -57,6 +57,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 			widget.NewFormItem("", s.screenLock),
 			widget.NewFormItem("Personal data in agent writes", s.pii),
 			widget.NewFormItem("Secrets", s.failOnSecret),
+			widget.NewFormItem("Passphrase", container.NewHBox(widget.NewButtonWithIcon("Change passphrase…", theme.AccountIcon(), u.changePassphrase))),
 		),
 		group("Agents",
 			widget.NewFormItem("Contradicting writes: who wins", s.conflicts),
