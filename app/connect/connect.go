@@ -45,11 +45,37 @@ type jsonEntryValue struct {
 // Edit returns the client file src with Engram's entry set to e. It changes
 // nothing (returns src itself) when the entry already means e.
 func (c Client) Edit(src []byte, e Entry) ([]byte, error) {
+	lf, crlf := toLF(src)
+	var out []byte
+	var err error
 	if c.Format == TOML {
-		return tomlInstall(src, c.Container+"."+ServerName, e)
+		out, err = tomlInstall(lf, c.Container+"."+ServerName, e)
+	} else {
+		v := jsonEntryValue{Type: c.Type, Command: e.Command, Args: e.Args, Env: e.Env}
+		out, err = jsonInstall(lf, c.Container, ServerName, v)
 	}
-	v := jsonEntryValue{Type: c.Type, Command: e.Command, Args: e.Args, Env: e.Env}
-	return jsonInstall(src, c.Container, ServerName, v)
+	if err != nil || bytes.Equal(out, lf) {
+		return src, err
+	}
+	return fromLF(out, crlf), nil
+}
+
+// toLF turns a file whose every line ends in CRLF (Windows) into LF lines
+// for editing; fromLF turns the result back. Files with LF or mixed line
+// ends are edited as they are.
+func toLF(src []byte) ([]byte, bool) {
+	n := bytes.Count(src, []byte("\n"))
+	if n == 0 || bytes.Count(src, []byte("\r\n")) != n {
+		return src, false
+	}
+	return bytes.ReplaceAll(src, []byte("\r\n"), []byte("\n")), true
+}
+
+func fromLF(src []byte, crlf bool) []byte {
+	if !crlf {
+		return src
+	}
+	return bytes.ReplaceAll(src, []byte("\n"), []byte("\r\n"))
 }
 
 // Strip returns the client file src without Engram's entry, and whether
@@ -57,10 +83,19 @@ func (c Client) Edit(src []byte, e Entry) ([]byte, error) {
 // Edit changed, Strip gives back the file before it, except that a servers
 // object or table left empty goes (one that was empty before Edit too).
 func (c Client) Strip(src []byte) ([]byte, bool, error) {
+	lf, crlf := toLF(src)
+	var out []byte
+	var had bool
+	var err error
 	if c.Format == TOML {
-		return tomlRemove(src, c.Container+"."+ServerName)
+		out, had, err = tomlRemove(lf, c.Container+"."+ServerName)
+	} else {
+		out, had, err = jsonRemove(lf, c.Container, ServerName)
 	}
-	return jsonRemove(src, c.Container, ServerName)
+	if err != nil || !had {
+		return src, had, err
+	}
+	return fromLF(out, crlf), true, nil
 }
 
 // Status is what a client's file says about Engram.

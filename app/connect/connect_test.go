@@ -556,3 +556,28 @@ func TestOSKeyring(t *testing.T) {
 		t.Errorf("Load after Delete = %v", err)
 	}
 }
+
+// TestCRLF: a Windows file with CRLF line ends keeps them, Engram's lines
+// included, and comes back byte for byte.
+func TestCRLF(t *testing.T) {
+	for _, c := range connect.Clients {
+		input, err := os.ReadFile(filepath.Join("testdata", c.ID, "existing.input"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		crlf := bytes.ReplaceAll(input, []byte("\n"), []byte("\r\n"))
+		out, err := c.Edit(crlf, connect.NewEntry(engramBin, c.ID, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := bytes.Count(out, []byte("\n")); n == 0 || bytes.Count(out, []byte("\r\n")) != n {
+			t.Errorf("%s: a line without CR:\n%q", c.ID, out)
+		}
+		if again, _ := c.Edit(out, connect.NewEntry(engramBin, c.ID, nil)); !bytes.Equal(again, out) {
+			t.Errorf("%s: second Edit changed a CRLF file", c.ID)
+		}
+		if back, _, _ := c.Strip(out); !bytes.Equal(back, crlf) {
+			t.Errorf("%s: Strip = %q, want the original", c.ID, back)
+		}
+	}
+}

@@ -137,8 +137,9 @@ func Connect(reg Registry, tk Tokens, req Request) (Result, error) {
 		}
 		name = fmt.Sprintf("%s-%d", base, i)
 	}
-	res.Plan, err = req.Client.PlanInstall(req.Env, NewEntry(req.Command, name, req.ExtraEnv))
-	if err != nil {
+	entry := NewEntry(req.Command, name, req.ExtraEnv)
+	replan := func() (Plan, error) { return req.Client.PlanInstall(req.Env, entry) }
+	if res.Plan, err = replan(); err != nil {
 		return res, err
 	}
 
@@ -178,7 +179,23 @@ func Connect(reg Registry, tk Tokens, req Request) (Result, error) {
 			return res, fmt.Errorf("keep the agent's token: %w", err)
 		}
 	}
-	return res, res.Plan.Apply()
+	res.Plan, err = applyRetrying(res.Plan, replan)
+	return res, err
+}
+
+// applyRetrying applies plan; when the client rewrote its file meanwhile
+// (Claude Code rewrites ~/.claude.json as it runs), it plans again on the
+// new content, up to three times in all.
+func applyRetrying(plan Plan, replan func() (Plan, error)) (Plan, error) {
+	for i := 1; ; i++ {
+		err := plan.Apply()
+		if !errors.Is(err, ErrChanged) || i == 3 {
+			return plan, err
+		}
+		if plan, err = replan(); err != nil {
+			return plan, err
+		}
+	}
 }
 
 func defaults(spec app.AgentSpec, name string) app.Agent {
@@ -204,7 +221,9 @@ func Disconnect(reg Registry, tk Tokens, req Request) (Result, error) {
 	if name == "" {
 		name = req.Client.ID
 	}
-	plan, err := req.Client.PlanRemove(req.Env, NewEntry(req.Command, name, req.ExtraEnv))
+	entry := NewEntry(req.Command, name, req.ExtraEnv)
+	replan := func() (Plan, error) { return req.Client.PlanRemove(req.Env, entry) }
+	plan, err := replan()
 	if err != nil {
 		return res, err
 	}
@@ -224,7 +243,7 @@ func Disconnect(reg Registry, tk Tokens, req Request) (Result, error) {
 		res.Revoked = active
 		return res, nil
 	}
-	if err := plan.Apply(); err != nil {
+	if res.Plan, err = applyRetrying(plan, replan); err != nil {
 		return res, err
 	}
 	if active {
