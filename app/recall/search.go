@@ -154,6 +154,12 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	out := make([]Hit, 0, len(hits))
 	below := 0
+	if q.Floor && !e.answers(hits, mode) {
+		// No memory matches the query well enough for any to be an
+		// answer: a query about what Engram never heard of returns
+		// nothing rather than the nearest unrelated memories.
+		below, hits = len(hits), nil
+	}
 	span, timed := when(q.Text, q.Now)
 	timed = timed && e.cfg.TimeBoost > 0
 	for _, h := range hits {
@@ -173,12 +179,33 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	return res, nil
 }
 
+// answers reports whether any of hits clears the gate of mode's floor
+// (Floor.Gate): whether the query is answered at all.
+func (e *Engine) answers(hits map[uint32]*Hit, mode Mode) bool {
+	f, ok := e.cfg.Floors[mode]
+	if !ok || f.Gate == nil || len(hits) == 0 {
+		return true
+	}
+	for _, h := range hits {
+		if clears(h, mode, *f.Gate) {
+			return true
+		}
+	}
+	return false
+}
+
 // passes reports whether h clears the relevance floor of mode (see Floor).
 func (e *Engine) passes(h *Hit, mode Mode) bool {
 	f, ok := e.cfg.Floors[mode]
-	if !ok || f == (Floor{}) {
+	if !ok || (f.Keyword == 0 && f.Vector == 0) {
 		return true
 	}
+	return clears(h, mode, f)
+}
+
+// clears reports whether h matches at least f's keyword share or vector
+// similarity, as mode reads them (see Floor).
+func clears(h *Hit, mode Mode, f Floor) bool {
 	kw := h.KeywordShare > 0 && h.KeywordShare >= f.Keyword
 	vec := !math.IsNaN(h.Similarity) && h.Similarity >= f.Vector
 	switch {
