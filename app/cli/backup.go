@@ -17,7 +17,9 @@ func (c *cmd) export(args []string) error {
 	if hasFlag(args, "format") {
 		return c.exportReadable(args)
 	}
-	file, err := c.backupArgs("export", args)
+	file, err := c.backupArgsWith("export", args, func(fs *flag.FlagSet) {
+		fs.String("format", "", "markdown or jsonl: write a readable copy instead of a backup ('engram export --format F --help' lists its flags)")
+	})
 	if err != nil {
 		return err
 	}
@@ -42,6 +44,7 @@ func (c *cmd) importBackup(args []string) error {
 	var includeForgotten *bool
 	file, err := c.backupArgsWith("import", args, func(fs *flag.FlagSet) {
 		includeForgotten = fs.Bool("include-forgotten", false, "import memories this vault deleted or forgot too")
+		fs.String("from", "", "read another tool's memory or rules file instead of a backup: "+formatNames()+" ('engram import --from F --help' lists its flags)")
 	})
 	if err != nil {
 		return err
@@ -75,13 +78,9 @@ func (c *cmd) importBackup(args []string) error {
 	return nil
 }
 
-// backupArgs parses `export|import FILE`, then opens and unlocks the vault:
-// a backup holds every partition.
-func (c *cmd) backupArgs(name string, args []string) (string, error) {
-	return c.backupArgsWith(name, args, nil)
-}
-
-// backupArgsWith is backupArgs with more flags, defined by more.
+// backupArgsWith parses `export|import FILE` with the flags more
+// defines, then opens and unlocks the vault: a backup holds every
+// partition.
 func (c *cmd) backupArgsWith(name string, args []string, more func(*flag.FlagSet)) (string, error) {
 	fs := newFlags(name)
 	passFile := fs.String("passphrase-file", "", "read the vault passphrase from this file")
