@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/engram-app/engram/vault"
@@ -63,6 +64,36 @@ func (s *Service) livePairings() ([]vault.Agent, error) {
 	return live, nil
 }
 
+// A pending agent's Note says which process asked (see Peer), when the
+// OS tells; a denied one is revoked with DeniedNote, so that it is never
+// taken for an agent the user once trusted.
+const (
+	askedBy    = "asked by "
+	DeniedNote = "the user denied its pairing request"
+)
+
+// AskedBy is the process that sent a pending agent's pairing request, as
+// the OS told it, or "" when it did not.
+func AskedBy(a Agent) string {
+	if a.Status != vault.AgentPending {
+		return ""
+	}
+	s, _ := strings.CutPrefix(a.Note, askedBy)
+	if s == a.Note {
+		return ""
+	}
+	return s
+}
+
+// StatusText is how an agent's status is shown: "denied" for a pairing
+// request the user denied, else the status.
+func StatusText(a Agent) string {
+	if a.Status == vault.AgentRevoked && a.Note == DeniedNote {
+		return "denied"
+	}
+	return string(a.Status)
+}
+
 // PendingPairings returns the pairing requests waiting for the user (at
 // most MaxPendingPairings, none expired), for the app's one pop-up with a
 // count. Operator only.
@@ -116,7 +147,12 @@ func (s *Service) RequestPairing(ctx context.Context, name string) PairResponse 
 	}
 	a := vault.Agent{Name: name, Status: vault.AgentPending, PairHash: hash, Fields: DefaultAgentFields,
 		Read: []Partition{vault.Public, vault.Internal}, Trust: vault.TrustStandard, Created: s.now().UTC()}
-	e := vault.AuditEntry{Action: vault.ActionAgent, Agent: name, Result: vault.ResultOK, Reason: "pairing requested by " + name}
+	reason := "pairing requested by " + name
+	if p, ok := peerOf(ctx); ok && p.String() != "" {
+		a.Note = askedBy + p.String()
+		reason += ", " + p.String()
+	}
+	e := vault.AuditEntry{Action: vault.ActionAgent, Agent: name, Result: vault.ResultOK, Reason: reason}
 	defer s.agents.drop()
 	if err := s.v.PutAgent(a, e); err != nil {
 		return PairResponse{Response: s.fail("pair", err)}
@@ -139,9 +175,10 @@ func (s *Service) DecidePairing(ctx context.Context, req Request, name string, a
 			return "", errors.New("this pairing request expired; the agent must ask again")
 		}
 		if !approve {
-			a.Status, a.PairHash = vault.AgentRevoked, ""
+			a.Status, a.PairHash, a.Note = vault.AgentRevoked, "", DeniedNote
 			return "", nil
 		}
+		a.Note = ""
 		t, hash, err := newToken()
 		if err != nil {
 			return "", err

@@ -2,6 +2,11 @@ package app_test
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,5 +80,46 @@ func TestPairingRequestsAreBoundedAndExpire(t *testing.T) {
 		if a.Status == vault.AgentPending {
 			t.Errorf("pending agent %s kept in the vault across a restart past its expiry", a.Name)
 		}
+	}
+}
+
+// TestPairingSaysWhoAsksAndDenied: a pairing request over a loopback
+// connection names the process that sent it (here this test's); a denied
+// request is shown as denied, not revoked, and polls are refused.
+func TestPairingSaysWhoAsksAndDenied(t *testing.T) {
+	v, clock := vaulttest.New(t)
+	s, err := app.New(v, app.Options{Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var secret string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		secret = s.RequestPairing(r.Context(), r.URL.Query().Get("name")).Secret
+	}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/?name=asker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	p := s.PendingPairings(ctx, operator)
+	if len(p.Agents) != 1 {
+		t.Fatalf("pending = %+v", p)
+	}
+	asked := app.AskedBy(p.Agents[0])
+	if runtime.GOOS == "linux" && !strings.Contains(asked, fmt.Sprintf("process %d, ", os.Getpid())) {
+		t.Errorf("AskedBy = %q, want this process (%d)", asked, os.Getpid())
+	}
+	if r := s.DecidePairing(ctx, operator, "asker", false); !r.OK() {
+		t.Fatalf("deny: %+v", r.Response)
+	}
+	for _, a := range s.Agents(ctx, operator).Agents {
+		if a.Name == "asker" && app.StatusText(a) != "denied" {
+			t.Errorf("a denied request is shown as %q, want denied", app.StatusText(a))
+		}
+	}
+	if r := s.PollPairing(ctx, "asker", secret); r.Status != app.StatusUnauthorized {
+		t.Errorf("poll after deny = %+v, want unauthorized", r.Response)
 	}
 }

@@ -37,7 +37,7 @@ func newAgentsScreen(u *UI) *agentsScreen {
 		func(a app.Agent, o fyne.CanvasObject) {
 			c := o.(*fyne.Container)
 			st := c.Objects[1].(*widget.Label)
-			st.SetText(string(a.Status))
+			st.SetText(app.StatusText(a))
 			st.Importance = statusImportance(a.Status)
 			st.Refresh()
 			c.Objects[0].(*widget.Label).SetText(fmt.Sprintf("%s · last seen %s", a.Name, when(a.LastSeen)))
@@ -122,7 +122,7 @@ func (s *agentsScreen) refresh() {
 
 func (s *agentsScreen) show(a app.Agent) {
 	grants := widget.NewForm(
-		widget.NewFormItem("Status", widget.NewLabel(string(a.Status))),
+		widget.NewFormItem("Status", widget.NewLabel(app.StatusText(a))),
 		widget.NewFormItem("Writes", wrapped(joinAny(a.Fields))),
 		widget.NewFormItem("Reads", wrapped(joinAny(a.Read))),
 		widget.NewFormItem("Group / product", widget.NewLabel(orDash(a.Group)+" / "+orDash(a.Product))),
@@ -130,6 +130,9 @@ func (s *agentsScreen) show(a app.Agent) {
 		widget.NewFormItem("Added", widget.NewLabel(when(a.Created))),
 		widget.NewFormItem("Last seen", widget.NewLabel(when(a.LastSeen))),
 	)
+	if a.Status == app.AgentPending {
+		grants.Append("Asked by", wrapped(askedByText(a)))
+	}
 	var buttons []fyne.CanvasObject
 	switch a.Status {
 	case app.AgentPending:
@@ -233,7 +236,7 @@ func (s *agentsScreen) grantsDialog(a app.Agent, pairing bool, waiting int) {
 	}
 	who := wrapped(fmt.Sprintf("A program on this computer asked at %s to pair under the name %q. The name is what the program says about itself: Engram cannot check it. Approve only if you have just set up this agent.", when(a.Created), a.Name))
 	who.Importance = widget.WarningImportance
-	d := dialog.NewCustomWithoutButtons(title, container.NewVBox(who, widget.NewForm(items...)), s.u.win)
+	d := dialog.NewCustomWithoutButtons(title, container.NewVBox(who, wrapped(askedByText(a)), widget.NewForm(items...)), s.u.win)
 	answer := func(approve bool) func() {
 		return func() {
 			if _, asking := s.open[a.Name]; !asking {
@@ -259,6 +262,16 @@ func (s *agentsScreen) grantsDialog(a app.Agent, pairing bool, waiting int) {
 	s.open[a.Name] = d
 	d.Show()
 	s.u.win.Canvas().Focus(later)
+}
+
+// askedByText says which process sent a pairing request, as the
+// operating system reports the connection's owner (unlike the name, not
+// the program's own claim), or that it did not say.
+func askedByText(a app.Agent) string {
+	if p := app.AskedBy(a); p != "" {
+		return "Sent by " + p + ", as the operating system reports the connection's owner."
+	}
+	return "The operating system did not say which process sent it."
 }
 
 func strs[T ~string](vals []T) []string {

@@ -1289,4 +1289,13 @@ func TestPairingOnePopUpAtATime(t *testing.T) {
 	if pending != 2 {
 		t.Fatalf("after Deny %d requests are pending, want 2", pending)
 	}
+	if top := c.Overlays().Top(); top == nil || !hasLabel(top, "did not say which process") {
+		t.Fatal("the pop-up does not say who asked (here: that the OS did not say)")
+	}
+	c.Overlays().Top().Hide()
+	u.tabs.SelectIndex(2)
+	u.win.Resize(fyne.NewSize(1100, 720))
+	if !slices.ContainsFunc(textsOf(u.agents.list), func(s string) bool { return s == "denied" }) {
+		t.Fatalf("the denied request is not listed as denied: %q", textsOf(u.agents.list))
+	}
 }
