@@ -204,6 +204,9 @@ func providerRuleList() []secretRule {
 		// Azure DevOps personal access tokens issued since 2024: 84 letters
 		// and digits with the fixed signature "AZDO" at offsets 76 to 79.
 		rule("azure-devops-pat", api, d, `\b[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}\b`, 0, "azdo").with(func(v string) bool { return notPlaceholder(v) && !sampleValue(v) }),
+		// Vault batch tokens in the legacy form: "b." and the base64 of a
+		// serialised token, which always begins "AAAAAQ".
+		rule("vault-batch-legacy", api, d, `\bb\.AAAAAQ[A-Za-z0-9_\-]{80,}`, 0, "b.aaaaaq"),
 		rule("vault-unseal", api, d, `(?i)\bunseal(?:\s+key(?:\s+\d+)?\s*:|)\s+([A-Za-z0-9+/]{43,44}=?)`, 1, "unseal"),
 	}
 }
@@ -283,6 +286,10 @@ func probableRuleList() []secretRule {
 		rule("twitter", SecretAPIKey, p, `(?i)twitter[A-Za-z0-9_\-]*["']?\s*[:=]\s*["']([A-Za-z0-9]{18,25})["']`, 1, "twitter").with(func(v string) bool { return randomLooking(v) && !identifierLike(v) }),
 		// Jenkins: the CSRF crumb header, and the generated first-run admin
 		// password printed by the setup wizard.
+		// OAuth 1 clients built from literal credentials, as Python's
+		// twitter package takes them: OAuth(token, token_secret,
+		// consumer_key, consumer_secret).
+		rule("oauth1-call", SecretAPIKey, p, `\bOAuth1?\(\s*['"]([A-Za-z0-9\-]{20,})['"]\s*,\s*['"][A-Za-z0-9]{20,}['"]`, 1, "oauth(", "oauth1(").with(randomLooking),
 		rule("jenkins-crumb", SecretAPIKey, p, `(?i)\bJenkins-Crumb\s*[:=]\s*([0-9a-f]{32,64})\b`, 1, "jenkins-crumb"),
 		rule("jenkins-setup", SecretPassword, p, `(?i)password to proceed to installation:\s*([0-9a-f]{32})\b`, 1, "proceed to installation"),
 		rule("quoted-pair", SecretAPIKey, p, `(?i)(?:^|["'\s(])[A-Za-z0-9_.\-]{0,40}(?:pass|pwd|secret|token|key|login|auth|credential)[A-Za-z0-9_.\-]{0,40}["']\s*,\s*["']\\?"?([A-Za-z0-9_\-+/=.~]{16,})`, 1, "pass", "pwd", "secret", "token", "key", "login", "auth", "credential").with(randomLooking).needs(quoteCommaQuote),

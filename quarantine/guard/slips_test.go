@@ -17,6 +17,8 @@ func TestSecretsAndPersonalDataThatSlipped(t *testing.T) {
 		{"set DJANGO_SECRET_KEY to 9x!kq2@v#m4p8z$w1r7t0b3n6c5", "9x!kq2@v#m4p8z$w1r7t0b3n6c5"},
 		{"the cache is at redis://:S3cretPassw0rd@cache.internal:6379/0", "S3cretPassw0rd"},
 		{"aws key in base64: QUtJQVE3Ulo1WEsyTTROOFAzV1Q=", "QUtJQVE3Ulo1WEsyTTROOFAzV1Q="},
+		{"VAULT_TOKEN=b.AAAAAQKx9mQ2vN7rT4yW8pZ3cL6hF1jD5sG0aE9uB2nM7kR4tY8wQ3zX6cV1bN5mL0pK9jH2gF7dS4aW8eR3tY6uI1oP5lK0jH9gF2dS", "b.AAAAAQKx9mQ2vN7rT4yW8pZ3"},
+		{"api = twitter.Twitter(auth=OAuth('9183726450-Xk2mQ7vN4rT8yW1pZ6cL3hF', 'tR5yU8iO2pA6sD9fG3hJ7kL1zX4cV0bN', ck, cs))", "9183726450-Xk2mQ7vN4rT8yW1pZ6cL3hF"},
 	}
 	for _, s := range secrets {
 		res := g.Check(Input{Text: s.text})
