@@ -15,7 +15,7 @@ import (
 // The memories list's columns: fixed widths, the memory's text takes the
 // rest. The header's buttons sort by their column.
 var (
-	memColumns = columnsLayout{104, 96, 64, 96}
+	memColumns = columnsLayout{92, 88, 56, 92}
 	memHeaders = []struct {
 		name string
 		key  sortKey
@@ -133,8 +133,8 @@ func (s *memoriesScreen) showOrder() {
 }
 
 // maskedPreview stands in for a sensitive memory's text in a list row:
-// the detail shows it on request.
-const maskedPreview = "●●●●●●●● sensitive: select it and press Show"
+// the detail shows it when the user presses Show.
+const maskedPreview = "●●●●●●●● (sensitive)"
 
 // highlight splits text into segments, the words that match a word of
 // the query in bold. A word matches when it shares with a query word at

@@ -194,6 +194,28 @@ func TestDesktopEndToEnd(t *testing.T) {
 		x.shot(tab.name)
 	}
 
+	// Settings: the passphrase change dialog (Escape closes it).
+	x.click(changePassphrase)
+	time.Sleep(600 * time.Millisecond)
+	x.shot("14a-settings-change-passphrase")
+	x.do("key", "Escape")
+	time.Sleep(300 * time.Millisecond)
+
+	// Memories: a search marks the words it matched; a header sorts.
+	x.click(tabMemories)
+	time.Sleep(400 * time.Millisecond)
+	x.do("key", "ctrl+f")
+	x.do("type", "--delay", "5", "release checklist")
+	time.Sleep(1500 * time.Millisecond) // the debounce and the search
+	x.shot("10a-memories-search-marked")
+	x.do("key", "ctrl+a", "BackSpace")
+	time.Sleep(1500 * time.Millisecond)
+	x.click(memoryHeader)
+	time.Sleep(500 * time.Millisecond)
+	x.shot("10b-memories-sorted-by-text")
+	x.click(memoryHeader) // reversed
+	x.click(memoryHeader) // back to newest first
+
 	// Add an agent: its token is shown once, in full; Copy says so.
 	x.click(tabAgents)
 	time.Sleep(400 * time.Millisecond)
@@ -286,17 +308,19 @@ func TestDesktopEndToEnd(t *testing.T) {
 type point struct{ x, y int }
 
 var (
-	tabMemories     = point{70, 61}
-	tabQuarantine   = point{190, 61}
-	tabAgents       = point{298, 61}
-	tabAudit        = point{388, 61}
-	tabSettings     = point{493, 61}
-	firstQueueRow   = point{270, 183}
-	firstMemoryRow  = point{400, 180}
-	approveButton   = point{874, 220}
-	addAgentButton  = point{60, 101}
-	copyTokenButton = point{880, 365}
-	lockButton      = point{40, 21}
+	tabMemories      = point{70, 61}
+	tabQuarantine    = point{190, 61}
+	tabAgents        = point{298, 61}
+	tabAudit         = point{388, 61}
+	tabSettings      = point{493, 61}
+	firstQueueRow    = point{270, 183}
+	firstMemoryRow   = point{400, 220}
+	memoryHeader     = point{390, 181} // the Memory column's header: sorts by text
+	changePassphrase = point{348, 297}
+	approveButton    = point{874, 220}
+	addAgentButton   = point{60, 101}
+	copyTokenButton  = point{880, 365}
+	lockButton       = point{40, 21}
 	// trayIcon is Engram's icon in the panel's tray, in screen
 	// coordinates (the panel is along the top of the screen).
 	trayIcon = point{1155, 13}
