@@ -93,7 +93,13 @@ type ImportEntriesResponse struct {
 	Results []ImportResult `json:"results"`
 	// Counts by outcome; Redacted and Sensitive count the entries that had
 	// a secret redacted or went to the sensitive partition.
-	Stored, Merged, Queued, Refused, Skipped, Redacted, Sensitive int
+	Stored    int `json:"stored"`
+	Merged    int `json:"merged"`
+	Queued    int `json:"queued"`
+	Refused   int `json:"refused"`
+	Skipped   int `json:"skipped"`
+	Redacted  int `json:"redacted"`
+	Sensitive int `json:"sensitive"`
 }
 
 // ImportEntries writes entries read from other tools' files (see

@@ -71,9 +71,17 @@ func (c *cmd) importFrom(args []string) error {
 		if r.Results == nil {
 			r.Results = []app.ImportResult{}
 		}
+		if skips == nil {
+			skips = []importer.Skip{}
+		}
 		enc := json.NewEncoder(c.out)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(r); err != nil {
+		out := struct {
+			app.ImportEntriesResponse
+			FileSkips []importer.Skip `json:"file_skips"`
+			DryRun    bool            `json:"dry_run"`
+		}{r, skips, *dry}
+		if err := enc.Encode(out); err != nil {
 			return err
 		}
 		return fromResponse(r.Response)

@@ -60,9 +60,9 @@ func (e Entry) Where() string {
 
 // Skip is a part of a file that is not imported, and why.
 type Skip struct {
-	File string
-	Line int
-	Why  string
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Why  string `json:"why"`
 }
 
 // Parse reads one file of the format. It returns every entry, what it
