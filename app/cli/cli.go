@@ -399,8 +399,10 @@ Usage:
   engram doctor [--salvage FILE]                     # check; with --salvage, recover a damaged file into a backup
   engram passphrase change
   engram lock
-  engram export FILE
+  engram export FILE                                 # an encrypted backup
+  engram export --format markdown|jsonl [--include-sensitive] FILE   # a readable copy
   engram import FILE
+  engram import --from FORMAT [--dry-run] PATH       # another tool's memories or rules (--help lists the formats)
   engram guard [--source TYPE] [--jsonl] < texts.jsonl      # screen texts; no vault needed
   engram quarantine list|show|approve [--edit TEXT]|reject|discard [ID]
   engram agent add NAME [--fields F,F] [--read P,P] [--product P] [--group G]   # prints the token last
