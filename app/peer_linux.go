@@ -55,7 +55,11 @@ func lookupPeer(server, client netip.AddrPort) (Peer, bool) {
 		if pid > 0 {
 			p.Exe, _ = os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "exe"))
 			if b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline")); err == nil {
-				p.Command = oneLine(strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " ")), 160)
+				args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+				if args[0] == p.Exe {
+					args[0] = filepath.Base(args[0]) // the path is shown already
+				}
+				p.Command = oneLine(strings.Join(args, " "), 160)
 			}
 		}
 		peers = append(peers, p)

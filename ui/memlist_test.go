@@ -107,3 +107,19 @@ func TestListSortNext(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusLineShowsAllOnClick: a long status message stays on one line
+// and a click shows it whole.
+func TestStatusLineShowsAllOnClick(t *testing.T) {
+	u, _ := openUI(t)
+	long := strings.Repeat("a rejected write said many things; ", 12)
+	u.setStatus(long)
+	if u.status.Truncation != fyne.TextTruncateEllipsis || u.status.Wrapping != fyne.TextWrapOff {
+		t.Fatal("the status line wraps: it would push the tabs down")
+	}
+	test.Tap(u.status)
+	top := u.win.Canvas().Overlays().Top()
+	if top == nil || !hasLabel(top, long) {
+		t.Fatal("a click on the status line does not show the whole message")
+	}
+}

@@ -353,7 +353,7 @@ func (s *memoriesScreen) load(h *host.Host, query string, f app.RecallFilters, t
 			break
 		}
 	}
-	note := fmt.Sprintf("%d memories", len(rows))
+	note := count(len(rows), "memory", "memories")
 	if l.Hidden > 0 {
 		note += fmt.Sprintf(" · %d sensitive hidden while locked", l.Hidden)
 	}
@@ -374,6 +374,14 @@ func matches(f app.RecallFilters, m *app.Memory) bool {
 		in(slices.Contains(f.Fields, m.Field), len(f.Fields)) &&
 		in(len(f.Tags) > 0 && slices.ContainsFunc(m.Tags, func(t string) bool { return slices.Contains(f.Tags, t) }), len(f.Tags)) &&
 		(f.After.IsZero() || !m.Created.Before(f.After))
+}
+
+// count says n things: "1 memory", "3 memories".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // day is when t was, as a list cell: the time today, else the date.
@@ -426,8 +434,10 @@ func filtersLabel(n int) string {
 func (s *memoriesScreen) showEmpty(empty bool) {
 	if !empty {
 		s.empty.Hide()
+		s.headers.Show()
 		return
 	}
+	s.headers.Hide() // no columns to head
 	addr := "the address in the status line"
 	if a, err := s.u.h.ServerStatus(); err == nil && a != "" {
 		addr = "http://" + a + "/mcp"

@@ -202,7 +202,7 @@ func (u *UI) exportWith(pass []byte) {
 			u.setStatus("Backup failed: " + err.Error())
 			return
 		}
-		msg := fmt.Sprintf("%d memories saved to %s", n, path)
+		msg := fmt.Sprintf("%s saved to %s", count(n, "memory", "memories"), path)
 		u.notify("Engram backup saved", msg)
 		u.setStatus("Backup: " + msg)
 	})

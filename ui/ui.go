@@ -51,7 +51,7 @@ type UI struct {
 	started bool
 	// status is the main window's status line; baseStatus what it says
 	// when no message is shown (where agents connect).
-	status     *widget.Label
+	status     *statusLine
 	baseStatus string
 
 	tabs       *container.AppTabs
@@ -107,10 +107,10 @@ func New(fa fyne.App, cfg host.Config) *UI {
 	}
 	u := &UI{
 		fa: fa, cfg: cfg, now: cfg.Now,
-		status:       widget.NewLabel(""),
 		shownPairing: map[string]bool{},
 		shownHeld:    map[string]bool{},
 	}
+	u.status = newStatusLine(u)
 	u.notify = func(title, body string) { fa.SendNotification(fyne.NewNotification(title, body)) }
 	u.after = func(d time.Duration, fn func()) { time.AfterFunc(d, func() { fyne.Do(fn) }) }
 	u.win = fa.NewWindow("Engram")
@@ -230,9 +230,7 @@ func (u *UI) showMain() {
 
 // banner shows the lock button and the status line.
 func (u *UI) banner() fyne.CanvasObject {
-	// A long message wraps rather than being cut off.
-	u.status = widget.NewLabel("")
-	u.status.Wrapping = fyne.TextWrapWord
+	u.status = newStatusLine(u)
 	lock := widget.NewButtonWithIcon("Lock", theme.VisibilityOffIcon(), u.lockNow)
 	return container.NewBorder(nil, nil, lock, nil, u.status)
 }
@@ -253,7 +251,7 @@ func (u *UI) showLocked(kerr error) {
 	}
 	u.tabs, u.qTab, u.agentsTab = nil, nil, nil
 	u.memories, u.quarantine, u.agents, u.audit, u.settings = nil, nil, nil, nil, nil
-	u.status = widget.NewLabel("")
+	u.status = newStatusLine(u)
 	// Pairing requests are asked again after the unlock.
 	u.shownPairing = map[string]bool{}
 	u.clearClipboard(u.clipped)

@@ -886,7 +886,7 @@ func TestExportBackupAsksOnceThenUsesKeyring(t *testing.T) {
 	test.Tap(button(t, dlg, "OK"))
 	u.wait()
 	got := notes.all()
-	if len(got) != 1 || !strings.Contains(got[0], "1 memories saved to") {
+	if len(got) != 1 || !strings.Contains(got[0], "1 memory saved to") {
 		t.Fatalf("notifications = %q", got)
 	}
 	u.exportBackup() // the passphrase is remembered now: no dialog
