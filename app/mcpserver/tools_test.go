@@ -112,7 +112,10 @@ func TestToolLimitsAreEnforced(t *testing.T) {
 		}
 	}
 	// Recall by meaning is off in this server: the tool's text says so.
-	out := callText(t, cs, "recall_memory", map[string]any{"query": "how often is staging rebuilt"})
+	if out := callText(t, cs, "store_memory", map[string]any{"content": "the linter runs before every commit"}); !strings.Contains(out, `"status":"ok"`) {
+		t.Fatalf("store = %s", out)
+	}
+	out := callText(t, cs, "recall_memory", map[string]any{"query": "does the linter run before a commit?"})
 	if !strings.Contains(out, `"keyword_only":"no embedding model is configured"`) || !strings.Contains(out, "[from you]") {
 		t.Errorf("recall_memory = %s, want keyword_only and the agent's own memories labelled as its own", out)
 	}
