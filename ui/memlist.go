@@ -184,6 +184,39 @@ func highlight(text, query string) []widget.RichTextSegment {
 	return segs
 }
 
+// snippet is text from a few words before its first word matching the
+// query, when that word would be far into the row: a search shows why
+// each memory matched.
+func snippet(text, query string) string {
+	terms := strings.FieldsFunc(strings.ToLower(query), notWordRune)
+	words := strings.FieldsFunc(text, notWordRune)
+	for i, w := range words {
+		if !matchesTerm(strings.ToLower(w), terms) {
+			continue
+		}
+		if i <= 6 {
+			return text
+		}
+		start := words[i-3]
+		// The byte offset of the third word before the match.
+		at, seen := 0, 0
+		for at < len(text) {
+			j := strings.Index(text[at:], start)
+			if j < 0 {
+				return text
+			}
+			at += j
+			if before := strings.FieldsFunc(text[:at], notWordRune); len(before) == i-3 {
+				return "…" + text[at:]
+			}
+			at += len(start)
+			seen++
+		}
+		return text
+	}
+	return text
+}
+
 func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
 
 // stopWords are query words too common to mark.

@@ -123,3 +123,15 @@ func TestStatusLineShowsAllOnClick(t *testing.T) {
 		t.Fatal("a click on the status line does not show the whole message")
 	}
 }
+
+func TestSnippet(t *testing.T) {
+	for _, tc := range []struct{ text, query, want string }{
+		{"deploys go through ops/deploy.sh", "deploy", "deploys go through ops/deploy.sh"},
+		{"one two three four five six seven eight nine: the deploy goes out", "deploy", "…eight nine: the deploy goes out"},
+		{"one two three four five six seven eight", "quokka", "one two three four five six seven eight"},
+	} {
+		if got := snippet(tc.text, tc.query); got != tc.want {
+			t.Errorf("snippet(%q, %q) = %q, want %q", tc.text, tc.query, got, tc.want)
+		}
+	}
+}

@@ -135,7 +135,7 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 			if r.Partition == "sensitive" {
 				text.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: maskedPreview, Style: widget.RichTextStyle{Inline: true, ColorName: theme.ColorNameDisabled}}}
 			} else {
-				text.Segments = highlight(r.Preview, s.query)
+				text.Segments = highlight(snippet(r.Preview, s.query), s.query)
 			}
 			text.Refresh()
 		})

@@ -34,6 +34,12 @@ func (u *UI) changePassphrase() {
 	problem := wrapped("")
 	problem.Importance = widget.DangerImportance
 	progress := wrapped("")
+	progress.Hide()
+	// Empty, they take no room.
+	say := func(l *widget.Label, text string) {
+		l.Hidden = text == ""
+		l.SetText(text)
+	}
 	var change *widget.Button
 	busy := false
 	check := func() {
@@ -47,11 +53,11 @@ func (u *UI) changePassphrase() {
 		anyway.Refresh()
 		switch {
 		case again.Text != "" && again.Text != pass.Text:
-			problem.SetText("The two new passphrases differ.")
+			say(problem, "The two new passphrases differ.")
 		case pass.Text != "" && pass.Text == old.Text:
-			problem.SetText("The new passphrase is the current one.")
+			say(problem, "The new passphrase is the current one.")
 		default:
-			problem.SetText("")
+			say(problem, "")
 		}
 		if busy || old.Text == "" || pass.Text == "" || again.Text != pass.Text || pass.Text == old.Text || (weak && !anyway.Checked) {
 			change.Disable()
@@ -71,7 +77,7 @@ func (u *UI) changePassphrase() {
 		}
 		busy = true
 		check()
-		progress.SetText("Deriving the new key (about a second)…")
+		say(progress, "Deriving the new key (about a second)…")
 		o, n := []byte(old.Text), []byte(pass.Text)
 		h := u.h
 		var kerr error
@@ -83,15 +89,15 @@ func (u *UI) changePassphrase() {
 			return err
 		}, func(err error) {
 			busy = false
-			progress.SetText("")
+			say(progress, "")
 			if err != nil {
 				check()
 				if errors.Is(err, app.ErrWrongPassphrase) {
-					problem.SetText("The current passphrase is wrong. Nothing was changed.")
+					say(problem, "The current passphrase is wrong. Nothing was changed.")
 					u.win.Canvas().Focus(old)
 					return
 				}
-				problem.SetText(fmt.Sprintf("The passphrase could not be changed: %v", err))
+				say(problem, fmt.Sprintf("The passphrase could not be changed: %v", err))
 				return
 			}
 			d.Hide()

@@ -407,7 +407,13 @@ func (s *quarantineScreen) decide(id, what string, edit *string) {
 		return nil
 	}, func(error) {
 		if s.u.showResponse(r) {
-			s.u.setStatus(fmt.Sprintf("Quarantined memory %s: %s", id, pastTense(what)))
+			name := "The quarantined memory"
+			for _, it := range s.items.data {
+				if it.ID == id {
+					name = fmt.Sprintf("%q", titleOf(it.Memory.Content))
+				}
+			}
+			s.u.setStatus(fmt.Sprintf("%s: %s", name, pastTense(what)))
 			s.refresh()
 		}
 	})
