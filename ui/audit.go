@@ -110,7 +110,7 @@ func auditCells(e app.AuditEntry) []string {
 		details = append(details, string(e.Field))
 	}
 	if e.Count > 0 {
-		details = append(details, fmt.Sprintf("%d items", e.Count))
+		details = append(details, count(e.Count, "item", "items"))
 	}
 	if e.Reason != "" {
 		details = append(details, e.Reason)

@@ -199,7 +199,7 @@ func snippet(text, query string) string {
 		}
 		start := words[i-3]
 		// The byte offset of the third word before the match.
-		at, seen := 0, 0
+		at := 0
 		for at < len(text) {
 			j := strings.Index(text[at:], start)
 			if j < 0 {
@@ -210,7 +210,6 @@ func snippet(text, query string) string {
 				return "…" + text[at:]
 			}
 			at += len(start)
-			seen++
 		}
 		return text
 	}
