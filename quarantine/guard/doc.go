@@ -18,7 +18,9 @@
 //     the patterns on it, a layer
 //     of heuristics (entropy, agent mentions, imperative density, field
 //     size) and a small logistic model over hashed character and word
-//     n-grams, trained offline and embedded as data (model.bin). When the
+//     n-grams, trained offline on the labelled injection and poisoning
+//     corpora with benign rules-file lines, memories and requests, and
+//     embedded as data (model.bin). When the
 //     caller passes the text's sentence embedding (Input.Vector, from the
 //     embedder named by VectorModel), a second logistic model over that
 //     vector (vecmodel.bin) joins the first.
@@ -62,6 +64,7 @@
 //	ENGRAM_EVAL=1 go test ./quarantine/guard -run TestEval -v
 //	ENGRAM_EVAL=1 go test ./quarantine/guard -run TestInjectionVariants -variants -v
 //	ENGRAM_EVAL=1 go test ./quarantine/guard -run TestEvalVector -v   # n-gram vs vector vs combined
+//	ENGRAM_EVAL=1 go test ./quarantine/guard -run TestEvalLearned -v  # the whole guard, leave one source out
 //	go test ./quarantine/guard -run '^$' -bench .
 //
 // The vector model's trainer and evaluation embed the corpus with app/embed

@@ -14,7 +14,8 @@ import (
 	"testing"
 )
 
-// Reproduce model.bin from the corpus:
+// Reproduce model.bin from the corpus (injection-dev.jsonl and
+// poison-dev.jsonl, with the benign extras; see learnedCorpus):
 //
 //	go test ./quarantine/guard -run TestTrain -train
 //
@@ -225,7 +226,7 @@ func TestTrain(t *testing.T) {
 	if dir == "" {
 		t.Skip("corpus not found; set ENGRAM_EVAL_DIR")
 	}
-	rows := readJSONL[injectionRow](t, filepath.Join(dir, "guard", "injection-dev.jsonl"))
+	rows, _ := learnedCorpus(t, dir)
 	m := trainModel(rows, benignExtras(t, dir, 1600), defaultTrain)
 	data := encodeModel(m.bias, m.w)
 	if err := os.WriteFile("model.bin", data, 0o644); err != nil {
@@ -246,7 +247,7 @@ func TestShippedModelReproduces(t *testing.T) {
 	if dir == "" {
 		t.Skip("corpus not found; set ENGRAM_EVAL_DIR")
 	}
-	rows := readJSONL[injectionRow](t, filepath.Join(dir, "guard", "injection-dev.jsonl"))
+	rows, _ := learnedCorpus(t, dir)
 	m := trainModel(rows, benignExtras(t, dir, 1600), defaultTrain)
 	if data := encodeModel(m.bias, m.w); !bytes.Equal(data, modelBin) {
 		t.Errorf("model.bin (%d bytes) differs from what its trainer builds (%d bytes); run go test ./quarantine/guard -run TestTrain -train", len(modelBin), len(data))

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -144,7 +143,7 @@ func choleskySolve(a, b []float64, n int) []float64 {
 // vectorCorpus loads the injection rows, the benign extras and the vectors
 // of both.
 func vectorCorpus(t *testing.T, dir string) (rows []injectionRow, rowVecs [][]float32, extras []string, extraVecs [][]float32) {
-	rows = readJSONL[injectionRow](t, filepath.Join(dir, "guard", "injection-dev.jsonl"))
+	rows, _ = learnedCorpus(t, dir)
 	extras = benignExtras(t, dir, 1600)
 	texts := make([]string, 0, len(rows)+len(extras))
 	for _, r := range rows {
