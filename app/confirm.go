@@ -11,7 +11,8 @@ import (
 
 // Confirm records that the caller confirms a memory it can read: the
 // user's confirmation restarts the memory's TTL and confidence, an agent's
-// adds 0.1 to its confidence (see package decay).
+// adds 0.1 to its confidence, once per agent and never for the memory's own
+// writer (see recordOf and package decay).
 func (s *Service) Confirm(ctx context.Context, req Request, id, evidence string) MemoryResponse {
 	return s.verify(ctx, req, id, vault.Confirmed, evidence)
 }

@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -195,5 +196,49 @@ func TestAgentsDoNotMergeIntoOthersMemories(t *testing.T) {
 	}
 	if n := len(live(t, s)); n != 2 {
 		t.Fatalf("%d memories, want each agent's own", n)
+	}
+}
+
+// TestConfidenceBoostsOncePerAgent: an agent cannot raise a memory's
+// confidence by confirming it again and again or by writing it again and
+// again; its confirmation of its own memory counts for nothing, another
+// agent's once.
+func TestConfidenceBoostsOncePerAgent(t *testing.T) {
+	s := recallService(t, "")
+	m := storeOK(t, s, claude, app.StoreInput{Content: "The release branch is cut every second Tuesday", Partition: "public"}).Memory
+	at := m.Created
+	base := app.CurrentConfidence(m, at)
+	get := func() *vault.Memory {
+		t.Helper()
+		r := s.Get(ctx, operator, m.ID)
+		if r.Memory == nil {
+			t.Fatalf("Get = %+v", r.Response)
+		}
+		return r.Memory
+	}
+	for i := 0; i < 3; i++ {
+		if r := s.Confirm(ctx, claude, m.ID, "checked the calendar"); !r.OK() {
+			t.Fatalf("Confirm by the writer = %+v", r.Response)
+		}
+	}
+	if got := app.CurrentConfidence(get(), at); got != base {
+		t.Errorf("confidence %.3f after the writer confirmed its own memory three times, want %.3f", got, base)
+	}
+	cursor := app.Request{Caller: app.Caller{Agent: "cursor", Session: "c1"}, Authorized: true}
+	for i := 0; i < 3; i++ {
+		if r := s.Confirm(ctx, cursor, m.ID, "checked the calendar"); !r.OK() {
+			t.Fatalf("Confirm by another agent = %+v", r.Response)
+		}
+	}
+	once := app.CurrentConfidence(get(), at)
+	if once <= base || once > base+0.1+1e-9 {
+		t.Errorf("confidence %.3f after another agent confirmed three times, want %.3f + 0.1 once", once, base)
+	}
+	for i := 0; i < 3; i++ {
+		again := app.Request{Caller: app.Caller{Agent: "claude-code", Session: fmt.Sprintf("later-%d", i)}, Authorized: true}
+		s.Store(ctx, again, app.StoreInput{Content: "The release branch is cut every second Tuesday", Partition: "public"})
+	}
+	if got := app.CurrentConfidence(get(), at); got > once+0.05+1e-9 {
+		t.Errorf("confidence %.3f after the writer wrote it three more times, want at most one observation's boost over %.3f", got, once)
 	}
 }

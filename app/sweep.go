@@ -43,20 +43,33 @@ func recordOf(m *vault.Memory) decay.Record {
 		Pinned:       m.Pinned, Sensitive: m.Sensitive(), Initial: m.Confidence,
 		Created: m.Created, Accessed: m.Accessed,
 	}
+	// The user's confirmation restarts TTL and confidence. Since then,
+	// each agent's confirmation counts as a verification (+0.1) and each
+	// merged duplicate as an observation, once per agent: an agent cannot
+	// raise a memory's confidence by confirming or rewriting it again and
+	// again. A writer's confirmation of its own memory is no evidence and
+	// does not count; its writing the same again in a later session
+	// counts once, as any other writer's.
+	confirmedBy, observedBy := map[string]bool{}, map[string]bool{}
 	for _, v := range m.Provenance.Verifications {
 		switch v.Verdict {
 		case vault.Confirmed:
-			// The user's confirmation restarts TTL and confidence; an
-			// agent's counts as a verification (+0.1).
-			if v.Agent == vault.AgentOperator {
+			switch {
+			case v.Agent == vault.AgentOperator:
 				r.Confirmed, r.Verifications, r.Observations, r.Refuted = v.Time, 0, 0, false
-			} else {
+				clear(confirmedBy)
+				clear(observedBy)
+			case v.Agent != m.Owner && !confirmedBy[v.Agent]:
+				confirmedBy[v.Agent] = true
 				r.Verifications++
 			}
 		case vault.Refuted:
 			r.Refuted, r.RefutedNote = true, v.Evidence
 		case vault.Observed:
-			r.Observations++
+			if !observedBy[v.Agent] {
+				observedBy[v.Agent] = true
+				r.Observations++
+			}
 		}
 	}
 	if m.Expires != nil {

@@ -223,7 +223,7 @@ var tools = []tool{
 		Description: "Delete a memory this agent wrote, with all its versions. Use when the user asks to forget something or it is wrong.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)}}, schemaFor[IDInput]()},
 	{&mcp.Tool{Name: "confirm_memory", Title: "Confirm a memory",
-		Description: "Tell Engram a memory you can read is still true, after you checked it. It records your confirmation and evidence in the memory's history and adds 0.1 to its confidence (up to 1.0), which ranks it higher in recall. " +
+		Description: "Tell Engram a memory you can read is still true, after you checked it. It records your confirmation and evidence in the memory's history; the first confirmation by each agent adds 0.1 to its confidence (up to 1.0), which ranks it higher in recall, and confirming a memory you wrote yourself, or again, adds nothing. " +
 			"It changes nothing else: not the content, not its trust, and not its time to live; it does not undo a refutation and makes no new version. Only the user's confirmation restarts its confidence and time to live.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}}, schemaFor[ConfirmInput]()},
 	{&mcp.Tool{Name: "refute_memory", Title: "Refute a memory",
