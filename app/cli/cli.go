@@ -384,6 +384,7 @@ Usage:
   engram init [--passphrase-file F] [--no-keyring]
   engram memory add [--partition public|internal|sensitive] [--kind K] [--field F] [--tier T] [--tag T]... [--json] TEXT
   engram memory recall QUERY [--mode hybrid|semantic|exact] [--limit N] [--context] [--json]
+                                                     # says 'keyword recall only: WHY' without the model
   engram memory get|history ID [--json]
   engram memory list [--partition P] [--json]
   engram memory update ID TEXT
@@ -396,7 +397,8 @@ Usage:
   engram audit [--agent A] [--field F] [--last N] [--json]
   engram audit verify
   engram audit prune [--days N]                      # default 90, or $ENGRAM_AUDIT_RETENTION_DAYS
-  engram doctor [--salvage FILE]                     # check; with --salvage, recover a damaged file into a backup
+  engram doctor [--salvage FILE]                     # check the vault and the embedding model; with
+                                                     # --salvage, recover a damaged file into a backup
   engram passphrase change
   engram lock
   engram export FILE                                 # an encrypted backup
