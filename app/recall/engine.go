@@ -122,9 +122,9 @@ type Floor struct {
 // On the dev conversations that empties 46% of the questions asked of
 // another conversation (turns; 62% as observations) for no loss of
 // recall_any@5 on turns and half a point on observations; the same
-// figures as a floor on each memory cost 3.5 points on turns. Semantic mode, which
-// has only the vector leg, answers when some memory has a cosine of 0.35
-// and keeps those of 0.3. Exact mode has none: any keyword gate that
+// figures as a floor on each memory cost 3.5 points on turns. Semantic
+// mode, which has only the vector leg, answers when some memory has a
+// cosine of 0.35 and keeps those of 0.3. Exact mode has none: any keyword gate that
 // empties no-answer queries costs turns one and a half points or more.
 // SciFact's claims, once their abstracts are gone, still find abstracts
 // on their topic: no floor that keeps nDCG@10 empties them.
