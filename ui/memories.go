@@ -348,7 +348,7 @@ func (s *memoriesScreen) load(h *host.Host, query string, f app.RecallFilters, t
 		if f.MinConfidence > 0 && c < f.MinConfidence {
 			continue
 		}
-		rows = append(rows, row{ID: m.ID, Preview: preview(m.Content), Partition: m.Partition, Trust: m.Trust, Confidence: c, Created: m.Created})
+		rows = append(rows, row{ID: m.ID, Preview: listPreview(m.Content), Partition: m.Partition, Trust: m.Trust, Confidence: c, Created: m.Created})
 		if len(rows) == maxListed {
 			break
 		}
@@ -395,6 +395,19 @@ func day(t, now time.Time) string {
 	}
 	return t.Format("2006-01-02")
 }
+
+// listPreview is preview cut shorter, for the listing, which may hold
+// every memory: the row shows about fifty characters, and at 100,000
+// memories the previews were the largest part of the list's memory.
+func listPreview(s string) string {
+	p := preview(s)
+	if r := []rune(p); len(r) > listPreviewRunes {
+		return string(r[:listPreviewRunes]) + "…"
+	}
+	return p
+}
+
+const listPreviewRunes = 96
 
 // preview is the first line of content, cut for a list row.
 func preview(s string) string {
