@@ -163,21 +163,30 @@ func (s *quarantineScreen) refresh() {
 			note += fmt.Sprintf(" · %d more hidden while locked", r.Hidden)
 		}
 		s.note.SetText(note)
-		if s.sel != nil && !containsItem(items, s.sel.ID) {
-			s.sel = nil
-			s.box.Objects = []fyne.CanvasObject{widget.NewLabel("Select a quarantined memory to review it.")}
-			s.box.Refresh()
+		// The list's selection follows the item shown, which may have
+		// moved; a decided item leaves nothing selected.
+		switch i := itemIndex(items, s.sel); {
+		case i >= 0:
+			s.list.Select(i)
+		default:
+			s.list.UnselectAll()
+			if s.sel != nil {
+				s.sel = nil
+				s.box.Objects = []fyne.CanvasObject{widget.NewLabel("Select a quarantined memory to review it.")}
+				s.box.Refresh()
+			}
 		}
 	})
 }
 
-func containsItem(items []app.QueueItem, id string) bool {
-	for _, it := range items {
-		if it.ID == id {
-			return true
+// itemIndex is the index of sel in items, or -1 (also for no sel).
+func itemIndex(items []app.QueueItem, sel *app.QueueItem) int {
+	for i, it := range items {
+		if sel != nil && it.ID == sel.ID {
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 // show displays one item: what kind it is and the guardian's proposal,
