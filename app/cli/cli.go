@@ -402,9 +402,11 @@ Usage:
   engram passphrase change
   engram lock
   engram export FILE                                 # an encrypted backup
-  engram export --format markdown|jsonl [--include-sensitive] FILE   # a readable copy
-  engram import FILE
-  engram import --from FORMAT [--dry-run] PATH       # another tool's memories or rules (--help lists the formats)
+  engram export --format markdown|jsonl [--include-sensitive] FILE   # a readable, unencrypted copy (0600)
+  engram import FILE                                 # restore an encrypted backup
+  engram import --from claude|agents|cursor|copilot|mcp-memory|mem0 [--dry-run] [--agent NAME] [--partition P] [--json] PATH
+                                                     # other tools' memory and rules files; each entry through
+                                                     # the write guard, never with your trust
   engram guard [--source TYPE] [--jsonl] < texts.jsonl      # screen texts; no vault needed
   engram quarantine list|show|approve [--edit TEXT]|reject|discard [ID]
   engram agent add NAME [--fields F,F] [--read P,P] [--product P] [--group G]   # prints the token last
