@@ -83,7 +83,7 @@ func (c *cmd) agent(args []string) error {
 		tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "NAME\tSTATUS\tFIELDS\tREADS\tMAY CONFIRM\tPRODUCT\tCREATED")
 		for _, a := range r.Agents {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.Name, a.Status, joinList(a.Fields), joinList(a.Read), yesNo(a.MayConfirm), a.Product, stamp(a.Created))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.Name, app.StatusText(a), joinList(a.Fields), joinList(a.Read), yesNo(a.MayConfirm), a.Product, stamp(a.Created))
 		}
 		return tw.Flush()
 	case "approve", "deny":

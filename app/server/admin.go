@@ -65,7 +65,8 @@ func (s *Server) pair(w http.ResponseWriter, r *http.Request) {
 			replyError(w, http.StatusTooManyRequests, app.StatusUnavailable, "too many pairing requests; ask again in a minute")
 			return
 		}
-		res := s.svc.RequestPairing(r.Context(), in.Name)
+		// The remote address lets the service ask the OS which process this is.
+		res := s.svc.RequestPairing(app.WithPeer(r.Context(), r.RemoteAddr), in.Name)
 		reply(w, res.Status, res)
 	}
 }

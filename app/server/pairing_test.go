@@ -1,10 +1,13 @@
 package server_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/engram-app/engram/app"
@@ -95,5 +98,33 @@ func TestPairingFlood(t *testing.T) {
 	r := e.do("GET", "/v1/admin/agents", strings.TrimSpace(string(admin)), "", nil)
 	if n := strings.Count(r.raw, `"status":"pending"`); n > app.MaxPendingPairings {
 		t.Errorf("%d agents pending after the flood, want at most %d", n, app.MaxPendingPairings)
+	}
+}
+
+// TestPairingNamesTheProcess: a pairing request over HTTP records which
+// process sent it, as the OS tells, even while other connections to the
+// server are open (the service cannot guess which one is the request's).
+func TestPairingNamesTheProcess(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the process behind a loopback connection is looked up on Linux only")
+	}
+	e := start(t, server.Options{})
+	// Other connections open at the same time: keep-alive idle ones.
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() { e.do("POST", "/v1/recall", e.token, `{"query":"anything"}`, nil) })
+	}
+	wg.Wait()
+	if r := e.do("POST", "/v1/pair", "", `{"name":"asker"}`, nil); r.code != 202 {
+		t.Fatalf("pair = %d %s", r.code, r.raw)
+	}
+	var asked string
+	for _, a := range e.svc.PendingPairings(context.Background(), operator).Agents {
+		if a.Name == "asker" {
+			asked = app.AskedBy(a)
+		}
+	}
+	if !strings.Contains(asked, fmt.Sprintf("process %d, ", os.Getpid())) {
+		t.Errorf("AskedBy = %q, want this test's process %d", asked, os.Getpid())
 	}
 }
