@@ -35,24 +35,32 @@ type recentWrite struct {
 // caller's session. It returns the guard's result for the first joined
 // text that is not safe, and the earlier write, or ok false.
 func (s *Service) splitOrder(req Request, content string, in guard.Input) (guard.Result, recentWrite, bool) {
-	s.mu.Lock()
-	var recent []recentWrite
-	if st := s.sessions[sessionKey(req.Caller)]; st != nil {
-		recent = append(recent, st.recent...)
-	}
-	s.mu.Unlock()
-	now := s.now()
-	for i := len(recent) - 1; i >= 0; i-- {
-		w := recent[i]
-		if now.Sub(w.at) > splitWindow {
-			continue
-		}
+	for _, w := range s.joinable(req) {
 		in.Text = joinWrites(w.content, content)
 		if res := s.guard.Screen(in); res.Verdict != guard.Safe {
 			return res, w, true
 		}
 	}
 	return guard.Result{}, recentWrite{}, false
+}
+
+// joinable returns the recent writes of the caller's session still within
+// splitWindow, the newest first.
+func (s *Service) joinable(req Request) []recentWrite {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.sessions[sessionKey(req.Caller)]
+	if st == nil {
+		return nil
+	}
+	now := s.now()
+	out := make([]recentWrite, 0, len(st.recent))
+	for i := len(st.recent) - 1; i >= 0; i-- {
+		if now.Sub(st.recent[i].at) <= splitWindow {
+			out = append(out, st.recent[i])
+		}
+	}
+	return out
 }
 
 // joinWrites joins two writes as one text would read.
@@ -101,18 +109,7 @@ type splitSecret struct {
 }
 
 func (s *Service) splitSecret(req Request, content string) (splitSecret, bool) {
-	s.mu.Lock()
-	var recent []recentWrite
-	if st := s.sessions[sessionKey(req.Caller)]; st != nil {
-		recent = append(recent, st.recent...)
-	}
-	s.mu.Unlock()
-	now := s.now()
-	for i := len(recent) - 1; i >= 0; i-- {
-		w := recent[i]
-		if now.Sub(w.at) > splitWindow {
-			continue
-		}
+	for _, w := range s.joinable(req) {
 		head := strings.TrimRight(w.content, " \t\n")
 		rest := strings.TrimLeft(content, " \t\n")
 		boundary, skipped := len(head), len(content)-len(rest)
