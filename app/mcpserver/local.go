@@ -3,7 +3,9 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/engram-app/engram/app"
@@ -141,15 +143,46 @@ type CallerFunc func(r *http.Request) (app.Caller, bool)
 // the loopback server's Host and Origin checks.
 func Handler(svc *app.Service, callerOf CallerFunc) http.Handler {
 	rp := newReplays(time.Now)
+	servers := &serverCache{byCaller: map[string]*mcp.Server{}}
 	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		c, ok := callerOf(r)
 		if !ok {
 			return nil
 		}
-		s, err := newServer(local{svc: svc, caller: c, replays: rp})
-		if err != nil {
-			return nil
-		}
-		return s
+		return servers.get(c, func() (*mcp.Server, error) {
+			return newServer(local{svc: svc, caller: c, replays: rp})
+		})
 	}, &mcp.StreamableHTTPOptions{JSONResponse: true})
+}
+
+// serverCache keeps the MCP server of each caller. The SDK asks for a
+// server on every request, not only for a new session, and building one
+// (its tools' schemas) cost about a millisecond of CPU a call. A server is
+// keyed by everything the caller carries (agent, session, grants from the
+// registration), so a changed registration gets a new server, and one
+// agent's server never serves another.
+type serverCache struct {
+	mu       sync.Mutex
+	byCaller map[string]*mcp.Server
+}
+
+// maxCachedServers bounds the cache; when full it starts again.
+const maxCachedServers = 256
+
+func (sc *serverCache) get(c app.Caller, build func() (*mcp.Server, error)) *mcp.Server {
+	key := fmt.Sprintf("%#v", c) // every field, unexported ones too
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if s, ok := sc.byCaller[key]; ok {
+		return s
+	}
+	s, err := build()
+	if err != nil {
+		return nil
+	}
+	if len(sc.byCaller) >= maxCachedServers {
+		clear(sc.byCaller)
+	}
+	sc.byCaller[key] = s
+	return s
 }
