@@ -9,6 +9,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/data/binding"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -28,6 +29,8 @@ type settingsScreen struct {
 	embedderBox                                               *widget.SelectEntry
 	embedder, embedderModel, addr, backupDir                  *widget.Entry
 	result                                                    *widget.Label
+	// model says which embedding model recall uses, or why none.
+	model binding.String
 }
 
 func newSettingsScreen(u *UI) *settingsScreen {
@@ -48,6 +51,9 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.embedderModel, s.addr, s.backupDir = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
 	s.embedder.SetPlaceHolder("builtin, off, or http://127.0.0.1:11434/v1")
 	s.result = wrapped("")
+	s.model = binding.NewString()
+	model := widget.NewLabelWithData(s.model)
+	model.Wrapping = fyne.TextWrapWord
 	group := func(title string, items ...*widget.FormItem) fyne.CanvasObject {
 		return container.NewVBox(heading(title), widget.NewForm(items...))
 	}
@@ -71,6 +77,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 			widget.NewFormItem("Sweep every (hours)", s.sweepHours),
 		),
 		group("Recall",
+			widget.NewFormItem("In use", model),
 			widget.NewFormItem("Embedder", s.embedderBox),
 			widget.NewFormItem("Embedder model (server only)", s.embedderModel),
 		),
@@ -121,6 +128,28 @@ func (s *settingsScreen) load() {
 	s.embedderModel.SetText(st.EmbedderModel)
 	s.addr.SetText(st.Addr)
 	s.backupDir.SetText(st.BackupDir)
+	s.model.Set(recallText(s.u.h.Service().RecallStatus()))
+}
+
+// recallText says in plain words how recall finds memories: by meaning,
+// with which model from where, or by keywords alone and why.
+func recallText(st app.RecallStatus) string {
+	if !st.Semantic {
+		return "Keyword recall only: " + st.KeywordOnly
+	}
+	parts := []string{st.Model}
+	switch loc := st.Location; {
+	case loc == "embedded":
+		parts = append(parts, "built in")
+	case strings.Contains(loc, "://"):
+		parts = append(parts, "served by "+loc)
+	case loc != "":
+		parts = append(parts, "from "+loc)
+	}
+	if st.Verified {
+		parts = append(parts, "verified")
+	}
+	return "Recall by meaning: " + strings.Join(parts, ", ")
 }
 
 // read parses the form; a malformed number names its field.
