@@ -50,10 +50,16 @@ func newAgentsScreen(u *UI) *agentsScreen {
 			s.show(a)
 		}
 	}
-	top := container.NewHBox(
-		widget.NewButtonWithIcon("Add agent…", theme.ContentAddIcon(), s.add),
-		widget.NewButtonWithIcon("Pause all", theme.MediaPauseIcon(), func() { s.pauseAll(true) }),
-		widget.NewButtonWithIcon("Resume all", theme.MediaPlayIcon(), func() { s.pauseAll(false) }),
+	// Two rows, so that the list keeps its share of the window.
+	top := container.NewVBox(
+		container.NewHBox(
+			widget.NewButtonWithIcon("Add agent…", theme.ContentAddIcon(), s.add),
+			widget.NewButtonWithIcon("Connect a client…", theme.ComputerIcon(), s.connectClient),
+		),
+		container.NewHBox(
+			widget.NewButtonWithIcon("Pause all", theme.MediaPauseIcon(), func() { s.pauseAll(true) }),
+			widget.NewButtonWithIcon("Resume all", theme.MediaPlayIcon(), func() { s.pauseAll(false) }),
+		),
 	)
 	split := container.NewHSplit(container.NewBorder(top, nil, nil, nil, s.list), pane(s.box))
 	split.Offset = 0.45

@@ -47,6 +47,9 @@ func Main(stderr io.Writer) int {
 	fa := fyneapp.NewWithID(AppID)
 	fa.SetIcon(assets.Icon)
 	u := New(fa, cfg)
+	if getenv("ENGRAM_NO_KEYRING") != "" {
+		u.secrets = noSecrets{"ENGRAM_NO_KEYRING is set"}
+	}
 	u.win.SetIcon(assets.Icon)
 	if stop, err := listenInstance(rt, func() {
 		fyne.Do(func() { u.win.Show(); u.win.RequestFocus() })

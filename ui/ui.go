@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/connect"
 	"github.com/engram-app/engram/app/host"
 )
 
@@ -75,6 +76,9 @@ type UI struct {
 	after func(d time.Duration, fn func())
 	// clipped is the secret last copied to the clipboard, until cleared.
 	clipped string
+	// secrets keeps the tokens of the agents of connected clients (the
+	// OS keyring); tests keep them in memory.
+	secrets connect.Secrets
 }
 
 // clipClear is how long a copied secret stays in the clipboard.
@@ -109,6 +113,7 @@ func New(fa fyne.App, cfg host.Config) *UI {
 		fa: fa, cfg: cfg, now: cfg.Now,
 		shownPairing: map[string]bool{},
 		shownHeld:    map[string]bool{},
+		secrets:      app.OSSecrets{},
 	}
 	u.status = newStatusLine(u)
 	u.notify = func(title, body string) { fa.SendNotification(fyne.NewNotification(title, body)) }

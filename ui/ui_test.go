@@ -69,7 +69,12 @@ func newUI(t *testing.T, cfg host.Config) (*UI, *notes) {
 // that unlocked it silently.
 func openUI(t *testing.T) (*UI, *notes) {
 	t.Helper()
-	cfg := testConfig(t)
+	return openUIWith(t, testConfig(t))
+}
+
+// openUIWith is openUI with the host configuration cfg.
+func openUIWith(t *testing.T, cfg host.Config) (*UI, *notes) {
+	t.Helper()
 	h, err := host.Create(t.Context(), cfg, []byte(passphrase), true)
 	if err != nil {
 		t.Fatal(err)

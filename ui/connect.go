@@ -1,0 +1,469 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/data/binding"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/connect"
+)
+
+// noSecrets keeps no agent token in a keyring, when the user asked for
+// none (ENGRAM_NO_KEYRING): connect.Tokens then uses its 0600 file.
+type noSecrets struct{ reason string }
+
+func (n noSecrets) err() error                 { return fmt.Errorf("%w: %s", app.ErrKeyringUnavailable, n.reason) }
+func (n noSecrets) Get(string) (string, error) { return "", n.err() }
+func (n noSecrets) Set(string, string) error   { return n.err() }
+func (n noSecrets) Delete(string) error        { return nil }
+
+// getenv reads the environment the host was configured with.
+func (u *UI) getenv(key string) string {
+	if u.cfg.Getenv != nil {
+		return u.cfg.Getenv(key)
+	}
+	return os.Getenv(key)
+}
+
+// engramCommand is the absolute path of this program, which a connected
+// client starts as `engram mcp --agent NAME`.
+func engramCommand() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("cannot find this program's path: %w", err)
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	return filepath.Abs(exe)
+}
+
+// connectDialog is "Connect a client…": the clients with their state, the
+// agent a client would run as with its grants, and the change to the
+// client's file, shown before anything is written.
+type connectDialog struct {
+	u   *UI
+	d   *dialog.CustomDialog
+	env connect.Env
+	tk  connect.Tokens
+	exe string
+
+	statuses []connect.Status
+	list     *widget.List
+	sel      int
+
+	// What the panel on the right shows for the selected client.
+	state, agentNote, planNote, diff, problem binding.String
+
+	name             *shortcutEntry
+	fields, read     *widget.CheckGroup
+	mayConfirm       *widget.Check
+	connectB, discoB *widget.Button
+	// grantsEditable is set when the agent would be new; fresh when the
+	// grants still have to be filled for the selected client.
+	grantsEditable, fresh bool
+	// gen counts dry runs: only the latest one's answer is shown.
+	gen int
+}
+
+// connectClient opens the Connect a client dialog.
+func (s *agentsScreen) connectClient() {
+	u := s.u
+	exe, err := engramCommand()
+	if err != nil {
+		dialog.ShowError(err, u.win)
+		return
+	}
+	c := &connectDialog{
+		u: u, exe: exe, sel: -1,
+		env: connect.Env{Getenv: u.getenv, GOOS: runtime.GOOS, LookPath: exec.LookPath},
+		tk:  connect.Tokens{Keyring: u.secrets, DataDir: u.h.DataDir()},
+	}
+	for _, b := range []*binding.String{&c.state, &c.agentNote, &c.planNote, &c.diff, &c.problem} {
+		*b = binding.NewString()
+	}
+	c.list = widget.NewList(func() int { return len(c.statuses) },
+		func() fyne.CanvasObject {
+			state := widget.NewLabel("not installed")
+			state.Importance = widget.LowImportance
+			return container.NewBorder(nil, nil, nil, state, widget.NewLabel("Claude Desktop"))
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			st := c.statuses[i]
+			box := o.(*fyne.Container)
+			box.Objects[0].(*widget.Label).SetText(st.Client.Name)
+			l := box.Objects[1].(*widget.Label)
+			l.SetText(shortState(st))
+			switch {
+			case st.Err != nil:
+				l.Importance = widget.DangerImportance
+			case st.Connected:
+				l.Importance = widget.SuccessImportance
+			case st.Installed:
+				l.Importance = widget.MediumImportance
+			default:
+				l.Importance = widget.LowImportance
+			}
+			l.Refresh()
+		})
+	c.list.OnSelected = func(i widget.ListItemID) {
+		u.h.Touch()
+		c.sel, c.fresh = i, true
+		c.name.SetText("") // the agent the client's file names, else the client's ID
+		c.plan()
+	}
+
+	c.name = newShortcutEntry(u)
+	c.name.OnChanged = func(string) { c.plan() }
+	c.name.OnSubmitted = func(string) { c.connect() }
+	c.fields = widget.NewCheckGroup(choices(app.Fields)[1:], nil)
+	c.fields.Horizontal = true
+	c.read = widget.NewCheckGroup([]string{"public", "internal", "sensitive"}, nil)
+	c.read.Horizontal = true
+	c.mayConfirm = widget.NewCheck("Its \"the user confirmed\" counts as my confirmation", nil)
+
+	monoDiff := widget.NewLabelWithData(c.diff)
+	monoDiff.TextStyle = fyne.TextStyle{Monospace: true}
+	monoDiff.Selectable = true
+	diffScroll := container.NewScroll(monoDiff)
+	diffScroll.SetMinSize(fyne.NewSize(0, 190))
+	problem := widget.NewLabelWithData(c.problem)
+	problem.Wrapping, problem.Importance = fyne.TextWrapWord, widget.DangerImportance
+	problem.Hide()
+	c.problem.AddListener(binding.NewDataListener(func() {
+		if msg, _ := c.problem.Get(); msg == "" {
+			problem.Hide()
+		} else {
+			problem.Show()
+		}
+	}))
+	stateLabel := widget.NewLabelWithData(c.state)
+	stateLabel.Wrapping, stateLabel.TextStyle = fyne.TextWrapWord, fyne.TextStyle{Bold: true}
+	agentNote := widget.NewLabelWithData(c.agentNote)
+	agentNote.Wrapping = fyne.TextWrapWord
+	planNote := widget.NewLabelWithData(c.planNote)
+	planNote.Wrapping = fyne.TextWrapWord
+
+	grants := widget.NewForm(
+		widget.NewFormItem("Agent", c.name),
+		widget.NewFormItem("May write", c.fields),
+		widget.NewFormItem("May read", c.read),
+		widget.NewFormItem("May confirm", c.mayConfirm),
+	)
+	right := container.NewBorder(container.NewVBox(stateLabel, grants, agentNote, planNote), problem, nil, nil, diffScroll)
+	split := container.NewHSplit(c.list, right)
+	split.Offset = 0.3
+	help := wrapped("Engram adds an 'engram' server to the client's own configuration; the agent's token stays in the OS keyring, never in that file.")
+
+	d := dialog.NewCustomWithoutButtons("Connect a client", container.NewBorder(help, nil, nil, nil, split), u.win)
+	c.d = d
+	c.name.onEscape = d.Hide
+	cancel := newDefaultButton("Cancel", theme.CancelIcon(), d.Hide)
+	cancel.Importance = widget.MediumImportance
+	c.discoB = widget.NewButtonWithIcon("Disconnect…", theme.DeleteIcon(), c.disconnect)
+	c.discoB.Importance = widget.DangerImportance
+	c.connectB = widget.NewButtonWithIcon("Connect", theme.ConfirmIcon(), c.connect)
+	c.connectB.Importance = widget.HighImportance
+	d.SetButtons([]fyne.CanvasObject{cancel, c.discoB, c.connectB})
+	d.Resize(fyne.NewSize(1040, 640))
+	c.reload()
+	c.plan()
+	d.Show()
+	u.win.Canvas().Focus(cancel)
+}
+
+// shortState is a client's state in the list, in a few words.
+func shortState(st connect.Status) string {
+	switch {
+	case st.Err != nil:
+		return "unreadable"
+	case st.Connected && st.Agent != "":
+		return "connected: " + st.Agent
+	case st.Connected:
+		return "connected"
+	case st.Installed:
+		return "installed"
+	}
+	return "not found"
+}
+
+// reload reads every client's file again.
+func (c *connectDialog) reload() {
+	c.statuses = c.statuses[:0]
+	first := -1
+	for i, cl := range connect.Clients {
+		st := cl.StatusOf(c.env)
+		c.statuses = append(c.statuses, st)
+		if first < 0 && st.Installed {
+			first = i
+		}
+	}
+	c.list.Refresh()
+	if c.sel < 0 && first >= 0 {
+		c.list.Select(first) // plans it
+	}
+}
+
+// request is the connection the dialog shows; dry says not to write.
+func (c *connectDialog) request(dry bool) connect.Request {
+	cl := c.statuses[c.sel].Client
+	spec := app.AgentSpec{Name: strings.TrimSpace(c.name.Text)}
+	if c.grantsEditable {
+		spec.Fields = typed[app.Field](c.fields.Selected)
+		spec.Read = typed[app.Partition](c.read.Selected)
+		spec.MayConfirm = c.mayConfirm.Checked
+	}
+	req := connect.Request{Client: cl, Env: c.env, Agent: spec, Command: c.exe, DryRun: dry}
+	if h := c.u.getenv("ENGRAM_HOME"); h != "" {
+		if abs, err := filepath.Abs(h); err == nil {
+			h = abs
+		}
+		req.ExtraEnv = map[string]string{"ENGRAM_HOME": h}
+	}
+	return req
+}
+
+func (c *connectDialog) registry() connect.Registry {
+	return connect.ForService(c.u.ctx, c.u.h.Service(), c.u.h.Operator())
+}
+
+// connectError says in words why connecting or disconnecting failed.
+func connectError(st connect.Status, err error) string {
+	var re *connect.ResponseError
+	switch {
+	case errors.As(err, &re):
+		return re.Response.Message
+	case errors.Is(err, connect.ErrSyntax):
+		return fmt.Sprintf("%s: %v. Engram changed nothing; fix the file or move it away, and try again.", st.Path, err)
+	}
+	return err.Error()
+}
+
+// plan shows the selected client's dry run: the agent it would run as
+// and the change to its file.
+func (c *connectDialog) plan() {
+	if c.sel < 0 || c.sel >= len(c.statuses) {
+		c.state.Set("Select a client.")
+		c.setButtons(false, false)
+		return
+	}
+	st := c.statuses[c.sel]
+	c.problem.Set("")
+	switch {
+	case st.Err != nil:
+		c.state.Set(fmt.Sprintf("%s: %s cannot be read", st.Client.Name, st.Path))
+	case st.Connected && st.Agent != "":
+		c.state.Set(fmt.Sprintf("%s is connected as agent %s", st.Client.Name, st.Agent))
+	case st.Connected:
+		c.state.Set(fmt.Sprintf("%s has an engram server that Engram did not add", st.Client.Name))
+	case st.Installed:
+		c.state.Set(st.Client.Name + " is installed and not connected")
+	default:
+		c.state.Set(st.Client.Name + " was not found on this computer; Engram can still write its configuration")
+	}
+	c.name.SetPlaceHolder(orDefault(st.Agent, st.Client.ID))
+	req := c.request(true)
+	reg := c.registry()
+	c.gen++
+	gen := c.gen
+	var res connect.Result
+	var tokenErr error // no token kept for the agent: Connect gives it one
+	c.u.background(func() (err error) {
+		if res, err = connect.Connect(reg, c.tk, req); err == nil {
+			_, tokenErr = c.tk.Load(res.Agent.Name)
+		}
+		return err
+	}, func(err error) {
+		if gen != c.gen {
+			return // the user chose another client or name meanwhile
+		}
+		if err != nil {
+			c.agentNote.Set("")
+			c.planNote.Set("")
+			c.diff.Set("")
+			c.problem.Set(connectError(st, err))
+			c.setButtons(false, st.Connected)
+			return
+		}
+		c.showAgent(res)
+		if !res.Plan.Changes() {
+			c.planNote.Set(fmt.Sprintf("%s stays as it is: Engram is in it already.", res.Plan.Path))
+			c.diff.Set("")
+		} else {
+			c.planNote.Set(fmt.Sprintf("Connect would %s %s:", res.Plan.Action, res.Plan.Path))
+			c.diff.Set(strings.TrimRight(res.Plan.Diff(), "\n"))
+		}
+		c.setButtons(res.Plan.Changes() || tokenErr != nil, st.Connected)
+	})
+}
+
+// showAgent fills the grants from the agent the client would run as: a
+// new one's are editable, an existing one keeps its own.
+func (c *connectDialog) showAgent(res connect.Result) {
+	a := res.Agent
+	c.grantsEditable = res.New
+	if !res.New || c.fresh {
+		c.fresh = false
+		c.fields.SetSelected(strs(a.Fields))
+		c.read.SetSelected(strs(a.Read))
+		c.mayConfirm.SetChecked(a.MayConfirm)
+	}
+	for _, w := range []fyne.Disableable{c.fields, c.read, c.mayConfirm} {
+		if res.New {
+			w.Enable()
+		} else {
+			w.Disable()
+		}
+	}
+	switch {
+	case res.New:
+		c.agentNote.Set(fmt.Sprintf("Engram would add agent %s with these grants; reading 'sensitive' shows it personal data.", a.Name))
+	case a.Status == app.AgentRevoked:
+		c.agentNote.Set(fmt.Sprintf("Agent %s is revoked.", a.Name))
+	default:
+		c.agentNote.Set(fmt.Sprintf("Agent %s exists (%s) and keeps its grants; change them in Agents.", a.Name, app.StatusText(a)))
+	}
+}
+
+func (c *connectDialog) setButtons(connectOK, disconnectOK bool) {
+	if connectOK {
+		c.connectB.Enable()
+	} else {
+		c.connectB.Disable()
+	}
+	if disconnectOK {
+		c.discoB.Enable()
+	} else {
+		c.discoB.Disable()
+	}
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// connect registers the agent, keeps its token and writes the client's
+// file, then says to restart the client.
+func (c *connectDialog) connect() {
+	if c.sel < 0 || c.connectB.Disabled() {
+		return
+	}
+	st, req, reg := c.statuses[c.sel], c.request(false), c.registry()
+	var res connect.Result
+	c.u.background(func() (err error) { res, err = connect.Connect(reg, c.tk, req); return err }, func(err error) {
+		if err != nil {
+			c.problem.Set(connectError(st, err))
+			c.reload()
+			return
+		}
+		c.d.Hide()
+		c.u.agents.refresh()
+		c.u.connectedDialog(st.Client, res)
+	})
+}
+
+// disconnect asks first (the safe answer is to keep the connection), then
+// takes Engram out of the client's file and revokes its agent.
+func (c *connectDialog) disconnect() {
+	if c.sel < 0 {
+		return
+	}
+	st := c.statuses[c.sel]
+	req, reg := c.request(false), c.registry()
+	req.Agent = app.AgentSpec{} // the agent the file names
+	who := "the agent it runs as"
+	if st.Agent != "" {
+		who = "agent " + st.Agent
+	}
+	c.u.askSafe("Disconnect "+st.Client.Name,
+		wrapped(fmt.Sprintf("Engram takes its server out of %s and revokes %s: its token stops working at once.", st.Path, who)),
+		"Keep connected", "Disconnect", theme.DeleteIcon(), func() {
+			var res connect.Result
+			c.u.background(func() (err error) { res, err = connect.Disconnect(reg, c.tk, req); return err }, func(err error) {
+				if err != nil {
+					c.problem.Set(connectError(st, err))
+					c.reload()
+					return
+				}
+				c.d.Hide()
+				c.u.agents.refresh()
+				c.u.disconnectedDialog(st.Client, res)
+			})
+		})
+}
+
+// connectedDialog says what Connect did and that the client must restart.
+func (u *UI) connectedDialog(cl connect.Client, res connect.Result) {
+	name, plan := res.Agent.Name, res.Plan
+	var lines []string
+	switch {
+	case res.New:
+		lines = append(lines, fmt.Sprintf("Added agent %s: writes %s; reads %s.", name, joinAny(res.Agent.Fields), joinAny(res.Agent.Read)))
+	case res.Rotated:
+		lines = append(lines, fmt.Sprintf("Agent %s had no token stored here: it has a new one now, and the old one no longer works.", name))
+	default:
+		lines = append(lines, fmt.Sprintf("%s runs as agent %s, as before.", cl.Name, name))
+	}
+	switch plan.Action {
+	case connect.Create:
+		lines = append(lines, "Created "+plan.Path+".")
+	case connect.Update:
+		lines = append(lines, fmt.Sprintf("Updated %s; the previous version is in %s.", plan.Path, plan.Path+connect.BackupSuffix))
+	default:
+		lines = append(lines, plan.Path+" already had Engram in it.")
+	}
+	body := container.NewVBox(heading(fmt.Sprintf("Restart %s to use Engram.", cl.Name)), wrapped(strings.Join(lines, " ")))
+	if res.Stored.File != "" {
+		note := wrapped(fmt.Sprintf("The OS keyring could not be used (%v), so the agent's token is in %s (readable only by you).", res.Stored.Why, res.Stored.File))
+		note.Importance = widget.WarningImportance
+		body.Add(note)
+	}
+	u.doneDialog("Connected "+cl.Name, body)
+	u.setStatus(fmt.Sprintf("Connected %s as agent %s; restart it to use Engram.", cl.Name, name))
+}
+
+// disconnectedDialog says what Disconnect did.
+func (u *UI) disconnectedDialog(cl connect.Client, res connect.Result) {
+	var lines []string
+	switch res.Plan.Action {
+	case connect.Restore:
+		lines = append(lines, fmt.Sprintf("Restored %s as it was before Engram connected.", res.Plan.Path))
+	case connect.Delete:
+		lines = append(lines, fmt.Sprintf("Removed %s, which Engram had created.", res.Plan.Path))
+	case connect.Unchanged:
+		lines = append(lines, fmt.Sprintf("Engram was not in %s.", res.Plan.Path))
+	default:
+		lines = append(lines, fmt.Sprintf("Took Engram out of %s; the previous version is in %s.", res.Plan.Path, res.Plan.Path+connect.BackupSuffix))
+	}
+	if res.Revoked {
+		lines = append(lines, fmt.Sprintf("Agent %s is revoked.", res.Agent.Name))
+	}
+	lines = append(lines, fmt.Sprintf("Restart %s to let go of Engram.", cl.Name))
+	u.doneDialog("Disconnected "+cl.Name, wrapped(strings.Join(lines, " ")))
+	u.setStatus("Disconnected " + cl.Name + ".")
+}
+
+// doneDialog shows content with one default button, Done.
+func (u *UI) doneDialog(title string, content fyne.CanvasObject) {
+	d := dialog.NewCustomWithoutButtons(title, content, u.win)
+	done := newDefaultButton("Done", theme.ConfirmIcon(), d.Hide)
+	d.SetButtons([]fyne.CanvasObject{done})
+	d.Resize(fyne.NewSize(640, 220))
+	d.Show()
+	u.win.Canvas().Focus(done)
+}
