@@ -134,11 +134,14 @@ func (s *agentsScreen) connectClient() {
 	c.read.Horizontal = true
 	c.mayConfirm = widget.NewCheck("Its \"the user confirmed\" counts as my confirmation", nil)
 
-	monoDiff := widget.NewLabelWithData(c.diff)
-	monoDiff.TextStyle = fyne.TextStyle{Monospace: true}
-	monoDiff.Selectable = true
-	diffScroll := container.NewScroll(monoDiff)
-	diffScroll.SetMinSize(fyne.NewSize(0, 190))
+	diff := widget.NewTextGrid()
+	diff.Scroll = fyne.ScrollNone // the scroll below holds it, padded like the labels
+	c.diff.AddListener(binding.NewDataListener(func() {
+		text, _ := c.diff.Get()
+		showDiff(diff, text)
+	}))
+	diffArea := container.NewScroll(container.NewPadded(diff))
+	diffArea.SetMinSize(fyne.NewSize(0, 190))
 	problem := widget.NewLabelWithData(c.problem)
 	problem.Wrapping, problem.Importance = fyne.TextWrapWord, widget.DangerImportance
 	problem.Hide()
@@ -162,7 +165,7 @@ func (s *agentsScreen) connectClient() {
 		widget.NewFormItem("May read", c.read),
 		widget.NewFormItem("May confirm", c.mayConfirm),
 	)
-	right := container.NewBorder(container.NewVBox(stateLabel, grants, agentNote, planNote), problem, nil, nil, diffScroll)
+	right := container.NewBorder(container.NewVBox(stateLabel, grants, agentNote, planNote), problem, nil, nil, diffArea)
 	split := container.NewHSplit(c.list, right)
 	split.Offset = 0.3
 	help := wrapped("Engram adds an 'engram' server to the client's own configuration; the agent's token stays in the OS keyring, never in that file.")
@@ -182,6 +185,26 @@ func (s *agentsScreen) connectClient() {
 	c.plan()
 	d.Show()
 	u.win.Canvas().Focus(cancel)
+}
+
+// showDiff puts a unified diff in grid, added lines in the success
+// colour, removed ones in the error colour, hunk headers dimmed.
+func showDiff(grid *widget.TextGrid, text string) {
+	grid.SetText(text)
+	added := &widget.CustomTextGridStyle{FGColor: theme.Color(theme.ColorNameSuccess)}
+	removed := &widget.CustomTextGridStyle{FGColor: theme.Color(theme.ColorNameError)}
+	hunk := &widget.CustomTextGridStyle{FGColor: theme.Color(theme.ColorNamePlaceHolder)}
+	for i, line := range strings.Split(text, "\n") {
+		switch {
+		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"), strings.HasPrefix(line, "@@"):
+			grid.SetRowStyle(i, hunk)
+		case strings.HasPrefix(line, "+"):
+			grid.SetRowStyle(i, added)
+		case strings.HasPrefix(line, "-"):
+			grid.SetRowStyle(i, removed)
+		}
+	}
+	grid.Refresh()
 }
 
 // shortState is a client's state in the list, in a few words.
@@ -278,13 +301,20 @@ func (c *connectDialog) plan() {
 	reg := c.registry()
 	c.gen++
 	gen := c.gen
-	var res connect.Result
-	var tokenErr error // no token kept for the agent: Connect gives it one
+	var res, undo connect.Result
+	var tokenErr, undoErr error // no token kept for the agent: Connect gives it one
 	c.u.background(func() (err error) {
-		if res, err = connect.Connect(reg, c.tk, req); err == nil {
-			_, tokenErr = c.tk.Load(res.Agent.Name)
+		if res, err = connect.Connect(reg, c.tk, req); err != nil {
+			return err
 		}
-		return err
+		_, tokenErr = c.tk.Load(res.Agent.Name)
+		if st.Connected && !res.Plan.Changes() {
+			// Nothing to connect: show what Disconnect would do instead.
+			ureq := req
+			ureq.Agent = app.AgentSpec{}
+			undo, undoErr = connect.Disconnect(reg, c.tk, ureq)
+		}
+		return nil
 	}, func(err error) {
 		if gen != c.gen {
 			return // the user chose another client or name meanwhile
@@ -298,12 +328,16 @@ func (c *connectDialog) plan() {
 			return
 		}
 		c.showAgent(res)
-		if !res.Plan.Changes() {
-			c.planNote.Set(fmt.Sprintf("%s stays as it is: Engram is in it already.", res.Plan.Path))
-			c.diff.Set("")
-		} else {
+		switch {
+		case res.Plan.Changes():
 			c.planNote.Set(fmt.Sprintf("Connect would %s %s:", res.Plan.Action, res.Plan.Path))
 			c.diff.Set(strings.TrimRight(res.Plan.Diff(), "\n"))
+		case undoErr == nil && undo.Plan.Changes():
+			c.planNote.Set(fmt.Sprintf("Engram is in %s already. Disconnect would %s:", res.Plan.Path, undoText(undo)))
+			c.diff.Set(strings.TrimRight(undo.Plan.Diff(), "\n"))
+		default:
+			c.planNote.Set(fmt.Sprintf("%s stays as it is: Engram is in it already.", res.Plan.Path))
+			c.diff.Set("")
 		}
 		c.setButtons(res.Plan.Changes() || tokenErr != nil, st.Connected)
 	})
@@ -357,6 +391,24 @@ func orDefault(s, def string) string {
 	return s
 }
 
+// undoText says what a dry-run Disconnect would do, for "Disconnect
+// would ...".
+func undoText(res connect.Result) string {
+	var what string
+	switch res.Plan.Action {
+	case connect.Restore:
+		what = "restore it as it was before Engram connected"
+	case connect.Delete:
+		what = "delete it (Engram created it)"
+	default:
+		what = "take Engram out of it"
+	}
+	if res.Revoked {
+		what += " and revoke agent " + res.Agent.Name
+	}
+	return what
+}
+
 // connect registers the agent, keeps its token and writes the client's
 // file, then says to restart the client.
 func (c *connectDialog) connect() {
@@ -390,7 +442,7 @@ func (c *connectDialog) disconnect() {
 	if st.Agent != "" {
 		who = "agent " + st.Agent
 	}
-	c.u.askSafe("Disconnect "+st.Client.Name,
+	ask := c.u.askSafe("Disconnect "+st.Client.Name,
 		wrapped(fmt.Sprintf("Engram takes its server out of %s and revokes %s: its token stops working at once.", st.Path, who)),
 		"Keep connected", "Disconnect", theme.DeleteIcon(), func() {
 			var res connect.Result
@@ -405,6 +457,7 @@ func (c *connectDialog) disconnect() {
 				c.u.disconnectedDialog(st.Client, res)
 			})
 		})
+	ask.Resize(fyne.NewSize(620, 200))
 }
 
 // connectedDialog says what Connect did and that the client must restart.

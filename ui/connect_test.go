@@ -99,6 +99,9 @@ func TestConnectClient(t *testing.T) {
 	if c, ok := u.win.Canvas().Focused().(*defaultButton); !ok || c.Text != "Cancel" {
 		t.Fatal("Cancel is not the focused default of Connect a client")
 	}
+	if m, win := dlg.MinSize(), u.win.Canvas().Size(); m.Width > win.Width || m.Height > win.Height {
+		t.Errorf("Connect a client needs %v, more than the window's %v", m, win)
+	}
 	text := boxText(dlg)
 	for _, want := range []string{"Claude Code is installed and not connected", "would add agent claude-code", "Connect would update " + file, `"engram": {`, "--agent", "claude-code"} {
 		if !strings.Contains(text, want) {
@@ -154,6 +157,9 @@ func TestConnectClient(t *testing.T) {
 
 	// Connected now: Disconnect asks first, then restores the file.
 	dlg = openConnect(t, u, "Claude Code")
+	if text := boxText(dlg); !strings.Contains(text, "Disconnect would restore it as it was before Engram connected and revoke agent claude-code") || !strings.Contains(text, `-    "engram": {`) {
+		t.Fatalf("a connected client's dialog does not show what Disconnect would do:\n%s", text)
+	}
 	if !strings.Contains(boxText(dlg), "Claude Code is connected as agent claude-code") {
 		t.Fatalf("the dialog does not say Claude Code is connected:\n%s", boxText(dlg))
 	}
@@ -240,5 +246,30 @@ func TestConnectClientNameAndEnter(t *testing.T) {
 	}
 	if !hasLabel(u.win.Canvas().Overlays().Top(), "Restart Cursor to use Engram.") {
 		t.Fatal("no restart notice after Enter")
+	}
+}
+
+// TestConnectClientWithoutKeyring: with no keyring the token goes to a
+// 0600 file in the data directory, and the confirmation says where.
+func TestConnectClientWithoutKeyring(t *testing.T) {
+	home := t.TempDir()
+	cfg := testConfig(t)
+	cfg.Getenv = func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	u, _ := openUIWith(t, cfg)
+	u.secrets = noSecrets{"ENGRAM_NO_KEYRING is set"}
+	dlg := openConnect(t, u, "Gemini CLI")
+	test.Tap(button(t, dlg, "Connect"))
+	u.wait()
+	done := boxText(u.win.Canvas().Overlays().Top())
+	if !strings.Contains(done, "ENGRAM_NO_KEYRING is set") || !strings.Contains(done, filepath.Join(cfg.DataDir, "agents")) {
+		t.Fatalf("the confirmation does not say where the token is:\n%s", done)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".gemini", "settings.json")); err != nil {
+		t.Fatalf("Gemini CLI's settings were not written: %v", err)
 	}
 }

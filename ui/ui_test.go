@@ -265,6 +265,8 @@ func textsOf(o fyne.CanvasObject) []string {
 			out = append(out, w.String())
 		case *widget.Check:
 			out = append(out, w.Text)
+		case *widget.TextGrid:
+			out = append(out, w.Text())
 		}
 		for _, k := range children(o) {
 			walk(k)
