@@ -70,7 +70,16 @@ func TestDesktopEndToEnd(t *testing.T) {
 
 	home, rt := filepath.Join(tmp, "home"), filepath.Join(tmp, "run")
 	os.MkdirAll(rt, 0o700)
+	// The user's home, with a Claude Code that has one MCP server
+	// already: Connect a client shows a real diff and writes nowhere else.
+	userHome := filepath.Join(tmp, "user")
+	os.MkdirAll(filepath.Join(userHome, ".cursor"), 0o700)
+	claudeJSON := filepath.Join(userHome, ".claude.json")
+	if err := os.WriteFile(claudeJSON, []byte(claudeCodeConfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	env := append(os.Environ(), "DISPLAY="+display, "ENGRAM_HOME="+home, "XDG_RUNTIME_DIR="+rt,
+		"HOME="+userHome, "XDG_CONFIG_HOME="+filepath.Join(userHome, ".config"),
 		"ENGRAM_BACKUP_PASSPHRASE=e2e backup words", "LANG=en_US.UTF-8")
 	appLog := filepath.Join(tmp, "engram.log")
 	engram := start(t, ctx, env, appLog, bin)
@@ -200,6 +209,10 @@ func TestDesktopEndToEnd(t *testing.T) {
 	x.shot("14a-settings-change-passphrase")
 	x.do("key", "Escape")
 	time.Sleep(300 * time.Millisecond)
+	// The Recall group, at the end of the form, says which model is in use.
+	x.drag(settingsScrollbar, point{settingsScrollbar.x, 710})
+	time.Sleep(500 * time.Millisecond)
+	x.shot("14b-settings-recall-model")
 
 	// Memories: a search marks the words it matched; a header sorts.
 	x.click(tabMemories)
@@ -229,6 +242,41 @@ func TestDesktopEndToEnd(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	x.shot("16-token-copied")
 	x.do("key", "Return") // Done has the focus
+	time.Sleep(300 * time.Millisecond)
+
+	// Connect a client: the clients found in the user's home, the agent
+	// Claude Code would run as, and the diff of ~/.claude.json; looking
+	// changes nothing, Connect writes the file and says to restart.
+	x.click(connectClientButton)
+	time.Sleep(800 * time.Millisecond)
+	x.shot("16a-connect-client")
+	if b, _ := os.ReadFile(claudeJSON); string(b) != claudeCodeConfig {
+		t.Fatalf("looking at Connect a client changed ~/.claude.json:\n%s", b)
+	}
+	x.click(connectButton)
+	waitFor(t, 15*time.Second, "Connect to write ~/.claude.json", func() bool {
+		b, _ := os.ReadFile(claudeJSON)
+		return strings.Contains(string(b), `"claude-code"`)
+	})
+	time.Sleep(500 * time.Millisecond)
+	x.shot("16b-connect-client-done")
+	x.do("key", "Return") // Done has the focus
+	time.Sleep(300 * time.Millisecond)
+	// Connected now: Disconnect asks first, then gives the file back.
+	x.click(connectClientButton)
+	time.Sleep(800 * time.Millisecond)
+	x.shot("16c-connect-client-connected")
+	x.click(disconnectButton)
+	time.Sleep(500 * time.Millisecond)
+	x.shot("16d-disconnect-question")
+	x.do("key", "Tab", "space") // from the default, Keep connected, to Disconnect
+	waitFor(t, 15*time.Second, "Disconnect to restore ~/.claude.json", func() bool {
+		b, _ := os.ReadFile(claudeJSON)
+		return string(b) == claudeCodeConfig
+	})
+	time.Sleep(500 * time.Millisecond)
+	x.shot("16e-disconnected")
+	x.do("key", "Return")
 	time.Sleep(300 * time.Millisecond)
 
 	// Lock: only the unlock screen is left, and the tray offers only
@@ -308,23 +356,41 @@ func TestDesktopEndToEnd(t *testing.T) {
 type point struct{ x, y int }
 
 var (
-	tabMemories      = point{70, 61}
-	tabQuarantine    = point{190, 61}
-	tabAgents        = point{298, 61}
-	tabAudit         = point{388, 61}
-	tabSettings      = point{493, 61}
-	firstQueueRow    = point{270, 183}
-	firstMemoryRow   = point{400, 220}
-	memoryHeader     = point{390, 181} // the Memory column's header: sorts by text
-	changePassphrase = point{348, 297}
-	approveButton    = point{874, 220}
-	addAgentButton   = point{60, 101}
-	copyTokenButton  = point{880, 365}
-	lockButton       = point{40, 21}
+	tabMemories         = point{70, 61}
+	tabQuarantine       = point{190, 61}
+	tabAgents           = point{298, 61}
+	tabAudit            = point{388, 61}
+	tabSettings         = point{493, 61}
+	firstQueueRow       = point{270, 183}
+	firstMemoryRow      = point{400, 220}
+	memoryHeader        = point{390, 181} // the Memory column's header: sorts by text
+	changePassphrase    = point{348, 297}
+	approveButton       = point{874, 220}
+	addAgentButton      = point{60, 101}
+	connectClientButton = point{215, 101}
+	connectButton       = point{683, 641} // in Connect a client
+	disconnectButton    = point{549, 641}
+	settingsScrollbar   = point{1094, 300} // the thumb of the form's scroll bar
+	copyTokenButton     = point{880, 365}
+	lockButton          = point{40, 21}
 	// trayIcon is Engram's icon in the panel's tray, in screen
 	// coordinates (the panel is along the top of the screen).
 	trayIcon = point{1155, 13}
 )
+
+// claudeCodeConfig is a Claude Code configuration with a server of its
+// own, as Connect a client finds it.
+const claudeCodeConfig = `{
+  "numStartups": 12,
+  "theme": "dark",
+  "mcpServers": {
+    "github": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-github"]
+    }
+  }
+}
+`
 
 // queueRowHeight is the height of a quarantine row; webRow is the row of
 // the web content in the queue's order (hostile first, then by risk).
@@ -379,6 +445,23 @@ func (x *xsession) click(p point) {
 	x.do("mousemove", "--window", x.window, strconv.Itoa(p.x+1), strconv.Itoa(p.y))
 	time.Sleep(100 * time.Millisecond)
 	x.do("click", "1")
+}
+
+// drag presses the left button at from, moves to to and lets go.
+func (x *xsession) drag(from, to point) {
+	x.t.Helper()
+	x.do("mousemove", "--window", x.window, strconv.Itoa(from.x), strconv.Itoa(from.y))
+	time.Sleep(200 * time.Millisecond)
+	x.do("mousemove", "--window", x.window, strconv.Itoa(from.x), strconv.Itoa(from.y+1))
+	time.Sleep(100 * time.Millisecond)
+	x.do("mousedown", "1")
+	for y := from.y; y <= to.y; y += 40 {
+		x.do("mousemove", "--window", x.window, strconv.Itoa(to.x), strconv.Itoa(y))
+		time.Sleep(30 * time.Millisecond)
+	}
+	x.do("mousemove", "--window", x.window, strconv.Itoa(to.x), strconv.Itoa(to.y))
+	time.Sleep(100 * time.Millisecond)
+	x.do("mouseup", "1")
 }
 
 // red reports whether the screen shows red text in r (the danger
