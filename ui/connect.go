@@ -416,8 +416,14 @@ func (c *connectDialog) connect() {
 		return
 	}
 	st, req, reg := c.statuses[c.sel], c.request(false), c.registry()
+	c.run(st, func() (connect.Result, error) { return connect.Connect(reg, c.tk, req) }, c.u.connectedDialog)
+}
+
+// run does op in the background; on failure it shows the error in the
+// dialog, on success it closes the dialog and shows what op did.
+func (c *connectDialog) run(st connect.Status, op func() (connect.Result, error), done func(connect.Client, connect.Result)) {
 	var res connect.Result
-	c.u.background(func() (err error) { res, err = connect.Connect(reg, c.tk, req); return err }, func(err error) {
+	c.u.background(func() (err error) { res, err = op(); return err }, func(err error) {
 		if err != nil {
 			c.problem.Set(connectError(st, err))
 			c.reload()
@@ -425,7 +431,7 @@ func (c *connectDialog) connect() {
 		}
 		c.d.Hide()
 		c.u.agents.refresh()
-		c.u.connectedDialog(st.Client, res)
+		done(st.Client, res)
 	})
 }
 
@@ -445,17 +451,7 @@ func (c *connectDialog) disconnect() {
 	ask := c.u.askSafe("Disconnect "+st.Client.Name,
 		wrapped(fmt.Sprintf("Engram takes its server out of %s and revokes %s: its token stops working at once.", st.Path, who)),
 		"Keep connected", "Disconnect", theme.DeleteIcon(), func() {
-			var res connect.Result
-			c.u.background(func() (err error) { res, err = connect.Disconnect(reg, c.tk, req); return err }, func(err error) {
-				if err != nil {
-					c.problem.Set(connectError(st, err))
-					c.reload()
-					return
-				}
-				c.d.Hide()
-				c.u.agents.refresh()
-				c.u.disconnectedDialog(st.Client, res)
-			})
+			c.run(st, func() (connect.Result, error) { return connect.Disconnect(reg, c.tk, req) }, c.u.disconnectedDialog)
 		})
 	ask.Resize(fyne.NewSize(620, 200))
 }

@@ -35,14 +35,20 @@ import (
 // conversations Engram was not tuned on); ENGRAM_EVAL_ONLY and
 // ENGRAM_EVAL_VERBOSE work as for SciFact. Like the SciFact test it drives
 // a recall.Engine directly, with vectors cached between runs.
+// locomoRoot is the LoCoMo conversations' directory: $ENGRAM_LOCOMO_DIR,
+// else the three dev conversations in ../shared.
+func locomoRoot() string {
+	if root := os.Getenv("ENGRAM_LOCOMO_DIR"); root != "" {
+		return root
+	}
+	return filepath.Join("..", "..", "..", "..", "..", "shared", "eval", "search", "locomo-dev")
+}
+
 func TestCrossValidateLoCoMo(t *testing.T) {
 	if os.Getenv("ENGRAM_EVAL") == "" {
 		t.Skip("set ENGRAM_EVAL=1 to run the LoCoMo cross-validation")
 	}
-	root := os.Getenv("ENGRAM_LOCOMO_DIR")
-	if root == "" {
-		root = filepath.Join("..", "..", "..", "..", "..", "shared", "eval", "search", "locomo-dev")
-	}
+	root := locomoRoot()
 	for _, kind := range []string{"turns", "observations"} {
 		convs := loadLoCoMo(t, filepath.Join(root, kind))
 		for _, f := range locomoFamilies() {
@@ -438,10 +444,7 @@ func TestFloorLoCoMo(t *testing.T) {
 	if os.Getenv("ENGRAM_EVAL") == "" {
 		t.Skip("set ENGRAM_EVAL=1 to measure the relevance floor")
 	}
-	root := os.Getenv("ENGRAM_LOCOMO_DIR")
-	if root == "" {
-		root = filepath.Join("..", "..", "..", "..", "..", "shared", "eval", "search", "locomo-dev")
-	}
+	root := locomoRoot()
 	for _, kind := range []string{"turns", "observations"} {
 		convs := loadLoCoMo(t, filepath.Join(root, kind))
 		for _, mode := range []recall.Mode{recall.Exact, recall.Semantic, recall.Hybrid} {
