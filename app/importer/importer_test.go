@@ -160,6 +160,7 @@ func TestMalformed(t *testing.T) {
 		{"bad front matter", importer.Cursor, []byte("---\ndescription: x\nthis is not yaml\n---\n- rule\n"), 3, `expected "key: value"`},
 		{"unknown type", importer.MCPMemory, []byte(`{"type":"entity","name":"a","observations":["b"]}` + "\n\n" + `{"type":"note","text":"c"}`), 3, "unknown type"},
 		{"relation without to", importer.MCPMemory, []byte(`{"type":"relation","from":"a","relationType":"b"}`), 1, "relation needs"},
+		{"relation with empty ends", importer.MCPMemory, []byte("{\"type\":\"entity\",\"name\":\"a\"}\n{\"type\":\"relation\",\"from\":\"\",\"to\":\" \",\"relationType\":\"\"}"), 2, "relation needs"},
 		{"observation not a string", importer.MCPMemory, []byte(`{"type":"entity","name":"a","observations":[1]}`), 1, "should be a string"},
 		{"mem0 missing text", importer.Mem0, []byte("[\n{\"id\":\"a\",\"memory\":\"x\"},\n{\"id\":\"b\"}\n]"), 3, "without its text"},
 		{"mem0 bad json", importer.Mem0, []byte("{\"results\": [\n{\"memory\": \"x\"},\n{\"memory\" \"y\"}\n]}"), 3, "not valid JSON"},

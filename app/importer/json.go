@@ -65,7 +65,8 @@ func parseMCP(name string, data []byte) ([]Entry, []Skip, error) {
 				entries = append(entries, Entry{Text: *m.Name + ": " + o, Field: field, Kind: kindFor(field), Tags: tags, File: name, Line: n})
 			}
 		case "relation":
-			if m.From == nil || m.To == nil || m.RelationType == nil {
+			if m.From == nil || m.To == nil || m.RelationType == nil ||
+				strings.TrimSpace(*m.From) == "" || strings.TrimSpace(*m.To) == "" || strings.TrimSpace(*m.RelationType) == "" {
 				return nil, nil, &SyntaxError{name, n, `a relation needs "from", "to" and "relationType"`}
 			}
 			entries = append(entries, Entry{Text: fmt.Sprintf("%s %s %s", *m.From, words(*m.RelationType), *m.To), Field: vault.Learnings, Kind: vault.Fact, Tags: []string{"relation"}, File: name, Line: n})
