@@ -262,7 +262,21 @@ var effectCues = []effectCue{
 		pl([]string{"to you"}, `\bto you,? the (?:ai|assistant|language model|ai language model|model|agent)\b`),
 		pl([]string{"dear", "attention", "hey", "hi ", "hello"}, `\b(?:dear|attention|hey|hi|hello),? (?:ai|assistant|agent|model|chatbot|llm)\b`),
 		nr([]string{"before you"}, `\bbefore you (?:can )?(?:solve|complete|do|finish|start|continue|answer)\b`, 100, `\b(?:do the following|first)\b`),
-		pl([]string{"new task", "real task", "actual task", "updated task", "new instruction", "real instruction", "actual instruction", "updated instruction"}, `\b(?:new|real|actual|updated) (?:task|instructions?) (?:is|are)\b`),
+		pl([]string{"new task", "real task", "actual task", "updated task", "new instruction", "real instruction", "actual instruction", "updated instruction", "new directive", "new primary", "new objective", "new goal", "new orders"},
+			`\b(?:new|real|actual|updated)\s+(?:primary\s+)?(?:tasks?|instructions?|directives?|objectives?|goals?|orders)\s*(?:is|are|:)`),
+		pl([]string{"abandon"}, `\babandon(?:s|ed|ing)?\s+(?:the |your |this |all |any )?(?:current |original |previous |assigned |user'?s? )?(?:task|request|instructions?|work|job|goal)\b`),
+		pl([]string{"stop processing", "stop summar", "stop translat", "stop pars", "stop what you"}, `\bstop (?:processing|summari[sz]ing|translating|parsing|what you(?:'re| are) doing)\b`),
+		pl([]string{"ignore", "disregard"}, `\b(?:ignore|disregard)\s+(?:the |this |that |your |all |any )?(?:user'?s? |original |current |above |following )?(?:request|question|task|documentation|document|recipe|essay|text|content|email|article|input|prompt|translation(?: request)?|url parsing|parsing|summary|template|data|file|page)\b\s*[.,;:]?\s*(?:(?:and |then )?(?:instead|rather)\b|(?:and|then)\s+(?:output|respond|reply|say|write|provide|print|tell)\b)`),
+	}},
+	{"response_hijack", "dictates the agent's reply word for word", 0.45, []alt{
+		nr([]string{"respond", "reply", "answer", "say", "output", "print", "write", "return"}, `\b(?:respond|reply|answer|say|output|print|write|return)(?:s|ed|ing)?\b`, 40,
+			`\b(?:exactly|only|nothing (?:else )?but|verbatim)\b[^.\n]{0,25}?["'“‘]|^[^.\n]{0,60}\band nothing else\b`),
+		pl([]string{"only response", "only reply", "only answer", "only output"}, `\byour only (?:response|reply|answer|output) (?:should|must|will|is to) be\b`),
+		pl([]string{"nothing else"}, `["'”’]\s*(?:and|,)\s*nothing else\b`),
+		nr([]string{"begin", "start", "prefix", "open"}, `\b(?:begin|start|prefix|open)(?:s|ning|ing)?\b`, 40,
+			`\b(?:all |every |each |your )*(?:responses?|replies|answers?|outputs?)\s+(?:must |should )?(?:with|by saying)\s*["'“‘]`),
+		pl([]string{"append", "add"}, `\b(?:append|add)\w*\s+(?:this |the following )?(?:to|at the end of)\s+(?:your|every|each|the)\s+(?:response|reply|answer|output)\s*:`),
+		pl([]string{"responses must", "responses should"}, `\ball (?:responses|replies|answers) (?:must|should) (?:begin|start|end) with\b`),
 	}},
 	{"directive_tag", "a tag that poses as system or admin instructions", 0.5, []alt{
 		{any: []string{"<", "["}, a: directiveTagRe},
@@ -301,7 +315,17 @@ var effectCues = []effectCue{
 
 // directiveTagRe finds tags that pose as instructions from the system or
 // an administrator: <system_prompt>, <system_note>, [ADMIN], [INSTRUCTION].
-var directiveTagRe = regexp.MustCompile(`(?i)<\s*/?\s*(?:system|admin|instructions?|developer)[\w-]*\s*>|\[\s*(?:admin|instructions?|system|developer|sudo|root|override)(?:[ _-]\w+)?\s*\]`)
+// directiveTagRe finds a tag, marker or key that poses as a channel
+// of orders: "<system>", "[ADMIN]", "[AI_OVERRIDE]", "[PRIORITY
+// INSTRUCTION]:", "---SYSTEM---", "###SYSTEM###", "{{#AI_INSTRUCTION}}",
+// a JSON key "__ai_instruction__". A bracketed phrase followed by "(" is a
+// markdown link ("[Developer guide](...)"), not a tag.
+var directiveTagRe = regexp.MustCompile(`(?i)<\s*/?\s*(?:system|admin|instructions?|developer|hidden)[\w-]*(?:\s+\w+\s*=\s*['"][^'"<>]{0,80}['"]){0,6}\s*>` +
+	`|\[\s*(?:(?:ai|llm|priority|hidden|encoded|secret|urgent|new)[ _-])?(?:admin|instructions?|system|developer|sudo|root|override|directive)(?:[ _-]\w+)?\s*(?:\]\s*(?:[^(\s]|$)|:)` +
+	`|\[\s*(?:ai|llm|hidden)(?:[ _-]\w+)?\s*\]\s*:` +
+	`|(?:^|\n)\s*(?:-{3,}|#{3,}|={3,})\s*(?:end[ _-]?)?(?:system|admin|instructions?|developer)(?:[ _-]\w+)?\s*(?:-{3,}|#{3,}|={3,})` +
+	`|\{\{\s*[#/]?\s*(?:ai[ _-]?)?(?:system|instructions?|directive|override)\w*\s*\}\}` +
+	`|["']_*(?:ai|llm|agent|assistant)[ _-]?(?:instructions?|directives?|override|command)_*["']\s*:`)
 
 // negationRe finds a prohibition at the end of a clause's prefix: "never",
 // "do not", "avoid" before the effect make it a rule against the effect.
@@ -311,9 +335,16 @@ var negationRe = regexp.MustCompile(`(?i)\b(?:never|don'?t|do not|does not|doesn
 // sentence, a second-person or agent addressee, a standing trigger, or a
 // note to future sessions.
 var (
-	addresseeRe = regexp.MustCompile(`(?i)\byou (?:must|should|need to|have to|will need to|are to|shall|may now|can now|are (?:now )?(?:allowed|permitted|required|expected) to)\b|\byour (?:task|job|instructions?|goal)\b|\b(?:wants|needs|asks|expects|would like|told|instructed|asked|wanted) you to\b|\bagents? (?:may|must|should|can|are allowed to|are permitted to|no longer need to)\b|\b(?:the |all |every |other |any )(?:ai|assistant|agents?|models?|bots?|llms?)\b|\bai (?:language )?model\b|\b(?:future|next|later|every|all) sessions?\b|\bgoing forward\b|\bfrom now on\b`)
-	triggerRe   = regexp.MustCompile(`(?i)\b(?:whenever|every time|each time|before (?:you|answering|responding|replying|solving|starting|doing|proceeding|any)|after (?:you|each|every)|when(?:ever)? you (?:see|get|receive|read|find)|at the (?:start|end|beginning) of (?:each|every|the) (?:session|task|conversation|reply))\b`)
-	targetRe    = regexp.MustCompile(`(?i)[\w.+-]+@[\w-]+\.[\w.]+|https?://\S+|\bwww\.\S+|\b(?:\d{1,3}\.){3}\d{1,3}\b|\b[A-Z]{2}\d{2}[A-Z0-9]{10,30}\b|\baccount (?:id |number |no\.? )?#?\s?\d{4,}|\b[\w-]+\.(?:com|org|net|io|xyz|ru|cn|info|biz|co|me|app|dev)\b`)
+	addresseeRe = regexp.MustCompile(`(?i)\byou (?:must|should|need to|have to|will need to|are to|shall|may now|can now|are (?:now )?(?:allowed|permitted|required|expected) to)\b|` +
+		// A message to AI readers: "Note to AI:", "Notice to AI systems",
+		// "Message for AI browsing assistants", "AI AGENT DIRECTIVE",
+		// "If you are an AI", "AUTOMATED PROCESSORS:". Rules files address
+		// agents this way too; it opens the effect cues, it sets no risk.
+		`\b(?:notes?|notice|message|memo|directive|instructions?|warning|attention|alert|reminder|request|directions?)\s+(?:to|for)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:ai|llms?|language models?|(?:ai|automated|autonomous)\s+(?:systems?|agents?|assistants?|models?|processors?|crawlers?|browsing assistants?)|assistants?|agents?|bots?)\b|` +
+		`\b(?:ai|llm)[ _-]?(?:agent[ _-])?(?:directive|instructions?|override|note|command)s?\b|\bif you are an? (?:ai|llm|language model|assistant|agent|bot)\b|\b(?:automated|autonomous) (?:processors?|agents?|systems?)\s*:|\byou are now\b|\bas an? (?:ai|llm|browsing|file[- ]editing|shopping|email) (?:agent|assistant|model)\b|\byou'?re an? (?:\w+ )?(?:agent|assistant)\b|` +
+		`\byour (?:task|job|instructions?|goal)\b|\b(?:wants|needs|asks|expects|would like|told|instructed|asked|wanted) you to\b|\bagents? (?:may|must|should|can|are allowed to|are permitted to|no longer need to)\b|\b(?:the |all |every |other |any )(?:ai|assistant|agents?|models?|bots?|llms?)\b|\bai (?:language )?model\b|\b(?:future|next|later|every|all) sessions?\b|\bgoing forward\b|\bfrom now on\b`)
+	triggerRe = regexp.MustCompile(`(?i)\b(?:whenever|every time|each time|before (?:you|answering|responding|replying|solving|starting|doing|proceeding|any)|after (?:you|each|every)|when(?:ever)? you (?:see|get|receive|read|find)|at the (?:start|end|beginning) of (?:each|every|the) (?:session|task|conversation|reply))\b`)
+	targetRe  = regexp.MustCompile(`(?i)[\w.+-]+@[\w-]+\.[\w.]+|https?://\S+|\bwww\.\S+|\b(?:\d{1,3}\.){3}\d{1,3}\b|\b[A-Z]{2}\d{2}[A-Z0-9]{10,30}\b|\baccount (?:id |number |no\.? )?#?\s?\d{4,}|\b[\w-]+\.(?:com|org|net|io|xyz|ru|cn|info|biz|co|me|app|dev)\b`)
 )
 
 // actionVerbs start an imperative sentence that asks for an act.
@@ -331,6 +362,7 @@ var actionVerbs = map[string]bool{
 	"reveal": true, "export": true, "push": true, "merge": true, "deploy": true, "commit": true, "manipulate": true,
 	"falsify": true, "alter": true, "initiate": true, "issue": true, "approve,": true, "supersede": true,
 	"treat": true, "please": true, "always": true, "ignore": true, "forget": true, "tell": true, "do": true,
+	"disregard": true, "abandon": true, "respond": true, "reply": true, "output": true, "say": true,
 }
 
 // imperativeAct reports whether a sentence of text starts with an action

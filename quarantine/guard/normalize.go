@@ -2,6 +2,7 @@ package guard
 
 import (
 	"html"
+	"net/url"
 	"regexp"
 	"strings"
 	"unicode"
@@ -30,7 +31,7 @@ type disguise struct {
 // normaliseText returns text with its disguises undone, and the disguises.
 // It returns text itself when there was nothing to undo.
 func normaliseText(text string) (string, []disguise) {
-	if isPlain(text) && !strings.Contains(text, "<!--") && !strings.Contains(text, "&") && !hasTypoCandidate(text) {
+	if isPlain(text) && !strings.Contains(text, "<!--") && !strings.Contains(text, "&") && !strings.Contains(text, "%") && !hasTypoCandidate(text) {
 		return text, nil
 	}
 	var found []disguise
@@ -39,7 +40,7 @@ func normaliseText(text string) (string, []disguise) {
 	// Invisible characters: removed; inside a word of Latin letters they
 	// are a disguise, not typography.
 	if inv, i := invisibleInWord(s); inv {
-		found = append(found, disguise{"invisible_characters", "invisible characters inside words", i, i + 1, 0.5})
+		found = append(found, disguise{"invisible_characters", "invisible characters inside words", i, i + 1, invisibleFloor})
 	}
 	s = strings.Map(func(r rune) rune {
 		if invisible(r) {
@@ -51,6 +52,15 @@ func normaliseText(text string) (string, []disguise) {
 	// Compatibility forms (full-width letters, ligatures) fold to their
 	// plain letters.
 	s = norm.NFKC.String(s)
+
+	// Combining marks left on Latin letters once NFKC has composed every
+	// accent it could: strike-through and overlay marks drawn through
+	// each letter ("e̸x̸e̸c̸u̸t̸e̸"), stacks of marks. No language needs
+	// them, and a reader skims past them.
+	if stripped, i, ok := stripMarks(s); ok {
+		s = stripped
+		found = append(found, disguise{"combining_marks", "combining marks drawn over the letters", i, i + 1, 0})
+	}
 
 	// Letters of other scripts that look like Latin ones, inside words
 	// that are otherwise Latin.
@@ -72,6 +82,13 @@ func normaliseText(text string) (string, []disguise) {
 	if strings.Contains(s, "&") {
 		s = html.UnescapeString(s)
 	}
+	// Percent-encoded runs ("%5BSYSTEM%5D%3A%20Ignore...") read as text.
+	if strings.Contains(s, "%") {
+		if decoded, i, ok := decodePercentRuns(s); ok {
+			s = decoded
+			found = append(found, disguise{"percent_encoded", "text hidden in percent-encoding", i, i + 1, 0})
+		}
+	}
 
 	// A typo in a trigger word ("iunstructions").
 	s = fixTypos(s)
@@ -90,6 +107,76 @@ func isPlain(text string) bool {
 		}
 	}
 	return true
+}
+
+// invisibleFloor is the risk of invisible characters inside words on
+// their own: enough to quarantine a memory from any source but the user
+// (the source's trust discounts it: see trustDiscount), not to reject it.
+const invisibleFloor = 0.55
+
+// stripMarks removes the nonspacing and enclosing marks that follow a
+// Latin letter or any printable ASCII character, the space included (or
+// another such mark), and
+// reports whether it removed any and where the first was. It runs after
+// NFKC, which has already composed the marks that make accented letters.
+// Marks on letters of other scripts (Devanagari vowel signs, Hebrew
+// points) are the script's own and stay.
+func stripMarks(text string) (string, int, bool) {
+	first := -1
+	prevLatin := false
+	for i, r := range text {
+		if unicode.In(r, unicode.Mn, unicode.Me) {
+			if prevLatin {
+				first = i
+				break
+			}
+			continue
+		}
+		prevLatin = r < 0x80 && r >= ' ' || unicode.Is(unicode.Latin, r)
+	}
+	if first < 0 {
+		return text, 0, false
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	b.WriteString(text[:first])
+	prevLatin = true
+	for _, r := range text[first:] {
+		if unicode.In(r, unicode.Mn, unicode.Me) {
+			if prevLatin {
+				continue
+			}
+		} else {
+			prevLatin = r < 0x80 && r >= ' ' || unicode.Is(unicode.Latin, r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String(), first, true
+}
+
+// percentRunRe finds runs of at least three percent-escapes, with the
+// plain characters between them.
+var percentRunRe = regexp.MustCompile(`(?:%[0-9A-Fa-f]{2}[\w.~+-]{0,12}){3,}`)
+
+// decodePercentRuns decodes each run of percent-escapes that decodes to
+// printable UTF-8 text, and reports whether it decoded any and where the
+// first was.
+func decodePercentRuns(text string) (string, int, bool) {
+	first := -1
+	out := percentRunRe.ReplaceAllStringFunc(text, func(m string) string {
+		d, err := url.PathUnescape(m)
+		if err != nil || !utf8.ValidString(d) || strings.ContainsFunc(d, func(r rune) bool { return r < ' ' && r != '\n' && r != '\t' }) {
+			return m
+		}
+		if first < 0 {
+			first = strings.Index(text, m)
+		}
+		return strings.ReplaceAll(d, "+", " ")
+	})
+	if first < 0 {
+		return text, 0, false
+	}
+	return out, first, true
 }
 
 // invisible reports whether r is not rendered: format characters (zero
