@@ -106,6 +106,13 @@ type Floor struct {
 	// about what the vault never heard of without dropping a relevant
 	// memory that matches less than others in an answered query.
 	Gate *Floor
+	// Unheard, when set, is the gate instead of Gate for a query whose
+	// names (words written with a capital, other than a sentence's first
+	// and the names of times) are all unheard: no memory the query may
+	// see contains one (Result.Unheard). It should be at least as strict
+	// as Gate. A question about someone or something the vault never
+	// heard of is then answered only by a memory that matches it well.
+	Unheard *Floor
 }
 
 // DefaultFloors returns the floors calibrated with USE Lite on a no-answer

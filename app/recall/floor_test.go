@@ -2,7 +2,10 @@ package recall
 
 import (
 	"context"
+	"slices"
 	"testing"
+
+	"github.com/engram-app/engram/vault"
 )
 
 // TestFloorGate: with the default floors, a hybrid query about what the
@@ -54,5 +57,68 @@ func TestFloorGate(t *testing.T) {
 	}
 	if ids["gateway"] {
 		t.Errorf("on-call query returned the unrelated gateway memory")
+	}
+}
+
+// TestFloorUnheard: a query whose every name is one no memory the reader
+// may see contains is answered only if some memory clears the stricter
+// Unheard gate; a query naming someone the vault knows is judged by the
+// ordinary gate.
+func TestFloorUnheard(t *testing.T) {
+	emb := &bagEmbedder{dim: 64}
+	cfg := DefaultConfig(emb)
+	cfg.Floors = map[Mode]Floor{Hybrid: {Gate: &Floor{Keyword: 0.15, Vector: 0.45}, Unheard: &Floor{Keyword: 0.9, Vector: 0.95}}}
+	e := New(cfg)
+	secret := doc("secret", "Caroline keeps the spare key under the blue pot.")
+	secret.Partition = vault.Public
+	put(t, e, emb,
+		doc("sunset", "Jon: I painted a sunset over the lake last weekend."),
+		doc("store", "Gina: The clothing store opens in February."),
+		secret,
+	)
+	allow := func(d *Doc) bool { return d.Partition != vault.Public }
+	for _, tc := range []struct {
+		query   string
+		want    bool // answered
+		unheard []string
+	}{
+		{"What did Caroline paint at the lake?", false, []string{"Caroline"}},
+		{"What did Jon paint at the lake?", true, nil},
+		{"Did Jon and Caroline paint the lake?", true, []string{"Caroline"}},
+		{"what did caroline paint at the lake?", true, nil}, // no name written as one
+	} {
+		r, err := e.Search(context.Background(), Query{Text: tc.query, Mode: Hybrid, Now: t0, Floor: true, Allow: allow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(r.Hits) > 0; got != tc.want {
+			t.Errorf("Search(%q) answered = %v (%v), want %v", tc.query, got, ids(r.Hits), tc.want)
+		}
+		if !slices.Equal(r.Unheard, tc.unheard) {
+			t.Errorf("Search(%q).Unheard = %q, want %q", tc.query, r.Unheard, tc.unheard)
+		}
+	}
+}
+
+func TestNames(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"What did Caroline research?", []string{"Caroline"}},
+		{"Caroline went where?", nil},
+		{"When did Jon and Gina meet in June? Gina was there.", []string{"Jon", "Gina"}},
+		{"Did I see the IL-6 results on Monday?", []string{"IL"}},
+		{"Would Caroline like Dr. Seuss?", []string{"Caroline", "Dr"}},
+		{`Has Mel read "The Lean Startup"?`, []string{"Mel", "Lean", "Startup"}},
+		{"Était-ce à Zürich?", []string{"Zürich"}},
+	} {
+		var got []string
+		for _, n := range names(tc.text) {
+			got = append(got, n.word)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("names(%q) = %q, want %q", tc.text, got, tc.want)
+		}
 	}
 }

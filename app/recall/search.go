@@ -113,6 +113,10 @@ type Result struct {
 	// BelowFloor counts the candidates left out by the relevance floor
 	// (Query.Floor); with no hits, nothing passed it.
 	BelowFloor int
+	// Unheard are the names in the query (words written with a capital,
+	// other than a sentence's first and the names of times) that no
+	// memory the query may see contains, as written in the query.
+	Unheard []string
 }
 
 // ranked is a candidate slot with its relevance.
@@ -148,13 +152,13 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	useVec = useVec && usable(qvec)
 	terms := Terms(nil, q.Text)
 
-	hits, err := e.gather(q, mode, terms, qvec, useKw, useVec)
+	hits, unheard, err := e.gather(q, mode, terms, qvec, useKw, useVec)
 	if err != nil {
 		return Result{}, err
 	}
 	out := make([]Hit, 0, len(hits))
 	below := 0
-	if q.Floor && !e.answers(hits, mode) {
+	if q.Floor && !e.answers(hits, mode, unheard.all) {
 		// No memory matches the query well enough for any to be an
 		// answer: a query about what Engram never heard of returns
 		// nothing rather than the nearest unrelated memories.
@@ -176,18 +180,24 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	slices.SortFunc(out, byScore)
 	res := e.limit(out, q.Limit, q.Reader)
 	res.BelowFloor = below
+	res.Unheard = unheard.words
 	return res, nil
 }
 
 // answers reports whether any of hits clears the gate of mode's floor
-// (Floor.Gate): whether the query is answered at all.
-func (e *Engine) answers(hits map[uint32]*Hit, mode Mode) bool {
+// (Floor.Gate, or Floor.Unheard for a query whose names are all
+// unheard): whether the query is answered at all.
+func (e *Engine) answers(hits map[uint32]*Hit, mode Mode, unheard bool) bool {
 	f, ok := e.cfg.Floors[mode]
-	if !ok || f.Gate == nil || len(hits) == 0 {
+	gate := f.Gate
+	if unheard && f.Unheard != nil {
+		gate = f.Unheard
+	}
+	if !ok || gate == nil || len(hits) == 0 {
 		return true
 	}
 	for _, h := range hits {
-		if clears(h, mode, *f.Gate) {
+		if clears(h, mode, *gate) {
 			return true
 		}
 	}
@@ -221,7 +231,7 @@ func clears(h *Hit, mode Mode, f Floor) bool {
 // index's list, fused in hybrid mode, as hits holding copies of their
 // documents, so that scoring, sorting and the limits run without the lock
 // and do not hold up writers.
-func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useKw, useVec bool) (map[uint32]*Hit, error) {
+func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useKw, useVec bool) (map[uint32]*Hit, unheard, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if q.MaxTerms > 0 {
@@ -229,7 +239,7 @@ func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useK
 	}
 	if d := e.vec.dim; useVec && d != 0 && len(qvec) != d {
 		if len(qvec)%d != 0 {
-			return nil, fmt.Errorf("%w: query dimension %d, want %d", ErrVector, len(qvec), d)
+			return nil, unheard{}, fmt.Errorf("%w: query dimension %d, want %d", ErrVector, len(qvec), d)
 		}
 		// A memory's chunk vectors from EmbedDocs, as the duplicate check
 		// passes them: the memory's mean vector is the query.
@@ -292,7 +302,30 @@ func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useK
 	if mode == Hybrid {
 		e.fuse(hits, acc, unitQ, kwList, vecList)
 	}
-	return hits, nil
+	return hits, e.unheard(q.Text, mode, keep), nil
+}
+
+// unheard is what a query names that the vault never heard of.
+type unheard struct {
+	words []string // as written in the query
+	all   bool     // the query has names and none was heard of
+}
+
+// unheard returns the names in text (see names) that no document keep
+// accepts contains; in semantic mode, which finds only documents with a
+// vector, no such document. The caller holds the read lock.
+func (e *Engine) unheard(text string, mode Mode, keep func(uint32) bool) unheard {
+	var u unheard
+	ns := names(text)
+	for _, n := range ns {
+		if !slices.ContainsFunc(e.kw.postings(n.term), func(p posting) bool {
+			return keep(p.doc) && (mode != Semantic || e.docs[p.doc].vec != nil)
+		}) {
+			u.words = append(u.words, n.word)
+		}
+	}
+	u.all = len(ns) > 0 && len(u.words) == len(ns)
+	return u
 }
 
 // recency is the boost factor 1 + w × 2^(-age/halfLife).
