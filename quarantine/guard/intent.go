@@ -212,7 +212,7 @@ var effectCues = []effectCue{
 	{"fetched_code", "asks to run code fetched from the network", 0.65, []alt{
 		nw([]string{"curl", "wget", "iwr", "invoke-webrequest"}, 180, `\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b`),
 		pl([]string{"<(curl", "<( curl", "<(wget"}, `\b(?:bash|sh)\s+<\(\s*(?:curl|wget)`),
-		nr([]string{"download"}, `\bdownload(?:s|ed|ing)?\b`, 70, `\b(?:and|then)\s+(?:run|execute|install|launch|open)\b`),
+		nr([]string{"download"}, `\bdownload(?:s|ed|ing)?\b`, 70, `\b(?:and|then)\s+(?:run|execute|install|launch|open|apply)\b`),
 		pl([]string{"install http", "install git+http"}, `\b(?:pip|npm|gem|go)\s+install\s+(?:\S+\s+)?(?:git\+)?https?://`),
 	}},
 	{"destroy", "asks to destroy data", 0.45, []alt{
@@ -268,6 +268,18 @@ var effectCues = []effectCue{
 		pl([]string{"stop processing", "stop summar", "stop translat", "stop pars", "stop what you"}, `\bstop (?:processing|summari[sz]ing|translating|parsing|what you(?:'re| are) doing)\b`),
 		pl([]string{"ignore", "disregard"}, `\b(?:ignore|disregard)\s+(?:the |this |that |your |all |any )?(?:user'?s? |original |current |above |following )?(?:request|question|task|documentation|document|recipe|essay|text|content|email|article|input|prompt|translation(?: request)?|url parsing|parsing|summary|template|data|file|page)\b\s*[.,;:]?\s*(?:(?:and |then )?(?:instead|rather)\b|(?:and|then)\s+(?:output|respond|reply|say|write|provide|print|tell)\b)`),
 	}},
+	{"prompt_leak", "asks the agent to reveal its own instructions", 0.45, []alt{
+		nw([]string{"tell", "show", "reveal", "output", "print", "repeat", "share", "list", "give", "dump", "leak", "disclose", "display", "write out", "recite", "expose", "include"}, 80,
+			`\b(?:your|the|its|their)\s+(?:(?:complete|full|entire|original|initial|hidden|internal|underlying|secret|exact)\s+)*(?:system (?:prompt|instructions?|message)|(?:initial|original|hidden|internal|developer|starting) (?:instructions?|prompt)|instructions you (?:were|have been) given|rules you (?:follow|were given)|guidelines you (?:follow|were given))\b|\bwhat (?:instructions|rules|guidelines) you (?:were|have been) given\b`),
+	}},
+	{"persona_override", "asks the agent to take on a persona without its limits", 0.45, []alt{
+		pl([]string{"pretend", "imagine", "roleplay", "role-play", "role play", "act as", "acting as", "you are", "you're", "in character"},
+			`\b(?:pretend|imagine|role-?play|role play|act(?:ing)? as|you are now|you are|you're|method acting|stay in character)\b[^\n]{0,120}?\b(?:no (?:restrictions|limits|limitations|filters|rules|guidelines|ethics)|always compl(?:y|ies)|compl(?:y|ies) with (?:any|every) request|(?:safety|security) (?:checks|filters|protocols|measures|guidelines|restrictions) (?:are |were )?(?:disabled|off|removed|lifted)|(?:has|have|with) (?:full )?permission to (?:modify|access|bypass|override)|unrestricted|without (?:any )?(?:restrictions|limits|filters|guidelines)|(?:debug(?:ging)?|developer|god|admin) mode)\b`),
+	}},
+	{"send_user_to", "asks the agent to send the user to an outside site", 0.45, []alt{
+		nw([]string{"tell", "inform", "warn", "notify", "advise", "instruct", "ask", "direct", "urge", "remind"}, 160,
+			`\b(?:the )?users?\b[^.;\n]{0,100}?\b(?:visit|go to|click|log ?in|sign ?in|reset|verify|confirm|re-?enter|download|install|update)\b[^;\n]{0,60}?(?:https?://|www\.|\b[\w-]+\.(?:com|org|net|io|xyz|ru|cn|info|biz|co|me|app|dev)\b)`),
+	}},
 	{"response_hijack", "dictates the agent's reply word for word", 0.45, []alt{
 		nr([]string{"respond", "reply", "answer", "say", "output", "print", "write", "return"}, `\b(?:respond|reply|answer|say|output|print|write|return)(?:s|ed|ing)?\b`, 40,
 			`\b(?:exactly|only|nothing (?:else )?but|verbatim)\b[^.\n]{0,25}?["'“‘]|^[^.\n]{0,60}\band nothing else\b`),
@@ -295,6 +307,9 @@ var effectCues = []effectCue{
 		pl([]string{"without"}, `\bwithout (?:a )?(?:valid|proper|medical|legal|any) (?:reason|necessity|grounds|justification|basis|prescription)\b|\bwithout (?:proper |prior )?(?:authori[sz]ation|consent|permission)\b|\bwithout leaving (?:any )?traces?\b`),
 		nw([]string{"resulting in", "leading to", "causing", "to cause", "cause", "trigger"}, 40, `\b(?:significant|widespread|severe|maximum|serious|irreparable|lasting|intentional|deliberate|hardware|academic|financial)\b[^.;\n]{0,15}?\b(?:harm|damage|disruptions?|interruptions?|downtime|malfunctions?|adverse effects|losses|injur\w+|chaos|panic|crash(?:es)?|outages?)\b`),
 		pl([]string{"unnoticed", "non-public", "insider"}, `\b(?:goes|go|remain|stay)s? unnoticed\b|\b(?:non-public|insider),? (?:material )?information\b|\bmalicious (?:code|software|payloads?|scripts?|links?|websites?)\b`),
+		pl([]string{"synthes", "manufactur", "make", "making", "build", "produc", "extract", "cook", "assembl"},
+			`\b(?:synthes\w+|manufactur\w+|mak(?:e|ing)|build(?:ing)?|produc\w+|extract\w*|cook\w*|assembl\w+)\b[^.\n]{0,40}?\b(?:methamphetamine|fentanyl|heroin|cocaine|ricin|sarin|nerve (?:agents?|gas)|anthrax|bioweapons?|chemical weapons?|explosives?|pipe bombs?|bombs?|napalm|ghost guns?)\b`),
+		pl([]string{"hack into", "hacking into", "break into"}, `\b(?:hack(?:ing)?|break(?:ing)?) into (?:[\w'-]+ ){0,3}?(?:system|account|network|server|computer|phone|email|database|bank)s?\b`),
 		nr([]string{"infect", "intercept"}, `\b(?:infect|intercept)\b`, 30, `\b(?:firmware|servers?|systems?|computers?|devices?|networks?|machines?|files|traffic|communications|emails?|messages|calls|data)\b`),
 		nr([]string{"breach"}, `\bbreach(?:es|ed|ing)?\b`, 20, `\b(?:database|system|network|server|records|security|firewall)\b`),
 		nr([]string{"tamper"}, `\btamper\w*`, 10, `\bwith\b`),
@@ -342,6 +357,7 @@ var (
 		// agents this way too; it opens the effect cues, it sets no risk.
 		`\b(?:notes?|notice|message|memo|directive|instructions?|warning|attention|alert|reminder|request|directions?)\s+(?:to|for)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:ai|llms?|language models?|(?:ai|automated|autonomous)\s+(?:systems?|agents?|assistants?|models?|processors?|crawlers?|browsing assistants?)|assistants?|agents?|bots?)\b|` +
 		`\b(?:ai|llm)[ _-]?(?:agent[ _-])?(?:directive|instructions?|override|note|command)s?\b|\bif you are an? (?:ai|llm|language model|assistant|agent|bot)\b|\b(?:automated|autonomous) (?:processors?|agents?|systems?)\s*:|\byou are now\b|\bas an? (?:ai|llm|browsing|file[- ]editing|shopping|email) (?:agent|assistant|model)\b|\byou'?re an? (?:\w+ )?(?:agent|assistant)\b|` +
+		`(?:^|\n)\s*(?:new|updated|priority|urgent)\s+(?:directive|instructions?|task|orders?)\s*:|\bsystem (?:notice|message|directive|alert|override|instruction)s?\s*:|` +
 		`\byour (?:task|job|instructions?|goal)\b|\b(?:wants|needs|asks|expects|would like|told|instructed|asked|wanted) you to\b|\bagents? (?:may|must|should|can|are allowed to|are permitted to|no longer need to)\b|\b(?:the |all |every |other |any )(?:ai|assistant|agents?|models?|bots?|llms?)\b|\bai (?:language )?model\b|\b(?:future|next|later|every|all) sessions?\b|\bgoing forward\b|\bfrom now on\b`)
 	triggerRe = regexp.MustCompile(`(?i)\b(?:whenever|every time|each time|before (?:you|answering|responding|replying|solving|starting|doing|proceeding|any)|after (?:you|each|every)|when(?:ever)? you (?:see|get|receive|read|find)|at the (?:start|end|beginning) of (?:each|every|the) (?:session|task|conversation|reply))\b`)
 	targetRe  = regexp.MustCompile(`(?i)[\w.+-]+@[\w-]+\.[\w.]+|https?://\S+|\bwww\.\S+|\b(?:\d{1,3}\.){3}\d{1,3}\b|\b[A-Z]{2}\d{2}[A-Z0-9]{10,30}\b|\baccount (?:id |number |no\.? )?#?\s?\d{4,}|\b[\w-]+\.(?:com|org|net|io|xyz|ru|cn|info|biz|co|me|app|dev)\b`)
@@ -362,7 +378,8 @@ var actionVerbs = map[string]bool{
 	"reveal": true, "export": true, "push": true, "merge": true, "deploy": true, "commit": true, "manipulate": true,
 	"falsify": true, "alter": true, "initiate": true, "issue": true, "approve,": true, "supersede": true,
 	"treat": true, "please": true, "always": true, "ignore": true, "forget": true, "tell": true, "do": true,
-	"disregard": true, "abandon": true, "respond": true, "reply": true, "output": true, "say": true,
+	"disregard": true, "abandon": true, "inform": true, "notify": true, "warn": true,
+	"pretend": true, "roleplay": true, "role-play": true, "imagine": true, "act": true, "respond": true, "reply": true, "output": true, "say": true,
 }
 
 // imperativeAct reports whether a sentence of text starts with an action
