@@ -153,11 +153,9 @@ func (s *agentsScreen) show(a app.Agent) {
 			widget.NewButtonWithIcon("Grants…", theme.SettingsIcon(), func() { s.grantsDialog(a, false, 0) }),
 			widget.NewButtonWithIcon("Rotate token", theme.ViewRefreshIcon(), func() { s.rotate(a.Name) }),
 			widget.NewButtonWithIcon("Revoke", theme.DeleteIcon(), func() {
-				dialog.ShowConfirm("Revoke "+a.Name, "Its token stops working at once; it must pair again to come back.", func(ok bool) {
-					if ok {
-						s.setStatus(a.Name, app.AgentRevoked)
-					}
-				}, s.u.win)
+				s.u.askSafe("Revoke "+a.Name+"?", wrapped("Its token stops working at once; it must pair again to come back."), "Cancel", "Revoke", theme.DeleteIcon(), func() {
+					s.setStatus(a.Name, app.AgentRevoked)
+				})
 			}))
 	}
 	objs := []fyne.CanvasObject{heading("Agent " + a.Name)}
@@ -202,38 +200,32 @@ func (s *agentsScreen) pairingDialog(a app.Agent) {
 // default (Enter, Escape) Decide later, which leaves the request pending
 // in the list.
 func (s *agentsScreen) grantsDialog(a app.Agent, pairing bool, waiting int) {
-	fieldChecks := widget.NewCheckGroup(choices(app.Fields)[1:], nil)
-	fieldChecks.Horizontal = true
+	fieldChecks := newChecks(s.u, choices(app.Fields)[1:])
 	fields := a.Fields
 	if len(fields) == 0 {
 		fields = app.DefaultAgentFields
 	}
-	fieldChecks.SetSelected(strs(fields))
-	readChecks := widget.NewCheckGroup([]string{"public", "internal", "sensitive"}, nil)
-	readChecks.Horizontal = true
+	fieldChecks.set(strs(fields))
+	readChecks := newChecks(s.u, []string{"public", "internal", "sensitive"})
 	read := a.Read
 	if len(read) == 0 {
 		read = []app.Partition{"public", "internal"}
 	}
-	readChecks.SetSelected(strs(read))
-	mayConfirm := widget.NewCheck("Its \"the user confirmed\" counts as my confirmation", nil)
+	readChecks.set(strs(read))
+	mayConfirm := newKeyCheck(s.u, "Its \"the user confirmed\" counts as my confirmation", nil)
 	mayConfirm.SetChecked(a.MayConfirm)
 	items := []*widget.FormItem{
-		widget.NewFormItem("May write", fieldChecks),
-		widget.NewFormItem("May read", readChecks),
+		widget.NewFormItem("May write", fieldChecks.box),
+		widget.NewFormItem("May read", readChecks.box),
 		widget.NewFormItem("", wrapped("Reading 'sensitive' shows this agent personal data; every such read is audited.")),
 		widget.NewFormItem("May confirm", mayConfirm),
 		widget.NewFormItem("", wrapped("Off: when this agent says you confirmed a lasting memory or a possible secret, it waits for you in Quarantine.")),
 	}
 	if !pairing {
-		dlg := dialog.NewForm("Grants for "+a.Name, "Save", "Cancel", items, func(ok bool) {
-			if ok {
-				fs, rs := typed[app.Field](fieldChecks.Selected), typed[app.Partition](readChecks.Selected)
-				s.decide(a.Name, false, true, fs, rs, mayConfirm.Checked)
-			}
-		}, s.u.win)
-		dlg.Resize(fyne.NewSize(620, 380))
-		dlg.Show()
+		s.u.formDialog("Grants for "+a.Name, "Save", items, fyne.NewSize(620, 380), nil, func() {
+			fs, rs := typed[app.Field](fieldChecks.selected()), typed[app.Partition](readChecks.selected())
+			s.decide(a.Name, false, true, fs, rs, mayConfirm.Checked)
+		})
 		return
 	}
 	title := fmt.Sprintf("%q asks to pair with Engram", a.Name)
@@ -250,7 +242,7 @@ func (s *agentsScreen) grantsDialog(a app.Agent, pairing bool, waiting int) {
 			}
 			delete(s.open, a.Name)
 			d.Hide()
-			fs, rs := typed[app.Field](fieldChecks.Selected), typed[app.Partition](readChecks.Selected)
+			fs, rs := typed[app.Field](fieldChecks.selected()), typed[app.Partition](readChecks.selected())
 			s.decide(a.Name, true, approve, fs, rs, mayConfirm.Checked)
 		}
 	}
@@ -260,13 +252,14 @@ func (s *agentsScreen) grantsDialog(a app.Agent, pairing bool, waiting int) {
 		s.u.setStatus(fmt.Sprintf("The pairing request of %s waits in Agents.", a.Name))
 	})
 	later.Importance = widget.MediumImportance
-	deny := widget.NewButtonWithIcon("Deny", theme.CancelIcon(), answer(false))
-	approve := widget.NewButtonWithIcon("Approve", theme.ConfirmIcon(), answer(true))
+	deny := newKeyButton(s.u, "Deny", theme.CancelIcon(), answer(false))
+	approve := newKeyButton(s.u, "Approve", theme.ConfirmIcon(), answer(true))
 	approve.Importance = widget.HighImportance
 	d.SetButtons([]fyne.CanvasObject{later, deny, approve})
 	d.Resize(fyne.NewSize(660, 460))
 	s.open[a.Name] = d
 	d.Show()
+	s.u.keyed(later.OnTapped, later.OnTapped)
 	s.u.win.Canvas().Focus(later)
 }
 
@@ -368,7 +361,7 @@ func (s *agentsScreen) showToken(name, token string) {
 	tok.Selectable = true
 	copied := widget.NewLabel("")
 	copied.Importance = widget.SuccessImportance
-	copyButton := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), nil)
+	copyButton := newKeyButton(s.u, "Copy", theme.ContentCopyIcon(), nil)
 	copyButton.OnTapped = func() {
 		s.u.copySecret(token)
 		copyButton.SetText("Copied")
@@ -383,16 +376,14 @@ func (s *agentsScreen) showToken(name, token string) {
 	d.SetButtons([]fyne.CanvasObject{done})
 	d.Resize(fyne.NewSize(760, 240))
 	d.Show()
+	s.u.keyed(d.Hide, d.Hide)
 	s.u.win.Canvas().Focus(done)
 }
 
 func (s *agentsScreen) add() {
-	name := widget.NewEntry()
+	name := newShortcutEntry(s.u)
 	name.SetPlaceHolder("claude-code")
-	dlg := dialog.NewForm("Add an agent", "Add", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", name)}, func(ok bool) {
-		if !ok {
-			return
-		}
+	s.u.formDialog("Add an agent", "Add", []*widget.FormItem{widget.NewFormItem("Name", name)}, fyne.NewSize(420, 160), name, func() {
 		h := s.u.h
 		var r app.AgentResponse
 		n := strings.TrimSpace(name.Text)
@@ -402,9 +393,5 @@ func (s *agentsScreen) add() {
 				s.refresh()
 			}
 		})
-	}, s.u.win)
-	name.OnSubmitted = func(string) { dlg.Submit() }
-	dlg.Resize(fyne.NewSize(420, 160))
-	dlg.Show()
-	s.u.win.Canvas().Focus(name)
+	})
 }

@@ -61,16 +61,16 @@ type connectDialog struct {
 	exe string
 
 	statuses []connect.Status
-	list     *widget.List
+	list     *keyList
 	sel      int
 
 	// What the panel on the right shows for the selected client.
 	state, agentNote, planNote, diff, problem binding.String
 
 	name             *shortcutEntry
-	fields, read     *widget.CheckGroup
-	mayConfirm       *widget.Check
-	connectB, discoB *widget.Button
+	fields, read     *checks
+	mayConfirm       *keyCheck
+	connectB, discoB *keyButton
 	// grantsEditable is set when the agent would be new; fresh when the
 	// grants still have to be filled for the selected client.
 	grantsEditable, fresh bool
@@ -83,7 +83,7 @@ func (s *agentsScreen) connectClient() {
 	u := s.u
 	exe, err := engramCommand()
 	if err != nil {
-		dialog.ShowError(err, u.win)
+		u.showError(err)
 		return
 	}
 	c := &connectDialog{
@@ -94,7 +94,7 @@ func (s *agentsScreen) connectClient() {
 	for _, b := range []*binding.String{&c.state, &c.agentNote, &c.planNote, &c.diff, &c.problem} {
 		*b = binding.NewString()
 	}
-	c.list = widget.NewList(func() int { return len(c.statuses) },
+	c.list = newKeyList(u, func() int { return len(c.statuses) },
 		func() fyne.CanvasObject {
 			state := widget.NewLabel("not installed")
 			state.Importance = widget.LowImportance
@@ -128,11 +128,9 @@ func (s *agentsScreen) connectClient() {
 	c.name = newShortcutEntry(u)
 	c.name.OnChanged = func(string) { c.plan() }
 	c.name.OnSubmitted = func(string) { c.connect() }
-	c.fields = widget.NewCheckGroup(choices(app.Fields)[1:], nil)
-	c.fields.Horizontal = true
-	c.read = widget.NewCheckGroup([]string{"public", "internal", "sensitive"}, nil)
-	c.read.Horizontal = true
-	c.mayConfirm = widget.NewCheck("Its \"the user confirmed\" counts as my confirmation", nil)
+	c.fields = newChecks(u, choices(app.Fields)[1:])
+	c.read = newChecks(u, []string{"public", "internal", "sensitive"})
+	c.mayConfirm = newKeyCheck(u, "Its \"the user confirmed\" counts as my confirmation", nil)
 
 	diff := widget.NewTextGrid()
 	diff.Scroll = fyne.ScrollNone // the scroll below holds it, padded like the labels
@@ -161,8 +159,8 @@ func (s *agentsScreen) connectClient() {
 
 	grants := widget.NewForm(
 		widget.NewFormItem("Agent", c.name),
-		widget.NewFormItem("May write", c.fields),
-		widget.NewFormItem("May read", c.read),
+		widget.NewFormItem("May write", c.fields.box),
+		widget.NewFormItem("May read", c.read.box),
 		widget.NewFormItem("May confirm", c.mayConfirm),
 	)
 	right := container.NewBorder(container.NewVBox(stateLabel, grants, agentNote, planNote), problem, nil, nil, diffArea)
@@ -172,18 +170,19 @@ func (s *agentsScreen) connectClient() {
 
 	d := dialog.NewCustomWithoutButtons("Connect a client", container.NewBorder(help, nil, nil, nil, split), u.win)
 	c.d = d
-	c.name.onEscape = d.Hide
 	cancel := newDefaultButton("Cancel", theme.CancelIcon(), d.Hide)
 	cancel.Importance = widget.MediumImportance
-	c.discoB = widget.NewButtonWithIcon("Disconnect…", theme.DeleteIcon(), c.disconnect)
+	c.discoB = newKeyButton(u, "Disconnect…", theme.DeleteIcon(), c.disconnect)
 	c.discoB.Importance = widget.DangerImportance
-	c.connectB = widget.NewButtonWithIcon("Connect", theme.ConfirmIcon(), c.connect)
+	c.connectB = newKeyButton(u, "Connect", theme.ConfirmIcon(), c.connect)
 	c.connectB.Importance = widget.HighImportance
 	d.SetButtons([]fyne.CanvasObject{cancel, c.discoB, c.connectB})
 	d.Resize(fyne.NewSize(1040, 640))
 	c.reload()
 	c.plan()
 	d.Show()
+	// No default action: Enter connects from the agent's name only.
+	u.keyed(d.Hide, nil)
 	u.win.Canvas().Focus(cancel)
 }
 
@@ -244,8 +243,8 @@ func (c *connectDialog) request(dry bool) connect.Request {
 	cl := c.statuses[c.sel].Client
 	spec := app.AgentSpec{Name: strings.TrimSpace(c.name.Text)}
 	if c.grantsEditable {
-		spec.Fields = typed[app.Field](c.fields.Selected)
-		spec.Read = typed[app.Partition](c.read.Selected)
+		spec.Fields = typed[app.Field](c.fields.selected())
+		spec.Read = typed[app.Partition](c.read.selected())
 		spec.MayConfirm = c.mayConfirm.Checked
 	}
 	req := connect.Request{Client: cl, Env: c.env, Agent: spec, Command: c.exe, DryRun: dry}
@@ -350,8 +349,8 @@ func (c *connectDialog) showAgent(res connect.Result) {
 	c.grantsEditable = res.New
 	if !res.New || c.fresh {
 		c.fresh = false
-		c.fields.SetSelected(strs(a.Fields))
-		c.read.SetSelected(strs(a.Read))
+		c.fields.set(strs(a.Fields))
+		c.read.set(strs(a.Read))
 		c.mayConfirm.SetChecked(a.MayConfirm)
 	}
 	for _, w := range []fyne.Disableable{c.fields, c.read, c.mayConfirm} {
@@ -514,5 +513,6 @@ func (u *UI) doneDialog(title string, content fyne.CanvasObject) {
 	d.SetButtons([]fyne.CanvasObject{done})
 	d.Resize(fyne.NewSize(640, 220))
 	d.Show()
+	u.keyed(d.Hide, d.Hide)
 	u.win.Canvas().Focus(done)
 }

@@ -51,7 +51,8 @@ func openConnect(t *testing.T, u *UI, name string) fyne.CanvasObject {
 	test.Tap(button(t, u.agents.content, "Connect a client…"))
 	u.wait()
 	dlg := u.win.Canvas().Overlays().Top()
-	list, ok := find(dlg, func(*widget.List) bool { return true })
+	kl, ok := find(dlg, func(*keyList) bool { return true })
+	list := &kl.List
 	if !ok {
 		t.Fatal("no list of clients in the dialog")
 	}
@@ -119,8 +120,13 @@ func TestConnectClient(t *testing.T) {
 	}
 
 	// A narrower grant for the new agent: it reads public only.
-	read, _ := find(dlg, func(g *widget.CheckGroup) bool { return slices.Contains(g.Options, "sensitive") })
-	read.SetSelected([]string{"public"})
+	for _, p := range []string{"internal", "sensitive"} {
+		box, ok := find(dlg, func(c *keyCheck) bool { return c.Text == p })
+		if !ok {
+			t.Fatalf("no %q box among the grants", p)
+		}
+		box.SetChecked(false)
+	}
 	test.Tap(button(t, dlg, "Connect"))
 	u.wait()
 

@@ -7,7 +7,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -349,19 +348,15 @@ func (d *detailPane) apply(change func() app.MemoryResponse) {
 
 func (d *detailPane) edit() {
 	m := d.mem
-	e := widget.NewMultiLineEntry()
+	e := multiLineEntry(d.u)
 	e.SetText(m.Content)
-	e.Wrapping = fyne.TextWrapWord
 	e.SetMinRowsVisible(8)
-	dlg := dialog.NewForm("Edit memory (replaces the content as a new version)", "Save", "Cancel",
-		[]*widget.FormItem{widget.NewFormItem("Content", e)}, func(ok bool) {
-			if !ok || e.Text == m.Content {
-				return
+	d.u.formDialog("Edit memory (replaces the content as a new version)", "Save",
+		[]*widget.FormItem{widget.NewFormItem("Content", e)}, fyne.NewSize(640, 360), e, func() {
+			if e.Text != m.Content {
+				d.save(m, e.Text, false)
 			}
-			d.save(m, e.Text, false)
-		}, d.u.win)
-	dlg.Resize(fyne.NewSize(640, 360))
-	dlg.Show()
+		})
 }
 
 // save replaces m's content. When the write guard asks for the user's
@@ -375,13 +370,9 @@ func (d *detailPane) save(m *app.Memory, text string, confirmed bool) {
 		return nil
 	}, func(error) {
 		if r.Status == app.StatusConfirmationRequired && !confirmed {
-			dialog.ShowConfirm("Confirm this text",
-				"The new text may hold a secret: a long random string or a hash (a commit SHA, say). Engram stores it as it is only when you confirm. Save it as it is?",
-				func(ok bool) {
-					if ok {
-						d.save(m, text, true)
-					}
-				}, d.u.win)
+			d.u.askSafe("Confirm this text",
+				wrapped("The new text may hold a secret: a long random string or a hash (a commit SHA, say). Engram stores it as it is only when you confirm. Save it as it is?"),
+				"Cancel", "Save as it is", theme.ConfirmIcon(), func() { d.save(m, text, true) })
 			return
 		}
 		if d.u.showResponse(r.Response) {
@@ -395,33 +386,29 @@ func (d *detailPane) save(m *app.Memory, text string, confirmed bool) {
 // sweep archives it with the evidence as its note.
 func (d *detailPane) refute() {
 	m := d.mem
-	e := widget.NewMultiLineEntry()
+	e := multiLineEntry(d.u)
 	e.SetPlaceHolder("what shows it is wrong (kept as the archive note)")
-	e.Wrapping = fyne.TextWrapWord
-	dialog.ShowForm("Refute this memory", "Refute", "Cancel", []*widget.FormItem{widget.NewFormItem("Evidence", e)}, func(ok bool) {
-		if !ok || strings.TrimSpace(e.Text) == "" {
+	d.u.formDialog("Refute this memory", "Refute", []*widget.FormItem{widget.NewFormItem("Evidence", e)}, fyne.NewSize(560, 280), e, func() {
+		if strings.TrimSpace(e.Text) == "" {
 			return
 		}
 		evidence := e.Text
 		d.apply(func() app.MemoryResponse {
 			return d.u.h.Service().Refute(d.u.ctx, d.u.h.Operator(), m.ID, evidence)
 		})
-	}, d.u.win)
+	})
 }
 
 func (d *detailPane) tag() {
 	m := d.mem
-	e := widget.NewEntry()
+	e := newShortcutEntry(d.u)
 	e.SetText(strings.Join(m.Tags, ", "))
-	dialog.ShowForm("Tags (comma-separated)", "Save", "Cancel", []*widget.FormItem{widget.NewFormItem("Tags", e)}, func(ok bool) {
-		if !ok {
-			return
-		}
+	d.u.formDialog("Tags (comma-separated)", "Save", []*widget.FormItem{widget.NewFormItem("Tags", e)}, fyne.NewSize(480, 160), e, func() {
 		tags := strings.Split(e.Text, ",")
 		d.apply(func() app.MemoryResponse {
 			return d.u.h.Service().Update(d.u.ctx, d.u.h.Operator(), m.ID, app.UpdateInput{Operation: app.OpTag, Tags: tags, IfVersion: m.Version})
 		})
-	}, d.u.win)
+	})
 }
 
 func (d *detailPane) reclassify() {
@@ -432,29 +419,27 @@ func (d *detailPane) reclassify() {
 			opts = append(opts, string(p))
 		}
 	}
-	sel := widget.NewSelect(opts, nil)
+	sel := newKeySelect(d.u, opts, nil)
 	sel.SetSelected(string(m.Partition))
-	dialog.ShowForm("Move to partition", "Move", "Cancel", []*widget.FormItem{
+	d.u.formDialog("Move to partition", "Move", []*widget.FormItem{
 		widget.NewFormItem("Partition", sel),
 		widget.NewFormItem("", wrapped("A memory with personal data stays sensitive.")),
-	}, func(ok bool) {
-		if !ok || sel.Selected == string(m.Partition) {
+	}, fyne.NewSize(420, 0), sel, func() {
+		if sel.Selected == string(m.Partition) {
 			return
 		}
 		p := app.Partition(sel.Selected)
 		d.apply(func() app.MemoryResponse {
 			return d.u.h.Service().Update(d.u.ctx, d.u.h.Operator(), m.ID, app.UpdateInput{Operation: app.OpReclassify, Partition: &p, IfVersion: m.Version})
 		})
-	}, d.u.win)
+	})
 }
 
 func (d *detailPane) rollback(to int) {
 	id := d.mem.ID
-	dialog.ShowConfirm("Roll back", fmt.Sprintf("Restore version %d as a new version? The current one stays in the history.", to), func(ok bool) {
-		if ok {
-			d.apply(func() app.MemoryResponse { return d.u.h.Service().Rollback(d.u.ctx, d.u.h.Operator(), id, to) })
-		}
-	}, d.u.win)
+	d.u.askSafe("Roll back", wrapped(fmt.Sprintf("Restore version %d as a new version? The current one stays in the history.", to)), "Cancel", "Roll back", theme.HistoryIcon(), func() {
+		d.apply(func() app.MemoryResponse { return d.u.h.Service().Rollback(d.u.ctx, d.u.h.Operator(), id, to) })
+	})
 }
 
 func (d *detailPane) forget() {

@@ -40,6 +40,9 @@ func (u *UI) shortcuts() {
 		c.AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}, open(func() { u.tabs.SelectIndex(i) }))
 	}
 	c.SetOnTypedKey(func(ev *fyne.KeyEvent) {
+		if u.dialogKey(ev) {
+			return // nothing in the dialog on top has the focus
+		}
 		if ev.Name == fyne.KeyDelete && u.isOpen() && u.tabs.SelectedIndex() == 0 && u.memories.detail.mem != nil && len(c.Overlays().List()) == 0 {
 			u.memories.detail.forget()
 		}
@@ -51,14 +54,19 @@ func (u *UI) shortcuts() {
 type shortcutEntry struct {
 	widget.Entry
 	u *UI
-	// onEscape, if set, runs on Escape: the dialog holding the entry
-	// closes, as if cancelled.
-	onEscape func()
 }
 
 func newShortcutEntry(u *UI) *shortcutEntry {
 	e := &shortcutEntry{u: u}
 	e.ExtendBaseWidget(e)
+	return e
+}
+
+// multiLineEntry is a word-wrapped multi-line shortcutEntry: Enter
+// starts a new line, Escape closes its dialog.
+func multiLineEntry(u *UI) *shortcutEntry {
+	e := newShortcutEntry(u)
+	e.MultiLine, e.Wrapping = true, fyne.TextWrapWord
 	return e
 }
 
@@ -74,10 +82,10 @@ func (e *shortcutEntry) TypedShortcut(s fyne.Shortcut) {
 	e.Entry.TypedShortcut(s)
 }
 
-// TypedKey runs onEscape on Escape; other keys go to the entry.
+// TypedKey gives Escape to the dialog holding the entry, which closes
+// as if cancelled; other keys go to the entry.
 func (e *shortcutEntry) TypedKey(ev *fyne.KeyEvent) {
-	if ev.Name == fyne.KeyEscape && e.onEscape != nil {
-		e.onEscape()
+	if ev.Name == fyne.KeyEscape && e.u.dialogKey(ev) {
 		return
 	}
 	e.Entry.TypedKey(ev)

@@ -8,7 +8,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -476,16 +475,16 @@ func (s *memoriesScreen) add() {
 	text.Wrapping = fyne.TextWrapWord
 	text.SetMinRowsVisible(5)
 	text.SetPlaceHolder("What should your agents remember?")
-	part := widget.NewSelect([]string{"automatic", "public", "internal", "sensitive"}, nil)
+	part := newKeySelect(s.u, []string{"automatic", "public", "internal", "sensitive"}, nil)
 	part.SetSelected("automatic")
-	tags := widget.NewEntry()
+	tags := newShortcutEntry(s.u)
 	tags.SetPlaceHolder("comma-separated, optional")
-	dlg := dialog.NewForm("New memory", "Add", "Cancel", []*widget.FormItem{
+	s.u.formDialog("New memory", "Add", []*widget.FormItem{
 		widget.NewFormItem("Text", text),
 		{Text: "Partition", Widget: part, HintText: "automatic: sensitive if it holds personal data, else internal"},
 		widget.NewFormItem("Tags", tags),
-	}, func(ok bool) {
-		if !ok || strings.TrimSpace(text.Text) == "" {
+	}, fyne.NewSize(620, 360), text, func() {
+		if strings.TrimSpace(text.Text) == "" {
 			return
 		}
 		in := app.StoreInput{Content: text.Text}
@@ -509,10 +508,5 @@ func (s *memoriesScreen) add() {
 				s.detail.show(r.Memory.ID)
 			}
 		})
-	}, s.u.win)
-	tags.OnSubmitted = func(string) { dlg.Submit() }
-	text.onEscape = dlg.Hide
-	dlg.Resize(fyne.NewSize(620, 360))
-	dlg.Show()
-	s.u.win.Canvas().Focus(text)
+	})
 }

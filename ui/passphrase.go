@@ -30,7 +30,7 @@ func (u *UI) changePassphrase() {
 	meter.Max = 4
 	meter.TextFormatter = func() string { return [...]string{"Very weak", "Weak", "Fair", "Good", "Strong"}[int(meter.Value)] }
 	hint := wrapped("")
-	anyway := widget.NewCheck("Use this weak passphrase anyway", nil)
+	anyway := newKeyCheck(u, "Use this weak passphrase anyway", nil)
 	problem := wrapped("")
 	problem.Importance = widget.DangerImportance
 	progress := wrapped("")
@@ -40,7 +40,7 @@ func (u *UI) changePassphrase() {
 		l.Hidden = text == ""
 		l.SetText(text)
 	}
-	var change *widget.Button
+	var change *keyButton
 	busy := false
 	check := func() {
 		st := estimate(pass.Text)
@@ -70,8 +70,8 @@ func (u *UI) changePassphrase() {
 		old, pass, meter, hint, anyway, again, problem, progress,
 	)
 	d := dialog.NewCustomWithoutButtons("Change the passphrase", content, u.win)
-	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), d.Hide)
-	change = widget.NewButtonWithIcon("Change passphrase", theme.ConfirmIcon(), func() {
+	cancel := newKeyButton(u, "Cancel", theme.CancelIcon(), d.Hide)
+	change = newKeyButton(u, "Change passphrase", theme.ConfirmIcon(), func() {
 		if change.Disabled() {
 			return
 		}
@@ -110,7 +110,6 @@ func (u *UI) changePassphrase() {
 	})
 	change.Importance = widget.HighImportance
 	for _, e := range []*shortcutEntry{old, pass, again} {
-		e.onEscape = d.Hide
 		e.OnChanged = func(string) { check() }
 	}
 	anyway.OnChanged = func(bool) { check() }
@@ -121,5 +120,6 @@ func (u *UI) changePassphrase() {
 	d.SetButtons([]fyne.CanvasObject{cancel, change})
 	d.Resize(fyne.NewSize(520, 0))
 	d.Show()
+	u.keyed(d.Hide, change.OnTapped)
 	u.win.Canvas().Focus(old)
 }

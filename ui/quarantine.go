@@ -8,7 +8,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -450,18 +449,13 @@ func decideItem(u *UI, h *host.Host, id, what string, edit *string) app.Response
 }
 
 func (s *quarantineScreen) editApprove(it *app.QueueItem) {
-	e := widget.NewMultiLineEntry()
+	e := multiLineEntry(s.u)
 	e.SetText(it.Memory.Content)
-	e.Wrapping = fyne.TextWrapWord
 	e.SetMinRowsVisible(8)
-	dlg := dialog.NewForm("Edit, then approve", "Approve", "Cancel", []*widget.FormItem{widget.NewFormItem("Content", e)}, func(ok bool) {
-		if ok {
-			text := e.Text
-			s.approve(it, &text)
-		}
-	}, s.u.win)
-	dlg.Resize(fyne.NewSize(640, 360))
-	dlg.Show()
+	s.u.formDialog("Edit, then approve", "Approve", []*widget.FormItem{widget.NewFormItem("Content", e)}, fyne.NewSize(640, 360), e, func() {
+		text := e.Text
+		s.approve(it, &text)
+	})
 }
 
 // bulk applies one decision to every item that keep selects, after a
@@ -515,7 +509,7 @@ func (s *quarantineScreen) bulkNow(what string, ids []string) {
 	}, func(error) {
 		s.u.setStatus(fmt.Sprintf("%d quarantined memories %s", len(ids)-len(failed), pastTense(what)))
 		if len(failed) > 0 {
-			dialog.ShowInformation("Some could not be "+pastTense(what), strings.Join(failed, "\n"), s.u.win)
+			s.u.inform("Some could not be "+pastTense(what), strings.Join(failed, "\n"))
 		}
 		s.refresh()
 	})

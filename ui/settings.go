@@ -10,7 +10,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/data/binding"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -239,18 +238,16 @@ func (s *settingsScreen) save() {
 // askBackupPassphrase asks for the backup passphrase twice, keeps it in
 // the keyring when asked, and then runs next with it.
 func (u *UI) askBackupPassphrase(next func(pass []byte)) {
-	p1, p2 := widget.NewPasswordEntry(), widget.NewPasswordEntry()
-	remember := widget.NewCheck("Remember in the OS keyring (the tray can then export without asking)", nil)
+	p1, p2 := newShortcutEntry(u), newShortcutEntry(u)
+	p1.Password, p2.Password = true, true
+	remember := newKeyCheck(u, "Remember in the OS keyring (the tray can then export without asking)", nil)
 	remember.SetChecked(true)
-	dialog.ShowForm("Backup passphrase", "OK", "Cancel", []*widget.FormItem{
+	u.formDialog("Backup passphrase", "OK", []*widget.FormItem{
 		widget.NewFormItem("Passphrase", p1), widget.NewFormItem("Again", p2), widget.NewFormItem("", remember),
 		widget.NewFormItem("", wrapped("Backups are encrypted with this passphrase (age, scrypt); keep it apart from the vault's.")),
-	}, func(ok bool) {
-		if !ok {
-			return
-		}
+	}, fyne.NewSize(560, 0), p1, func() {
 		if p1.Text == "" || p1.Text != p2.Text {
-			dialog.ShowError(errors.New("the two passphrases are empty or differ"), u.win)
+			u.showError(errors.New("the two passphrases are empty or differ"))
 			return
 		}
 		pass := []byte(p1.Text)
@@ -262,5 +259,5 @@ func (u *UI) askBackupPassphrase(next func(pass []byte)) {
 		if next != nil {
 			next(pass)
 		}
-	}, u.win)
+	})
 }

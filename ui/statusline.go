@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -26,7 +25,5 @@ func (l *statusLine) Tapped(*fyne.PointEvent) {
 	if l.u == nil || l.Text == "" {
 		return
 	}
-	d := dialog.NewCustom("Status", "Close", wrapped(l.Text), l.u.win)
-	d.Resize(fyne.NewSize(560, 0))
-	d.Show()
+	l.u.inform("Status", l.Text)
 }

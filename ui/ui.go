@@ -11,7 +11,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -74,6 +73,9 @@ type UI struct {
 	// after runs fn on the UI goroutine d from now; tests run it when
 	// they choose.
 	after func(d time.Duration, fn func())
+	// dialogs is what Escape and Enter do in each open dialog, by the
+	// overlay that shows it (see keyed).
+	dialogs map[fyne.CanvasObject]dialogKeys
 	// clipped is the secret last copied to the clipboard, until cleared.
 	clipped string
 	// secrets keeps the tokens of the agents of connected clients (the
@@ -112,6 +114,7 @@ func New(fa fyne.App, cfg host.Config) *UI {
 	u := &UI{
 		fa: fa, cfg: cfg, now: cfg.Now,
 		shownPairing: map[string]bool{},
+		dialogs:      map[fyne.CanvasObject]dialogKeys{},
 		shownHeld:    map[string]bool{},
 		secrets:      app.OSSecrets{},
 	}
@@ -423,7 +426,7 @@ func (u *UI) setStatus(s string) {
 func (u *UI) async(work func() error, then func()) {
 	u.background(work, func(err error) {
 		if err != nil {
-			dialog.ShowError(err, u.win)
+			u.showError(err)
 			return
 		}
 		if then != nil {
@@ -462,7 +465,7 @@ func (u *UI) showResponse(r app.Response) bool {
 	if r.OK() {
 		return true
 	}
-	dialog.ShowError(errors.New(r.Message), u.win)
+	u.showError(errors.New(r.Message))
 	return false
 }
 

@@ -117,11 +117,24 @@ func children(o fyne.CanvasObject) []fyne.CanvasObject {
 
 func button(t *testing.T, o fyne.CanvasObject, label string) *widget.Button {
 	t.Helper()
-	b, ok := find(o, func(b *widget.Button) bool { return b.Text == label })
+	b, ok := find(o, func(o fyne.CanvasObject) bool { b := buttonOf(o); return b != nil && b.Text == label })
 	if !ok {
 		t.Fatalf("no %q button", label)
 	}
-	return b
+	return buttonOf(b)
+}
+
+// buttonOf is o's button: a plain one, or a dialog's.
+func buttonOf(o fyne.CanvasObject) *widget.Button {
+	switch b := o.(type) {
+	case *widget.Button:
+		return b
+	case *keyButton:
+		return &b.Button
+	case *defaultButton:
+		return &b.Button
+	}
+	return nil
 }
 
 func hasLabel(o fyne.CanvasObject, sub string) bool {
@@ -135,6 +148,10 @@ func passwordEntries(o fyne.CanvasObject) []*widget.Entry {
 	walk = func(o fyne.CanvasObject) {
 		if e, ok := o.(*widget.Entry); ok && e.Password {
 			out = append(out, e)
+			return
+		}
+		if e, ok := o.(*shortcutEntry); ok && e.Password {
+			out = append(out, &e.Entry)
 			return
 		}
 		for _, k := range children(o) {
@@ -515,7 +532,7 @@ func TestMemoriesSearchFilterDetailEditRollback(t *testing.T) {
 	if confirm == nil {
 		t.Fatal("rollback did not ask for confirmation")
 	}
-	test.Tap(button(t, confirm, "Yes"))
+	test.Tap(button(t, confirm, "Roll back"))
 	u.wait()
 	if d.mem.Content != m.Content || d.mem.Version != 3 {
 		t.Fatalf("after rollback: v%d %q", d.mem.Version, d.mem.Content)
@@ -1004,7 +1021,7 @@ func TestEditConfirmsPossibleSecret(t *testing.T) {
 	if dlg == nil || !hasLabel(dlg, "Save it as it is?") {
 		t.Fatal("an edit holding a possible secret did not ask the user")
 	}
-	test.Tap(button(t, dlg, "Yes"))
+	test.Tap(button(t, dlg, "Save as it is"))
 	u.wait()
 	if got := u.h.Service().Get(ctx, u.h.Operator(), m.ID); !got.OK() || got.Memory.Content != sha {
 		t.Fatalf("after the user confirmed: %+v", got)
@@ -1021,7 +1038,7 @@ func TestTokenDialog(t *testing.T) {
 	u.after = func(d time.Duration, fn func()) { delays, timers = append(delays, d), append(timers, fn) }
 	test.Tap(button(t, u.agents.content, "Add agent…"))
 	form := u.win.Canvas().Overlays().Top()
-	name, _ := find(form, func(e *widget.Entry) bool { return true })
+	name, _ := find(form, func(e *shortcutEntry) bool { return true })
 	test.Type(name, "cursor")
 	test.Tap(button(t, form, "Add"))
 	u.wait()
@@ -1160,7 +1177,7 @@ func TestShortcuts(t *testing.T) {
 		t.Fatal("Ctrl+N does not open the new-memory dialog with its text focused")
 	}
 	test.Type(text, "the team indents with tabs")
-	tags, _ := find(form, func(e *widget.Entry) bool { return e.PlaceHolder == "comma-separated, optional" })
+	tags, _ := find(form, func(e *shortcutEntry) bool { return e.PlaceHolder == "comma-separated, optional" })
 	test.Type(tags, "style")
 	tags.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
 	u.wait()
