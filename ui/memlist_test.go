@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -133,5 +134,49 @@ func TestSnippet(t *testing.T) {
 		if got := snippet(tc.text, tc.query); got != tc.want {
 			t.Errorf("snippet(%q, %q) = %q, want %q", tc.text, tc.query, got, tc.want)
 		}
+	}
+}
+
+// TestMarkedRowEndsInEllipsis: a search row whose text has words in bold
+// and is too long for its column ends in "…" within the column, as an
+// unmarked row does.
+func TestMarkedRowEndsInEllipsis(t *testing.T) {
+	u, _ := openUI(t)
+	s := u.memories
+	s.query = "deploy"
+	long := "the deploy of the billing service waits for two approvals and a green staging run, then the deploy bot tags the release and posts the changelog to the team channel"
+	for _, tc := range []struct{ name, text string }{{"marked", long}, {"unmarked", strings.ReplaceAll(long, "deploy", "rollout")}} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := s.list.CreateItem()
+			s.rows.data = []row{{Partition: "internal", Trust: "standard", Preview: tc.text}}
+			s.list.UpdateItem(0, o)
+			o.Resize(fyne.NewSize(700, o.MinSize().Height))
+			textCol := o.(*fyne.Container).Objects[4]
+			var shown []*canvas.Text
+			var walk func(fyne.CanvasObject, fyne.Position)
+			right := float32(0)
+			walk = func(o fyne.CanvasObject, at fyne.Position) {
+				if txt, ok := o.(*canvas.Text); ok && txt.Visible() && txt.Text != "" {
+					shown = append(shown, txt)
+					right = max(right, at.X+txt.Position().X+fyne.MeasureText(txt.Text, txt.TextSize, txt.TextStyle).Width)
+					return
+				}
+				for _, k := range children(o) {
+					walk(k, at.Add(o.Position()))
+				}
+			}
+			walk(textCol, fyne.NewPos(-textCol.Position().X, 0)) // positions inside the column
+			var b strings.Builder
+			for _, txt := range shown {
+				b.WriteString(txt.Text)
+			}
+			got := b.String()
+			if !strings.HasSuffix(got, "…") || !strings.HasPrefix(tc.text, strings.TrimSuffix(got, "…")) {
+				t.Fatalf("the row shows %q: want a prefix of the text and \"…\"", got)
+			}
+			if w := textCol.Size().Width; right > w+1 {
+				t.Fatalf("the row's text reaches %v, past its column's %v", right, w)
+			}
+		})
 	}
 }

@@ -115,9 +115,7 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 		func() fyne.CanvasObject {
 			part, trust, conf, created := widget.NewLabel("internal"), widget.NewLabel("standard"), widget.NewLabel("0.00"), widget.NewLabel("")
 			part.Importance, trust.Importance = widget.HighImportance, widget.MediumImportance
-			text := widget.NewRichText()
-			text.Truncation = fyne.TextTruncateEllipsis
-			return container.New(memColumns, part, trust, conf, created, text)
+			return container.New(memColumns, part, trust, conf, created, newMarkedLine())
 		},
 		func(r row, o fyne.CanvasObject) {
 			c := o.(*fyne.Container).Objects
@@ -130,13 +128,12 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 			trust.Refresh()
 			conf.SetText(fmt.Sprintf("%.2f", r.Confidence))
 			created.SetText(day(r.Created, s.u.now()))
-			text := c[4].(*widget.RichText)
+			text := c[4].(*markedLine)
 			if r.Partition == "sensitive" {
-				text.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: maskedPreview, Style: widget.RichTextStyle{Inline: true, ColorName: theme.ColorNameDisabled}}}
+				text.set([]widget.RichTextSegment{&widget.TextSegment{Text: maskedPreview, Style: widget.RichTextStyle{Inline: true, ColorName: theme.ColorNameDisabled}}})
 			} else {
-				text.Segments = highlight(snippet(r.Preview, s.query), s.query)
+				text.set(highlight(snippet(r.Preview, s.query), s.query))
 			}
-			text.Refresh()
 		})
 	s.list = s.rows.list
 	s.detail = newDetailPane(u)

@@ -280,6 +280,13 @@ func textsOf(o fyne.CanvasObject) []string {
 			out = append(out, w.Text)
 		case *widget.RichText:
 			out = append(out, w.String())
+		case *markedLine:
+			var b strings.Builder
+			for _, s := range w.segs {
+				b.WriteString(s.Text)
+			}
+			out = append(out, b.String())
+			return
 		case *widget.Check:
 			out = append(out, w.Text)
 		case *widget.TextGrid:
