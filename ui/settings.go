@@ -53,8 +53,14 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.model = binding.NewString()
 	model := widget.NewLabelWithData(s.model)
 	model.Wrapping = fyne.TextWrapWord
+	// The groups share one label column, as one form would.
+	col := &labelColumn{}
 	group := func(title string, items ...*widget.FormItem) fyne.CanvasObject {
-		return container.NewVBox(heading(title), widget.NewForm(items...))
+		box := container.NewVBox(heading(title))
+		for _, it := range items {
+			box.Add(col.row(it.Text, it.Widget))
+		}
+		return box
 	}
 	form := container.NewVBox(
 		group("Security",
@@ -99,6 +105,44 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	s.content = container.NewVScroll(container.NewVBox(form, buttons, s.result, note))
 	s.load()
 	return s
+}
+
+// labelColumn lines up the labels of several groups of fields: each
+// row's label, bold and right-aligned as widget.Form's, takes the width
+// of the widest label of all the groups.
+type labelColumn struct{ labels []*widget.Label }
+
+// row is label beside field.
+func (c *labelColumn) row(label string, field fyne.CanvasObject) *fyne.Container {
+	l := widget.NewLabelWithStyle(label, fyne.TextAlignTrailing, fyne.TextStyle{Bold: true})
+	c.labels = append(c.labels, l)
+	return container.New(labelRow{c}, l, field)
+}
+
+func (c *labelColumn) width() float32 {
+	w := float32(0)
+	for _, l := range c.labels {
+		w = max(w, l.MinSize().Width)
+	}
+	return w
+}
+
+// labelRow lays out one row of a labelColumn: the label, then the field
+// in the rest of the width.
+type labelRow struct{ c *labelColumn }
+
+func (r labelRow) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	l, f := objs[0].MinSize(), objs[1].MinSize()
+	return fyne.NewSize(r.c.width()+theme.Padding()+f.Width, max(l.Height, f.Height))
+}
+
+func (r labelRow) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	w, pad := r.c.width(), theme.Padding()
+	fh := max(objs[1].MinSize().Height, size.Height)
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(fyne.NewSize(w, min(objs[0].MinSize().Height, fh)))
+	objs[1].Move(fyne.NewPos(w+pad, 0))
+	objs[1].Resize(fyne.NewSize(max(size.Width-w-pad, 0), fh))
 }
 
 // days shows a duration in whole days.

@@ -3,6 +3,8 @@ package ui
 import (
 	"testing"
 
+	"fyne.io/fyne/v2"
+
 	"github.com/engram-app/engram/app"
 )
 
@@ -36,4 +38,36 @@ func TestSettingsShowsRecallModel(t *testing.T) {
 	if !hasLabel(u.settings.content, want) {
 		t.Fatalf("Settings does not say %q", want)
 	}
+}
+
+// TestSettingsGroupsShareOneLabelColumn: the fields of every group start
+// at the same x, so the groups' label columns line up.
+func TestSettingsGroupsShareOneLabelColumn(t *testing.T) {
+	u, _ := openUI(t)
+	u.tabs.SelectIndex(4)
+	u.win.Resize(fyne.NewSize(1100, 720))
+	s := u.settings
+	want, _ := posIn(s.content, s.autoLock)
+	for name, e := range map[string]fyne.CanvasObject{"Agent API address": s.addr, "Episodic memories live": s.episodic, "Embedder model": s.embedderModel, "Backup folder": s.backupDir} {
+		got, ok := posIn(s.content, e)
+		if !ok {
+			t.Fatalf("no field %q in Settings", name)
+		}
+		if got.X != want.X {
+			t.Errorf("the field %q starts at x %v, Auto-lock's at %v", name, got.X, want.X)
+		}
+	}
+}
+
+// posIn is target's position inside root.
+func posIn(root, target fyne.CanvasObject) (fyne.Position, bool) {
+	if root == target {
+		return fyne.Position{}, true
+	}
+	for _, k := range children(root) {
+		if p, ok := posIn(k, target); ok {
+			return p.Add(k.Position()), true
+		}
+	}
+	return fyne.Position{}, false
 }
