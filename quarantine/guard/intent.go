@@ -207,6 +207,12 @@ var effectCues = []effectCue{
 		nw([]string{"send", "email", "e-mail", "forward", "post", "upload", "share", "mail", "cc", "bcc", "publish", "export", "sync", "transmit", "copy", "leak", "disclose", "report"}, 140,
 			`\b(?:to|with|into|at)\s*`+targetPat),
 		nw([]string{"create", "schedule", "invite", "add", "share", "send", "book", "forward", "grant", "give"}, 100, `\b(?:with|to|for)\s+(?:the\s+)?(?:participants?|recipients?|users?|contacts?|attendees?|address|email(?: address)?)?\s*['"]?[\w.+-]+@[\w-]+\.\w`),
+		// "Email x@y.example with only the word ... in the body": the
+		// address as the object, then what to put in the message.
+		nw([]string{"email", "e-mail", "mail", "message", "respond", "reply", "write", "contact"}, 140,
+			`^\s*(?:back\s+)?(?:to\s+)?['"]?[\w.+-]+@[\w-]+\.\w[^;\n]{0,80}?\b(?:body|word|contents?|subject|attach\w*|the following|data|details|information|summary)\b`),
+		// A send spelled out as a tool call: send_email({"to": ...}).
+		pl([]string{"send", "mail"}, `\b(?:send[_ ]?e?-?mail|send|e?mail)\s*[:(]\s*\{?\s*["']?(?:to|recipient|address)["']?\s*[:=]\s*["']?[\w.+-]+@`),
 		nw([]string{"leak", "disclos", "exfiltrat", "sell", "hand over", "pass on"}, 100, `\bto (?:an? |the )?(?:external|outside|third|unauthori[sz]ed|competitor|public|press|media)|\bpublicly\b|\bwithout (?:proper )?authori[sz]ation`),
 	}},
 	{"fetched_code", "asks to run code fetched from the network", 0.65, []alt{
@@ -274,7 +280,7 @@ var effectCues = []effectCue{
 	}},
 	{"persona_override", "asks the agent to take on a persona without its limits", 0.45, []alt{
 		pl([]string{"pretend", "imagine", "roleplay", "role-play", "role play", "act as", "acting as", "you are", "you're", "in character"},
-			`\b(?:pretend|imagine|role-?play|role play|act(?:ing)? as|you are now|you are|you're|method acting|stay in character)\b[^\n]{0,120}?\b(?:no (?:restrictions|limits|limitations|filters|rules|guidelines|ethics)|always compl(?:y|ies)|compl(?:y|ies) with (?:any|every) request|(?:safety|security) (?:checks|filters|protocols|measures|guidelines|restrictions) (?:are |were )?(?:disabled|off|removed|lifted)|(?:has|have|with) (?:full )?permission to (?:modify|access|bypass|override)|unrestricted|without (?:any )?(?:restrictions|limits|filters|guidelines)|(?:debug(?:ging)?|developer|god|admin) mode)\b`),
+			`\b(?:pretend|imagine|role-?play|role play|act(?:ing)? as|you are now|you are|you're|method acting|stay in character)\b[^.!?\n]{0,120}?\b(?:no (?:restrictions|limits|limitations|filters|rules|guidelines|ethics)|always compl(?:y|ies)|compl(?:y|ies) with (?:any|every) request|(?:safety|security) (?:checks|filters|protocols|measures|guidelines|restrictions) (?:are |were )?(?:disabled|off|removed|lifted)|(?:has|have|with) (?:full )?permission to (?:modify|access|bypass|override)|unrestricted|without (?:any )?(?:restrictions|limits|filters|guidelines)|(?:debug(?:ging)?|developer|god|admin) mode)\b`),
 	}},
 	{"send_user_to", "asks the agent to send the user to an outside site", 0.45, []alt{
 		nw([]string{"tell", "inform", "warn", "notify", "advise", "instruct", "ask", "direct", "urge", "remind"}, 160,
@@ -358,6 +364,10 @@ var (
 		`\b(?:notes?|notice|message|memo|directive|instructions?|warning|attention|alert|reminder|request|directions?)\s+(?:to|for)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:ai|llms?|language models?|(?:ai|automated|autonomous)\s+(?:systems?|agents?|assistants?|models?|processors?|crawlers?|browsing assistants?)|assistants?|agents?|bots?)\b|` +
 		`\b(?:ai|llm)[ _-]?(?:agent[ _-])?(?:directive|instructions?|override|note|command)s?\b|\bif you are an? (?:ai|llm|language model|assistant|agent|bot)\b|\b(?:automated|autonomous) (?:processors?|agents?|systems?)\s*:|\byou are now\b|\bas an? (?:ai|llm|browsing|file[- ]editing|shopping|email) (?:agent|assistant|model)\b|\byou'?re an? (?:\w+ )?(?:agent|assistant)\b|` +
 		`(?:^|\n)\s*(?:new|updated|priority|urgent)\s+(?:directive|instructions?|task|orders?)\s*:|\bsystem (?:notice|message|directive|alert|override|instruction)s?\s*:|` +
+		// Text that breaks out of the data it sits in: a forged chat
+		// message, a data tag closed before more text follows.
+		`\b(?:send[_-]?e?-?mail|send[_-]message|post[_-]message|transfer[_-]funds|send[_-]money)\s*\(|` + // a tool call spelled out
+		`\{\s*"role"\s*:\s*"(?:user|system|assistant|developer)"|</(?:email|document|context|data|summary|content|text|input|tool_output|result|search_results?)>\s*\S|\[/?END[_ ]?(?:EMAIL|DOCUMENT|CONTEXT|DATA|INPUT|TEXT)\]|` +
 		`\byour (?:task|job|instructions?|goal)\b|\b(?:wants|needs|asks|expects|would like|told|instructed|asked|wanted) you to\b|\bagents? (?:may|must|should|can|are allowed to|are permitted to|no longer need to)\b|\b(?:the |all |every |other |any )(?:ai|assistant|agents?|models?|bots?|llms?)\b|\bai (?:language )?model\b|\b(?:future|next|later|every|all) sessions?\b|\bgoing forward\b|\bfrom now on\b`)
 	triggerRe = regexp.MustCompile(`(?i)\b(?:whenever|every time|each time|before (?:you|answering|responding|replying|solving|starting|doing|proceeding|any)|after (?:you|each|every)|when(?:ever)? you (?:see|get|receive|read|find)|at the (?:start|end|beginning) of (?:each|every|the) (?:session|task|conversation|reply))\b`)
 	targetRe  = regexp.MustCompile(`(?i)[\w.+-]+@[\w-]+\.[\w.]+|https?://\S+|\bwww\.\S+|\b(?:\d{1,3}\.){3}\d{1,3}\b|\b[A-Z]{2}\d{2}[A-Z0-9]{10,30}\b|\baccount (?:id |number |no\.? )?#?\s?\d{4,}|\b[\w-]+\.(?:com|org|net|io|xyz|ru|cn|info|biz|co|me|app|dev)\b`)
@@ -377,16 +387,19 @@ var actionVerbs = map[string]bool{
 	"set": true, "add": true, "make": true, "get": true, "retrieve": true, "collect": true, "print": true,
 	"reveal": true, "export": true, "push": true, "merge": true, "deploy": true, "commit": true, "manipulate": true,
 	"falsify": true, "alter": true, "initiate": true, "issue": true, "approve,": true, "supersede": true,
-	"treat": true, "please": true, "always": true, "ignore": true, "forget": true, "tell": true, "do": true,
-	"disregard": true, "abandon": true, "inform": true, "notify": true, "warn": true,
-	"pretend": true, "roleplay": true, "role-play": true, "imagine": true, "act": true, "respond": true, "reply": true, "output": true, "say": true,
+	"treat": true, "please": true, "kindly": true, "always": true, "ignore": true, "forget": true, "tell": true, "do": true,
+	"disregard": true, "abandon": true, "inform": true, "notify": true, "warn": true, "respond": true, "reply": true, "output": true, "say": true,
 }
 
 // imperativeAct reports whether a sentence of text starts with an action
 // verb, after lead-ins such as "Remember for future sessions:",
 // "IMPORTANT:" or "Convention:".
+// greetingRe is a salutation that may open an imperative sentence.
+var greetingRe = regexp.MustCompile(`(?i)^\s*(?:hi|hello|hey|dear|greetings)\b[^,]{0,30},\s*`)
+
 func imperativeAct(text string) bool {
 	for _, s := range strings.FieldsFunc(text, func(r rune) bool { return r == '.' || r == '!' || r == '?' || r == '\n' || r == ':' || r == ';' }) {
+		s = greetingRe.ReplaceAllString(s, "") // "Hi Adam, please send ..."
 		f := strings.Fields(s)
 		if len(f) < 2 {
 			continue
@@ -398,7 +411,7 @@ func imperativeAct(text string) bool {
 		// "Wire Payment of $150" is a title, not an order: the word after
 		// an imperative verb is not capitalised (names and "I" aside,
 		// which a verb rarely precedes in an order to an agent).
-		if next := f[1]; actionVerbs[w] && !(next[0] >= 'A' && next[0] <= 'Z' && len(next) > 1 && next[1] >= 'a' && next[1] <= 'z' && w != "please" && w != "always") {
+		if next := f[1]; actionVerbs[w] && !(next[0] >= 'A' && next[0] <= 'Z' && len(next) > 1 && next[1] >= 'a' && next[1] <= 'z' && w != "please" && w != "kindly" && w != "always") {
 			return true
 		}
 	}

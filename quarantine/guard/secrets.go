@@ -559,11 +559,11 @@ func sampleValue(v string) bool {
 }
 
 // interleavedSample reports the letter-digit counting patterns that
-// documentation fills example keys with: "a1b2c3", "d4c3b2a1". Three or
-// more letter-digit pairs in which both the letters and the digits count up
-// (or both down) by one, ignoring separators, practically never occur in a
-// generated secret: in random hex the chance at a given position is a few
-// in a million, in base-62 text far less.
+// documentation fills example keys with: "a1b2c3", "d4c3b2a1", "x9y8z7".
+// Three or more letter-digit pairs in which the letters count by one (up
+// or down) and so do the digits, ignoring separators, practically never
+// occur in a generated secret: in random hex the chance at a given
+// position is a few in a million, in base-62 text far less.
 func interleavedSample(v string) bool {
 	var b []byte
 	for i := 0; i < len(v); i++ {
@@ -583,14 +583,15 @@ func interleavedSample(v string) bool {
 			continue
 		}
 		dir := int(b[i+2]) - int(b[i])
-		if dir != 1 && dir != -1 {
+		ddir := (int(b[i+3]) - int(b[i+1]) + 10) % 10
+		if dir != 1 && dir != -1 || ddir != 1 && ddir != 9 {
 			continue
 		}
 		pairs := 1
 		for j := i + 2; pair(j); j += 2 {
 			dl := int(b[j]) - int(b[j-2])
 			dd := (int(b[j+1]) - int(b[j-1]) + 10) % 10
-			if dl != dir || dd != (dir+10)%10 {
+			if dl != dir || dd != ddir {
 				break
 			}
 			pairs++
@@ -760,7 +761,13 @@ var highEntropyRe = regexp.MustCompile(`[A-Za-z0-9+/=_\-]{32,}`)
 func possibleSecrets(text string, add func(f Finding)) {
 	for _, m := range highEntropyRe.FindAllStringIndex(text, -1) {
 		s := text[m[0]:m[1]]
+		if interleavedSample(s) {
+			continue // "a1B2c3D4...": a documentation sample
+		}
 		if isHex(s) {
+			if digestContext(text[max(0, m[0]-16):m[0]]) {
+				continue // "pkg-1.2.4.tgz#3b33...", "sha256:9f86...": a content hash
+			}
 			if len(s) == 40 || len(s) == 64 || len(s) == 32 {
 				add(Finding{Kind: KindSecret, Type: SecretHighEntrop, Level: LevelPossible, Start: m[0], End: m[1], Reason: "hex string that may be a key or a hash"})
 			}
@@ -773,6 +780,22 @@ func possibleSecrets(text string, add func(f Finding)) {
 			add(Finding{Kind: KindSecret, Type: SecretHighEntrop, Level: LevelPossible, Start: m[0], End: m[1], Reason: "long high-entropy string"})
 		}
 	}
+}
+
+// digestContext reports whether the text just before a hex string names
+// it as a content hash: a URL fragment ("tgz#"), a digest algorithm
+// ("sha256:", "sha1-"), a commit, a checksum.
+func digestContext(before string) bool {
+	if strings.HasSuffix(before, "#") {
+		return true
+	}
+	lb := strings.ToLower(before)
+	for _, w := range []string{"sha1", "sha256", "sha384", "sha512", "md5", "blake2", "commit", "digest", "checksum", "integrity", "hash"} {
+		if strings.Contains(lb, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func isHex(s string) bool {

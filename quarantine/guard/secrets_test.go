@@ -151,7 +151,7 @@ func TestSecretSpans(t *testing.T) {
 		{"mysql://root:t0ps3cret@db/app", SecretConnString, LevelProbable, 13, 22},
 		{"x eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.Q7rZ5xK2m4N8p3WtY6uB9cD1", SecretJWT, LevelDefinite, 2, 67},
 		{"-----BEGIN EC PRIVATE KEY-----\nAA\n-----END EC PRIVATE KEY----- tail", SecretPrivateKey, LevelDefinite, 0, 62},
-		{"commit 3b335d612137949d2f21fcc6c8c8164db7603227", SecretHighEntrop, LevelPossible, 7, 47},
+		{"value 3b335d612137949d2f21fcc6c8c8164db7603227", SecretHighEntrop, LevelPossible, 6, 46},
 		// In a URL query the value ends at the next parameter.
 		{"/api?token=Q7rZ5xK2m4N8p3Wt&channel=C4D8&count=1", SecretAPIKey, LevelProbable, 11, 27},
 	}
@@ -207,6 +207,27 @@ func TestLongTextChunks(t *testing.T) {
 	}
 }
 
+// TestPossibleNotSample: long strings that are documentation samples or
+// named content hashes are not possible secrets; a random token is.
+func TestPossibleNotSample(t *testing.T) {
+	g := newTestGuard(t, Policy{})
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{"see a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0", false},
+		{"X9y8Z7a6B5c4D3e2F1g0H9i8J7k6L5m4N3o2", false},
+		{"left-pad-1.3.0.tgz#9c1f4e7b2a05d3e8f61b7c4a9d02e5f83b6c1a7e", false},
+		{"image: engram@sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", false},
+		{"blob Zm9vYmFyYmF6cXV4UTdyWjV4SzJtNE44cDNXdFk2dUI5Y0Qx", true},
+		{"see 9c1f4e7b2a05d3e8f61b7c4a9d02e5f83b6c1a7e", true},
+	} {
+		if got := g.Check(Input{Text: tc.in}).NeedsConfirm; got != tc.want {
+			t.Errorf("Check(%q).NeedsConfirm = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
 func TestInterleavedSample(t *testing.T) {
 	tests := []struct {
 		in   string
@@ -215,8 +236,10 @@ func TestInterleavedSample(t *testing.T) {
 		{"a1b2c3d4e5f6", true},
 		{"px-dep-d4c3b2a1-f6e5", true},
 		{"A1B2C3", true},
-		{"x9y0z1", true}, // digits wrap from 9 to 0
-		{"a1b2", false},  // two pairs are too few
+		{"x9y0z1", true},   // digits wrap from 9 to 0
+		{"X9y8Z7a6", true}, // letters up, digits down
+		{"a1b9c8", false},
+		{"a1b2", false}, // two pairs are too few
 		{"38d5b9a8b6c0a3d3ad3f2c422c77db80", false},
 		{"a1b3c5", false},
 		{"Q7rZ5xK2m4N8p3WtY6uB9cD1", false},
