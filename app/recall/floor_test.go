@@ -62,8 +62,8 @@ func TestFloorGate(t *testing.T) {
 
 // TestFloorUnheard: a query whose every name is one no memory the reader
 // may see contains is answered only if some memory clears the stricter
-// Unheard gate; a query naming someone the vault knows is judged by the
-// ordinary gate.
+// Unheard gate; a query naming someone the vault knows, even by the
+// beginning of their name, is judged by the ordinary gate.
 func TestFloorUnheard(t *testing.T) {
 	emb := &bagEmbedder{dim: 64}
 	cfg := DefaultConfig(emb)
@@ -74,6 +74,7 @@ func TestFloorUnheard(t *testing.T) {
 	put(t, e, emb,
 		doc("sunset", "Jon: I painted a sunset over the lake last weekend."),
 		doc("store", "Gina: The clothing store opens in February."),
+		doc("pottery", "Melanie: The kids made bowls at the pottery workshop."),
 		secret,
 	)
 	allow := func(d *Doc) bool { return d.Partition != vault.Public }
@@ -86,6 +87,8 @@ func TestFloorUnheard(t *testing.T) {
 		{"What did Jon paint at the lake?", true, nil},
 		{"Did Jon and Caroline paint the lake?", true, []string{"Caroline"}},
 		{"what did caroline paint at the lake?", true, nil}, // no name written as one
+		{"What did Mel make at the pottery workshop?", true, nil}, // short for Melanie
+		{"What did Car make at the pottery workshop?", false, []string{"Car"}},
 	} {
 		r, err := e.Search(context.Background(), Query{Text: tc.query, Mode: Hybrid, Now: t0, Floor: true, Allow: allow})
 		if err != nil {

@@ -16,36 +16,46 @@ type name struct{ word, term string }
 // when). Each term is returned once, in order.
 func names(text string) []name {
 	var out []name
-	start := true // at the start of the text or of a sentence
-	i := 0
-	for i < len(text) {
+	words(text, func(w string, first bool) {
+		r, _ := utf8.DecodeRuneInString(w)
+		if first || !unicode.IsUpper(r) || timeWords[strings.ToLower(w)] {
+			return
+		}
+		if t := term(w); t != "" && !slices.ContainsFunc(out, func(x name) bool { return x.term == t }) {
+			out = append(out, name{w, t})
+		}
+	})
+	return out
+}
+
+// words calls f with each word of text (a run of letters, digits and
+// combining marks) and whether it begins a sentence: it is the first
+// word, or follows a full stop, question or exclamation mark, colon,
+// semicolon, line break or double quote.
+func words(text string, f func(w string, first bool)) {
+	first := true
+	for i := 0; i < len(text); {
 		r, n := utf8.DecodeRuneInString(text[i:])
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
 			switch r {
 			case '.', '?', '!', ':', ';', '\n', '"', '“', '”':
-				start = true
+				first = true
 			}
 			i += n
 			continue
 		}
-		j := i
+		j := i + n
 		for j < len(text) {
-			r2, n2 := utf8.DecodeRuneInString(text[j:])
-			if !unicode.IsLetter(r2) && !unicode.IsDigit(r2) && !unicode.Is(unicode.Mn, r2) {
+			r, n := utf8.DecodeRuneInString(text[j:])
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.Mn, r) {
 				break
 			}
-			j += n2
+			j += n
 		}
-		w := text[i:j]
-		if !start && unicode.IsUpper(r) && !timeWords[strings.ToLower(w)] {
-			if t := term(w); t != "" && !slices.ContainsFunc(out, func(x name) bool { return x.term == t }) {
-				out = append(out, name{w, t})
-			}
-		}
-		start = false
+		f(text[i:j], first)
+		first = false
 		i = j
 	}
-	return out
 }
 
 // timeWords are the capitalised words that name a time, not a thing.
@@ -60,3 +70,55 @@ var timeWords = func() map[string]bool {
 	}
 	return m
 }()
+
+// unheard is what a query names that the vault never heard of.
+type unheard struct {
+	words []string // as written in the query
+	all   bool     // the query has names and none was heard of
+}
+
+// minShortName is the fewest letters of a name that may be heard as the
+// beginning of a longer one (see Engine.unheard).
+const minShortName = 3
+
+// unheard returns the names in text (see names) that no document keep
+// accepts contains (in semantic mode, which finds only documents with a
+// vector, no such document), and that begin no longer capitalised word of
+// a candidate in hits: "Mel" is heard where the vault knows "Melanie".
+// The caller holds the read lock.
+func (e *Engine) unheard(text string, mode Mode, keep func(uint32) bool, hits map[uint32]*Hit) unheard {
+	var u unheard
+	ns := names(text)
+	var short []string // unheard names that may be short for another
+	for _, n := range ns {
+		if slices.ContainsFunc(e.kw.postings(n.term), func(p posting) bool {
+			return keep(p.doc) && (mode != Semantic || e.docs[p.doc].vec != nil)
+		}) {
+			continue
+		}
+		u.words = append(u.words, n.word)
+		if utf8.RuneCountInString(n.word) >= minShortName {
+			short = append(short, strings.ToLower(n.word))
+		}
+	}
+	if len(short) > 0 {
+		heard := map[string]bool{}
+		for _, h := range hits {
+			words(h.Doc.Content, func(w string, _ bool) {
+				r, _ := utf8.DecodeRuneInString(w)
+				if !unicode.IsUpper(r) {
+					return
+				}
+				lw := strings.ToLower(w)
+				for _, s := range short {
+					if len(lw) > len(s) && strings.HasPrefix(lw, s) {
+						heard[s] = true
+					}
+				}
+			})
+		}
+		u.words = slices.DeleteFunc(u.words, func(w string) bool { return heard[strings.ToLower(w)] })
+	}
+	u.all = len(ns) > 0 && len(u.words) == len(ns)
+	return u
+}

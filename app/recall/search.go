@@ -302,30 +302,7 @@ func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useK
 	if mode == Hybrid {
 		e.fuse(hits, acc, unitQ, kwList, vecList)
 	}
-	return hits, e.unheard(q.Text, mode, keep), nil
-}
-
-// unheard is what a query names that the vault never heard of.
-type unheard struct {
-	words []string // as written in the query
-	all   bool     // the query has names and none was heard of
-}
-
-// unheard returns the names in text (see names) that no document keep
-// accepts contains; in semantic mode, which finds only documents with a
-// vector, no such document. The caller holds the read lock.
-func (e *Engine) unheard(text string, mode Mode, keep func(uint32) bool) unheard {
-	var u unheard
-	ns := names(text)
-	for _, n := range ns {
-		if !slices.ContainsFunc(e.kw.postings(n.term), func(p posting) bool {
-			return keep(p.doc) && (mode != Semantic || e.docs[p.doc].vec != nil)
-		}) {
-			u.words = append(u.words, n.word)
-		}
-	}
-	u.all = len(ns) > 0 && len(u.words) == len(ns)
-	return u
+	return hits, e.unheard(q.Text, mode, keep, hits), nil
 }
 
 // recency is the boost factor 1 + w × 2^(-age/halfLife).
