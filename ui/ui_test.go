@@ -1013,7 +1013,8 @@ func TestHeldAgentIsShown(t *testing.T) {
 }
 
 // TestEditConfirmsPossibleSecret: the user's edit that holds a possible
-// secret (a commit SHA) asks the user, and a yes stores it as it is.
+// secret (a long hex string nothing names as a hash) asks the user, and a
+// yes stores it as it is.
 func TestEditConfirmsPossibleSecret(t *testing.T) {
 	u, _ := openUI(t)
 	ctx := context.Background()
@@ -1021,7 +1022,7 @@ func TestEditConfirmsPossibleSecret(t *testing.T) {
 	d := u.memories.detail
 	d.show(m.ID)
 	u.wait()
-	sha := "the release was cut at commit 3f9a1c7e2b4d6f8a0c1e3b5d7f9a1c3e5b7d9f1a"
+	sha := "the release id is 3f9a1c7e2b4d6f8a0c1e3b5d7f9a1c3e5b7d9f1a"
 	d.save(d.mem, sha, false)
 	u.wait()
 	dlg := u.win.Canvas().Overlays().Top()
