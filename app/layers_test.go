@@ -36,6 +36,8 @@ var testAllowed = map[string][]string{
 	// ui's 100,000-memory benchmark fills its vault with vault.Add, which
 	// through the service would take minutes, and vaulttest makes it.
 	"ui": {module + "/vault", module + "/vault/vaulttest"},
+	// So does cmd/engram's idle-memory measurement of the desktop app.
+	"cmd": {module + "/vault", module + "/vault/vaulttest"},
 	// The guard's vector classifier is trained and checked on the real
 	// embedding model, which app/embed loads.
 	"quarantine": {module + "/app/embed"},

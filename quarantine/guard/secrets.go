@@ -784,13 +784,14 @@ func possibleSecrets(text string, add func(f Finding)) {
 
 // digestContext reports whether the text just before a hex string names
 // it as a content hash: a URL fragment ("tgz#"), a digest algorithm
-// ("sha256:", "sha1-"), a commit, a checksum.
+// ("sha256:", "sha1-"), a checksum. A bare "commit" or "hash" does not:
+// prose says that of keys too, and the user is asked.
 func digestContext(before string) bool {
 	if strings.HasSuffix(before, "#") {
 		return true
 	}
 	lb := strings.ToLower(before)
-	for _, w := range []string{"sha1", "sha256", "sha384", "sha512", "md5", "blake2", "commit", "digest", "checksum", "integrity", "hash"} {
+	for _, w := range []string{"sha1", "sha256", "sha384", "sha512", "md5", "blake2", "digest", "checksum", "integrity"} {
 		if strings.Contains(lb, w) {
 			return true
 		}
