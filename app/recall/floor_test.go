@@ -86,7 +86,7 @@ func TestFloorUnheard(t *testing.T) {
 		{"What did Caroline paint at the lake?", false, []string{"Caroline"}},
 		{"What did Jon paint at the lake?", true, nil},
 		{"Did Jon and Caroline paint the lake?", true, []string{"Caroline"}},
-		{"what did caroline paint at the lake?", true, nil}, // no name written as one
+		{"what did caroline paint at the lake?", true, nil},       // no name written as one
 		{"What did Mel make at the pottery workshop?", true, nil}, // short for Melanie
 		{"What did Car make at the pottery workshop?", false, []string{"Car"}},
 	} {
@@ -122,6 +122,38 @@ func TestNames(t *testing.T) {
 		}
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("names(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestDefaultFloorsUnheard: with the default floors, a question about
+// someone the vault never heard of that shares a word with a memory
+// returns nothing in every mode, and the same question about someone it
+// knows returns the memory.
+func TestDefaultFloorsUnheard(t *testing.T) {
+	emb := &bagEmbedder{dim: 64}
+	e := New(DefaultConfig(emb))
+	put(t, e, emb,
+		doc("trip", "Jon: The trip to the coast was windy, we came back early."),
+		doc("store", "Gina: The clothing store opens in February."),
+		doc("dance", "Jon: I used to dance every weekend before the studio closed."),
+		doc("intern", "Gina: My internship at the fashion company starts next week."),
+	)
+	for _, mode := range []Mode{Hybrid, Semantic, Exact} {
+		for _, tc := range []struct {
+			query string
+			want  []string
+		}{
+			{"What did Caroline buy on her trip to the coast last summer?", nil},
+			{"What did Jon say about the trip?", []string{"trip"}},
+		} {
+			r, err := e.Search(context.Background(), Query{Text: tc.query, Mode: mode, Now: t0, Floor: true, Limit: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ids(r.Hits); !slices.Equal(got, tc.want) && !(len(got) == 0 && len(tc.want) == 0) {
+				t.Errorf("%s Search(%q) = %q, want %q", mode, tc.query, got, tc.want)
+			}
 		}
 	}
 }
