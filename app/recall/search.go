@@ -113,9 +113,10 @@ type Result struct {
 	// BelowFloor counts the candidates left out by the relevance floor
 	// (Query.Floor); with no hits, nothing passed it.
 	BelowFloor int
-	// Unheard are the names in the query (words written with a capital,
-	// other than a sentence's first and the names of times) that no
-	// memory the query may see contains, as written in the query.
+	// Unheard are the names in a query asking for the floor (words
+	// written with a capital, other than a sentence's first and the
+	// names of times) that no memory the query may see contains, as
+	// written in the query (see Floor.Unheard).
 	Unheard []string
 }
 
@@ -302,7 +303,11 @@ func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useK
 	if mode == Hybrid {
 		e.fuse(hits, acc, unitQ, kwList, vecList)
 	}
-	return hits, e.unheard(q.Text, mode, keep, hits), nil
+	var u unheard
+	if q.Floor {
+		u = e.unheard(q.Text, mode, keep, hits)
+	}
+	return hits, u, nil
 }
 
 // recency is the boost factor 1 + w × 2^(-age/halfLife).
