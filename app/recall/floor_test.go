@@ -103,6 +103,20 @@ func TestFloorUnheard(t *testing.T) {
 	}
 }
 
+// TestUnheardOnlyWithFloor: an internal search (the duplicate check,
+// which passes a whole memory) does not look for unheard names.
+func TestUnheardOnlyWithFloor(t *testing.T) {
+	e := New(DefaultConfig(nil))
+	put(t, e, nil, doc("sunset", "Jon: I painted a sunset over the lake last weekend."))
+	r, err := e.Search(context.Background(), Query{Text: "What did Caroline paint at the lake?", Mode: Exact, Now: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Unheard != nil || len(r.Hits) != 1 {
+		t.Errorf("Search without the floor: Unheard %q, %d hits; want none and 1 hit", r.Unheard, len(r.Hits))
+	}
+}
+
 func TestNames(t *testing.T) {
 	for _, tc := range []struct {
 		text string
