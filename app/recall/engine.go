@@ -133,9 +133,9 @@ type Floor struct {
 //
 // Unheard, for a query whose names the vault never heard of, is the gate
 // that empties at least 80% of the dev no-answer questions for the least
-// loss, ties to the gate that empties most, as chosen on the three dev
-// conversations (and left-one-out, each on the other two, which scores
-// the one left out the same). It needs a cosine of 0.55 or 40% of the
+// loss, ties to the gate that empties most, chosen on the three dev
+// conversations (chosen on two, the gates empty as many of the third's).
+// It needs a cosine of 0.55 or 40% of the
 // keyword weight in hybrid mode, a cosine of 0.7 in semantic mode and 15%
 // of the keyword weight in exact mode. On the dev conversations the
 // queries it empties are then 87% of the no-answer questions in hybrid
