@@ -135,15 +135,14 @@ type Floor struct {
 // that empties at least 80% of the dev no-answer questions for the least
 // loss, ties to the gate that empties most, chosen on the three dev
 // conversations (chosen on two, the gates empty as many of the third's).
-// It needs a cosine of 0.55 or 40% of the
-// keyword weight in hybrid mode, a cosine of 0.7 in semantic mode and 15%
-// of the keyword weight in exact mode. On the dev conversations the
-// queries it empties are then 87% of the no-answer questions in hybrid
-// mode (turns; 94% as observations; 45% and 62% with Gate alone), for
-// one question of 494 (a name the conversation never uses); SciFact's
-// nDCG@10 does not move. SciFact's claims, once their abstracts are
-// gone, still find abstracts on their topic and name what the corpus
-// knows: neither gate empties them.
+// It needs a cosine of 0.55 or 40% of the keyword weight in hybrid mode, a
+// cosine of 0.7 in semantic mode and 15% of the keyword weight in exact
+// mode. On the dev conversations the queries it empties are then 87% of
+// the no-answer questions in hybrid mode (turns; 94% as observations; 45%
+// and 62% with Gate alone), for one question of 494 (a name the
+// conversation never uses); SciFact's nDCG@10 does not move. SciFact's
+// claims, once their abstracts are gone, still find abstracts on their
+// topic and name what the corpus knows: neither gate empties them.
 func DefaultFloors() map[Mode]Floor {
 	return map[Mode]Floor{
 		Semantic: {Vector: 0.30, Gate: &Floor{Vector: 0.35}, Unheard: &Floor{Vector: 0.70}},
