@@ -261,3 +261,35 @@ func TestQuoteCommaQuote(t *testing.T) {
 		}
 	}
 }
+
+// TestIntentGateMatchesExpressions: the intent layer's gate, split into
+// gated alternatives, opens on exactly the texts its three expressions
+// match, and every expression was split.
+func TestIntentGateMatchesExpressions(t *testing.T) {
+	texts := append(benignLines(t, "benign-memories.txt"), benignLines(t, "benign-requests.txt")...)
+	hits := 0
+	gateRes := append(slices.Clone(addresseeRes), triggerRe, directiveTagRe)
+	for _, re := range gateRes {
+		alts := splitAlternatives(re)
+		if len(alts) < 2 {
+			t.Errorf("%.40s... was not split into alternatives", re.String())
+		}
+		for _, a := range alts {
+			for _, s := range samples(parse(t, a.re.String())) {
+				texts = append(texts, s, "Note: "+s+" done.", "\n"+s+"\n", s[:len(s)/2], strings.ToLower(s), strings.ToUpper(s))
+			}
+		}
+	}
+	for _, text := range texts {
+		want := slices.ContainsFunc(gateRes, func(re *regexp.Regexp) bool { return re.MatchString(text) })
+		if want {
+			hits++
+		}
+		if got := gatedIntent().match(text, asciiLower(text)); got != want {
+			t.Errorf("gate on %q: gated %v, expressions %v", truncate(text, 120), got, want)
+		}
+	}
+	if hits < 50 {
+		t.Errorf("only %d of %d texts open the gate: the samples do not exercise it", hits, len(texts))
+	}
+}

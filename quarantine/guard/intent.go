@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The intent layer reads what a text asks an agent to do, whatever the
@@ -356,19 +357,22 @@ var negationRe = regexp.MustCompile(`(?i)\b(?:never|don'?t|do not|does not|doesn
 // sentence, a second-person or agent addressee, a standing trigger, or a
 // note to future sessions.
 var (
-	addresseeRe = regexp.MustCompile(`(?i)\byou (?:must|should|need to|have to|will need to|are to|shall|may now|can now|are (?:now )?(?:allowed|permitted|required|expected) to)\b|` +
+	// addresseeRes say that a text speaks to an agent. They are kept as
+	// several expressions so that each splits into gated alternatives.
+	addresseeRes = []*regexp.Regexp{
+		regexp.MustCompile(`(?i)\byou (?:must|should|need to|have to|will need to|are to|shall|may now|can now|are (?:now )?(?:allowed|permitted|required|expected) to)\b|\byou are now\b|\byou'?re an? (?:\w+ )?(?:agent|assistant)\b`),
 		// A message to AI readers: "Note to AI:", "Notice to AI systems",
 		// "Message for AI browsing assistants", "AI AGENT DIRECTIVE",
 		// "If you are an AI", "AUTOMATED PROCESSORS:". Rules files address
 		// agents this way too; it opens the effect cues, it sets no risk.
-		`\b(?:notes?|notice|message|memo|directive|instructions?|warning|attention|alert|reminder|request|directions?)\s+(?:to|for)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:ai|llms?|language models?|(?:ai|automated|autonomous)\s+(?:systems?|agents?|assistants?|models?|processors?|crawlers?|browsing assistants?)|assistants?|agents?|bots?)\b|` +
-		`\b(?:ai|llm)[ _-]?(?:agent[ _-])?(?:directive|instructions?|override|note|command)s?\b|\bif you are an? (?:ai|llm|language model|assistant|agent|bot)\b|\b(?:automated|autonomous) (?:processors?|agents?|systems?)\s*:|\byou are now\b|\bas an? (?:ai|llm|browsing|file[- ]editing|shopping|email) (?:agent|assistant|model)\b|\byou'?re an? (?:\w+ )?(?:agent|assistant)\b|` +
-		`(?:^|\n)\s*(?:new|updated|priority|urgent)\s+(?:directive|instructions?|task|orders?)\s*:|\bsystem (?:notice|message|directive|alert|override|instruction)s?\s*:|` +
-		// Text that breaks out of the data it sits in: a forged chat
-		// message, a data tag closed before more text follows.
-		`\b(?:send[_-]?e?-?mail|send[_-]message|post[_-]message|transfer[_-]funds|send[_-]money)\s*\(|` + // a tool call spelled out
-		`\{\s*"role"\s*:\s*"(?:user|system|assistant|developer)"|</(?:email|document|context|data|summary|content|text|input|tool_output|result|search_results?)>\s*\S|\[/?END[_ ]?(?:EMAIL|DOCUMENT|CONTEXT|DATA|INPUT|TEXT)\]|` +
-		`\byour (?:task|job|instructions?|goal)\b|\b(?:wants|needs|asks|expects|would like|told|instructed|asked|wanted) you to\b|\bagents? (?:may|must|should|can|are allowed to|are permitted to|no longer need to)\b|\b(?:the |all |every |other |any )(?:ai|assistant|agents?|models?|bots?|llms?)\b|\bai (?:language )?model\b|\b(?:future|next|later|every|all) sessions?\b|\bgoing forward\b|\bfrom now on\b`)
+		regexp.MustCompile(`(?i)\b(?:notes?|notice|message|memo|directive|instructions?|warning|attention|alert|reminder|request|directions?)\s+(?:to|for)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:ai|llms?|language models?|(?:ai|automated|autonomous)\s+(?:systems?|agents?|assistants?|models?|processors?|crawlers?|browsing assistants?)|assistants?|agents?|bots?)\b`),
+		regexp.MustCompile(`(?i)\b(?:ai|llm)[ _-]?(?:agent[ _-])?(?:directive|instructions?|override|note|command)s?\b|\bif you are an? (?:ai|llm|language model|assistant|agent|bot)\b|\b(?:automated|autonomous) (?:processors?|agents?|systems?)\s*:|\bas an? (?:ai|llm|browsing|file[- ]editing|shopping|email) (?:agent|assistant|model)\b`),
+		regexp.MustCompile(`(?i)(?:^|\n)\s*(?:new|updated|priority|urgent)\s+(?:directive|instructions?|task|orders?)\s*:|\bsystem (?:notice|message|directive|alert|override|instruction)s?\s*:`),
+		// Text that breaks out of the data it sits in: a tool call spelled
+		// out, a forged chat message, a data tag closed before more text.
+		regexp.MustCompile(`(?i)\b(?:send[_-]?e?-?mail|send[_-]message|post[_-]message|transfer[_-]funds|send[_-]money)\s*\(|\{\s*"role"\s*:\s*"(?:user|system|assistant|developer)"|</(?:email|document|context|data|summary|content|text|input|tool_output|result|search_results?)>\s*\S|\[/?END[_ ]?(?:EMAIL|DOCUMENT|CONTEXT|DATA|INPUT|TEXT)\]`),
+		regexp.MustCompile(`(?i)\byour (?:task|job|instructions?|goal)\b|\b(?:wants|needs|asks|expects|would like|told|instructed|asked|wanted) you to\b|\bagents? (?:may|must|should|can|are allowed to|are permitted to|no longer need to)\b|\b(?:the |all |every |other |any )(?:ai|assistant|agents?|models?|bots?|llms?)\b|\bai (?:language )?model\b|\b(?:future|next|later|every|all) sessions?\b|\bgoing forward\b|\bfrom now on\b`),
+	}
 	triggerRe = regexp.MustCompile(`(?i)\b(?:whenever|every time|each time|before (?:you|answering|responding|replying|solving|starting|doing|proceeding|any)|after (?:you|each|every)|when(?:ever)? you (?:see|get|receive|read|find)|at the (?:start|end|beginning) of (?:each|every|the) (?:session|task|conversation|reply))\b`)
 	targetRe  = regexp.MustCompile(`(?i)[\w.+-]+@[\w-]+\.[\w.]+|https?://\S+|\bwww\.\S+|\b(?:\d{1,3}\.){3}\d{1,3}\b|\b[A-Z]{2}\d{2}[A-Z0-9]{10,30}\b|\baccount (?:id |number |no\.? )?#?\s?\d{4,}|\b[\w-]+\.(?:com|org|net|io|xyz|ru|cn|info|biz|co|me|app|dev)\b`)
 )
@@ -431,7 +435,7 @@ func readIntent(text, lower string) intentScreening {
 	// Effects described, not asked for ("the finance team transfers the
 	// payroll"), do not count: only a text aimed at an agent is read for
 	// them, which also spares the cues on most memories.
-	if !(imperativeAct(text) || addresseeRe.MatchString(text) || triggerRe.MatchString(text) || directiveTagRe.MatchString(text)) {
+	if !(imperativeAct(text) || gatedIntent().match(text, lower)) {
 		return out
 	}
 	best, kinds := 0.0, 0
@@ -468,6 +472,43 @@ func readIntent(text, lower string) intentScreening {
 	}
 	out.risk = min(risk, 0.9)
 	return out
+}
+
+// intentGate holds the expressions that open the intent layer, split
+// into their alternatives, each behind the strings every one of its
+// matches must contain (see gate.go). Whole, they ran Go's slowest engine
+// over every byte of every text, most of a store's time on a long one.
+type intentGate []gatedRe
+
+var (
+	intentGateOnce sync.Once
+	intentGates    intentGate
+)
+
+func gatedIntent() intentGate {
+	intentGateOnce.Do(func() {
+		for _, re := range append(slices.Clone(addresseeRes), triggerRe, directiveTagRe) {
+			intentGates = append(intentGates, splitAlternatives(re)...)
+		}
+	})
+	return intentGates
+}
+
+// match reports whether one of the expressions matches text; lower is its
+// ASCII lower-case form.
+func (g intentGate) match(text, lower string) bool {
+next:
+	for _, a := range g {
+		for _, group := range a.need {
+			if !containsAny(lower, group) {
+				continue next
+			}
+		}
+		if a.re.MatchString(text) {
+			return true
+		}
+	}
+	return false
 }
 
 // prohibited reports whether the clause before position i in text
