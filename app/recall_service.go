@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/engram-app/engram/app/recall"
@@ -47,14 +49,19 @@ type RecallResponse struct {
 	Results    []RecallResult `json:"results"`
 	Context    string         `json:"context,omitempty"`
 	BelowFloor int            `json:"below_floor,omitempty"`
+	// Unheard are the names in the query that no memory the caller may
+	// read mentions (recall.Result.Unheard); with no results, Message
+	// names them.
+	Unheard []string `json:"unheard,omitempty"`
 	// KeywordOnly is set when the query asked for meaning (hybrid, the
 	// default) but recall could match keywords only: it says why, e.g.
 	// the embedding model is not installed (RecallStatus.KeywordOnly).
 	KeywordOnly string `json:"keyword_only,omitempty"`
 }
 
-// NothingPassedFloor is the message of a recall whose every match fell
-// below the relevance floor: nothing Engram holds answers the query.
+// NothingPassedFloor begins the message of a recall whose every match
+// fell below the relevance floor: nothing Engram holds answers the query.
+// The message goes on to name the query's unheard names, if any.
 const NothingPassedFloor = "nothing passed the relevance floor: no memory matches the query closely enough"
 
 // vectorBatch is how many texts are embedded at once when (re)building
@@ -127,12 +134,15 @@ func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) Recal
 		out = append(working, out...)
 		res.Context = workingContext(working) + res.Context
 	}
-	resp := RecallResponse{Response: Response{Status: StatusOK}, Results: out, Context: res.Context, BelowFloor: res.BelowFloor}
+	resp := RecallResponse{Response: Response{Status: StatusOK}, Results: out, Context: res.Context, BelowFloor: res.BelowFloor, Unheard: res.Unheard}
 	if mode != recall.Exact {
 		resp.KeywordOnly = status.KeywordOnly
 	}
 	if len(res.Hits) == 0 && len(recall.Terms(nil, in.Query)) > 0 {
 		resp.Message = NothingPassedFloor
+		if len(res.Unheard) > 0 {
+			resp.Message += "; no memory you may read mentions " + quoteList(res.Unheard)
+		}
 	}
 	return resp
 }
@@ -355,4 +365,16 @@ func (s *Service) unindex(id string) {
 	if err := s.v.DeleteVectors(id); err != nil {
 		s.log.Error("recall: delete vector", "err", err)
 	}
+}
+
+// quoteList writes names as "A", "B" and "C".
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }

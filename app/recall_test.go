@@ -325,3 +325,30 @@ func TestRecallRelevanceFloor(t *testing.T) {
 		}
 	}
 }
+
+// TestRecallNamesUnheard: a question about someone no memory mentions
+// says who, so the agent knows the vault never heard of them; a name
+// the caller may not read about counts as unheard too, so the answer
+// tells nothing of memories the caller cannot read.
+func TestRecallNamesUnheard(t *testing.T) {
+	v, _ := vaulttest.New(t)
+	s := newRecallService(t, v, &countingEmbedder{})
+	mustStore(t, s, operator, app.StoreInput{Content: "Alice moved the deploy window to Thursday"})
+	mustStore(t, s, operator, app.StoreInput{Content: "Zorro's bank is in Lisbon", Partition: "sensitive"})
+	if err := s.WaitVectors(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := s.Recall(ctx, claude, app.RecallInput{Query: "What did Zorro say about the deploy window?"})
+	if !r.OK() || len(r.Results) != 0 {
+		t.Fatalf("Recall = %d results (%+v), want none", len(r.Results), r.Response)
+	}
+	if !strings.HasPrefix(r.Message, app.NothingPassedFloor) || !strings.Contains(r.Message, `"Zorro"`) {
+		t.Errorf("message %q, want it to say nothing passed the floor and name \"Zorro\"", r.Message)
+	}
+	if len(r.Unheard) != 1 || r.Unheard[0] != "Zorro" {
+		t.Errorf("unheard = %q, want [Zorro]", r.Unheard)
+	}
+	if r := s.Recall(ctx, claude, app.RecallInput{Query: "When does Alice deploy?"}); len(r.Unheard) != 0 {
+		t.Errorf("unheard = %q for a name a memory holds, want none", r.Unheard)
+	}
+}

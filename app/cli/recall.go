@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/engram-app/engram/app"
@@ -74,7 +75,7 @@ func (c *cmd) memoryRecall(args []string) error {
 			return err
 		}
 	}
-	if r.Message == app.NothingPassedFloor {
+	if strings.HasPrefix(r.Message, app.NothingPassedFloor) {
 		return printLine(c.out, fmt.Sprintf("%s (%d weaker matches left out)", r.Message, r.BelowFloor))
 	}
 	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
