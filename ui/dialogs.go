@@ -59,6 +59,15 @@ func dialogKeyName(name fyne.KeyName) bool {
 	return name == fyne.KeyEscape || name == fyne.KeyReturn || name == fyne.KeyEnter
 }
 
+// routeKey gives ev to the dialog on top when it is one of its keys and
+// the dialog takes it, and to the widget's own handler otherwise.
+func (u *UI) routeKey(ev *fyne.KeyEvent, own func(*fyne.KeyEvent)) {
+	if dialogKeyName(ev.Name) && u.dialogKey(ev) {
+		return
+	}
+	own(ev)
+}
+
 // defaultButton is a dialog's default button: it has the focus when the
 // dialog opens, Enter or Space press it, and Escape presses it too, since
 // it is always the safe choice.
@@ -126,10 +135,7 @@ func newKeyCheck(u *UI, label string, changed func(bool)) *keyCheck {
 }
 
 func (c *keyCheck) TypedKey(ev *fyne.KeyEvent) {
-	if dialogKeyName(ev.Name) && c.u.dialogKey(ev) {
-		return
-	}
-	c.Check.TypedKey(ev)
+	c.u.routeKey(ev, c.Check.TypedKey)
 }
 
 // keySelect is a drop-down in a dialog: Space opens it, Escape and Enter
@@ -147,10 +153,7 @@ func newKeySelect(u *UI, options []string, changed func(string)) *keySelect {
 }
 
 func (s *keySelect) TypedKey(ev *fyne.KeyEvent) {
-	if dialogKeyName(ev.Name) && s.u.dialogKey(ev) {
-		return
-	}
-	s.Select.TypedKey(ev)
+	s.u.routeKey(ev, s.Select.TypedKey)
 }
 
 // keyList is a list in a dialog: the arrows and Space move and select,
@@ -168,10 +171,7 @@ func newKeyList(u *UI, length func() int, create func() fyne.CanvasObject, updat
 }
 
 func (l *keyList) TypedKey(ev *fyne.KeyEvent) {
-	if dialogKeyName(ev.Name) && l.u.dialogKey(ev) {
-		return
-	}
-	l.List.TypedKey(ev)
+	l.u.routeKey(ev, l.List.TypedKey)
 }
 
 // checks is a row of check boxes, one per option, as widget.CheckGroup

@@ -33,14 +33,7 @@ func TestDesktopEndToEnd(t *testing.T) {
 	if os.Getenv("ENGRAM_E2E") == "" {
 		t.Skip("the desktop end-to-end test runs with 'make e2e' (ENGRAM_E2E=1, under Xvfb and a D-Bus session)")
 	}
-	for _, tool := range []string{"Xvfb", "xdotool", "import", "xfce4-panel", "gdbus"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is missing (make e2e installs it): %v", tool, err)
-		}
-	}
-	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
-		t.Fatal("no D-Bus session bus: run under .ci/with-keyring")
-	}
+	needDesktop(t, "import")
 	shots := os.Getenv("ENGRAM_E2E_SHOTS")
 	if shots == "" {
 		shots = t.TempDir()
@@ -57,16 +50,7 @@ func TestDesktopEndToEnd(t *testing.T) {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 
-	display := fmt.Sprintf(":%d", 50+os.Getpid()%200)
-	start(t, ctx, nil, filepath.Join(tmp, "xvfb.log"), "Xvfb", display, "-screen", "0", "1280x800x24", "-nolisten", "tcp")
-	waitFor(t, 10*time.Second, "the X server", func() bool {
-		_, err := os.Stat("/tmp/.X11-unix/X" + display[1:])
-		return err == nil
-	})
-	start(t, ctx, append(os.Environ(), "DISPLAY="+display), filepath.Join(tmp, "panel.log"), "xfce4-panel", "--disable-wm-check")
-	waitFor(t, 20*time.Second, "the tray host", func() bool {
-		return exec.Command("gdbus", "introspect", "--session", "--dest", "org.kde.StatusNotifierWatcher", "--object-path", "/StatusNotifierWatcher").Run() == nil
-	})
+	display := startDesktop(t, ctx, tmp, 0)
 
 	home, rt := filepath.Join(tmp, "home"), filepath.Join(tmp, "run")
 	os.MkdirAll(rt, 0o700)
@@ -660,4 +644,36 @@ func (m dbusMenu) click(t *testing.T, label string) {
 		"--method", "com.canonical.dbusmenu.Event", "--", id, "clicked", "<int32 0>", "0").CombinedOutput(); err != nil {
 		t.Fatalf("tray click %q: %v\n%s", label, err, out)
 	}
+}
+
+// needDesktop fails the test unless the tools of a desktop under Xvfb
+// (and extra ones) are installed and a D-Bus session runs.
+func needDesktop(t *testing.T, extra ...string) {
+	t.Helper()
+	for _, tool := range append([]string{"Xvfb", "xdotool", "xfce4-panel", "gdbus"}, extra...) {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is missing (make test-deps installs it): %v", tool, err)
+		}
+	}
+	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+		t.Fatal("no D-Bus session bus: run under .ci/with-keyring")
+	}
+}
+
+// startDesktop starts an X server (Xvfb) and a panel whose systray is the
+// StatusNotifier host, logging into tmp, and returns the display. seed
+// moves the display number, so that two tests of one process differ.
+func startDesktop(t *testing.T, ctx context.Context, tmp string, seed int) string {
+	t.Helper()
+	display := fmt.Sprintf(":%d", 50+(os.Getpid()+seed)%200)
+	start(t, ctx, nil, filepath.Join(tmp, "xvfb.log"), "Xvfb", display, "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+	waitFor(t, 10*time.Second, "the X server", func() bool {
+		_, err := os.Stat("/tmp/.X11-unix/X" + display[1:])
+		return err == nil
+	})
+	start(t, ctx, append(os.Environ(), "DISPLAY="+display), filepath.Join(tmp, "panel.log"), "xfce4-panel", "--disable-wm-check")
+	waitFor(t, 20*time.Second, "the tray host", func() bool {
+		return exec.Command("gdbus", "introspect", "--session", "--dest", "org.kde.StatusNotifierWatcher", "--object-path", "/StatusNotifierWatcher").Run() == nil
+	})
+	return display
 }

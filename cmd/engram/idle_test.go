@@ -40,14 +40,7 @@ func TestIdleMemory(t *testing.T) {
 	if os.Getenv("ENGRAM_IDLE_MEM") == "" {
 		t.Skip("measures the desktop app's idle memory with ENGRAM_IDLE_MEM=1, under .ci/with-keyring")
 	}
-	for _, tool := range []string{"Xvfb", "xdotool", "xfce4-panel", "gdbus"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is missing (make test-deps installs it): %v", tool, err)
-		}
-	}
-	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
-		t.Fatal("no D-Bus session bus: run under .ci/with-keyring")
-	}
+	needDesktop(t)
 	n := 1000
 	if s := os.Getenv("ENGRAM_IDLE_N"); s != "" {
 		var err error
@@ -79,16 +72,7 @@ func TestIdleMemory(t *testing.T) {
 	fillIdleVault(t, home, n)
 	t.Logf("%d memories seeded in %v", n, time.Since(seeded).Round(time.Second))
 
-	display := fmt.Sprintf(":%d", 50+(os.Getpid()+7)%200)
-	start(t, ctx, nil, filepath.Join(tmp, "xvfb.log"), "Xvfb", display, "-screen", "0", "1280x800x24", "-nolisten", "tcp")
-	waitFor(t, 10*time.Second, "the X server", func() bool {
-		_, err := os.Stat("/tmp/.X11-unix/X" + display[1:])
-		return err == nil
-	})
-	start(t, ctx, append(os.Environ(), "DISPLAY="+display), filepath.Join(tmp, "panel.log"), "xfce4-panel", "--disable-wm-check")
-	waitFor(t, 20*time.Second, "the tray host", func() bool {
-		return exec.Command("gdbus", "introspect", "--session", "--dest", "org.kde.StatusNotifierWatcher", "--object-path", "/StatusNotifierWatcher").Run() == nil
-	})
+	display := startDesktop(t, ctx, tmp, 7)
 	rt, userHome := filepath.Join(tmp, "run"), filepath.Join(tmp, "user")
 	os.MkdirAll(rt, 0o700)
 	os.MkdirAll(userHome, 0o700)
