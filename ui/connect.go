@@ -508,11 +508,5 @@ func (u *UI) disconnectedDialog(cl connect.Client, res connect.Result) {
 
 // doneDialog shows content with one default button, Done.
 func (u *UI) doneDialog(title string, content fyne.CanvasObject) {
-	d := dialog.NewCustomWithoutButtons(title, content, u.win)
-	done := newDefaultButton("Done", theme.ConfirmIcon(), d.Hide)
-	d.SetButtons([]fyne.CanvasObject{done})
-	d.Resize(fyne.NewSize(640, 220))
-	d.Show()
-	u.keyed(d.Hide, d.Hide)
-	u.win.Canvas().Focus(done)
+	u.oneButton(title, content, "Done", fyne.NewSize(640, 220))
 }

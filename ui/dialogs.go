@@ -299,13 +299,19 @@ func (u *UI) formDialog(title, confirm string, items []*widget.FormItem, size fy
 
 // inform shows a message with one default button, OK.
 func (u *UI) inform(title, message string) {
-	d := dialog.NewCustomWithoutButtons(title, wrapped(message), u.win)
-	ok := newDefaultButton("OK", theme.ConfirmIcon(), d.Hide)
-	d.SetButtons([]fyne.CanvasObject{ok})
-	d.Resize(fyne.NewSize(520, 0))
+	u.oneButton(title, wrapped(message), "OK", fyne.NewSize(520, 0))
+}
+
+// oneButton shows content with one default button that closes it, which
+// Escape and Enter press too.
+func (u *UI) oneButton(title string, content fyne.CanvasObject, label string, size fyne.Size) {
+	d := dialog.NewCustomWithoutButtons(title, content, u.win)
+	b := newDefaultButton(label, theme.ConfirmIcon(), d.Hide)
+	d.SetButtons([]fyne.CanvasObject{b})
+	d.Resize(size)
 	d.Show()
 	u.keyed(d.Hide, d.Hide)
-	u.win.Canvas().Focus(ok)
+	u.win.Canvas().Focus(b)
 }
 
 // showError says what went wrong, in a dialog closed by OK, Enter or
