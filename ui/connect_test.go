@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/host"
 )
 
 // memSecrets is a keyring in memory.
@@ -85,14 +86,7 @@ func TestConnectClient(t *testing.T) {
 	if err := os.WriteFile(file, []byte(orig), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg := testConfig(t)
-	cfg.Getenv = func(k string) string {
-		if k == "HOME" {
-			return home
-		}
-		return ""
-	}
-	u, _ := openUIWith(t, cfg)
+	u, _ := openUIHome(t, home)
 	keys := &memSecrets{m: map[string]string{}}
 	u.secrets = keys
 
@@ -199,14 +193,7 @@ func TestConnectClientUnreadableFile(t *testing.T) {
 	if err := os.WriteFile(file, []byte("{ not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg := testConfig(t)
-	cfg.Getenv = func(k string) string {
-		if k == "HOME" {
-			return home
-		}
-		return ""
-	}
-	u, _ := openUIWith(t, cfg)
+	u, _ := openUIHome(t, home)
 	u.secrets = &memSecrets{m: map[string]string{}}
 	dlg := openConnect(t, u, "Claude Code")
 	if !strings.Contains(boxText(dlg), "Engram changed nothing") || !button(t, dlg, "Connect").Disabled() {
@@ -225,14 +212,7 @@ func TestConnectClientUnreadableFile(t *testing.T) {
 // diff, and Enter in that field connects.
 func TestConnectClientNameAndEnter(t *testing.T) {
 	home := t.TempDir()
-	cfg := testConfig(t)
-	cfg.Getenv = func(k string) string {
-		if k == "HOME" {
-			return home
-		}
-		return ""
-	}
-	u, _ := openUIWith(t, cfg)
+	u, _ := openUIHome(t, home)
 	u.secrets = &memSecrets{m: map[string]string{}}
 	dlg := openConnect(t, u, "Cursor")
 	name, ok := find(dlg, func(e *shortcutEntry) bool { return true })
@@ -259,14 +239,7 @@ func TestConnectClientNameAndEnter(t *testing.T) {
 // 0600 file in the data directory, and the confirmation says where.
 func TestConnectClientWithoutKeyring(t *testing.T) {
 	home := t.TempDir()
-	cfg := testConfig(t)
-	cfg.Getenv = func(k string) string {
-		if k == "HOME" {
-			return home
-		}
-		return ""
-	}
-	u, _ := openUIWith(t, cfg)
+	u, cfg := openUIHome(t, home)
 	u.secrets = noSecrets{"ENGRAM_NO_KEYRING is set"}
 	dlg := openConnect(t, u, "Gemini CLI")
 	test.Tap(button(t, dlg, "Connect"))
@@ -278,4 +251,19 @@ func TestConnectClientWithoutKeyring(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(home, ".gemini", "settings.json")); err != nil {
 		t.Fatalf("Gemini CLI's settings were not written: %v", err)
 	}
+}
+
+// openUIHome opens the UI with home as the user's home directory, where
+// the clients' configuration files are looked for.
+func openUIHome(t *testing.T, home string) (*UI, host.Config) {
+	t.Helper()
+	cfg := testConfig(t)
+	cfg.Getenv = func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	u, _ := openUIWith(t, cfg)
+	return u, cfg
 }
