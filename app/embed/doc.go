@@ -22,6 +22,8 @@
 // kernel computes the same products. Weights are packed once at load time
 // into 16-column panels (about 28 MB in memory). One short query takes a
 // few milliseconds on two cores; see the benchmarks in bench_test.go.
+// [Unloading] lets go of a model while nothing is embedded and loads it
+// again when work resumes, as the desktop app does with the built-in one.
 //
 // Both implement [Embedder]. Vectors are comparable only between equal
 // [Embedder.Name] values; compare them with [Cosine] (or a dot product,

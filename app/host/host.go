@@ -182,6 +182,11 @@ func newHost(cfg Config, v *vault.Vault) (*Host, error) {
 	return h, nil
 }
 
+// ModelIdle is how long the built-in model stays loaded after its last
+// use. Loading the embedded copy again takes about a tenth of a second;
+// holding it costs about 45 MB.
+const ModelIdle = 2 * time.Minute
+
 // NewRecall builds the recall engine the settings ask for, and says which
 // model it uses. When the embedder cannot be used, recall falls back to
 // keywords and the status's KeywordOnly says why. modelDir is where the
@@ -196,7 +201,16 @@ func NewRecall(s Settings, modelDir string) (*recall.Engine, app.RecallStatus) {
 		if err != nil {
 			return keywords, app.RecallStatus{Model: info.Name, Location: info.Location, KeywordOnly: ModelProblem(info, err)}
 		}
-		return recall.New(recall.DefaultConfig(u)), app.RecallStatus{Semantic: true, Model: info.Name, Location: info.Location, Verified: info.Verified}
+		var e embed.Embedder = u
+		if info.Location == embed.Embedded {
+			// The embedded copy is part of the running binary, so loading
+			// it again cannot fail for want of a file.
+			e = embed.NewUnloading(u, func() (embed.Embedder, error) {
+				u, _, err := embed.LoadBuiltin(modelDir)
+				return u, err
+			}, ModelIdle)
+		}
+		return recall.New(recall.DefaultConfig(e)), app.RecallStatus{Semantic: true, Model: info.Name, Location: info.Location, Verified: info.Verified}
 	}
 	model := s.EmbedderModel
 	if model == "" {
