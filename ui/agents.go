@@ -352,22 +352,23 @@ func (s *agentsScreen) rotate(name string) {
 	})
 }
 
-// showToken shows a new token once, in full and selectable, with a Copy
-// button that says it copied; the clipboard is cleared clipClear later
+// showToken shows a new token once, in full in a read-only field, with a
+// Copy button (or Ctrl+C in the field) that says it copied; the clipboard is cleared clipClear later
 // if it still holds the token (and at a lock).
 func (s *agentsScreen) showToken(name, token string) {
-	tok := widget.NewLabel(token)
-	tok.TextStyle = fyne.TextStyle{Monospace: true}
-	tok.Selectable = true
 	copied := widget.NewLabel("")
 	copied.Importance = widget.SuccessImportance
 	copyButton := newKeyButton(s.u, "Copy", theme.ContentCopyIcon(), nil)
-	copyButton.OnTapped = func() {
-		s.u.copySecret(token)
+	sayCopied := func() {
 		copyButton.SetText("Copied")
 		copyButton.SetIcon(theme.ConfirmIcon())
 		copied.SetText(fmt.Sprintf("Copied. Engram clears the clipboard in %d seconds if it still holds the token.", int(clipClear/time.Second)))
 	}
+	copyButton.OnTapped = func() {
+		s.u.copySecret(token)
+		sayCopied()
+	}
+	tok := newSecretField(s.u, token, sayCopied)
 	d := dialog.NewCustomWithoutButtons("Token for "+name, container.NewVBox(
 		wrapped("Give this token to the agent (ENGRAM_TOKEN, or the Authorization header). Engram shows it only now; it keeps only its hash."),
 		container.NewBorder(nil, nil, nil, copyButton, tok),

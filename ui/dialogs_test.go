@@ -69,6 +69,15 @@ func TestEscapeClosesDialogsWhateverHasFocus(t *testing.T) {
 			}
 			u.win.Canvas().Focus(sel)
 		}},
+		{"the one-time token, its text clicked", func(t *testing.T, u *UI, dlg func() fyne.CanvasObject) {
+			u.agents.showToken("cursor", "engram_a_token_shown_once")
+			f, ok := find(dlg(), func(*secretField) bool { return true })
+			if !ok {
+				t.Fatal("no token field")
+			}
+			u.win.Canvas().Focus(f) // as a click in it does
+			f.TypedKey(&fyne.KeyEvent{Name: fyne.KeyRight})
+		}},
 		{"Change passphrase, its background clicked", func(t *testing.T, u *UI, dlg func() fyne.CanvasObject) {
 			u.changePassphrase()
 			u.win.Canvas().Unfocus()

@@ -90,3 +90,59 @@ func (e *shortcutEntry) TypedKey(ev *fyne.KeyEvent) {
 	}
 	e.Entry.TypedKey(ev)
 }
+
+// secretField shows a secret the user must copy, such as a new token: in
+// full, selectable and read-only. Ctrl+C copies the whole secret the way
+// the Copy button does (copySecret, so the clipboard is cleared later)
+// and calls copied; Escape and Enter go to its dialog, whatever was
+// clicked in it. There is no context menu: it would offer Cut and Paste.
+type secretField struct {
+	widget.Entry
+	u      *UI
+	secret string
+	copied func()
+}
+
+func newSecretField(u *UI, secret string, copied func()) *secretField {
+	f := &secretField{u: u, secret: secret, copied: copied}
+	f.Text = secret
+	f.TextStyle = fyne.TextStyle{Monospace: true}
+	f.ExtendBaseWidget(f)
+	return f
+}
+
+// TypedRune ignores typing: the field is read-only.
+func (f *secretField) TypedRune(rune) {}
+
+// TypedKey moves the cursor (Shift selects) and gives every other key to
+// the dialog.
+func (f *secretField) TypedKey(ev *fyne.KeyEvent) {
+	switch ev.Name {
+	case fyne.KeyLeft, fyne.KeyRight, fyne.KeyHome, fyne.KeyEnd:
+		f.Entry.TypedKey(ev)
+	default:
+		f.u.routeKey(ev, func(*fyne.KeyEvent) {})
+	}
+}
+
+// TypedShortcut copies the secret on Ctrl+C and selects it all on
+// Ctrl+A; the window's own shortcuts go to the canvas; cut and paste do
+// nothing.
+func (f *secretField) TypedShortcut(s fyne.Shortcut) {
+	switch s.(type) {
+	case *fyne.ShortcutCopy:
+		f.u.copySecret(f.secret)
+		if f.copied != nil {
+			f.copied()
+		}
+	case *fyne.ShortcutSelectAll:
+		f.Entry.TypedShortcut(s)
+	case *desktop.CustomShortcut:
+		if c, ok := f.u.win.Canvas().(fyne.Shortcutable); ok {
+			c.TypedShortcut(s)
+		}
+	}
+}
+
+// TappedSecondary shows no menu.
+func (f *secretField) TappedSecondary(*fyne.PointEvent) {}

@@ -1051,12 +1051,20 @@ func TestTokenDialog(t *testing.T) {
 	test.Tap(button(t, form, "Add"))
 	u.wait()
 	dlg := u.win.Canvas().Overlays().Top()
-	tok, ok := find(dlg, func(l *widget.Label) bool { return strings.HasPrefix(l.Text, "engram_") })
+	tok, ok := find(dlg, func(f *secretField) bool { return strings.HasPrefix(f.Text, "engram_") })
 	if !ok {
 		t.Fatal("no token in the dialog")
 	}
-	if tok.Wrapping != fyne.TextWrapOff || tok.Truncation != fyne.TextTruncateOff || tok.Size().Width < tok.MinSize().Width {
-		t.Fatalf("the token is cut: width %v of %v", tok.Size().Width, tok.MinSize().Width)
+	if need := fyne.MeasureText(tok.Text, theme.TextSize(), tok.TextStyle).Width + 4*theme.InnerPadding(); tok.Size().Width < need {
+		t.Fatalf("the token is cut: the field is %v wide, its text needs %v", tok.Size().Width, need)
+	}
+	token := tok.Text
+	test.Type(tok, "x")
+	tok.TypedShortcut(&fyne.ShortcutPaste{Clipboard: u.fa.Clipboard()})
+	tok.TypedShortcut(&fyne.ShortcutCut{Clipboard: u.fa.Clipboard()})
+	tok.TypedKey(&fyne.KeyEvent{Name: fyne.KeyBackspace})
+	if tok.Text != token {
+		t.Fatalf("the token field was edited: %q", tok.Text)
 	}
 	if done, ok := u.win.Canvas().Focused().(*defaultButton); !ok || done.Text != "Done" {
 		t.Fatal("the token dialog's Done button is not the focused default")
@@ -1073,6 +1081,14 @@ func TestTokenDialog(t *testing.T) {
 	if cb.Content() != "" {
 		t.Fatal("the clipboard still holds the token after 30 seconds")
 	}
+
+	// Ctrl+C in the field copies the token the same way, cleared later.
+	u.win.Canvas().Focus(tok)
+	tok.TypedShortcut(&fyne.ShortcutCopy{Clipboard: cb})
+	if cb.Content() != token || len(timers) != 2 {
+		t.Fatalf("Ctrl+C in the token field: clipboard %q, %d clearings scheduled", cb.Content(), len(timers))
+	}
+	timers = timers[:1]
 
 	// Something else copied since is left alone.
 	test.Tap(button(t, dlg, "Copied"))
