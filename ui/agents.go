@@ -353,8 +353,8 @@ func (s *agentsScreen) rotate(name string) {
 }
 
 // showToken shows a new token once, in full in a read-only field, with a
-// Copy button (or Ctrl+C in the field) that says it copied; the clipboard is cleared clipClear later
-// if it still holds the token (and at a lock).
+// Copy button (or Ctrl+C in the field) that says it copied; the clipboard
+// is cleared clipClear later if it still holds the token (and at a lock).
 func (s *agentsScreen) showToken(name, token string) {
 	copied := widget.NewLabel("")
 	copied.Importance = widget.SuccessImportance
