@@ -57,7 +57,13 @@ func Main(stderr io.Writer) int {
 		defer stop()
 	}
 	stopTrim := make(chan struct{})
-	go trimMemory(stopTrim)
+	go trimMemory(stopTrim, func() {
+		fyne.Do(func() {
+			if h := u.h; h != nil {
+				go h.ReleasePages()
+			}
+		})
+	})
 	defer close(stopTrim)
 	u.Start()
 	u.win.ShowAndRun()

@@ -19,8 +19,9 @@ const (
 )
 
 // trimMemory checks the heap trimFirst after it is called and then every
-// trimEvery, until stop is closed.
-func trimMemory(stop <-chan struct{}) {
+// trimEvery, until stop is closed. Each time it first calls release, which
+// gives back what else the app holds for nothing (the vault's mapped pages).
+func trimMemory(stop <-chan struct{}, release func()) {
 	t := time.NewTimer(trimFirst)
 	defer t.Stop()
 	samples := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"},
@@ -31,6 +32,7 @@ func trimMemory(stop <-chan struct{}) {
 			return
 		case <-t.C:
 		}
+		release()
 		metrics.Read(samples)
 		retained := samples[1].Value.Uint64() + samples[2].Value.Uint64() + samples[3].Value.Uint64()
 		if shouldTrim(samples[0].Value.Uint64(), retained) {

@@ -251,6 +251,16 @@ func (h *Host) DataDir() string { return h.cfg.DataDir }
 // VaultPath is the vault file.
 func (h *Host) VaultPath() string { return h.v.Path() }
 
+// ReleasePages takes the vault file's pages out of the process's resident
+// memory (see vault.Vault.ReleasePages); the desktop app calls it when it
+// trims its memory. It is best effort: a vault closed meanwhile, or a
+// system without the call, leaves the pages where they are.
+func (h *Host) ReleasePages() {
+	if err := h.v.ReleasePages(); err != nil {
+		h.cfg.Log.Debug("release the vault's pages", "err", err)
+	}
+}
+
 // Vault is the open vault, for the command line's own unlock flow (the
 // desktop app goes through TryKeyring and Unlock).
 func (h *Host) Vault() *vault.Vault { return h.v }
