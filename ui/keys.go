@@ -73,13 +73,22 @@ func multiLineEntry(u *UI) *shortcutEntry {
 // TypedShortcut handles the entry's own shortcuts (copy, paste, select
 // all) and passes the window's to the canvas.
 func (e *shortcutEntry) TypedShortcut(s fyne.Shortcut) {
+	if !e.u.windowShortcut(s) {
+		e.Entry.TypedShortcut(s)
+	}
+}
+
+// windowShortcut gives s to the window's canvas if it is one of the
+// window's own shortcuts (Ctrl+L, Ctrl+N…), which a focused widget would
+// otherwise swallow, and reports whether it did.
+func (u *UI) windowShortcut(s fyne.Shortcut) bool {
 	if _, custom := s.(*desktop.CustomShortcut); custom {
-		if c, ok := e.u.win.Canvas().(fyne.Shortcutable); ok {
+		if c, ok := u.win.Canvas().(fyne.Shortcutable); ok {
 			c.TypedShortcut(s)
-			return
+			return true
 		}
 	}
-	e.Entry.TypedShortcut(s)
+	return false
 }
 
 // TypedKey gives Escape to the dialog holding the entry, which closes
@@ -137,10 +146,8 @@ func (f *secretField) TypedShortcut(s fyne.Shortcut) {
 		}
 	case *fyne.ShortcutSelectAll:
 		f.Entry.TypedShortcut(s)
-	case *desktop.CustomShortcut:
-		if c, ok := f.u.win.Canvas().(fyne.Shortcutable); ok {
-			c.TypedShortcut(s)
-		}
+	default:
+		f.u.windowShortcut(s)
 	}
 }
 
