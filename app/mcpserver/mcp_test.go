@@ -168,6 +168,11 @@ func bridgeClient(t *testing.T, endpoint, token string, stderr io.Writer) *mcp.C
 
 func bridgeClientOpts(t *testing.T, o mcpserver.BridgeOptions) *mcp.ClientSession {
 	t.Helper()
+	return bridgeClientTB(t, o)
+}
+
+func bridgeClientTB(t testing.TB, o mcpserver.BridgeOptions) *mcp.ClientSession {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c, cancel := context.WithCancel(ctx)
