@@ -20,8 +20,10 @@
 // AVX2 and FMA, the matrix products use a small assembly micro-kernel
 // (kernel_amd64.s); elsewhere, or with the build tag purego, a portable Go
 // kernel computes the same products. Weights are packed once at load time
-// into 16-column panels (about 28 MB in memory). One short query takes a
-// few milliseconds on two cores; see the benchmarks in bench_test.go.
+// into 16-column panels, in half precision where the CPU converts it
+// (F16C; about 10 MB in memory, else 20 MB): a short query's time goes
+// to reading the weights, not to arithmetic. One short query takes about
+// 2 ms; see the benchmarks in bench_test.go.
 // [Unloading] lets go of a model while nothing is embedded and loads it
 // again when work resumes, as the desktop app does with the built-in one.
 //

@@ -44,3 +44,37 @@ func kern6x16(a []float32, lda int, b []float32, k int, c []float32, ldc int, bi
 	_ = bias[15]
 	kern6x16AVX2(&a[0], lda, &b[0], k, &c[0], ldc, &bias[0])
 }
+
+// halfWeights keeps packed weights in half precision (see packed); the
+// kernels that read them need F16C besides AVX2 and FMA.
+var halfWeights = useAsm && cpu.X86.HasF16C
+
+// kern4x16F16 is kern4x16AVX2 with the panel b in binary16.
+//
+//go:noescape
+func kern4x16F16(a *float32, lda int, b *uint16, k int, c *float32, ldc int, bias *float32)
+
+// kern6x16F16 is kern6x16AVX2 with the panel b in binary16.
+//
+//go:noescape
+func kern6x16F16(a *float32, lda int, b *uint16, k int, c *float32, ldc int, bias *float32)
+
+// kern4x16Half is kern4x16 on a binary16 panel; only called when
+// halfWeights is true, with k positive.
+func kern4x16Half(a []float32, lda int, b []uint16, k int, c []float32, ldc int, bias []float32) {
+	_ = a[3*lda+k-1]
+	_ = b[16*k-1]
+	_ = c[3*ldc+15]
+	_ = bias[15]
+	kern4x16F16(&a[0], lda, &b[0], k, &c[0], ldc, &bias[0])
+}
+
+// kern6x16Half is kern6x16 on a binary16 panel; only called when
+// halfWeights is true, with k positive.
+func kern6x16Half(a []float32, lda int, b []uint16, k int, c []float32, ldc int, bias []float32) {
+	_ = a[5*lda+k-1]
+	_ = b[16*k-1]
+	_ = c[5*ldc+15]
+	_ = bias[15]
+	kern6x16F16(&a[0], lda, &b[0], k, &c[0], ldc, &bias[0])
+}

@@ -9,7 +9,8 @@ import (
 )
 
 // TestPackedMul checks the packed product (assembly kernel where the CPU
-// has it) against a plain triple loop in float64.
+// has it) against a plain triple loop in float64, on the weights as the
+// packing keeps them (rounded to half precision where it does).
 func TestPackedMul(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	tests := []struct{ m, k, n int }{
@@ -23,6 +24,11 @@ func TestPackedMul(t *testing.T) {
 			bias := randSlice(rng, tc.n)
 			c := make([]float32, tc.m*tc.n)
 			p := pack(w, tc.k, tc.n)
+			if halfWeights {
+				for i, x := range w {
+					w[i] = fromHalf(toHalf(x))
+				}
+			}
 			p.mul(c, a, tc.m, bias, runtime.GOMAXPROCS(0))
 			for i := range tc.m {
 				for j := range tc.n {
@@ -45,4 +51,47 @@ func randSlice(rng *rand.Rand, n int) []float32 {
 		s[i] = rng.Float32()*2 - 1
 	}
 	return s
+}
+
+// TestHalf checks the binary16 conversions: every half value widens and
+// narrows back to itself, and float32 values round to the nearest half,
+// ties to even, with overflow to infinity and underflow through the
+// subnormals to zero.
+func TestHalf(t *testing.T) {
+	for h := range 1 << 16 {
+		f := fromHalf(uint16(h))
+		if f != f { // NaN
+			if g := toHalf(f); g&0x7c00 != 0x7c00 || g&0x3ff == 0 {
+				t.Fatalf("toHalf(NaN %#04x) = %#04x, not a NaN", h, g)
+			}
+			continue
+		}
+		if g := toHalf(f); g != uint16(h) {
+			t.Fatalf("toHalf(fromHalf(%#04x) = %v) = %#04x", h, f, g)
+		}
+	}
+	tests := []struct {
+		f    float32
+		want uint16
+	}{
+		{1, 0x3c00},
+		{-2, 0xc000},
+		{65504, 0x7bff},                 // largest finite half
+		{65520, 0x7c00},                 // halfway to the next: rounds to even, Inf
+		{1e6, 0x7c00},                   // overflow
+		{float32(math.Inf(-1)), 0xfc00}, // -Inf
+		{1 + 1.0/2048, 0x3c00},          // tie between 1 and 1+2^-10: even, down
+		{1 + 3.0/2048, 0x3c02},          // tie: even, up
+		{1 + 1.0/2048 + 1.0/65536, 0x3c01},
+		{0x1p-24, 0x0001},   // smallest subnormal
+		{0x1p-25, 0x0000},   // its half: tie, to even zero
+		{0x1.8p-25, 0x0001}, // above the tie
+		{0x1p-14, 0x0400},   // smallest normal
+		{-0x1p-30, 0x8000},  // underflow keeps the sign
+	}
+	for _, tc := range tests {
+		if got := toHalf(tc.f); got != tc.want {
+			t.Errorf("toHalf(%v) = %#04x, want %#04x", tc.f, got, tc.want)
+		}
+	}
 }

@@ -9,7 +9,7 @@ import (
 
 // Unloading is an Embedder that lets go of its model while nothing is
 // embedded and loads it again for the next text. A desktop app mostly
-// waits: the built-in model's packed weights and scratch are about 45 MB
+// waits: the built-in model's packed weights and scratch are about 25 MB
 // of its heap, and loading the embedded copy again takes about a tenth of
 // a second, once, when work resumes.
 //
