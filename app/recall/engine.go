@@ -554,7 +554,7 @@ func trustWeight(t vault.Trust) float64 {
 }
 
 // byScore orders hits best first, ties by id for a stable order.
-func byScore(a, b Hit) int {
+func byScore(a, b *Hit) int {
 	if c := cmp.Compare(b.Score, a.Score); c != 0 {
 		return c
 	}

@@ -157,7 +157,9 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	out := make([]Hit, 0, len(hits))
+	// Pointers are sorted, not the hits: a Hit is a few hundred bytes,
+	// and moving them made the sort a fifth of a recall's time.
+	out := make([]*Hit, 0, len(hits))
 	below := 0
 	if q.Floor && !e.answers(hits, mode, unheard.all) {
 		// No memory matches the query well enough for any to be an
@@ -176,7 +178,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 		if timed && span.holds(h.Doc.Created, e.cfg.TimeSlack) {
 			h.Score *= 1 + e.cfg.TimeBoost
 		}
-		out = append(out, *h)
+		out = append(out, h)
 	}
 	slices.SortFunc(out, byScore)
 	res := e.limit(out, q.Limit, q.Reader)
@@ -376,7 +378,7 @@ func topSlots(acc []float32, touched []uint32, k int, keep func(uint32) bool, to
 // budget, in score order. A hit that does not fit the remaining budget is
 // skipped and a shorter one after it may still be taken. The context
 // lines are labelled for reader.
-func (e *Engine) limit(hits []Hit, limit int, reader string) Result {
+func (e *Engine) limit(hits []*Hit, limit int, reader string) Result {
 	var res Result
 	var episodic, semantic, tokens int
 	lines := make([]string, 0, min(len(hits), 32))
@@ -403,7 +405,7 @@ func (e *Engine) limit(hits []Hit, limit int, reader string) Result {
 		} else {
 			semantic++
 		}
-		res.Hits = append(res.Hits, h)
+		res.Hits = append(res.Hits, *h)
 		lines = append(lines, line)
 	}
 	res.Context = joinLines(lines)
