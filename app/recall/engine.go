@@ -530,12 +530,24 @@ func bestDot(q, v []float32) float32 {
 	return best
 }
 
+// dot is the inner product of a and b (as long as a). Four running sums
+// instead of one: a single sum waits for each addition before the next,
+// which made the similarities of a recall's candidates a tenth of its
+// time at 1,000 memories.
 func dot(a, b []float32) float32 {
-	var s float32
-	for i := range a {
-		s += a[i] * b[i]
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
 	}
-	return s
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // trustWeight is how much a writer's trust scales relevance.

@@ -32,6 +32,26 @@ func TestDotsInt8(t *testing.T) {
 	}
 }
 
+// TestDot checks the float32 inner product against float64 arithmetic,
+// for lengths that are and are not multiples of its four running sums.
+func TestDot(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{0, 1, 3, 4, 7, 512, 1023} {
+		a, b := make([]float32, n), make([]float32, n+5) // b may be longer
+		var want float64
+		for i := range b {
+			b[i] = r.Float32()*2 - 1
+		}
+		for i := range a {
+			a[i] = r.Float32()*2 - 1
+			want += float64(a[i]) * float64(b[i])
+		}
+		if got := float64(dot(a, b)); math.Abs(got-want) > 1e-5*(1+math.Abs(want)) {
+			t.Errorf("dot of length %d = %v, want %v", n, got, want)
+		}
+	}
+}
+
 // TestVectorSearchExact checks that the int8 scan with float re-ranking
 // finds the same slots as a float32 brute force, with chunked documents,
 // tombstones and a filter.
