@@ -1,10 +1,12 @@
 package recall
 
 import (
+	"bytes"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // window is a span of time a query names: [start, end), or, when month
@@ -50,6 +52,44 @@ var (
 // ("yesterday", "last week", "last month", "last year"). The first
 // match, most precise first, wins.
 func when(query string, now time.Time) (window, bool) {
+	if !mayNameTime(query) {
+		return window{}, false
+	}
+	return whenRe(query, now)
+}
+
+// timeCues are the words of which every expression when reads holds
+// one: a month, "yesterday", "last …", or a year after a space.
+var timeCues = append(strings.Split(monthNames, "|"), "yesterday", "last ", " 19", " 20")
+
+// mayNameTime reports whether query could hold an expression that when
+// reads. Most texts hold none (a duplicate check passes a whole memory),
+// and the six case-insensitive expressions cost more than looking for
+// the words they need. Outside ASCII it answers true: case-insensitive
+// matching folds some letters that strings.ToLower does not ("ſ" is
+// "s"), so only the expressions can tell.
+func mayNameTime(query string) bool {
+	lower := make([]byte, len(query))
+	for i := 0; i < len(query); i++ {
+		c := query[i]
+		if c >= utf8.RuneSelf {
+			return true
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	for _, w := range timeCues {
+		if bytes.Contains(lower, []byte(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// whenRe is when without the shortcut.
+func whenRe(query string, now time.Time) (window, bool) {
 	loc := now.Location()
 	day := func(y, m, d int) window {
 		s := time.Date(y, time.Month(m), d, 0, 0, 0, 0, loc)

@@ -2,6 +2,8 @@ package recall
 
 import (
 	"context"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 )
@@ -35,6 +37,40 @@ func TestWhen(t *testing.T) {
 	june := window{month: time.June}
 	if !june.holds(day(2023, 6, 30), 0) || june.holds(day(2023, 7, 1), 0) || !june.holds(day(2023, 7, 3), 7*24*time.Hour) {
 		t.Error("a month window: June 30 in, July 1 out, July 3 in with a week's slack")
+	}
+}
+
+// TestWhenShortcut checks that the word check before the expressions
+// (mayNameTime) never changes what when reads: on texts built from pieces
+// of time expressions, in any case, with and without letters outside
+// ASCII that case-insensitive matching folds ("ſ", the Kelvin sign).
+func TestWhenShortcut(t *testing.T) {
+	now := time.Date(2026, 11, 26, 15, 0, 0, 0, time.UTC)
+	pieces := []string{"in", "during", "of", "since", "for", "early", "last", "week", "weekend", "month", "year",
+		"yesterday", "May", "may", "JUNE", "octoBER", "Auguſt", "ſeptember", "13", "1st", "2023", "1999", "2100", ",",
+		"deploy", "the", "on", "Friday", "we", "ticket", "OPS-2023", "\u212a", "café"}
+	r := rand.New(rand.NewPCG(9, 10))
+	texts := 0
+	for range 20000 {
+		words := make([]string, 1+r.IntN(7))
+		for i := range words {
+			words[i] = pieces[r.IntN(len(pieces))]
+			if r.IntN(4) == 0 {
+				words[i] = strings.ToUpper(words[i])
+			}
+		}
+		q := strings.Join(words, " ")
+		got, gotOK := when(q, now)
+		want, wantOK := whenRe(q, now)
+		if gotOK != wantOK || got != want {
+			t.Fatalf("when(%q) = %v, %v; the expressions alone read %v, %v", q, got, gotOK, want, wantOK)
+		}
+		if wantOK {
+			texts++
+		}
+	}
+	if texts < 1000 {
+		t.Fatalf("only %d of 20000 texts name a time: the test does not exercise the expressions", texts)
 	}
 }
 
