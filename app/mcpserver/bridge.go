@@ -125,30 +125,54 @@ func newKey() string {
 	return "bridge-" + rand.Text()
 }
 
-// call forwards one tool call. A call that fails for a reason of the
-// connection (Engram restarting, a dropped or forgotten session, a
-// connection closed under the request) is sent again on a new session
-// with the same idempotency key, so Engram makes a write once however
-// often it is sent; Engram's own answers, errors included, are never
-// retried.
+// call forwards one tool call through the bridge's MCP client. The
+// editor's idempotency key is kept, else the call gets one.
 func (r *remote) call(ctx context.Context, c toolCall) *mcp.CallToolResult {
+	key := c.Key
+	if key == "" {
+		key = newKey()
+	}
+	params := &mcp.CallToolParams{Name: c.Tool, Arguments: c.Args, Meta: mcp.Meta{IdempotencyKey: key}}
+	res, failed := forward(ctx, r, func(ctx context.Context, cs *mcp.ClientSession) (*mcp.CallToolResult, error) {
+		return cs.CallTool(ctx, params)
+	})
+	if failed != nil {
+		return failed
+	}
+	return res
+}
+
+// forward sends one tool call to Engram with send, on the current session
+// or a new one, until Engram answers. A call that fails for a reason of
+// the connection (Engram restarting, a dropped or forgotten session, a
+// connection closed under the request) is sent again, on a new session if
+// the old one broke; send must send the same idempotency key every time,
+// so that Engram makes a write once however often it is sent. Engram's own
+// answers, errors included, are never sent again.
+//
+// send's errors say what happened: a *jsonrpc.Error is Engram's answer,
+// unless its code is codeRejected (the request got no answer, and the
+// session is still usable); any other error means the session broke.
+// forward returns send's answer, or the error result to give the editor.
+func forward[T any](ctx context.Context, r *remote, send func(context.Context, *mcp.ClientSession) (T, error)) (T, *mcp.CallToolResult) {
+	caller := ctx
 	ctx, cancel := context.WithTimeout(ctx, r.o.CallTimeout)
 	defer cancel()
-	params := &mcp.CallToolParams{Name: c.Tool, Arguments: c.Args, Meta: mcp.Meta{IdempotencyKey: newKey()}}
+	var none T
 	var err error
 	start := time.Now()
 	for attempt := 0; ; attempt++ {
 		var cs *mcp.ClientSession
 		cs, err = r.session(ctx)
 		if err == nil {
-			var res *mcp.CallToolResult
-			res, err = cs.CallTool(ctx, params)
+			var res T
+			res, err = send(ctx, cs)
 			if err == nil {
-				return res
+				return res, nil
 			}
 			var wire *jsonrpc.Error
 			if errors.As(err, &wire) && wire.Code != codeRejected {
-				return errorResult("Engram refused the call: " + wire.Message)
+				return none, errorResult("Engram refused the call: " + wire.Message)
 			}
 			if !errors.As(err, &wire) {
 				// The session broke (Engram forgot it, or its connection
@@ -158,7 +182,12 @@ func (r *remote) call(ctx context.Context, c toolCall) *mcp.CallToolResult {
 			}
 		}
 		if code := r.auth.refusal(); code != 0 {
-			return r.fail(fmt.Sprintf("Engram refused the agent token (HTTP %d): check ENGRAM_TOKEN, or whether the agent was revoked or paused ('engram agent list')", code))
+			return none, r.fail(fmt.Sprintf("Engram refused the agent token (HTTP %d): check ENGRAM_TOKEN, or whether the agent was revoked or paused ('engram agent list')", code))
+		}
+		if caller.Err() != nil {
+			// The editor cancelled the call, or the bridge is ending:
+			// nothing failed, and no one reads the answer.
+			return none, errorResult("the call was cancelled")
 		}
 		if ctx.Err() != nil || time.Since(start) >= r.o.Reconnect {
 			break
@@ -170,7 +199,7 @@ func (r *remote) call(ctx context.Context, c toolCall) *mcp.CallToolResult {
 		case <-time.After(wait):
 		}
 	}
-	return r.fail(fmt.Sprintf("Engram is not reachable at %s (%v): start it with 'engram serve' or the desktop app, and check ENGRAM_TOKEN", r.o.Endpoint, err))
+	return none, r.fail(fmt.Sprintf("Engram is not reachable at %s (%v): start it with 'engram serve' or the desktop app, and check ENGRAM_TOKEN", r.o.Endpoint, err))
 }
 
 func (r *remote) fail(msg string) *mcp.CallToolResult {
