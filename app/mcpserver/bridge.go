@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -52,6 +53,9 @@ type remote struct {
 	o      BridgeOptions
 	client *http.Client
 	auth   *bearer
+
+	// seq numbers the requests the fast path forwards.
+	seq atomic.Uint64
 
 	mu sync.Mutex
 	cs *mcp.ClientSession
@@ -125,30 +129,55 @@ func newKey() string {
 	return "bridge-" + rand.Text()
 }
 
-// call forwards one tool call. A call that fails for a reason of the
-// connection (Engram restarting, a dropped or forgotten session, a
-// connection closed under the request) is sent again on a new session
-// with the same idempotency key, so Engram makes a write once however
-// often it is sent; Engram's own answers, errors included, are never
-// retried.
+// call forwards one tool call through the bridge's MCP client: the
+// calls the bridge's own MCP server runs (those the fast path leaves it)
+// come here. The editor's idempotency key is kept, else the call gets one.
 func (r *remote) call(ctx context.Context, c toolCall) *mcp.CallToolResult {
+	key := c.Key
+	if key == "" {
+		key = newKey()
+	}
+	params := &mcp.CallToolParams{Name: c.Tool, Arguments: c.Args, Meta: mcp.Meta{IdempotencyKey: key}}
+	res, failed := forward(ctx, r, func(ctx context.Context, cs *mcp.ClientSession) (*mcp.CallToolResult, error) {
+		return cs.CallTool(ctx, params)
+	})
+	if failed != nil {
+		return failed
+	}
+	return res
+}
+
+// forward sends one tool call to Engram with send, on the current session
+// or a new one, until Engram answers. A call that fails for a reason of
+// the connection (Engram restarting, a dropped or forgotten session, a
+// connection closed under the request) is sent again, on a new session if
+// the old one broke; send must send the same idempotency key every time,
+// so that Engram makes a write once however often it is sent. Engram's own
+// answers, errors included, are never sent again.
+//
+// send's errors say what happened: a *jsonrpc.Error is Engram's answer,
+// unless its code is codeRejected (the request got no answer, and the
+// session is still usable); any other error means the session broke.
+// forward returns send's answer, or the error result to give the editor.
+func forward[T any](ctx context.Context, r *remote, send func(context.Context, *mcp.ClientSession) (T, error)) (T, *mcp.CallToolResult) {
+	caller := ctx
 	ctx, cancel := context.WithTimeout(ctx, r.o.CallTimeout)
 	defer cancel()
-	params := &mcp.CallToolParams{Name: c.Tool, Arguments: c.Args, Meta: mcp.Meta{IdempotencyKey: newKey()}}
+	var none T
 	var err error
 	start := time.Now()
 	for attempt := 0; ; attempt++ {
 		var cs *mcp.ClientSession
 		cs, err = r.session(ctx)
 		if err == nil {
-			var res *mcp.CallToolResult
-			res, err = cs.CallTool(ctx, params)
+			var res T
+			res, err = send(ctx, cs)
 			if err == nil {
-				return res
+				return res, nil
 			}
 			var wire *jsonrpc.Error
 			if errors.As(err, &wire) && wire.Code != codeRejected {
-				return errorResult("Engram refused the call: " + wire.Message)
+				return none, errorResult("Engram refused the call: " + wire.Message)
 			}
 			if !errors.As(err, &wire) {
 				// The session broke (Engram forgot it, or its connection
@@ -158,7 +187,12 @@ func (r *remote) call(ctx context.Context, c toolCall) *mcp.CallToolResult {
 			}
 		}
 		if code := r.auth.refusal(); code != 0 {
-			return r.fail(fmt.Sprintf("Engram refused the agent token (HTTP %d): check ENGRAM_TOKEN, or whether the agent was revoked or paused ('engram agent list')", code))
+			return none, r.fail(fmt.Sprintf("Engram refused the agent token (HTTP %d): check ENGRAM_TOKEN, or whether the agent was revoked or paused ('engram agent list')", code))
+		}
+		if caller.Err() != nil {
+			// The editor cancelled the call, or the bridge is ending:
+			// nothing failed, and no one reads the answer.
+			return none, errorResult("the call was cancelled")
 		}
 		if ctx.Err() != nil || time.Since(start) >= r.o.Reconnect {
 			break
@@ -170,7 +204,7 @@ func (r *remote) call(ctx context.Context, c toolCall) *mcp.CallToolResult {
 		case <-time.After(wait):
 		}
 	}
-	return r.fail(fmt.Sprintf("Engram is not reachable at %s (%v): start it with 'engram serve' or the desktop app, and check ENGRAM_TOKEN", r.o.Endpoint, err))
+	return none, r.fail(fmt.Sprintf("Engram is not reachable at %s (%v): start it with 'engram serve' or the desktop app, and check ENGRAM_TOKEN", r.o.Endpoint, err))
 }
 
 func (r *remote) fail(msg string) *mcp.CallToolResult {
@@ -209,9 +243,11 @@ func Bridge(ctx context.Context, in io.ReadCloser, out io.WriteCloser, o BridgeO
 		return err
 	}
 	p := &inFlight{changed: make(chan struct{}, 1)}
-	in = &drainingReader{r: in, p: p, ctx: ctx, wait: o.CallTimeout + 5*time.Second}
-	out = &answerCounter{w: out, p: p}
-	return s.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	answers := &answerCounter{w: out, p: p}
+	fast := newFastPath(ctx, r, s, answers, p)
+	defer fast.stop()
+	in = &drainingReader{r: in, p: p, ctx: ctx, wait: o.CallTimeout + 5*time.Second, divert: fast.take}
+	return s.Run(ctx, &mcp.IOTransport{Reader: in, Writer: answers})
 }
 
 // The MCP server ends its session when standard input ends, dropping the
@@ -219,7 +255,9 @@ func Bridge(ctx context.Context, in io.ReadCloser, out io.WriteCloser, o BridgeO
 // requests and closes its end at once (a script) lost them. So the bridge
 // counts the requests it reads and the answers it writes (stdio messages
 // are one JSON object a line), and holds back the end of its input until
-// every request read was answered, or a call's timeout passed.
+// every request read was answered, or a call's timeout passed. The
+// requests the fast path takes are counted when read, like the others,
+// and their answers when written.
 
 // inFlight counts requests read and not yet answered.
 type inFlight struct {
@@ -259,42 +297,70 @@ func (l *lines) each(b []byte, fn func(line []byte)) {
 	}
 }
 
-// message is what the counting needs of a JSON-RPC message: a request
-// has an id and a method, an answer an id and no method.
+// message is what the bridge reads of a JSON-RPC message: a request has
+// an id and a method, an answer an id and no method, a notification a
+// method and no id.
 type message struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
 }
 
+// drainingReader is the MCP server's standard input. It reads whole
+// lines, counts the requests among them, offers each message to divert
+// (the fast path), and passes the server every line divert did not take,
+// unchanged.
 type drainingReader struct {
-	r    io.ReadCloser
-	p    *inFlight
-	ctx  context.Context
-	wait time.Duration
-	l    lines
-	eof  bool
+	r      io.ReadCloser
+	p      *inFlight
+	ctx    context.Context
+	wait   time.Duration
+	divert func(m *message) bool // reports whether it took the message
+
+	l       lines
+	buf     []byte
+	pending bytes.Buffer // lines for the server
+	err     error        // the error that ended r
 }
 
 func (d *drainingReader) Read(b []byte) (int, error) {
-	if d.eof {
-		d.drain()
-		return 0, io.EOF
+	for d.pending.Len() == 0 && d.err == nil {
+		if d.buf == nil {
+			d.buf = make([]byte, 32<<10)
+		}
+		n, err := d.r.Read(d.buf)
+		d.l.each(d.buf[:n], func(line []byte) { d.line(line, "\n") })
+		if err != nil {
+			if len(d.l.partial) > 0 { // a last line without its newline
+				d.line(d.l.partial, "")
+				d.l.partial = d.l.partial[:0]
+			}
+			d.err = err
+		}
 	}
-	n, err := d.r.Read(b)
-	d.l.each(b[:n], func(line []byte) {
-		var m message
-		if json.Unmarshal(line, &m) == nil && len(m.ID) > 0 && m.Method != "" {
+	if d.pending.Len() > 0 {
+		return d.pending.Read(b) // the last requests reach the server first
+	}
+	if errors.Is(d.err, io.EOF) {
+		d.drain()
+	}
+	return 0, d.err
+}
+
+// line counts and routes one line read; end is what followed it.
+func (d *drainingReader) line(line []byte, end string) {
+	var m message
+	if json.Unmarshal(line, &m) == nil {
+		if len(m.ID) > 0 && m.Method != "" {
 			d.p.add(1)
 		}
-	})
-	if errors.Is(err, io.EOF) {
-		d.eof = true
-		if n > 0 {
-			return n, nil // the last requests reach the server first
+		if d.divert != nil && d.divert(&m) {
+			return
 		}
-		d.drain()
 	}
-	return n, err
+	d.pending.Write(line)
+	d.pending.WriteString(end)
 }
 
 // drain waits until every request read was answered.
@@ -314,13 +380,20 @@ func (d *drainingReader) drain() {
 
 func (d *drainingReader) Close() error { return d.r.Close() }
 
+// answerCounter is standard output, written by the MCP server and by the
+// fast path. The server writes one whole message and its newline a Write
+// (the SDK's ioConn does), and the fast path one whole line an answer, so
+// a lock keeps their lines whole.
 type answerCounter struct {
-	w io.WriteCloser
-	p *inFlight
-	l lines
+	mu sync.Mutex
+	w  io.WriteCloser
+	p  *inFlight
+	l  lines
 }
 
 func (a *answerCounter) Write(b []byte) (int, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	n, err := a.w.Write(b)
 	a.l.each(b[:n], func(line []byte) {
 		var m message
@@ -329,6 +402,16 @@ func (a *answerCounter) Write(b []byte) (int, error) {
 		}
 	})
 	return n, err
+}
+
+// answer writes the answer to a request the fast path took, a line
+// ending in a newline. The request is answered whether or not the write
+// succeeds: if standard output broke, no answer will ever get out.
+func (a *answerCounter) answer(line []byte) {
+	a.mu.Lock()
+	a.w.Write(line)
+	a.mu.Unlock()
+	a.p.add(-1)
 }
 
 func (a *answerCounter) Close() error { return a.w.Close() }
