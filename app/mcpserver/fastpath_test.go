@@ -49,13 +49,8 @@ func recordingProxy(t *testing.T, target string, edit func(w http.ResponseWriter
 			calls = append(calls, call)
 			mu.Unlock()
 		}
-		out := r.Clone(r.Context())
-		out.RequestURI = ""
-		out.URL.Scheme, out.URL.Host, out.Host = u.Scheme, u.Host, u.Host
-		out.Body = io.NopCloser(bytes.NewReader(body))
-		resp, err := tr.RoundTrip(out)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
+		resp := relay(w, r, body, u, tr)
+		if resp == nil {
 			return
 		}
 		defer resp.Body.Close()
@@ -349,13 +344,8 @@ func TestBridgeCancelsForwardedCall(t *testing.T) {
 			close(ended)
 			return
 		}
-		out := r.Clone(r.Context())
-		out.RequestURI = ""
-		out.URL.Scheme, out.URL.Host, out.Host = u.Scheme, u.Host, u.Host
-		out.Body = io.NopCloser(bytes.NewReader(body))
-		resp, err := rp.RoundTrip(out)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
+		resp := relay(w, r, body, u, rp)
+		if resp == nil {
 			return
 		}
 		defer resp.Body.Close()

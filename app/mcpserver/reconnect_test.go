@@ -70,6 +70,22 @@ func TestBridgeSurvivesRestart(t *testing.T) {
 	}
 }
 
+// relay sends r, whose body was read as body, on to target with tr, as a
+// proxy in front of Engram does, and returns Engram's answer; when that
+// fails it answers w with 502 and returns nil.
+func relay(w http.ResponseWriter, r *http.Request, body []byte, target *url.URL, tr http.RoundTripper) *http.Response {
+	out := r.Clone(r.Context())
+	out.RequestURI = ""
+	out.URL.Scheme, out.URL.Host, out.Host = target.Scheme, target.Host, target.Host
+	out.Body = io.NopCloser(bytes.NewReader(body))
+	resp, err := tr.RoundTrip(out)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return nil
+	}
+	return resp
+}
+
 // dropFirstAnswer is a proxy in front of Engram that forwards every
 // request, but for the first call of each write tool closes the client's
 // connection instead of relaying Engram's answer: the write was made and
@@ -85,13 +101,8 @@ func dropFirstAnswer(t *testing.T, target string) (string, *atomic.Int32) {
 	t.Cleanup(tr.CloseIdleConnections)
 	p := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		out := r.Clone(r.Context())
-		out.RequestURI = ""
-		out.URL.Scheme, out.URL.Host, out.Host = u.Scheme, u.Host, u.Host
-		out.Body = io.NopCloser(bytes.NewReader(body))
-		resp, err := tr.RoundTrip(out)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
+		resp := relay(w, r, body, u, tr)
+		if resp == nil {
 			return
 		}
 		defer resp.Body.Close()
