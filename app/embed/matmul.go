@@ -22,9 +22,12 @@ type packed struct {
 }
 
 // pack rearranges the row-major k×n matrix w. n must be a multiple of 16.
-func pack(w []float32, k, n int) packed {
+func pack(w []float32, k, n int) packed { return packAs(w, k, n, halfWeights) }
+
+// packAs is pack with the precision chosen: half only where halfWeights.
+func packAs(w []float32, k, n int, half bool) packed {
 	p := packed{k: k, n: n}
-	if halfWeights {
+	if half {
 		p.half = make([]uint16, k*n)
 	} else {
 		p.data = make([]float32, k*n)
@@ -168,21 +171,4 @@ func kern4x16Go(a []float32, lda int, b []float32, k int, c []float32, ldc int, 
 		r = c[3*ldc+j : 3*ldc+j+4 : 3*ldc+j+4]
 		r[0], r[1], r[2], r[3] = c30, c31, c32, c33
 	}
-}
-
-// dot returns the inner product of equal-length x and y.
-func dot(x, y []float32) float32 {
-	y = y[:len(x)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		s0 += x[i] * y[i]
-		s1 += x[i+1] * y[i+1]
-		s2 += x[i+2] * y[i+2]
-		s3 += x[i+3] * y[i+3]
-	}
-	for ; i < len(x); i++ {
-		s0 += x[i] * y[i]
-	}
-	return (s0 + s1) + (s2 + s3)
 }

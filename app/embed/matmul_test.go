@@ -9,39 +9,46 @@ import (
 )
 
 // TestPackedMul checks the packed product (assembly kernel where the CPU
-// has it) against a plain triple loop in float64, on the weights as the
-// packing keeps them (rounded to half precision where it does).
+// has it) against a plain triple loop in float64: with float32 panels, and
+// where the CPU has F16C with half-precision ones too, compared on the
+// weights as rounded to half precision.
 func TestPackedMul(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	tests := []struct{ m, k, n int }{
 		{4, 1, 16}, {4, 3, 16}, {20, 40, 32}, {52, 100, 16}, {8, 64, 32}, {12, 256, 768}, {16, 512, 48}, {24, 1536, 64},
 		{132, 512, 1536}, // parallel path
 	}
-	for _, tc := range tests {
-		t.Run(fmt.Sprintf("%dx%dx%d", tc.m, tc.k, tc.n), func(t *testing.T) {
-			w := randSlice(rng, tc.k*tc.n)
-			a := randSlice(rng, tc.m*tc.k)
-			bias := randSlice(rng, tc.n)
-			c := make([]float32, tc.m*tc.n)
-			p := pack(w, tc.k, tc.n)
-			if halfWeights {
-				for i, x := range w {
-					w[i] = fromHalf(toHalf(x))
-				}
-			}
-			p.mul(c, a, tc.m, bias, runtime.GOMAXPROCS(0))
-			for i := range tc.m {
-				for j := range tc.n {
-					want := float64(bias[j])
-					for kk := range tc.k {
-						want += float64(a[i*tc.k+kk]) * float64(w[kk*tc.n+j])
-					}
-					if got := float64(c[i*tc.n+j]); math.Abs(got-want) > 1e-4*(1+math.Abs(want)) {
-						t.Fatalf("c[%d][%d] = %v, want %v", i, j, got, want)
+	precisions := []bool{false}
+	if halfWeights {
+		precisions = append(precisions, true) // the half-precision kernels too
+	}
+	for _, half := range precisions {
+		for _, tc := range tests {
+			t.Run(fmt.Sprintf("%dx%dx%d/half=%v", tc.m, tc.k, tc.n, half), func(t *testing.T) {
+				w := randSlice(rng, tc.k*tc.n)
+				a := randSlice(rng, tc.m*tc.k)
+				bias := randSlice(rng, tc.n)
+				c := make([]float32, tc.m*tc.n)
+				p := packAs(w, tc.k, tc.n, half)
+				if half {
+					for i, x := range w {
+						w[i] = fromHalf(toHalf(x))
 					}
 				}
-			}
-		})
+				p.mul(c, a, tc.m, bias, runtime.GOMAXPROCS(0))
+				for i := range tc.m {
+					for j := range tc.n {
+						want := float64(bias[j])
+						for kk := range tc.k {
+							want += float64(a[i*tc.k+kk]) * float64(w[kk*tc.n+j])
+						}
+						if got := float64(c[i*tc.n+j]); math.Abs(got-want) > 1e-4*(1+math.Abs(want)) {
+							t.Fatalf("c[%d][%d] = %v, want %v", i, j, got, want)
+						}
+					}
+				}
+			})
+		}
 	}
 }
 

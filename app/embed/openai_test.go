@@ -83,7 +83,11 @@ func TestOpenAIEmbed(t *testing.T) {
 				if c := Cosine(v, want); c < 0.99999 {
 					t.Errorf("vector %d = %v, want direction %v", i, v, want)
 				}
-				if n := math.Sqrt(float64(dot(v, v))); math.Abs(n-1) > 1e-6 {
+				var sq float64
+				for _, x := range v {
+					sq += float64(x) * float64(x)
+				}
+				if n := math.Sqrt(sq); math.Abs(n-1) > 1e-6 {
 					t.Errorf("vector %d has norm %v, want 1", i, n)
 				}
 			}
