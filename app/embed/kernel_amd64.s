@@ -2,153 +2,168 @@
 
 #include "textflag.h"
 
-// func kern4x16AVX2(a *float32, lda int, b *float32, k int, c *float32, ldc int, bias *float32)
+// The four kernels share their parts through the macros below; they differ
+// in how many rows of A they take (four or six) and in how they load B
+// (float32, or binary16 widened to float32 as it is loaded).
 //
-// Four rows of A times one packed 16-column panel of B. Accumulators:
-// Y0,Y1 row 0; Y2,Y3 row 1; Y4,Y5 row 2; Y6,Y7 row 3 (low and high 8
-// columns). Each step loads 16 floats of B once and broadcasts one A value
-// per row.
-TEXT ·kern4x16AVX2(SB), NOSPLIT, $0-56
-	MOVQ a+0(FP), SI
-	MOVQ lda+8(FP), R8
-	MOVQ b+16(FP), DI
-	MOVQ k+24(FP), CX
-	MOVQ c+32(FP), DX
-	MOVQ ldc+40(FP), R9
-	MOVQ bias+48(FP), BX
-	SHLQ $2, R8
+// Registers: SI, R8 a and its row stride in bytes; DI b; CX k, the steps
+// left; DX, R9 c and its row stride in bytes; BX bias; AX the byte offset
+// of the current step into each row of A; R10..R13 (and BX, R8 for six
+// rows) the rows of A.
+
+// ARGS loads the arguments, strides in bytes.
+#define ARGS \
+	MOVQ a+0(FP), SI; \
+	MOVQ lda+8(FP), R8; \
+	MOVQ b+16(FP), DI; \
+	MOVQ k+24(FP), CX; \
+	MOVQ c+32(FP), DX; \
+	MOVQ ldc+40(FP), R9; \
+	MOVQ bias+48(FP), BX; \
+	SHLQ $2, R8; \
 	SHLQ $2, R9
 
-	VMOVUPS (BX), Y0
-	VMOVUPS 32(BX), Y1
-	VMOVAPS Y0, Y2
-	VMOVAPS Y1, Y3
-	VMOVAPS Y0, Y4
-	VMOVAPS Y1, Y5
-	VMOVAPS Y0, Y6
+// BIAS4 starts the accumulators of four rows at the bias: row r in Y2r
+// (low 8 columns) and Y2r+1 (high 8).
+#define BIAS4 \
+	VMOVUPS (BX), Y0; \
+	VMOVUPS 32(BX), Y1; \
+	VMOVAPS Y0, Y2; \
+	VMOVAPS Y1, Y3; \
+	VMOVAPS Y0, Y4; \
+	VMOVAPS Y1, Y5; \
+	VMOVAPS Y0, Y6; \
 	VMOVAPS Y1, Y7
 
-	MOVQ SI, R10
-	LEAQ (R10)(R8*1), R11
-	LEAQ (R11)(R8*1), R12
-	LEAQ (R12)(R8*1), R13
+// BIAS6 is BIAS4 for six rows.
+#define BIAS6 \
+	BIAS4; \
+	VMOVAPS Y0, Y8; \
+	VMOVAPS Y1, Y9; \
+	VMOVAPS Y0, Y10; \
+	VMOVAPS Y1, Y11
+
+// ROWS4 points R10..R13 at the four rows of A.
+#define ROWS4 \
+	MOVQ SI, R10; \
+	LEAQ (R10)(R8*1), R11; \
+	LEAQ (R11)(R8*1), R12; \
+	LEAQ (R12)(R8*1), R13; \
 	XORQ AX, AX
+
+// ROWS6 points R10..R13, BX, R8 at the six rows of A (bias and lda are no
+// longer needed).
+#define ROWS6 \
+	MOVQ SI, R10; \
+	LEAQ (R10)(R8*1), R11; \
+	LEAQ (R11)(R8*1), R12; \
+	LEAQ (R12)(R8*1), R13; \
+	LEAQ (R13)(R8*1), BX; \
+	LEAQ (BX)(R8*1), R8; \
+	XORQ AX, AX
+
+// FMA4 is one step of four rows, B in Y8, Y9: one A value per row
+// broadcast (Y10..Y13) and multiplied into its accumulators.
+#define FMA4 \
+	VBROADCASTSS (R10)(AX*1), Y10; \
+	VFMADD231PS Y8, Y10, Y0; \
+	VFMADD231PS Y9, Y10, Y1; \
+	VBROADCASTSS (R11)(AX*1), Y11; \
+	VFMADD231PS Y8, Y11, Y2; \
+	VFMADD231PS Y9, Y11, Y3; \
+	VBROADCASTSS (R12)(AX*1), Y12; \
+	VFMADD231PS Y8, Y12, Y4; \
+	VFMADD231PS Y9, Y12, Y5; \
+	VBROADCASTSS (R13)(AX*1), Y13; \
+	VFMADD231PS Y8, Y13, Y6; \
+	VFMADD231PS Y9, Y13, Y7
+
+// FMA6 is one step of six rows, B in Y12, Y13, the broadcast in Y14:
+// twelve multiply-adds per two loads of B and six broadcasts.
+#define FMA6 \
+	VBROADCASTSS (R10)(AX*1), Y14; \
+	VFMADD231PS Y12, Y14, Y0; \
+	VFMADD231PS Y13, Y14, Y1; \
+	VBROADCASTSS (R11)(AX*1), Y14; \
+	VFMADD231PS Y12, Y14, Y2; \
+	VFMADD231PS Y13, Y14, Y3; \
+	VBROADCASTSS (R12)(AX*1), Y14; \
+	VFMADD231PS Y12, Y14, Y4; \
+	VFMADD231PS Y13, Y14, Y5; \
+	VBROADCASTSS (R13)(AX*1), Y14; \
+	VFMADD231PS Y12, Y14, Y6; \
+	VFMADD231PS Y13, Y14, Y7; \
+	VBROADCASTSS (BX)(AX*1), Y14; \
+	VFMADD231PS Y12, Y14, Y8; \
+	VFMADD231PS Y13, Y14, Y9; \
+	VBROADCASTSS (R8)(AX*1), Y14; \
+	VFMADD231PS Y12, Y14, Y10; \
+	VFMADD231PS Y13, Y14, Y11
+
+// STORE4 writes the accumulators of four rows to c.
+#define STORE4 \
+	VMOVUPS Y0, (DX); \
+	VMOVUPS Y1, 32(DX); \
+	ADDQ    R9, DX; \
+	VMOVUPS Y2, (DX); \
+	VMOVUPS Y3, 32(DX); \
+	ADDQ    R9, DX; \
+	VMOVUPS Y4, (DX); \
+	VMOVUPS Y5, 32(DX); \
+	ADDQ    R9, DX; \
+	VMOVUPS Y6, (DX); \
+	VMOVUPS Y7, 32(DX)
+
+// STORE6 is STORE4 for six rows.
+#define STORE6 \
+	STORE4; \
+	ADDQ    R9, DX; \
+	VMOVUPS Y8, (DX); \
+	VMOVUPS Y9, 32(DX); \
+	ADDQ    R9, DX; \
+	VMOVUPS Y10, (DX); \
+	VMOVUPS Y11, 32(DX)
+
+// func kern4x16AVX2(a *float32, lda int, b *float32, k int, c *float32, ldc int, bias *float32)
+//
+// Four rows of A times one packed 16-column panel of B. Each step loads 16
+// floats of B once and broadcasts one A value per row.
+TEXT ·kern4x16AVX2(SB), NOSPLIT, $0-56
+	ARGS
+	BIAS4
+	ROWS4
 
 loop:
 	VMOVUPS (DI), Y8
 	VMOVUPS 32(DI), Y9
-	VBROADCASTSS (R10)(AX*1), Y10
-	VFMADD231PS Y8, Y10, Y0
-	VFMADD231PS Y9, Y10, Y1
-	VBROADCASTSS (R11)(AX*1), Y11
-	VFMADD231PS Y8, Y11, Y2
-	VFMADD231PS Y9, Y11, Y3
-	VBROADCASTSS (R12)(AX*1), Y12
-	VFMADD231PS Y8, Y12, Y4
-	VFMADD231PS Y9, Y12, Y5
-	VBROADCASTSS (R13)(AX*1), Y13
-	VFMADD231PS Y8, Y13, Y6
-	VFMADD231PS Y9, Y13, Y7
+	FMA4
 	ADDQ $64, DI
 	ADDQ $4, AX
 	DECQ CX
 	JNZ  loop
 
-	VMOVUPS Y0, (DX)
-	VMOVUPS Y1, 32(DX)
-	ADDQ    R9, DX
-	VMOVUPS Y2, (DX)
-	VMOVUPS Y3, 32(DX)
-	ADDQ    R9, DX
-	VMOVUPS Y4, (DX)
-	VMOVUPS Y5, 32(DX)
-	ADDQ    R9, DX
-	VMOVUPS Y6, (DX)
-	VMOVUPS Y7, 32(DX)
+	STORE4
 	VZEROUPPER
 	RET
 
 // func kern6x16AVX2(a *float32, lda int, b *float32, k int, c *float32, ldc int, bias *float32)
 //
-// As kern4x16AVX2 for six rows: accumulators Y0..Y11 (row r in Y2r and
-// Y2r+1), B in Y12 and Y13, the broadcast A value in Y14. More rows per
-// load of B: twelve multiply-adds per two loads of B and six broadcasts.
+// As kern4x16AVX2 for six rows: more rows per load of B.
 TEXT ·kern6x16AVX2(SB), NOSPLIT, $0-56
-	MOVQ a+0(FP), SI
-	MOVQ lda+8(FP), R8
-	MOVQ b+16(FP), DI
-	MOVQ k+24(FP), CX
-	MOVQ c+32(FP), DX
-	MOVQ ldc+40(FP), R9
-	MOVQ bias+48(FP), BX
-	SHLQ $2, R8
-	SHLQ $2, R9
+	ARGS
+	BIAS6
+	ROWS6
 
-	VMOVUPS (BX), Y0
-	VMOVUPS 32(BX), Y1
-	VMOVAPS Y0, Y2
-	VMOVAPS Y1, Y3
-	VMOVAPS Y0, Y4
-	VMOVAPS Y1, Y5
-	VMOVAPS Y0, Y6
-	VMOVAPS Y1, Y7
-	VMOVAPS Y0, Y8
-	VMOVAPS Y1, Y9
-	VMOVAPS Y0, Y10
-	VMOVAPS Y1, Y11
-
-	// Row pointers: R10..R13, BX, R8 (bias and lda are no longer needed).
-	MOVQ SI, R10
-	LEAQ (R10)(R8*1), R11
-	LEAQ (R11)(R8*1), R12
-	LEAQ (R12)(R8*1), R13
-	LEAQ (R13)(R8*1), BX
-	LEAQ (BX)(R8*1), R8
-	XORQ AX, AX
-
-loop6:
+loop:
 	VMOVUPS (DI), Y12
 	VMOVUPS 32(DI), Y13
-	VBROADCASTSS (R10)(AX*1), Y14
-	VFMADD231PS Y12, Y14, Y0
-	VFMADD231PS Y13, Y14, Y1
-	VBROADCASTSS (R11)(AX*1), Y14
-	VFMADD231PS Y12, Y14, Y2
-	VFMADD231PS Y13, Y14, Y3
-	VBROADCASTSS (R12)(AX*1), Y14
-	VFMADD231PS Y12, Y14, Y4
-	VFMADD231PS Y13, Y14, Y5
-	VBROADCASTSS (R13)(AX*1), Y14
-	VFMADD231PS Y12, Y14, Y6
-	VFMADD231PS Y13, Y14, Y7
-	VBROADCASTSS (BX)(AX*1), Y14
-	VFMADD231PS Y12, Y14, Y8
-	VFMADD231PS Y13, Y14, Y9
-	VBROADCASTSS (R8)(AX*1), Y14
-	VFMADD231PS Y12, Y14, Y10
-	VFMADD231PS Y13, Y14, Y11
+	FMA6
 	ADDQ $64, DI
 	ADDQ $4, AX
 	DECQ CX
-	JNZ  loop6
+	JNZ  loop
 
-	VMOVUPS Y0, (DX)
-	VMOVUPS Y1, 32(DX)
-	ADDQ    R9, DX
-	VMOVUPS Y2, (DX)
-	VMOVUPS Y3, 32(DX)
-	ADDQ    R9, DX
-	VMOVUPS Y4, (DX)
-	VMOVUPS Y5, 32(DX)
-	ADDQ    R9, DX
-	VMOVUPS Y6, (DX)
-	VMOVUPS Y7, 32(DX)
-	ADDQ    R9, DX
-	VMOVUPS Y8, (DX)
-	VMOVUPS Y9, 32(DX)
-	ADDQ    R9, DX
-	VMOVUPS Y10, (DX)
-	VMOVUPS Y11, 32(DX)
+	STORE6
 	VZEROUPPER
 	RET
 
@@ -157,62 +172,20 @@ loop6:
 // kern4x16AVX2 with B in binary16: each step widens 16 values of B (32
 // bytes) to float32 as it loads them.
 TEXT ·kern4x16F16(SB), NOSPLIT, $0-56
-	MOVQ a+0(FP), SI
-	MOVQ lda+8(FP), R8
-	MOVQ b+16(FP), DI
-	MOVQ k+24(FP), CX
-	MOVQ c+32(FP), DX
-	MOVQ ldc+40(FP), R9
-	MOVQ bias+48(FP), BX
-	SHLQ $2, R8
-	SHLQ $2, R9
+	ARGS
+	BIAS4
+	ROWS4
 
-	VMOVUPS (BX), Y0
-	VMOVUPS 32(BX), Y1
-	VMOVAPS Y0, Y2
-	VMOVAPS Y1, Y3
-	VMOVAPS Y0, Y4
-	VMOVAPS Y1, Y5
-	VMOVAPS Y0, Y6
-	VMOVAPS Y1, Y7
-
-	MOVQ SI, R10
-	LEAQ (R10)(R8*1), R11
-	LEAQ (R11)(R8*1), R12
-	LEAQ (R12)(R8*1), R13
-	XORQ AX, AX
-
-loop4h:
+loop:
 	VCVTPH2PS (DI), Y8
 	VCVTPH2PS 16(DI), Y9
-	VBROADCASTSS (R10)(AX*1), Y10
-	VFMADD231PS Y8, Y10, Y0
-	VFMADD231PS Y9, Y10, Y1
-	VBROADCASTSS (R11)(AX*1), Y11
-	VFMADD231PS Y8, Y11, Y2
-	VFMADD231PS Y9, Y11, Y3
-	VBROADCASTSS (R12)(AX*1), Y12
-	VFMADD231PS Y8, Y12, Y4
-	VFMADD231PS Y9, Y12, Y5
-	VBROADCASTSS (R13)(AX*1), Y13
-	VFMADD231PS Y8, Y13, Y6
-	VFMADD231PS Y9, Y13, Y7
+	FMA4
 	ADDQ $32, DI
 	ADDQ $4, AX
 	DECQ CX
-	JNZ  loop4h
+	JNZ  loop
 
-	VMOVUPS Y0, (DX)
-	VMOVUPS Y1, 32(DX)
-	ADDQ    R9, DX
-	VMOVUPS Y2, (DX)
-	VMOVUPS Y3, 32(DX)
-	ADDQ    R9, DX
-	VMOVUPS Y4, (DX)
-	VMOVUPS Y5, 32(DX)
-	ADDQ    R9, DX
-	VMOVUPS Y6, (DX)
-	VMOVUPS Y7, 32(DX)
+	STORE4
 	VZEROUPPER
 	RET
 
@@ -220,80 +193,19 @@ loop4h:
 //
 // kern6x16AVX2 with B in binary16.
 TEXT ·kern6x16F16(SB), NOSPLIT, $0-56
-	MOVQ a+0(FP), SI
-	MOVQ lda+8(FP), R8
-	MOVQ b+16(FP), DI
-	MOVQ k+24(FP), CX
-	MOVQ c+32(FP), DX
-	MOVQ ldc+40(FP), R9
-	MOVQ bias+48(FP), BX
-	SHLQ $2, R8
-	SHLQ $2, R9
+	ARGS
+	BIAS6
+	ROWS6
 
-	VMOVUPS (BX), Y0
-	VMOVUPS 32(BX), Y1
-	VMOVAPS Y0, Y2
-	VMOVAPS Y1, Y3
-	VMOVAPS Y0, Y4
-	VMOVAPS Y1, Y5
-	VMOVAPS Y0, Y6
-	VMOVAPS Y1, Y7
-	VMOVAPS Y0, Y8
-	VMOVAPS Y1, Y9
-	VMOVAPS Y0, Y10
-	VMOVAPS Y1, Y11
-
-	// Row pointers: R10..R13, BX, R8 (bias and lda are no longer needed).
-	MOVQ SI, R10
-	LEAQ (R10)(R8*1), R11
-	LEAQ (R11)(R8*1), R12
-	LEAQ (R12)(R8*1), R13
-	LEAQ (R13)(R8*1), BX
-	LEAQ (BX)(R8*1), R8
-	XORQ AX, AX
-
-loop6h:
+loop:
 	VCVTPH2PS (DI), Y12
 	VCVTPH2PS 16(DI), Y13
-	VBROADCASTSS (R10)(AX*1), Y14
-	VFMADD231PS Y12, Y14, Y0
-	VFMADD231PS Y13, Y14, Y1
-	VBROADCASTSS (R11)(AX*1), Y14
-	VFMADD231PS Y12, Y14, Y2
-	VFMADD231PS Y13, Y14, Y3
-	VBROADCASTSS (R12)(AX*1), Y14
-	VFMADD231PS Y12, Y14, Y4
-	VFMADD231PS Y13, Y14, Y5
-	VBROADCASTSS (R13)(AX*1), Y14
-	VFMADD231PS Y12, Y14, Y6
-	VFMADD231PS Y13, Y14, Y7
-	VBROADCASTSS (BX)(AX*1), Y14
-	VFMADD231PS Y12, Y14, Y8
-	VFMADD231PS Y13, Y14, Y9
-	VBROADCASTSS (R8)(AX*1), Y14
-	VFMADD231PS Y12, Y14, Y10
-	VFMADD231PS Y13, Y14, Y11
+	FMA6
 	ADDQ $32, DI
 	ADDQ $4, AX
 	DECQ CX
-	JNZ  loop6h
+	JNZ  loop
 
-	VMOVUPS Y0, (DX)
-	VMOVUPS Y1, 32(DX)
-	ADDQ    R9, DX
-	VMOVUPS Y2, (DX)
-	VMOVUPS Y3, 32(DX)
-	ADDQ    R9, DX
-	VMOVUPS Y4, (DX)
-	VMOVUPS Y5, 32(DX)
-	ADDQ    R9, DX
-	VMOVUPS Y6, (DX)
-	VMOVUPS Y7, 32(DX)
-	ADDQ    R9, DX
-	VMOVUPS Y8, (DX)
-	VMOVUPS Y9, 32(DX)
-	ADDQ    R9, DX
-	VMOVUPS Y10, (DX)
-	VMOVUPS Y11, 32(DX)
+	STORE6
 	VZEROUPPER
 	RET
