@@ -62,43 +62,29 @@
 	LEAQ (BX)(R8*1), R8; \
 	XORQ AX, AX
 
-// FMA4 is one step of four rows, B in Y8, Y9: one A value per row
-// broadcast (Y10..Y13) and multiplied into its accumulators.
+// FMAROW broadcasts row's A value of the current step into t and adds
+// its products with B (b0, b1) to that row's accumulators (c0, c1).
+#define FMAROW(row, t, b0, b1, c0, c1) \
+	VBROADCASTSS (row)(AX*1), t; \
+	VFMADD231PS b0, t, c0; \
+	VFMADD231PS b1, t, c1
+
+// FMA4 is one step of four rows, B in Y8, Y9, the broadcasts in Y10..Y13.
 #define FMA4 \
-	VBROADCASTSS (R10)(AX*1), Y10; \
-	VFMADD231PS Y8, Y10, Y0; \
-	VFMADD231PS Y9, Y10, Y1; \
-	VBROADCASTSS (R11)(AX*1), Y11; \
-	VFMADD231PS Y8, Y11, Y2; \
-	VFMADD231PS Y9, Y11, Y3; \
-	VBROADCASTSS (R12)(AX*1), Y12; \
-	VFMADD231PS Y8, Y12, Y4; \
-	VFMADD231PS Y9, Y12, Y5; \
-	VBROADCASTSS (R13)(AX*1), Y13; \
-	VFMADD231PS Y8, Y13, Y6; \
-	VFMADD231PS Y9, Y13, Y7
+	FMAROW(R10, Y10, Y8, Y9, Y0, Y1); \
+	FMAROW(R11, Y11, Y8, Y9, Y2, Y3); \
+	FMAROW(R12, Y12, Y8, Y9, Y4, Y5); \
+	FMAROW(R13, Y13, Y8, Y9, Y6, Y7)
 
 // FMA6 is one step of six rows, B in Y12, Y13, the broadcast in Y14:
 // twelve multiply-adds per two loads of B and six broadcasts.
 #define FMA6 \
-	VBROADCASTSS (R10)(AX*1), Y14; \
-	VFMADD231PS Y12, Y14, Y0; \
-	VFMADD231PS Y13, Y14, Y1; \
-	VBROADCASTSS (R11)(AX*1), Y14; \
-	VFMADD231PS Y12, Y14, Y2; \
-	VFMADD231PS Y13, Y14, Y3; \
-	VBROADCASTSS (R12)(AX*1), Y14; \
-	VFMADD231PS Y12, Y14, Y4; \
-	VFMADD231PS Y13, Y14, Y5; \
-	VBROADCASTSS (R13)(AX*1), Y14; \
-	VFMADD231PS Y12, Y14, Y6; \
-	VFMADD231PS Y13, Y14, Y7; \
-	VBROADCASTSS (BX)(AX*1), Y14; \
-	VFMADD231PS Y12, Y14, Y8; \
-	VFMADD231PS Y13, Y14, Y9; \
-	VBROADCASTSS (R8)(AX*1), Y14; \
-	VFMADD231PS Y12, Y14, Y10; \
-	VFMADD231PS Y13, Y14, Y11
+	FMAROW(R10, Y14, Y12, Y13, Y0, Y1); \
+	FMAROW(R11, Y14, Y12, Y13, Y2, Y3); \
+	FMAROW(R12, Y14, Y12, Y13, Y4, Y5); \
+	FMAROW(R13, Y14, Y12, Y13, Y6, Y7); \
+	FMAROW(BX, Y14, Y12, Y13, Y8, Y9); \
+	FMAROW(R8, Y14, Y12, Y13, Y10, Y11)
 
 // STORE4 writes the accumulators of four rows to c.
 #define STORE4 \
