@@ -87,30 +87,16 @@ func (p *packed) mul(c, a []float32, m int, bias []float32, workers int) {
 
 func (p *packed) mulPanels(c, a []float32, m int, bias []float32, lo, hi int) {
 	k, n := p.k, p.n
+	six := p.half != nil || (useAsm && k > 0) // a six-row kernel exists
 	for r0 := 0; r0 < m; r0 += rowBlock {
 		r1 := min(r0+rowBlock, m)
 		for pi := lo; pi < hi; pi++ {
 			j0 := pi * panelWidth
 			bj := bias[j0 : j0+panelWidth]
-			if p.half != nil {
-				b := p.halfPanel(pi)
-				r := r0
-				for ; r+6 <= r1; r += 6 {
-					kern6x16Half(a[r*k:], k, b, k, c[r*n+j0:], n, bj)
-				}
-				if r1-r == 2 {
-					r = r1 - 4 // as below
-				}
-				for ; r < r1; r += 4 {
-					kern4x16Half(a[r*k:], k, b, k, c[r*n+j0:], n, bj)
-				}
-				continue
-			}
-			b := p.panel(pi)
 			r := r0
-			if useAsm && k > 0 {
+			if six {
 				for ; r+6 <= r1; r += 6 {
-					kern6x16(a[r*k:], k, b, k, c[r*n+j0:], n, bj)
+					p.kern6(pi, a[r*k:], c[r*n+j0:], bj)
 				}
 				if r1-r == 2 {
 					// Two rows left: redo the last four; rows r1-4 and
@@ -119,10 +105,29 @@ func (p *packed) mulPanels(c, a []float32, m int, bias []float32, lo, hi int) {
 				}
 			}
 			for ; r < r1; r += 4 {
-				kern4x16(a[r*k:], k, b, k, c[r*n+j0:], n, bj)
+				p.kern4(pi, a[r*k:], c[r*n+j0:], bj)
 			}
 		}
 	}
+}
+
+// kern4 runs the four-row kernel of p's precision on panel pi: a holds
+// rows of p.k floats, c rows of p.n.
+func (p *packed) kern4(pi int, a, c, bias []float32) {
+	if p.half != nil {
+		kern4x16Half(a, p.k, p.halfPanel(pi), p.k, c, p.n, bias)
+		return
+	}
+	kern4x16(a, p.k, p.panel(pi), p.k, c, p.n, bias)
+}
+
+// kern6 is kern4 for six rows; only called where a six-row kernel exists.
+func (p *packed) kern6(pi int, a, c, bias []float32) {
+	if p.half != nil {
+		kern6x16Half(a, p.k, p.halfPanel(pi), p.k, c, p.n, bias)
+		return
+	}
+	kern6x16(a, p.k, p.panel(pi), p.k, c, p.n, bias)
 }
 
 // kern4x16Go is the portable micro-kernel; see kern4x16AVX2 for the
