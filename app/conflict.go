@@ -52,7 +52,7 @@ const (
 
 // neighbour is an earlier memory close to a new one.
 type neighbour struct {
-	doc     recall.Doc
+	doc     *recall.Doc
 	overlap float64 // of words: the same subject
 	// pairs is the overlap of adjacent word pairs, which keeps word order:
 	// "writer 3 note 0" and "writer 0 note 3" share every word, not a

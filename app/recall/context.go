@@ -123,7 +123,7 @@ func FormatLine(d *Doc, reader string) string {
 func FormatContext(hits []Hit, reader string) string {
 	lines := make([]string, len(hits))
 	for i := range hits {
-		lines[i] = FormatLine(&hits[i].Doc, reader)
+		lines[i] = FormatLine(hits[i].Doc, reader)
 	}
 	return joinLines(lines)
 }

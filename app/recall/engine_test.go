@@ -505,3 +505,73 @@ func TestConfidenceNow(t *testing.T) {
 		t.Errorf("MinConfidence 0.9 at t0: %q, want all three", ids(r.Hits))
 	}
 }
+
+// TestHitSimilarity checks every hit's Similarity against the cosine of
+// the query with the memory's best chunk, computed here on its own, for
+// hits found by meaning, by keyword or both, below and above the size at
+// which the vector index changes its scan (smallRows).
+func TestHitSimilarity(t *testing.T) {
+	for _, n := range []int{300, smallRows + 300} {
+		emb := &bagEmbedder{dim: 64}
+		cfg := DefaultConfig(emb)
+		cfg.MaxSemantic, cfg.MaxTokens = -1, -1
+		e := New(cfg)
+		vecs := map[string][]float32{}
+		for i := range n {
+			d := doc(fmt.Sprintf("m%05d", i), fmt.Sprintf("note %d: the deploy step %d waits for %s", i, i%13, []string{"review", "the cache", "a tag", "ops"}[i%4]))
+			v := emb.vec(d.Content)
+			if i%7 == 0 { // two chunks: the similarity is the better one's
+				v = append(v, emb.vec("a second chunk about "+d.Content[:9])...)
+			}
+			vecs[d.ID] = slices.Clone(v)
+			if err := e.Put(d, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		q := "which deploy step waits for review"
+		qv := unit(emb.vec(q))
+		res, err := e.Search(context.Background(), Query{Text: q, Mode: Hybrid, Now: t0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kwOnly, vecOnly, both int
+		for _, h := range res.Hits {
+			switch {
+			case h.KeywordRank > 0 && h.VectorRank > 0:
+				both++
+			case h.KeywordRank > 0:
+				kwOnly++
+			default:
+				vecOnly++
+			}
+			v := vecs[h.Doc.ID]
+			want := math.Inf(-1)
+			for off := 0; off < len(v); off += 64 {
+				want = max(want, float64(dot(qv, unit(v[off:off+64]))))
+			}
+			if math.Abs(h.Similarity-want) > 1e-6 {
+				t.Fatalf("n=%d %s (keyword rank %d, vector rank %d): similarity %v, want %v", n, h.Doc.ID, h.KeywordRank, h.VectorRank, h.Similarity, want)
+			}
+		}
+		if kwOnly == 0 || vecOnly == 0 || both == 0 {
+			t.Fatalf("n=%d: %d hits by keyword only, %d by meaning only, %d by both: the test misses a kind", n, kwOnly, vecOnly, both)
+		}
+	}
+}
+
+// TestHitKeepsItsDoc checks that a hit keeps the document it was found
+// with when the memory is replaced after the search: hits share the
+// engine's documents, which the engine never changes in place.
+func TestHitKeepsItsDoc(t *testing.T) {
+	emb := &bagEmbedder{dim: 64}
+	e := New(DefaultConfig(emb))
+	put(t, e, emb, doc("a", "the deploy script needs two reviewers"))
+	res, err := e.Search(context.Background(), Query{Text: "deploy reviewers", Now: t0})
+	if err != nil || len(res.Hits) != 1 {
+		t.Fatalf("%v %v", res.Hits, err)
+	}
+	put(t, e, emb, doc("a", "the deploy script needs one reviewer"))
+	if got := res.Hits[0].Doc.Content; got != "the deploy script needs two reviewers" {
+		t.Fatalf("the hit's document changed to %q", got)
+	}
+}

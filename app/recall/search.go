@@ -80,7 +80,10 @@ type Query struct {
 
 // Hit is one recalled memory.
 type Hit struct {
-	Doc Doc
+	// Doc is the memory as the engine holds it, shared with the engine and
+	// with other searches: read it, never change it. The engine never
+	// changes a document it holds either; Put replaces it.
+	Doc *Doc
 	// Score is the final score: relevance × confidence at the time of the
 	// query (Doc.ConfidenceAt) × trust weight × recency boost × the time
 	// boost when the query names a time the memory is from. Only the
@@ -273,33 +276,39 @@ func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useK
 		}
 	}
 
-	hits := map[uint32]*Hit{}
-	hit := func(slot uint32) *Hit {
+	// The hits live in one slice, allocated once; the map finds them by
+	// slot. A memory in the vector list already has its similarity (the
+	// same best-chunk cosine, computed the same way), so only a keyword
+	// hit that is not in it computes its own.
+	hits := make(map[uint32]*Hit, len(kwList)+len(vecList))
+	pool := make([]Hit, 0, len(kwList)+len(vecList))
+	hit := func(slot uint32, sim float64) *Hit {
 		h := hits[slot]
 		if h == nil {
-			h = &Hit{Doc: e.docs[slot].doc, Similarity: math.NaN()}
+			pool = append(pool, Hit{Doc: &e.docs[slot].doc, Similarity: sim})
+			h = &pool[len(pool)-1]
 			if acc != nil && maxKw > 0 {
 				h.KeywordShare = float64(acc[slot]) / maxKw
 			}
-			if v := e.docs[slot].vec; unitQ != nil && v != nil {
+			if v := e.docs[slot].vec; math.IsNaN(sim) && unitQ != nil && v != nil {
 				h.Similarity = float64(bestDot(unitQ, v))
 			}
 			hits[slot] = h
 		}
 		return h
 	}
-	for i, r := range kwList {
-		h := hit(r.slot)
-		h.KeywordRank = i + 1
-		if mode == Exact {
-			h.Relevance = r.score
-		}
-	}
 	for i, r := range vecList {
-		h := hit(r.slot)
+		h := hit(r.slot, r.score)
 		h.VectorRank = i + 1
 		if mode == Semantic {
 			h.Relevance = (r.score + 1) / 2
+		}
+	}
+	for i, r := range kwList {
+		h := hit(r.slot, math.NaN())
+		h.KeywordRank = i + 1
+		if mode == Exact {
+			h.Relevance = r.score
 		}
 	}
 	if mode == Hybrid {
@@ -393,7 +402,7 @@ func (e *Engine) limit(hits []*Hit, limit int, reader string) Result {
 			res.Dropped++
 			continue
 		}
-		line := FormatLine(&h.Doc, reader)
+		line := FormatLine(h.Doc, reader)
 		n := EstimateTokens(line)
 		if e.cfg.MaxTokens >= 0 && tokens+n > e.cfg.MaxTokens {
 			res.Dropped++
