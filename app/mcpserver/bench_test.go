@@ -12,10 +12,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// BenchmarkCall is one tool call (a recall, then a store) by the three
-// ways an agent reaches Engram's tools: in process (no transport), over
-// streamable HTTP, and through the stdio bridge, which forwards to the
-// HTTP endpoint. The differences are what each transport costs a call.
+// BenchmarkCall is one tool call (a recall, a recall of one memory, then
+// a store) by the three ways an agent reaches Engram's tools: in process
+// (no transport), over streamable HTTP, and through the stdio bridge,
+// which forwards to the HTTP endpoint. The differences are what each
+// transport costs a call, and what the size of an answer costs.
 //
 //	go test ./app/mcpserver -run '^$' -bench Call
 func BenchmarkCall(b *testing.B) {
@@ -30,16 +31,25 @@ func BenchmarkCall(b *testing.B) {
 	}
 	for _, way := range []string{"local", "http", "bridge"} {
 		cs := sessions[way]
-		b.Run(way+"/recall", func(b *testing.B) {
-			i := 0
-			for b.Loop() {
-				i++
-				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "recall_memory", Arguments: map[string]any{"query": fmt.Sprintf("bench note %d:", i%200), "mode": "exact"}})
-				if err != nil || res.IsError {
-					b.Fatalf("recall: %v %v", err, res)
-				}
+		// recall answers with the default limit (ten memories here, about
+		// 10 KB); recall-1 asks for one, so the two differ by what reading
+		// and writing the answer costs.
+		for _, limit := range []int{0, 1} {
+			name := way + "/recall"
+			if limit > 0 {
+				name += fmt.Sprint("-top", limit)
 			}
-		})
+			b.Run(name, func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					i++
+					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "recall_memory", Arguments: map[string]any{"query": fmt.Sprintf("bench note %d:", i%200), "mode": "exact", "limit": limit}})
+					if err != nil || res.IsError {
+						b.Fatalf("recall: %v %v", err, res)
+					}
+				}
+			})
+		}
 		b.Run(way+"/store", func(b *testing.B) {
 			i := 0
 			for b.Loop() {
