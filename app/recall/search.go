@@ -234,8 +234,9 @@ func clears(h *Hit, mode Mode, f Floor) bool {
 }
 
 // gather finds the candidates of a search under the read lock: each
-// index's list, fused in hybrid mode, as hits holding copies of their
-// documents, so that scoring, sorting and the limits run without the lock
+// index's list, fused in hybrid mode, as hits pointing at their
+// documents, which the engine never changes in place (Put replaces an
+// entry), so that scoring, sorting and the limits run without the lock
 // and do not hold up writers.
 func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useKw, useVec bool) (map[uint32]*Hit, unheard, error) {
 	e.mu.RLock()
