@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/engram-app/engram/app"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -424,4 +425,8 @@ type toolCall struct {
 	Args    json.RawMessage
 	// Key is the call's idempotency key (_meta IdempotencyKey), or "".
 	Key string
+	// Caller is the authenticated caller of the HTTP request that carried
+	// the call (Handler), with its grants as they are now; nil when the
+	// transport has none (in process, the bridge's own server).
+	Caller *app.Caller
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/vault"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -23,6 +24,12 @@ type local struct {
 }
 
 func (l local) call(ctx context.Context, c toolCall) *mcp.CallToolResult {
+	if c.Caller != nil {
+		// The caller of this call's own request, not the one that opened
+		// the session: the same agent (Handler refuses any other), with
+		// the grants the user gives it now.
+		l.caller = *c.Caller
+	}
 	return l.replays.do(l.caller.Agent, c, func() *mcp.CallToolResult {
 		out, status, err := l.run(ctx, c.Session, c.Tool, c.Args)
 		if err != nil {
@@ -135,16 +142,54 @@ func NewLocal(svc *app.Service, caller app.Caller) (*mcp.Server, error) {
 // loopback server's authentication step puts it in the request context.
 type CallerFunc func(r *http.Request) (app.Caller, bool)
 
-// Handler serves MCP over streamable HTTP. Each new MCP session gets a
-// server bound to the caller that opened it; a write sent again with the
-// same idempotency key (IdempotencyKey), on any of the agent's sessions,
-// gets the first answer. Sessions do not expire: an editor may keep one
-// idle for hours. The SDK's own DNS-rebinding protection stays on, behind
-// the loopback server's Host and Origin checks.
+// callerExtra is the key of the caller in the SDK's token info.
+const callerExtra = "engram.caller"
+
+// bindSessions makes the caller of each request the SDK's token info:
+// the SDK then refuses (403) a request in a session that another agent
+// opened, whatever session id the request names, and hands each tool call
+// its own request's caller (requestCaller). The loopback server has
+// authenticated the bearer token before; the token itself is not read
+// again.
+func bindSessions(h http.Handler, callerOf CallerFunc) http.Handler {
+	verify := func(_ context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
+		c, ok := callerOf(r)
+		if !ok {
+			return nil, auth.ErrInvalidToken
+		}
+		user := "agent:" + c.Agent
+		if c.Operator {
+			user = "operator"
+		}
+		return &auth.TokenInfo{UserID: user, Extra: map[string]any{callerExtra: c}}, nil
+	}
+	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+}
+
+// requestCaller returns the caller that bindSessions put in a request's
+// token info, or nil.
+func requestCaller(extra *mcp.RequestExtra) *app.Caller {
+	if extra == nil || extra.TokenInfo == nil {
+		return nil
+	}
+	if c, ok := extra.TokenInfo.Extra[callerExtra].(app.Caller); ok {
+		return &c
+	}
+	return nil
+}
+
+// Handler serves MCP over streamable HTTP. A session belongs to the agent
+// that opened it: a request in it with another agent's token is refused
+// (bindSessions), and each tool call acts as its own request's caller,
+// with the grants the agent has when the call arrives. A write sent again
+// with the same idempotency key (IdempotencyKey), on any of the agent's
+// sessions, gets the first answer. Sessions do not expire: an editor may
+// keep one idle for hours. The SDK's own DNS-rebinding protection stays
+// on, behind the loopback server's Host and Origin checks.
 func Handler(svc *app.Service, callerOf CallerFunc) http.Handler {
 	rp := newReplays(time.Now)
 	servers := &serverCache{byCaller: map[string]*mcp.Server{}}
-	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+	return bindSessions(mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		c, ok := callerOf(r)
 		if !ok {
 			return nil
@@ -152,7 +197,7 @@ func Handler(svc *app.Service, callerOf CallerFunc) http.Handler {
 		return servers.get(c, func() (*mcp.Server, error) {
 			return newServer(local{svc: svc, caller: c, replays: rp})
 		})
-	}, &mcp.StreamableHTTPOptions{JSONResponse: true})
+	}, &mcp.StreamableHTTPOptions{JSONResponse: true}), callerOf)
 }
 
 // serverCache keeps the MCP server of each caller. The SDK asks for a

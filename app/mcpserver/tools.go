@@ -253,7 +253,7 @@ func newServer(b backend) (*mcp.Server, error) {
 		def.InputSchema = schema
 		name := def.Name
 		s.AddTool(&def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			c := toolCall{Tool: name, Args: req.Params.Arguments}
+			c := toolCall{Tool: name, Args: req.Params.Arguments, Caller: requestCaller(req.Extra)}
 			if req.Session != nil {
 				c.Session = req.Session.ID()
 			}
