@@ -228,6 +228,21 @@ func (s *Service) auditAll(es []vault.AuditEntry) {
 	}
 }
 
+// ForeignSession records that req named an MCP session that another
+// agent opened (session): the request was refused before it reached the
+// service, and the user sees the attempt in the audit log, as an
+// impersonation attempt in a write's source is.
+func (s *Service) ForeignSession(req Request, session string) {
+	if s.v == nil || req.Caller.Operator {
+		return
+	}
+	if s.checkSession(session) != "" {
+		session = "" // not an id Engram issued: not worth keeping
+	}
+	req.Caller.Session = session
+	s.audit(req, vault.AuditEntry{Action: vault.ActionReject, Result: vault.ResultDenied, Reason: "a request in an MCP session that another agent opened"})
+}
+
 func (s *Service) audit(req Request, e vault.AuditEntry) {
 	e.Agent, e.Session = req.Caller.Name(), req.Caller.Session
 	if err := s.v.Audit(e); err != nil {

@@ -150,20 +150,85 @@ const callerExtra = "engram.caller"
 // opened, whatever session id the request names, and hands each tool call
 // its own request's caller (requestCaller). The loopback server has
 // authenticated the bearer token before; the token itself is not read
-// again.
-func bindSessions(h http.Handler, callerOf CallerFunc) http.Handler {
+// again. Before the SDK, the sessions' owners as Engram saw them open
+// refuse such a request themselves, so that it is audited
+// (Service.ForeignSession).
+func bindSessions(h http.Handler, svc *app.Service, callerOf CallerFunc) http.Handler {
 	verify := func(_ context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
 		c, ok := callerOf(r)
 		if !ok {
 			return nil, auth.ErrInvalidToken
 		}
-		user := "agent:" + c.Agent
-		if c.Operator {
-			user = "operator"
-		}
-		return &auth.TokenInfo{UserID: user, Extra: map[string]any{callerExtra: c}}, nil
+		return &auth.TokenInfo{UserID: userOf(c), Extra: map[string]any{callerExtra: c}}, nil
 	}
-	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	h = auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	owners := &sessionOwners{byID: map[string]string{}}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, ok := callerOf(r)
+		sid := r.Header.Get(sessionHeader)
+		if ok && sid != "" && !owners.mine(sid, userOf(c)) {
+			svc.ForeignSession(app.Request{Caller: c, Authorized: true}, sid)
+			http.Error(w, "this MCP session belongs to another agent", http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+		switch {
+		case !ok:
+		case sid == "" && r.Method == http.MethodPost:
+			// An initialize: the SDK names the new session in the answer.
+			if id := w.Header().Get(sessionHeader); id != "" {
+				owners.add(id, userOf(c))
+			}
+		case r.Method == http.MethodDelete:
+			owners.end(sid)
+		}
+	})
+}
+
+// sessionHeader carries a streamable HTTP session's id.
+const sessionHeader = "Mcp-Session-Id"
+
+// userOf names the agent a caller is, for binding sessions.
+func userOf(c app.Caller) string {
+	if c.Operator {
+		return "operator"
+	}
+	return "agent:" + c.Agent
+}
+
+// sessionOwners maps the MCP sessions opened through a Handler to their
+// agents.
+type sessionOwners struct {
+	mu   sync.Mutex
+	byID map[string]string
+}
+
+// maxSessionOwners bounds the map; past it, the oldest entries are not
+// told apart and the SDK's own check alone refuses (without the audit).
+const maxSessionOwners = 1 << 16
+
+func (o *sessionOwners) add(id, user string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.byID) >= maxSessionOwners {
+		clear(o.byID)
+	}
+	o.byID[id] = user
+}
+
+// mine reports whether the session id is user's, or unknown here (the
+// SDK then decides: it answers an unknown session 404).
+func (o *sessionOwners) mine(id, user string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	owner, ok := o.byID[id]
+	return !ok || owner == user
+}
+
+func (o *sessionOwners) end(id string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	delete(o.byID, id)
 }
 
 // requestCaller returns the caller that bindSessions put in a request's
@@ -197,7 +262,7 @@ func Handler(svc *app.Service, callerOf CallerFunc) http.Handler {
 		return servers.get(c, func() (*mcp.Server, error) {
 			return newServer(local{svc: svc, caller: c, replays: rp})
 		})
-	}, &mcp.StreamableHTTPOptions{JSONResponse: true}), callerOf)
+	}, &mcp.StreamableHTTPOptions{JSONResponse: true}), svc, callerOf)
 }
 
 // serverCache keeps the MCP server of each caller. The SDK asks for a

@@ -61,6 +61,26 @@ func TestSessionBelongsToItsAgent(t *testing.T) {
 			t.Errorf("%s by another agent in claude-code's session: %d %s", call.tool, code, body)
 		}
 	}
+	// Nor may it end the session.
+	req, _ := http.NewRequest("DELETE", base+"/mcp", nil)
+	req.Header.Set("Authorization", "Bearer "+tokenB)
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", version)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("DELETE of claude-code's session by cursor: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	// Each attempt is in the audit log, as cursor's, denied.
+	denied := 0
+	for _, e := range svc.Audit(ctx, operator, app.AuditInput{Agent: "cursor"}).Entries {
+		if e.Action == vault.ActionReject && e.Result == vault.ResultDenied && strings.Contains(e.Reason, "another agent opened") {
+			denied++
+		}
+	}
+	if denied != 3 {
+		t.Errorf("%d denied attempts audited, want 3", denied)
+	}
 	list := svc.List(ctx, operator, app.ListInput{})
 	for _, m := range list.Memories {
 		if strings.Contains(m.Content, "written by cursor") {
