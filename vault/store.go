@@ -301,12 +301,19 @@ func (v *Vault) apply(tx *bolt.Tx, cur Memory, op Operation, a Actor, key []byte
 	if err := putVersionTx(tx, &next, k, a, op); err != nil {
 		return Memory{}, err
 	}
-	dropped, err := compactVersionsTx(tx, next.ID, k)
+	dropped, states, err := compactVersionsTx(tx, next.ID, k)
 	if err != nil {
 		return Memory{}, err
 	}
 	if dropped > 0 {
 		v.markRemoved()
+		// A plain memory's provenance forgets the state hashes of the
+		// versions dropped: they would confirm a guess of their text.
+		if !next.sealed() && forgetPrevStates(&next, states) {
+			if err := putMemoryTx(tx, &next, nil); err != nil {
+				return Memory{}, err
+			}
+		}
 	}
 	action := ActionUpdate
 	if op == OpRollback {
@@ -687,12 +694,13 @@ func resealVersionsTx(tx *bolt.Tx, id string, key []byte) error {
 	return nil
 }
 
-// compactVersionsTx drops the versions of id that versionsToDrop names.
-// The newest version is never dropped. key opens sealed versions.
-func compactVersionsTx(tx *bolt.Tx, id string, key []byte) (int, error) {
+// compactVersionsTx drops the versions of id that versionsToDrop names,
+// and returns how many and their state hashes. The newest version is
+// never dropped. key opens sealed versions.
+func compactVersionsTx(tx *bolt.Tx, id string, key []byte) (int, map[string]bool, error) {
 	vb := tx.Bucket(bucketVersions).Bucket([]byte(id))
 	if vb == nil {
-		return 0, nil
+		return 0, nil, nil
 	}
 	n, within := 0, min(MaxVersions, MaxMetadataVersions)
 	c := vb.Cursor()
@@ -701,25 +709,43 @@ func compactVersionsTx(tx *bolt.Tx, id string, key []byte) (int, error) {
 	}
 	if n <= within {
 		// Neither budget can be exceeded: spare the decoding.
-		return 0, nil
+		return 0, nil, nil
 	}
 	var keys [][]byte
 	var kept []keptVersion
+	var stateOf []string
 	for k, raw := c.First(); k != nil; k, raw = c.Next() {
 		var ver Version
 		if _, err := decodeRecord(raw, key, string(bucketVersions), versionName(id, k), &ver); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		keys = append(keys, slices.Clone(k))
 		kept = append(kept, keptVersion{ver.ContentHash, ver.Pinned})
+		stateOf = append(stateOf, ver.StateHash)
 	}
 	drop := versionsToDrop(kept)
+	states := map[string]bool{}
 	for _, i := range drop {
 		if err := vb.Delete(keys[i]); err != nil {
-			return 0, err
+			return 0, nil, err
+		}
+		states[stateOf[i]] = true
+	}
+	return len(drop), states, nil
+}
+
+// forgetPrevStates clears every PrevHash in m's provenance that states
+// holds (the state hashes of versions no longer kept), and reports
+// whether it cleared one.
+func forgetPrevStates(m *Memory, states map[string]bool) bool {
+	changed := false
+	for i, mod := range m.Provenance.Modifications {
+		if mod.PrevHash != "" && states[mod.PrevHash] {
+			m.Provenance.Modifications[i].PrevHash = ""
+			changed = true
 		}
 	}
-	return len(drop), nil
+	return changed
 }
 
 // keptVersion is what compaction needs to know of a version.
