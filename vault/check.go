@@ -3,7 +3,11 @@ package vault
 import (
 	"bytes"
 	"context"
+	"crypto/hkdf"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -70,7 +74,12 @@ func (v *Vault) Check(ctx context.Context) (*Report, error) {
 		add("file", "%v", err)
 		return r, nil
 	}
-	err := v.view(func(tx *bolt.Tx) error {
+	fp, err := newFingerprinter(key)
+	if err != nil {
+		return nil, fmt.Errorf("check: %w", err)
+	}
+	defer fp.wipe()
+	err = v.view(func(tx *bolt.Tx) error {
 		anchors := auditAnchorsTx(tx)
 		for err := range tx.Check() {
 			add("file", "%v", err)
@@ -112,8 +121,9 @@ func (v *Vault) Check(ctx context.Context) (*Report, error) {
 				if HashContent(m.Content) != m.ContentHash {
 					add(where, "content does not match its hash")
 				}
-				checkVersions(tx, m, key, r, add)
-				checkAnchor(m, anchors[m.ID], key, r, add)
+				state := m.StateHash()
+				checkVersions(tx, m, state, key, r, add)
+				checkAnchor(m, state, anchors[m.ID], fp, r, add)
 				return nil
 			})
 			if err != nil {
@@ -188,7 +198,7 @@ func walkAll(tx *bolt.Tx) error {
 // m matches the state hash of the newest one (the one of its version, as
 // getTx checked), and each modification in m's provenance names as the
 // state before it the state of the version before it, when that is kept.
-func checkVersions(tx *bolt.Tx, m *Memory, key []byte, r *Report, add func(string, string, ...any)) {
+func checkVersions(tx *bolt.Tx, m *Memory, state string, key []byte, r *Report, add func(string, string, ...any)) {
 	vb := tx.Bucket(bucketVersions).Bucket([]byte(m.ID))
 	if vb == nil {
 		add("versions/"+m.ID, "no versions kept")
@@ -218,7 +228,7 @@ func checkVersions(tx *bolt.Tx, m *Memory, key []byte, r *Report, add func(strin
 		}
 	}
 	where := string(m.Partition) + "/" + m.ID
-	if s, ok := states[m.Version]; ok && s != m.StateHash() {
+	if s, ok := states[m.Version]; ok && s != state {
 		add(where, "does not match the state hash of its newest version (%d): changed outside Engram", m.Version)
 	}
 	for _, mod := range m.Provenance.Modifications {
@@ -285,7 +295,41 @@ func auditAnchorsTx(tx *bolt.Tx) map[string]*auditAnchor {
 	return out
 }
 
-// checkAnchor compares m with what the audit log says of its current
+// fingerprinter makes the audit log's fingerprints as keyedHash and
+// stateFingerprint do, with the keys derived once (Check makes two per
+// memory).
+type fingerprinter struct{ text, state []byte }
+
+// newFingerprinter derives the keys from dek; nil without dek.
+func newFingerprinter(dek []byte) (*fingerprinter, error) {
+	if dek == nil {
+		return nil, nil
+	}
+	t, err := hkdf.Key(sha256.New, dek, nil, auditKeyInfo, 32)
+	if err != nil {
+		return nil, err
+	}
+	st, err := hkdf.Key(sha256.New, dek, nil, auditStateKeyInfo, 32)
+	if err != nil {
+		return nil, err
+	}
+	return &fingerprinter{t, st}, nil
+}
+
+func (f *fingerprinter) sum(key []byte, s string) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(s))
+	return fingerprintPrefix + hex.EncodeToString(m.Sum(nil))
+}
+
+func (f *fingerprinter) wipe() {
+	if f != nil {
+		seal.Wipe(f.text)
+		seal.Wipe(f.state)
+	}
+}
+
+// checkAnchor compares m (whose state hash is state) with what the audit log says of its current
 // version (a, nil when the log names none since m was last removed: a
 // memory imported, or whose entries were pruned). The version must be the
 // one the log's last change made; the content and state must match that
@@ -293,7 +337,7 @@ func auditAnchorsTx(tx *bolt.Tx) map[string]*auditAnchor {
 // writes the file without the key cannot make a fingerprint for an
 // edited memory, only remove or rewrite the entries, which the chain
 // alone does not stop (it has no anchor outside the file).
-func checkAnchor(m *Memory, a *auditAnchor, key []byte, r *Report, add func(string, string, ...any)) {
+func checkAnchor(m *Memory, state string, a *auditAnchor, fp *fingerprinter, r *Report, add func(string, string, ...any)) {
 	if a == nil {
 		return
 	}
@@ -305,17 +349,17 @@ func checkAnchor(m *Memory, a *auditAnchor, key []byte, r *Report, add func(stri
 	compared, differs := false, false
 	for _, h := range a.content {
 		switch {
-		case IsFingerprint(h) && key != nil:
+		case IsFingerprint(h) && fp != nil:
 			compared = true
-			differs = differs || keyedHash(m.Content, key) != h
+			differs = differs || fp.sum(fp.text, m.Content) != h
 		case isPlainHash(h): // an entry written before fingerprints were keyed
 			differs = differs || HashContent(m.Content) != h
 		}
 	}
 	for _, h := range a.state {
-		if IsFingerprint(h) && key != nil {
+		if IsFingerprint(h) && fp != nil {
 			compared = true
-			differs = differs || stateFingerprint(m, key) != h
+			differs = differs || fp.sum(fp.state, state) != h
 		}
 	}
 	if differs {
