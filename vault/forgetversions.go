@@ -49,7 +49,8 @@ func (v *Vault) EachVersion(fn func(id string, ver *Version) error) (hidden int,
 // The state hash of a dropped version is derived from its text, and a
 // plain one would confirm a guess of it: a plain memory's provenance
 // forgets it too (the change that followed the version keeps no
-// PrevHash). A sealed memory's provenance is sealed and keeps it.
+// PrevHash; the record is rewritten in place at its version). A sealed
+// memory's provenance is sealed and keeps it.
 func (v *Vault) DropVersions(id string, versions []int, reason string, a Actor) (int, error) {
 	n := 0
 	err := v.update(func(tx *bolt.Tx) error {
@@ -60,18 +61,10 @@ func (v *Vault) DropVersions(id string, versions []int, reason string, a Actor) 
 		}
 		last, _ := vb.Cursor().Last()
 		var dropped []string
-		states := map[string]bool{} // state hashes of the dropped plain versions
 		for _, ver := range versions {
 			k := seqKey(uint64(ver))
-			raw := vb.Get(k)
-			if raw == nil || (last != nil && binary.BigEndian.Uint64(last) == uint64(ver)) {
+			if vb.Get(k) == nil || (last != nil && binary.BigEndian.Uint64(last) == uint64(ver)) {
 				continue
-			}
-			if !isSealedRecord(raw) {
-				var old Version
-				if _, err := decodeRecord(raw, nil, string(bucketVersions), versionName(id, k), &old); err == nil {
-					states[old.StateHash] = true
-				}
 			}
 			if err := vb.Delete(k); err != nil {
 				return err
@@ -83,8 +76,16 @@ func (v *Vault) DropVersions(id string, versions []int, reason string, a Actor) 
 			return nil
 		}
 		v.markRemoved()
-		if err := forgetPrevStatesTx(tx, id, states); err != nil {
-			return err
+		if bucket, raw, err := findTx(tx, id); err == nil && !isSealedRecord(raw) {
+			var m Memory
+			if _, err := decodeRecord(raw, nil, bucket, id, &m); err != nil {
+				return err
+			}
+			if forgetPrevStatesTx(tx, &m) {
+				if err := putMemoryTx(tx, &m, nil); err != nil {
+					return err
+				}
+			}
 		}
 		slices.Sort(dropped)
 		return appendAuditTx(tx, v.now(), AuditEntry{Action: ActionPurge, Agent: a.agent(), Session: a.Session, MemoryID: id, Result: ResultOK,
@@ -94,25 +95,4 @@ func (v *Vault) DropVersions(id string, versions []int, reason string, a Actor) 
 		return 0, fmt.Errorf("drop versions of %s: %w", id, mapBoltErr(err))
 	}
 	return n, nil
-}
-
-// forgetPrevStatesTx clears, in the provenance of plain memory id, every
-// PrevHash that states holds, rewriting the record in place at its
-// version (as Verify does: no state changes, no version).
-func forgetPrevStatesTx(tx *bolt.Tx, id string, states map[string]bool) error {
-	if len(states) == 0 {
-		return nil
-	}
-	bucket, raw, err := findTx(tx, id)
-	if err != nil || isSealedRecord(raw) {
-		return nil // gone, or sealed: nothing in clear
-	}
-	var m Memory
-	if _, err := decodeRecord(raw, nil, bucket, id, &m); err != nil {
-		return err
-	}
-	if !forgetPrevStates(&m, states) {
-		return nil
-	}
-	return putMemoryTx(tx, &m, nil)
 }

@@ -301,18 +301,19 @@ func (v *Vault) apply(tx *bolt.Tx, cur Memory, op Operation, a Actor, key []byte
 	if err := putVersionTx(tx, &next, k, a, op); err != nil {
 		return Memory{}, err
 	}
-	dropped, states, err := compactVersionsTx(tx, next.ID, k)
+	dropped, err := compactVersionsTx(tx, next.ID, k)
 	if err != nil {
 		return Memory{}, err
 	}
 	if dropped > 0 {
 		v.markRemoved()
-		// A plain memory's provenance forgets the state hashes of the
-		// versions dropped: they would confirm a guess of their text.
-		if !next.sealed() && forgetPrevStates(&next, states) {
-			if err := putMemoryTx(tx, &next, nil); err != nil {
-				return Memory{}, err
-			}
+	}
+	// A plain memory's provenance keeps no state hash of a version no
+	// longer kept (dropped now or before): it would confirm a guess of
+	// its text.
+	if !next.sealed() && forgetPrevStatesTx(tx, &next) {
+		if err := putMemoryTx(tx, &next, nil); err != nil {
+			return Memory{}, err
 		}
 	}
 	action := ActionUpdate
@@ -694,13 +695,12 @@ func resealVersionsTx(tx *bolt.Tx, id string, key []byte) error {
 	return nil
 }
 
-// compactVersionsTx drops the versions of id that versionsToDrop names,
-// and returns how many and their state hashes. The newest version is
-// never dropped. key opens sealed versions.
-func compactVersionsTx(tx *bolt.Tx, id string, key []byte) (int, map[string]bool, error) {
+// compactVersionsTx drops the versions of id that versionsToDrop names.
+// The newest version is never dropped. key opens sealed versions.
+func compactVersionsTx(tx *bolt.Tx, id string, key []byte) (int, error) {
 	vb := tx.Bucket(bucketVersions).Bucket([]byte(id))
 	if vb == nil {
-		return 0, nil, nil
+		return 0, nil
 	}
 	n, within := 0, min(MaxVersions, MaxMetadataVersions)
 	c := vb.Cursor()
@@ -709,38 +709,39 @@ func compactVersionsTx(tx *bolt.Tx, id string, key []byte) (int, map[string]bool
 	}
 	if n <= within {
 		// Neither budget can be exceeded: spare the decoding.
-		return 0, nil, nil
+		return 0, nil
 	}
 	var keys [][]byte
 	var kept []keptVersion
-	var stateOf []string
 	for k, raw := c.First(); k != nil; k, raw = c.Next() {
 		var ver Version
 		if _, err := decodeRecord(raw, key, string(bucketVersions), versionName(id, k), &ver); err != nil {
-			return 0, nil, err
+			return 0, err
 		}
 		keys = append(keys, slices.Clone(k))
 		kept = append(kept, keptVersion{ver.ContentHash, ver.Pinned})
-		stateOf = append(stateOf, ver.StateHash)
 	}
 	drop := versionsToDrop(kept)
-	states := map[string]bool{}
 	for _, i := range drop {
 		if err := vb.Delete(keys[i]); err != nil {
-			return 0, nil, err
+			return 0, err
 		}
-		states[stateOf[i]] = true
 	}
-	return len(drop), states, nil
+	return len(drop), nil
 }
 
-// forgetPrevStates clears every PrevHash in m's provenance that states
-// holds (the state hashes of versions no longer kept), and reports
-// whether it cleared one.
-func forgetPrevStates(m *Memory, states map[string]bool) bool {
+// forgetPrevStatesTx clears in m's provenance the PrevHash of every
+// modification whose previous version (Version-1) is not among m's kept
+// versions, and reports whether it cleared one. It reads only the
+// versions' keys.
+func forgetPrevStatesTx(tx *bolt.Tx, m *Memory) bool {
+	vb := tx.Bucket(bucketVersions).Bucket([]byte(m.ID))
 	changed := false
 	for i, mod := range m.Provenance.Modifications {
-		if mod.PrevHash != "" && states[mod.PrevHash] {
+		if mod.PrevHash == "" || mod.Version < 2 {
+			continue
+		}
+		if vb == nil || vb.Get(seqKey(uint64(mod.Version-1))) == nil {
 			m.Provenance.Modifications[i].PrevHash = ""
 			changed = true
 		}
