@@ -58,14 +58,20 @@ const (
 const AgentOperator = "operator"
 
 // AuditEntry is one line of the audit log. The log MUST NOT hold memory
-// content, a forget request's topic, secrets or keys:
+// content, a forget request's topic, secrets or keys, nor anything that
+// would confirm a guess of them once they are removed:
 //
-//   - ContentHash is, for a memory the vault writes, the SHA-256 of its
-//     content in a plaintext partition and its keyed Fingerprint in a
-//     sealed one (a plain hash of a short secret could be confirmed by
-//     guessing); for any other text (a refused or quarantined write, a
-//     redacted secret, a topic) it is the text's Fingerprint, or empty
-//     while the vault is locked, never a plain hash.
+//   - ContentHash is the keyed Fingerprint of the text: of a memory the
+//     vault writes, in whatever partition, and of any other text (a
+//     refused or quarantined write, a redacted secret, a topic). While
+//     the vault is locked there is no key and it is empty, never a plain
+//     hash: a plain SHA-256 of a public memory would outlive the memory's
+//     removal and confirm a guess of its text.
+//   - StateFingerprint is, on the entry of a change that makes a version
+//     (memory:write, memory:update, memory:rollback), the keyed
+//     fingerprint of the new version's state hash, or empty while locked.
+//     It is the anchor Check compares a memory with: without the data key
+//     nobody can forge it for an edited state.
 //   - Reason, Session and MemoryID are labels made by code (an operation,
 //     a verdict, a sentinel error's text, an id, a count): callers of
 //     Audit and the Reason of an Actor MUST NOT carry text a user or an
@@ -89,6 +95,10 @@ type AuditEntry struct {
 	Size          int       `json:"size,omitempty"`
 	Prev          string    `json:"prev"`
 	Hash          string    `json:"hash,omitempty"`
+
+	// StateFingerprint: see above. Added within format 1; older readers
+	// ignore it.
+	StateFingerprint string `json:"state_fingerprint,omitempty"`
 }
 
 // audit_meta keys.
@@ -168,6 +178,7 @@ func appendGivenTx(tx *bolt.Tx, now time.Time, e AuditEntry) error {
 	if e.ContentHash != "" && !IsFingerprint(e.ContentHash) {
 		e.ContentHash = ""
 	}
+	e.StateFingerprint = "" // only the vault's own entries anchor a state
 	return appendAuditTx(tx, now, e)
 }
 
@@ -347,7 +358,8 @@ func verifyAuditTx(tx *bolt.Tx) AuditReport {
 // the chain still verifies. Entries about the sensitive partition (L3
 // access records) are kept until sensitiveBefore instead, which should be
 // earlier: the chain can only be cut at its start, so pruning stops at the
-// first entry to keep. It appends an audit:prune entry with the count.
+// first entry to keep. It appends an audit:prune entry with the count,
+// and asks for a scrub (see Scrub) of the pages the entries leave.
 func (v *Vault) PruneAudit(before, sensitiveBefore time.Time) (int, error) {
 	if err := v.flushReads(); err != nil {
 		return 0, fmt.Errorf("prune audit: %w", err)
@@ -385,6 +397,9 @@ func (v *Vault) PruneAudit(before, sensitiveBefore time.Time) (int, error) {
 		if n == 0 {
 			return nil
 		}
+		// The pruned entries' pages are free now; entries written before
+		// fingerprints were keyed hold plain hashes of memories' text.
+		v.markRemoved()
 		if err := meta.Put(keyAuditCheckpoint, writeLink(lastSeq, prev)); err != nil {
 			return err
 		}
@@ -397,10 +412,14 @@ func (v *Vault) PruneAudit(before, sensitiveBefore time.Time) (int, error) {
 }
 
 // auditKeyInfo is the HKDF info of the audit fingerprint key. One key
-// serves every fingerprint in the log (a sensitive memory's content hash,
-// and whatever Fingerprint computes for the service), so the same text has
+// serves every fingerprint of text in the log (a memory's content, and
+// whatever Fingerprint computes for the service), so the same text has
 // the same fingerprint in every entry that names it.
 const auditKeyInfo = "engram audit content hash v1"
+
+// auditStateKeyInfo is the HKDF info of the key of state fingerprints,
+// apart from the text key so that no text's fingerprint equals a state's.
+const auditStateKeyInfo = "engram audit state hash v1"
 
 // fingerprintPrefix marks a keyed fingerprint in the audit log.
 const fingerprintPrefix = "hmac:"
@@ -448,7 +467,12 @@ func IsFingerprint(s string) bool {
 // keyedHash is the keyed fingerprint of text under the audit key derived
 // from dek, or "" if the derivation fails.
 func keyedHash(text string, dek []byte) string {
-	k, err := hkdf.Key(sha256.New, dek, nil, auditKeyInfo, 32)
+	return keyedHashInfo(text, dek, auditKeyInfo)
+}
+
+// keyedHashInfo is keyedHash under the key HKDF derives from dek with info.
+func keyedHashInfo(text string, dek []byte, info string) string {
+	k, err := hkdf.Key(sha256.New, dek, nil, info, 32)
 	if err != nil {
 		return ""
 	}
@@ -459,15 +483,24 @@ func keyedHash(text string, dek []byte) string {
 }
 
 // contentHashFor returns what the audit log records for a memory's
-// content: the plain SHA-256 for plaintext partitions (the content is in
-// the file in clear anyway) and the keyed fingerprint for sealed ones. A
-// sealed memory without the data key gets "", never a plain hash.
-func contentHashFor(content string, sealed bool, dek []byte) string {
-	if !sealed {
-		return HashContent(content)
-	}
+// content, sealed or not: its keyed fingerprint under dek, or "" without
+// the data key (the vault is locked), never a plain hash. A plain SHA-256
+// of a public or internal memory's text would stay in the log after the
+// memory is deleted or forgotten and confirm a guess of it. The second
+// argument (whether the memory is sealed) no longer changes the answer.
+func contentHashFor(content string, _ bool, dek []byte) string {
 	if dek == nil {
 		return ""
 	}
 	return keyedHash(content, dek)
+}
+
+// stateFingerprint is the keyed fingerprint of m's state hash under dek,
+// or "" without the data key. It goes into the audit entry of each change
+// that makes a version, for Check to compare the memory with.
+func stateFingerprint(m *Memory, dek []byte) string {
+	if dek == nil {
+		return ""
+	}
+	return keyedHashInfo(m.StateHash(), dek, auditStateKeyInfo)
 }

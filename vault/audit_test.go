@@ -25,7 +25,7 @@ func TestAuditRecordsOperationsWithoutContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := v.Add(vaulttest.Memory(vault.Sensitive, "PIN 4921"), operator)
+	s, err := v.Add(vaulttest.Memory(vault.Sensitive, "my bank PIN is 4921 !"), operator)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestAuditRecordsOperationsWithoutContent(t *testing.T) {
 	var actions []string
 	for _, e := range log {
 		actions = append(actions, string(e.Action))
-		if strings.Contains(e.Reason, "deploy.sh") || strings.Contains(e.Reason, "4921") {
+		if strings.Contains(e.Reason, "deploy.sh") || strings.Contains(e.Reason, "PIN is 4921") {
 			t.Errorf("audit entry %d holds content: %+v", e.Seq, e)
 		}
 	}
@@ -48,12 +48,27 @@ func TestAuditRecordsOperationsWithoutContent(t *testing.T) {
 	if got := strings.Join(actions, " "); got != want {
 		t.Fatalf("audit actions = %q, want %q", got, want)
 	}
-	if log[1].Agent != "claude-code" || log[1].Session != "s-1" || log[1].ContentHash != vault.HashContent(m.Content) || log[1].Size != len(m.Content) {
-		t.Fatalf("write entry = %+v", log[1])
+	// Every memory's content hash is keyed, plaintext or sealed: a plain
+	// SHA-256 would outlive the memory and confirm a guess of its text.
+	fp, err := v.Fingerprint(m.Content)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// A sensitive memory's content hash is keyed, not a plain SHA-256.
-	if log[2].MemoryID != s.ID || !strings.HasPrefix(log[2].ContentHash, "hmac:") || log[2].ContentHash == "hmac:"+vault.HashContent(s.Content) {
+	if log[1].Agent != "claude-code" || log[1].Session != "s-1" || log[1].ContentHash != fp || log[1].Size != len(m.Content) {
+		t.Fatalf("write entry = %+v, want content hash %s", log[1], fp)
+	}
+	if log[2].MemoryID != s.ID || !vault.IsFingerprint(log[2].ContentHash) || log[2].ContentHash == "hmac:"+vault.HashContent(s.Content) {
 		t.Fatalf("sensitive write entry hash = %q, want a keyed hash", log[2].ContentHash)
+	}
+	for _, e := range log {
+		if strings.Contains(e.ContentHash, vault.HashContent(m.Content)) || strings.Contains(e.ContentHash, vault.HashContent(s.Content)) {
+			t.Errorf("audit entry %d holds a plain SHA-256 of a memory: %+v", e.Seq, e)
+		}
+		if e.Action == vault.ActionWrite || e.Action == vault.ActionUpdate {
+			if !vault.IsFingerprint(e.StateFingerprint) || e.StateFingerprint == e.ContentHash {
+				t.Errorf("audit entry %d of a change has state fingerprint %q, want a keyed one", e.Seq, e.StateFingerprint)
+			}
+		}
 	}
 	if last, _ := v.AuditLog(vault.AuditFilter{Agent: "claude-code", Last: 1}); len(last) != 1 || last[0].Action != vault.ActionUpdate {
 		t.Fatalf("AuditLog(agent, last 1) = %+v", last)
@@ -65,7 +80,8 @@ func TestAuditRecordsOperationsWithoutContent(t *testing.T) {
 	path := v.Path()
 	v.Close()
 	raw, _ := readFile(path)
-	if bytes.Contains(raw, []byte("4921")) {
+	// A long needle with spaces: hex, base64 and ciphertext cannot hold it by chance.
+	if bytes.Contains(raw, []byte("PIN is 4921 !")) {
 		t.Fatal("vault file holds sensitive content")
 	}
 }
@@ -134,6 +150,39 @@ func TestAuditPruneKeepsChainVerifiable(t *testing.T) {
 	// Pruning again removes nothing: the newest entries are recent.
 	if n, err := v.PruneAudit(clock.Now().Add(-90*24*time.Hour), clock.Now().Add(-90*24*time.Hour)); err != nil || n != 0 {
 		t.Fatalf("second PruneAudit = %d, %v; want 0", n, err)
+	}
+}
+
+// TestAuditPruneScrubs: pruned entries are a removal like any other: the
+// file keeps no byte of them once closed (entries written before
+// fingerprints were keyed hold plain hashes of memories' text).
+func TestAuditPruneScrubs(t *testing.T) {
+	v, clock := vaulttest.New(t)
+	mk := "pruned entry " + newMarker()
+	if err := v.Audit(vault.AuditEntry{Action: vault.ActionReject, Agent: "cursor", Result: vault.ResultDenied, Reason: mk}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Scrub(ctx); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(100 * 24 * time.Hour)
+	mustAdd(t, v, vault.Public, "new")
+	if n, err := v.PruneAudit(clock.Now().Add(-90*24*time.Hour), clock.Now().Add(-90*24*time.Hour)); err != nil || n != 2 {
+		t.Fatalf("PruneAudit = %d, %v; want 2", n, err)
+	}
+	if !v.ScrubPending() {
+		t.Error("ScrubPending() = false after pruning, want true")
+	}
+	path := v.Path()
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := readFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte(mk)) {
+		t.Error("the file still holds a pruned audit entry")
 	}
 }
 

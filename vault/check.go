@@ -3,6 +3,12 @@ package vault
 import (
 	"bytes"
 	"context"
+	"crypto/hkdf"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -23,12 +29,16 @@ func (p Problem) String() string { return p.Where + ": " + p.What }
 
 // Report is the result of Check.
 type Report struct {
-	Memories  int       `json:"memories"`
-	Sealed    int       `json:"sealed"`
-	Versions  int       `json:"versions"`
-	Unchecked int       `json:"unchecked"` // sealed records skipped because the vault is locked
-	Audit     int       `json:"audit_entries"`
-	Problems  []Problem `json:"problems"`
+	Memories  int `json:"memories"`
+	Sealed    int `json:"sealed"`
+	Versions  int `json:"versions"`
+	Unchecked int `json:"unchecked"` // sealed records skipped because the vault is locked
+	Audit     int `json:"audit_entries"`
+	// Anchored counts the memories compared with a keyed fingerprint in
+	// the audit log: the entry of their current version was written while
+	// unlocked and is not pruned, and Check runs unlocked.
+	Anchored int       `json:"anchored"`
+	Problems []Problem `json:"problems"`
 }
 
 // OK reports whether Check found nothing wrong and checked everything.
@@ -36,8 +46,13 @@ func (r *Report) OK() bool { return len(r.Problems) == 0 && r.Unchecked == 0 }
 
 // Check runs bbolt's consistency check, decodes (and, when unlocked,
 // decrypts) every memory and version, checks their hashes and version
-// chains, and verifies the audit chain. Problems are collected, not
-// returned as errors, so one damaged record does not hide the others.
+// chains, and verifies the audit chain. Each memory MUST match the state
+// hash of its newest version snapshot, and the version of the audit
+// log's last change of it; when unlocked, also the keyed fingerprints of
+// that change's entry (see "What someone who can write the file can and
+// cannot do unnoticed" in DESIGN.md for what this finds). Problems are
+// collected, not returned as errors, so one damaged record does not hide
+// the others.
 func (v *Vault) Check(ctx context.Context) (*Report, error) {
 	key, _ := v.key()
 	defer seal.Wipe(key)
@@ -59,7 +74,13 @@ func (v *Vault) Check(ctx context.Context) (*Report, error) {
 		add("file", "%v", err)
 		return r, nil
 	}
-	err := v.view(func(tx *bolt.Tx) error {
+	fp, err := newFingerprinter(key)
+	if err != nil {
+		return nil, fmt.Errorf("check: %w", err)
+	}
+	defer fp.wipe()
+	err = v.view(func(tx *bolt.Tx) error {
+		anchors := auditAnchorsTx(tx)
 		for err := range tx.Check() {
 			add("file", "%v", err)
 		}
@@ -100,7 +121,9 @@ func (v *Vault) Check(ctx context.Context) (*Report, error) {
 				if HashContent(m.Content) != m.ContentHash {
 					add(where, "content does not match its hash")
 				}
-				checkVersions(tx, m, key, r, add)
+				state := m.StateHash()
+				checkVersions(tx, m, state, key, r, add)
+				checkAnchor(m, state, anchors[m.ID], fp, r, add)
 				return nil
 			})
 			if err != nil {
@@ -170,12 +193,18 @@ func walkAll(tx *bolt.Tx) error {
 	return tx.ForEach(func(name []byte, b *bolt.Bucket) error { return walk(b) })
 }
 
-func checkVersions(tx *bolt.Tx, m *Memory, key []byte, r *Report, add func(string, string, ...any)) {
+// checkVersions checks the version chain of m: every kept snapshot
+// matches its own hashes and is stored under its own number and memory,
+// m matches the state hash of the newest one (the one of its version, as
+// getTx checked), and each modification in m's provenance names as the
+// state before it the state of the version before it, when that is kept.
+func checkVersions(tx *bolt.Tx, m *Memory, state string, key []byte, r *Report, add func(string, string, ...any)) {
 	vb := tx.Bucket(bucketVersions).Bucket([]byte(m.ID))
 	if vb == nil {
 		add("versions/"+m.ID, "no versions kept")
 		return
 	}
+	states := map[int]string{} // version -> state hash, of the snapshots that check out
 	c := vb.Cursor()
 	for k, raw := c.First(); k != nil; k, raw = c.Next() {
 		r.Versions++
@@ -189,10 +218,161 @@ func checkVersions(tx *bolt.Tx, m *Memory, key []byte, r *Report, add func(strin
 			add("versions/"+name, "%v", trimRecordPrefix(err))
 			continue
 		}
-		if ver.Memory.StateHash() != ver.StateHash || HashContent(ver.Memory.Content) != ver.ContentHash {
+		switch {
+		case ver.Memory.StateHash() != ver.StateHash || HashContent(ver.Memory.Content) != ver.ContentHash:
 			add("versions/"+name, "state does not match its hash")
+		case len(k) != 8 || uint64(ver.Version) != binary.BigEndian.Uint64(k) || ver.Memory.Version != ver.Version || ver.Memory.ID != m.ID:
+			add("versions/"+name, "the snapshot is of version %d of %s: stored under another key", ver.Version, ver.Memory.ID)
+		default:
+			states[ver.Version] = ver.StateHash
 		}
 	}
+	where := string(m.Partition) + "/" + m.ID
+	if s, ok := states[m.Version]; ok && s != state {
+		add(where, "does not match the state hash of its newest version (%d): changed outside Engram", m.Version)
+	}
+	for _, mod := range m.Provenance.Modifications {
+		if s, ok := states[mod.Version-1]; ok && mod.PrevHash != "" && mod.PrevHash != s {
+			add(where, "its change to version %d names a state before it that is not version %d's", mod.Version, mod.Version-1)
+		}
+	}
+}
+
+// auditAnchor is what the audit log says of a memory's current version:
+// the highest version its entries name since it was last removed, and
+// the fingerprints of the entries that made or verified that version.
+type auditAnchor struct {
+	version int
+	seq     uint64   // the entry that made the version
+	content []string // ContentHash of the entries at version: keyed, or plain (older entries)
+	state   []string // StateFingerprint of the entries at version
+}
+
+// auditAnchorsTx reads the audit log into one auditAnchor per memory id.
+// Only the vault's own entries of versioned changes count (memory:write,
+// memory:update, memory:rollback, result ok); a removal (memory:delete,
+// or memory:purged of the memory, which names its partition, unlike a
+// purge of some of its versions) forgets what came before, since an
+// import may bring the memory back at another version. Entries that do
+// not decode are left to VerifyAudit.
+func auditAnchorsTx(tx *bolt.Tx) map[string]*auditAnchor {
+	out := map[string]*auditAnchor{}
+	_ = tx.Bucket(bucketAudit).ForEach(func(_, body []byte) error {
+		var e AuditEntry
+		if json.Unmarshal(body, &e) != nil || e.MemoryID == "" || e.Result != ResultOK {
+			return nil
+		}
+		switch e.Action {
+		case ActionDelete:
+			delete(out, e.MemoryID)
+		case ActionPurge:
+			if e.Partition != "" {
+				delete(out, e.MemoryID)
+			}
+		case ActionWrite, ActionUpdate, ActionRollback:
+			if e.VersionAfter <= 0 {
+				return nil
+			}
+			a := out[e.MemoryID]
+			if a == nil {
+				a = &auditAnchor{}
+				out[e.MemoryID] = a
+			}
+			if e.VersionAfter > a.version {
+				*a = auditAnchor{version: e.VersionAfter, seq: e.Seq}
+			}
+			if e.VersionAfter == a.version {
+				if e.ContentHash != "" {
+					a.content = append(a.content, e.ContentHash)
+				}
+				if e.StateFingerprint != "" {
+					a.state = append(a.state, e.StateFingerprint)
+				}
+			}
+		}
+		return nil
+	})
+	return out
+}
+
+// fingerprinter makes the audit log's fingerprints as keyedHash and
+// stateFingerprint do, with the keys derived once (Check makes two per
+// memory).
+type fingerprinter struct{ text, state []byte }
+
+// newFingerprinter derives the keys from dek; nil without dek.
+func newFingerprinter(dek []byte) (*fingerprinter, error) {
+	if dek == nil {
+		return nil, nil
+	}
+	t, err := hkdf.Key(sha256.New, dek, nil, auditKeyInfo, 32)
+	if err != nil {
+		return nil, err
+	}
+	st, err := hkdf.Key(sha256.New, dek, nil, auditStateKeyInfo, 32)
+	if err != nil {
+		return nil, err
+	}
+	return &fingerprinter{t, st}, nil
+}
+
+func (f *fingerprinter) sum(key []byte, s string) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(s))
+	return fingerprintPrefix + hex.EncodeToString(m.Sum(nil))
+}
+
+func (f *fingerprinter) wipe() {
+	if f != nil {
+		seal.Wipe(f.text)
+		seal.Wipe(f.state)
+	}
+}
+
+// checkAnchor compares m (whose state hash is state) with what the audit log says of its current
+// version (a, nil when the log names none since m was last removed: a
+// memory imported, or whose entries were pruned). The version must be the
+// one the log's last change made; the content and state must match that
+// change's fingerprints, the keyed ones when key is there. Someone who
+// writes the file without the key cannot make a fingerprint for an
+// edited memory, only remove or rewrite the entries, which the chain
+// alone does not stop (it has no anchor outside the file).
+func checkAnchor(m *Memory, state string, a *auditAnchor, fp *fingerprinter, r *Report, add func(string, string, ...any)) {
+	if a == nil {
+		return
+	}
+	where := string(m.Partition) + "/" + m.ID
+	if a.version != m.Version {
+		add(where, "is at version %d, but the audit log's last change of it (entry %d) made version %d: changed outside Engram", m.Version, a.seq, a.version)
+		return
+	}
+	compared, differs := false, false
+	for _, h := range a.content {
+		switch {
+		case IsFingerprint(h) && fp != nil:
+			compared = true
+			differs = differs || fp.sum(fp.text, m.Content) != h
+		case isPlainHash(h): // an entry written before fingerprints were keyed
+			differs = differs || HashContent(m.Content) != h
+		}
+	}
+	for _, h := range a.state {
+		if IsFingerprint(h) && fp != nil {
+			compared = true
+			differs = differs || fp.sum(fp.state, state) != h
+		}
+	}
+	if differs {
+		add(where, "does not match the fingerprints of its version %d in audit entry %d: changed outside Engram", m.Version, a.seq)
+	}
+	if compared {
+		r.Anchored++
+	}
+}
+
+// isPlainHash reports whether s is 64 lower-case hex digits.
+func isPlainHash(s string) bool {
+	return IsFingerprint(fingerprintPrefix + s)
 }
 
 // trimRecordPrefix keeps problem lines short: the Where already names the record.

@@ -45,6 +45,12 @@ func (v *Vault) EachVersion(fn func(id string, ver *Version) error) (hidden int,
 // the forgotten text in them), audited as one memory:purged entry with
 // reason and the versions dropped. The newest version, the memory's
 // current state, is never dropped. It returns how many it dropped.
+//
+// The state hash of a dropped version is derived from its text, and a
+// plain one would confirm a guess of it: a plain memory's provenance
+// forgets it too (the change that followed the version keeps no
+// PrevHash; the record is rewritten in place at its version). A sealed
+// memory's provenance is sealed and keeps it.
 func (v *Vault) DropVersions(id string, versions []int, reason string, a Actor) (int, error) {
 	n := 0
 	err := v.update(func(tx *bolt.Tx) error {
@@ -70,6 +76,17 @@ func (v *Vault) DropVersions(id string, versions []int, reason string, a Actor) 
 			return nil
 		}
 		v.markRemoved()
+		if bucket, raw, err := findTx(tx, id); err == nil && !isSealedRecord(raw) {
+			var m Memory
+			if _, err := decodeRecord(raw, nil, bucket, id, &m); err != nil {
+				return err
+			}
+			if forgetPrevStatesTx(tx, &m) {
+				if err := putMemoryTx(tx, &m, nil); err != nil {
+					return err
+				}
+			}
+		}
 		slices.Sort(dropped)
 		return appendAuditTx(tx, v.now(), AuditEntry{Action: ActionPurge, Agent: a.agent(), Session: a.Session, MemoryID: id, Result: ResultOK,
 			Reason: reason + ": versions " + strings.Join(dropped, ","), Count: n})

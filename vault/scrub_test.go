@@ -1,8 +1,10 @@
 package vault_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -197,6 +199,139 @@ func TestRemovedLeavesNoBytes(t *testing.T) {
 				t.Errorf("only %d markers removed: the workload is too small to test anything", len(removed))
 			}
 		})
+	}
+}
+
+// TestRemovedLeavesNothingToCheckAGuess is the removal property for what
+// is derived from the text: after public, internal and sensitive memories
+// are deleted or purged (unlocked and locked), after versions are dropped
+// (as a forget request drops those that mention its topic) or pushed out
+// by the version budget, and a scrub,
+// the file holds neither the removed texts nor their SHA-256 (hex or raw)
+// nor the state hashes of the removed versions (hex or raw): nothing a
+// guess of the text could be checked against. Keyed fingerprints may stay.
+func TestRemovedLeavesNothingToCheckAGuess(t *testing.T) {
+	v, _ := vaulttest.New(t)
+	agent := vault.Actor{Agent: "claude-code", Reason: "test"}
+	type removed struct{ what, text, state string }
+	var gone []removed
+	var kept []string // texts still stored in clear: their hashes must be found
+	parts := []vault.Partition{vault.Public, vault.Internal, vault.Sensitive}
+	var ids []string
+	for i := range 12 {
+		p := parts[i%len(parts)]
+		m, err := v.Add(vaulttest.Memory(p, "note "+strconv.Itoa(i)+" about "+newMarker()), agent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := v.Get(m.ID, agent); err != nil { // a read is audited too
+			t.Fatal(err)
+		}
+		// A second version: the first is the one dropped below.
+		next, err := v.Update(m.ID, vault.OpUpdate, agent, func(m *vault.Memory) error {
+			m.Content = "note " + strconv.Itoa(i) + " now about " + newMarker()
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case i < 6: // the memory goes, with both versions
+			gone = append(gone, removed{"memory " + m.ID + " v1", m.Content, m.StateHash()}, removed{"memory " + m.ID + " v2", next.Content, next.StateHash()})
+			ids = append(ids, m.ID)
+		default: // the memory stays, its first version goes
+			gone = append(gone, removed{"version 1 of " + m.ID, m.Content, m.StateHash()})
+			if n, err := v.DropVersions(m.ID, []int{1}, "forget topic", operator); err != nil || n != 1 {
+				t.Fatalf("DropVersions = %d, %v", n, err)
+			}
+			if !next.Sensitive() {
+				kept = append(kept, next.Content)
+			}
+		}
+	}
+	// Versions pushed out by the version budget are removed as well.
+	b, err := v.Add(vaulttest.Memory(vault.Internal, "budget note "+newMarker()), agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := map[int]removed{1: {"version 1 of " + b.ID, b.Content, b.StateHash()}}
+	for n := 2; n <= vault.MaxVersions+2; n++ {
+		next, err := v.Update(b.ID, vault.OpUpdate, agent, func(m *vault.Memory) error {
+			m.Content = "budget note " + strconv.Itoa(n) + " " + newMarker()
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		states[n] = removed{"version " + strconv.Itoa(n) + " of " + b.ID, next.Content, next.StateHash()}
+	}
+	hist, err := v.History(b.ID, operator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ver := range hist {
+		kept = append(kept, states[ver.Version].text)
+		delete(states, ver.Version)
+	}
+	for _, r := range states {
+		gone = append(gone, r)
+	}
+	for i, id := range ids {
+		var err error
+		switch i % 3 {
+		case 0:
+			err = v.Delete(id, operator)
+		case 1:
+			err = v.Purge(id, "forget", operator)
+		default: // removed while locked: no key, so no fingerprint at all
+			if info, _ := v.Stat(id); info.Sealed {
+				err = v.Purge(id, "forget", operator)
+				break
+			}
+			v.Lock()
+			err = v.Delete(id, operator)
+			if uerr := v.Unlock(ctx, []byte(vaulttest.Passphrase)); uerr != nil {
+				t.Fatal(uerr)
+			}
+		}
+		if err != nil {
+			t.Fatalf("remove %s: %v", id, err)
+		}
+	}
+	if _, err := v.Scrub(ctx); err != nil {
+		t.Fatal(err)
+	}
+	path := v.Path()
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	find := func(what string, needle []byte) {
+		if bytes.Contains(data, needle) {
+			t.Errorf("the file still holds %s", what)
+		}
+	}
+	for _, r := range gone {
+		sum := sha256.Sum256([]byte(r.text))
+		state, _ := hex.DecodeString(r.state)
+		find("the text of "+r.what, []byte(r.text))
+		find("the hex SHA-256 of "+r.what, []byte(hex.EncodeToString(sum[:])))
+		find("the SHA-256 of "+r.what, sum[:])
+		find("the state hash of "+r.what, []byte(r.state))
+		find("the raw state hash of "+r.what, state)
+	}
+	// The scan sees hashes where they are: a kept plaintext memory's
+	// record holds its content hash.
+	for _, text := range kept {
+		if !bytes.Contains(data, []byte(vault.HashContent(text))) {
+			t.Errorf("the content hash of the kept %q is not in the file: the scan is blind", text)
+		}
+	}
+	if len(gone) != 20 || len(kept) != 14 {
+		t.Fatalf("%d removed, %d kept: the workload changed", len(gone), len(kept))
 	}
 }
 

@@ -76,12 +76,12 @@ func (v *Vault) Add(m Memory, a Actor) (Memory, error) {
 		return Memory{}, fmt.Errorf("add memory: %w", err)
 	}
 	now := m.Created
-	key, err := v.keyFor(&m)
+	dek, err := v.keyFor(&m)
 	if err != nil {
 		return Memory{}, fmt.Errorf("add memory: %w", err)
 	}
-	defer seal.Wipe(key)
-	err = v.update(func(tx *bolt.Tx) error { return addTx(tx, &m, key, a, now) })
+	defer seal.Wipe(dek)
+	err = v.update(func(tx *bolt.Tx) error { return addTx(tx, &m, dek, a, now) })
 	if err != nil {
 		return Memory{}, fmt.Errorf("add memory: %w", mapBoltErr(err))
 	}
@@ -108,9 +108,15 @@ func (v *Vault) prepare(m *Memory, a Actor) error {
 	return m.Validate()
 }
 
-func addTx(tx *bolt.Tx, m *Memory, key []byte, a Actor, now time.Time) error {
+// addTx stores the new memory m. dek is the data key, nil while locked:
+// it seals m when m is sealed and makes the audit entry's fingerprints.
+func addTx(tx *bolt.Tx, m *Memory, dek []byte, a Actor, now time.Time) error {
 	if _, _, err := findTx(tx, m.ID); err == nil {
 		return fmt.Errorf("memory %s: %w", m.ID, ErrExists)
+	}
+	key := dek
+	if !m.sealed() {
+		key = nil
 	}
 	if err := putMemoryTx(tx, m, key); err != nil {
 		return err
@@ -120,8 +126,8 @@ func addTx(tx *bolt.Tx, m *Memory, key []byte, a Actor, now time.Time) error {
 	}
 	err := appendAuditTx(tx, now, AuditEntry{
 		Action: ActionWrite, Agent: a.agent(), Session: a.Session, Field: m.Field, Partition: m.Partition,
-		MemoryID: m.ID, ContentHash: contentHashFor(m.Content, m.sealed(), key), Result: ResultOK,
-		Reason: a.Reason, VersionAfter: 1, Size: len(m.Content),
+		MemoryID: m.ID, ContentHash: contentHashFor(m.Content, m.sealed(), dek), StateFingerprint: stateFingerprint(m, dek),
+		Result: ResultOK, Reason: a.Reason, VersionAfter: 1, Size: len(m.Content),
 	})
 	for _, e := range a.Audit {
 		if err != nil {
@@ -133,12 +139,14 @@ func addTx(tx *bolt.Tx, m *Memory, key []byte, a Actor, now time.Time) error {
 	return err
 }
 
-// keyFor returns the data key when m is sealed (ErrLocked if locked), nil otherwise.
+// keyFor returns the data key, nil while locked; a sealed m needs it
+// (ErrLocked).
 func (v *Vault) keyFor(m *Memory) ([]byte, error) {
-	if !m.sealed() {
-		return nil, nil
+	key, err := v.key()
+	if err != nil && m.sealed() {
+		return nil, err
 	}
-	return v.key()
+	return key, nil
 }
 
 // Get returns a memory. Reading a sensitive memory needs the vault unlocked
@@ -300,14 +308,22 @@ func (v *Vault) apply(tx *bolt.Tx, cur Memory, op Operation, a Actor, key []byte
 	if dropped > 0 {
 		v.markRemoved()
 	}
+	// A plain memory's provenance keeps no state hash of a version no
+	// longer kept (dropped now or before): it would confirm a guess of
+	// its text.
+	if !next.sealed() && forgetPrevStatesTx(tx, &next) {
+		if err := putMemoryTx(tx, &next, nil); err != nil {
+			return Memory{}, err
+		}
+	}
 	action := ActionUpdate
 	if op == OpRollback {
 		action = ActionRollback
 	}
 	e := AuditEntry{
 		Action: action, Agent: a.agent(), Session: a.Session, Field: next.Field, Partition: next.Partition,
-		MemoryID: next.ID, ContentHash: contentHashFor(next.Content, next.sealed(), key), Result: ResultOK,
-		Reason: string(op) + reasonSuffix(a.Reason), VersionBefore: cur.Version, VersionAfter: next.Version, Size: len(next.Content),
+		MemoryID: next.ID, ContentHash: contentHashFor(next.Content, next.sealed(), key), StateFingerprint: stateFingerprint(&next, key),
+		Result: ResultOK, Reason: string(op) + reasonSuffix(a.Reason), VersionBefore: cur.Version, VersionAfter: next.Version, Size: len(next.Content),
 	}
 	if err := appendAuditTx(tx, now, e); err != nil {
 		return Memory{}, err
@@ -712,6 +728,25 @@ func compactVersionsTx(tx *bolt.Tx, id string, key []byte) (int, error) {
 		}
 	}
 	return len(drop), nil
+}
+
+// forgetPrevStatesTx clears in m's provenance the PrevHash of every
+// modification whose previous version (Version-1) is not among m's kept
+// versions, and reports whether it cleared one. It reads only the
+// versions' keys.
+func forgetPrevStatesTx(tx *bolt.Tx, m *Memory) bool {
+	vb := tx.Bucket(bucketVersions).Bucket([]byte(m.ID))
+	changed := false
+	for i, mod := range m.Provenance.Modifications {
+		if mod.PrevHash == "" || mod.Version < 2 {
+			continue
+		}
+		if vb == nil || vb.Get(seqKey(uint64(mod.Version-1))) == nil {
+			m.Provenance.Modifications[i].PrevHash = ""
+			changed = true
+		}
+	}
+	return changed
 }
 
 // keptVersion is what compaction needs to know of a version.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/engram-app/engram/vault"
 	"github.com/engram-app/engram/vault/vaulttest"
+	bolt "go.etcd.io/bbolt"
 )
 
 // versionNumbers lists the kept versions of id.
@@ -187,6 +188,81 @@ func TestVerifyMakesNoVersion(t *testing.T) {
 			}
 			if p != vault.Sensitive && err != nil {
 				t.Fatalf("Verify(%s, locked) = %v", p, err)
+			}
+		})
+	}
+}
+
+// TestProvenanceForgetsDroppedStates: a plain memory's provenance keeps
+// the state hash of the version before each change only while that
+// version is kept (a dropped version's state hash would confirm a guess
+// of its text), and one that an older Engram left is cleared at the
+// memory's next change. A sealed memory's provenance, sealed, keeps them.
+func TestProvenanceForgetsDroppedStates(t *testing.T) {
+	for _, p := range []vault.Partition{vault.Internal, vault.Sensitive} {
+		t.Run(string(p), func(t *testing.T) {
+			v, _ := vaulttest.New(t)
+			m := mustAdd(t, v, p, "budget note 0")
+			first := m.StateHash()
+			for i := range vault.MaxVersions + 2 {
+				if _, err := v.Update(m.ID, vault.OpUpdate, operator, func(m *vault.Memory) error {
+					m.Content = fmt.Sprintf("budget note %d", i+1)
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			nums, hist := versionNumbers(t, v, m.ID)
+			kept := map[int]string{}
+			for _, h := range hist {
+				kept[h.Version] = h.StateHash
+			}
+			got, err := v.Get(m.ID, operator)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cleared := 0
+			for _, mod := range got.Provenance.Modifications {
+				s, ok := kept[mod.Version-1]
+				switch {
+				case ok && mod.PrevHash != s:
+					t.Errorf("change to version %d names state %.12s, want version %d's %.12s", mod.Version, mod.PrevHash, mod.Version-1, s)
+				case !ok && mod.PrevHash == "":
+					cleared++
+				case !ok && p != vault.Sensitive:
+					t.Errorf("change to version %d keeps the state hash of version %d, which is not kept (kept: %v)", mod.Version, mod.Version-1, nums)
+				}
+			}
+			if want := map[vault.Partition]int{vault.Internal: 3, vault.Sensitive: 0}[p]; cleared != want {
+				t.Errorf("%d state hashes of dropped versions cleared, want %d (kept %v)", cleared, want, nums)
+			}
+			if p == vault.Sensitive {
+				return
+			}
+			// As an older Engram left it: the state hash of version 1 (not
+			// kept) in the change to version 2.
+			path := v.Path()
+			v.Close()
+			tamper(t, path, func(tx *bolt.Tx) error {
+				return forgeRecord(t, tx, p, m.ID, func(m *vault.Memory) { m.Provenance.Modifications[0].PrevHash = first })
+			})
+			v2, err := vault.Open(path, vault.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v2.Close()
+			if r, err := v2.Check(context.Background()); err != nil || len(r.Problems) > 0 {
+				t.Fatalf("Check of an older Engram's provenance = %+v, %v; want no problem", r, err)
+			}
+			if _, err := v2.Update(m.ID, vault.OpTag, operator, func(m *vault.Memory) error { m.Tags = []string{"x"}; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			got, err = v2.Get(m.ID, operator)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if mods := got.Provenance.Modifications; mods[0].Version != 2 || mods[0].PrevHash != "" {
+				t.Errorf("after the next change, the change to version %d names state %.12s; want none", mods[0].Version, mods[0].PrevHash)
 			}
 		})
 	}

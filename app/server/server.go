@@ -242,8 +242,24 @@ func (s *Server) authed(h func(w http.ResponseWriter, r *http.Request, req app.R
 			replyError(w, http.StatusTooManyRequests, app.StatusUnavailable, "too many requests from this agent; slow down")
 			return
 		}
-		h(w, r, app.Request{Caller: caller, Authorized: true, Reason: r.Header.Get("Engram-Reason")})
+		h(w, r, app.Request{Caller: caller, Authorized: true, Reason: agentReason(r.Header.Get("Engram-Reason"))})
 	}
+}
+
+// ReasonGiven is what the audit log and the provenance keep of an
+// agent's Engram-Reason header: that it gave one, never its words. An
+// agent's words may name what the user later deletes or forgets, and the
+// log would keep them after it (and a keyed fingerprint would not pass
+// the screening of a request's reason as free text).
+const ReasonGiven = "the agent gave a reason (not kept)"
+
+// agentReason is the actor's reason for a request with the Engram-Reason
+// header h: ReasonGiven, or "" for none.
+func agentReason(h string) string {
+	if strings.TrimSpace(h) == "" {
+		return ""
+	}
+	return ReasonGiven
 }
 
 // decode reads a JSON body strictly (strictjson.Decode): invalid UTF-8, a
