@@ -50,6 +50,10 @@ type proposal struct {
 	// admitted text (a split): the confirmation it was admitted with
 	// carries over.
 	derived bool
+	// userPartition is set when m.Partition is the user's own choice
+	// rather than the writer's request (an import's --partition, given at
+	// the user's command line): it may be below the automatic level.
+	userPartition bool
 }
 
 // admission is admit's decision.
@@ -317,9 +321,15 @@ func (s *Service) admit(req Request, p proposal) admission {
 		return no(invalid, StatusInvalid, "invalid: the new content holds personal data, which an archived memory outside the sensitive partition cannot take; restore the memory first")
 	case p.existing != nil && m.Partition == vault.Archive:
 	default:
+		// The level rule: a writer can raise a memory's level, never lower
+		// it below the automatic one. The user's choice may go lower (see
+		// partitions.Classify), and so may an existing memory's partition,
+		// which this write does not ask for: the user or an earlier
+		// admission set it.
 		requested := m.Partition
+		userChoice := !agent || p.existing != nil || p.userPartition
 		var why string
-		if m.Partition, why = classify(m, pii); why != "" {
+		if m.Partition, why = classify(m, pii, userChoice); why != "" {
 			return no(invalid, StatusInvalid, why)
 		}
 		if pii && m.Partition == vault.Sensitive && requested != vault.Sensitive {
@@ -371,7 +381,7 @@ func ReportedNote(s vault.Source) string {
 // confirmHow tells the writer how the user confirms.
 func confirmHow(agent bool) string {
 	if agent {
-		return "Do not confirm it yourself: ask the user. If the user agrees, send it again with confirmed: true and the user approves it in Engram's quarantine review (engram review, or Quarantine in the app); the user may also store it with 'engram memory add --confirm'."
+		return "Do not confirm it yourself: ask the user. If the user agrees, send it again with confirmed: true and the user approves it in Engram's quarantine (engram quarantine, or Quarantine in the app); the user may also store it with 'engram memory add --confirm'."
 	}
 	return "To store it as it is, confirm: 'engram memory add|update --confirm', or Confirm in the app."
 }

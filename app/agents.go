@@ -348,7 +348,7 @@ func (s *Service) Authenticate(ctx context.Context, token, session string) (Call
 			s.agents.saw(a.Name, s.now().UTC())
 			return Caller{Agent: a.Name, Session: session, Fields: a.Fields, Read: a.Read, Group: a.Group, Product: a.Product, Trust: a.Trust, MayConfirm: a.MayConfirm}, Response{Status: StatusOK}
 		case vault.AgentPaused:
-			return Caller{}, Response{StatusPaused, "this agent is paused by the user"}
+			return Caller{}, Response{StatusPaused, pausedMessage(a)}
 		}
 	}
 	return Caller{}, s.authFailed("unknown or revoked token")

@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/engram-app/engram/quarantine/guard"
@@ -17,14 +19,48 @@ func (s *Service) Confirm(ctx context.Context, req Request, id, evidence string)
 	return s.verify(ctx, req, id, vault.Confirmed, evidence)
 }
 
-// Refute records that the caller found a memory wrong; the next sweep
-// archives it with the evidence as its note.
+// Refute records that the caller found a memory wrong. The user's
+// refutation, and an agent's of a memory no more trusted than the agent,
+// make the next sweep archive it with the evidence as its note.
+//
+// Higher trust wins, as it does for supersedes: an agent's refutation of
+// a memory more trusted than the agent (the user's, or one the user
+// confirmed or restored since: the user's verdict stands over any
+// agent's) is recorded as that agent's report, a QUESTIONED verification
+// with the evidence, which the lifecycle ignores. It archives nothing; the
+// user sees it in the memory's history ("bob reports it wrong: ...", see
+// VerificationLine) and decides. The agent is told so.
 func (s *Service) Refute(ctx context.Context, req Request, id, evidence string) MemoryResponse {
 	if strings.TrimSpace(evidence) == "" {
 		return MemoryResponse{Response: Response{StatusInvalid, "invalid: a refutation needs the evidence that shows the memory wrong"}}
 	}
 	return s.verify(ctx, req, id, vault.Refuted, evidence)
 }
+
+// refutationReport says why an agent trusted as t only reports m wrong
+// rather than refuting it, or "" when its refutation stands: m is more
+// trusted than t (the order supersedes uses, trustRank), or the user's
+// latest verdict on m is a confirmation (a confirm, or a restore).
+func refutationReport(m *vault.Memory, t vault.Trust) string {
+	if trustRank[m.Trust] > trustRank[t] {
+		return fmt.Sprintf("this memory's trust (%s) is above yours (%s)", m.Trust, t)
+	}
+	vs := m.Provenance.Verifications
+	for i := len(vs) - 1; i >= 0; i-- {
+		if vs[i].Agent != vault.AgentOperator {
+			continue
+		}
+		if vs[i].Verdict == vault.Confirmed {
+			return "the user confirmed this memory since it was written"
+		}
+		break
+	}
+	return ""
+}
+
+// agentTrust is the trust an agent's own memories get: its registered
+// trust, never above standard (as admit gives it).
+func agentTrust(c Caller) vault.Trust { return lowerTrust(vault.TrustStandard, c.Trust) }
 
 func (s *Service) verify(ctx context.Context, req Request, id string, verdict vault.Verdict, evidence string) MemoryResponse {
 	if r, ok := s.gate(req); !ok {
@@ -39,13 +75,61 @@ func (s *Service) verify(ctx context.Context, req Request, id string, verdict va
 	if r := s.checkEvidence(req, evidence); !r.OK() {
 		return MemoryResponse{Response: r}
 	}
-	m, err := s.v.Verify(id, verdict, evidence, req.actor())
-	if err != nil {
-		return MemoryResponse{Response: s.fail("verify", err)}
+	if verdict != vault.Refuted || req.Caller.Operator {
+		m, err := s.v.Verify(id, verdict, evidence, req.actor())
+		if err != nil {
+			return MemoryResponse{Response: s.fail("verify", err)}
+		}
+		// Recall ranks by the confidence now, which a verification changes.
+		s.index(ctx, &m)
+		return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &m}
 	}
-	// Recall ranks by the confidence now, which a verification changes.
-	s.index(ctx, &m)
-	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &m}
+	// An agent's refutation: weighed against the memory as it is at the
+	// version the verification is written to (a change of its trust makes
+	// a version: Verify then answers ErrConflict and it is weighed again).
+	var err error
+	for range 3 {
+		var cur vault.Memory
+		if cur, err = s.v.Peek(id); err != nil {
+			break
+		}
+		a := req.actor()
+		a.IfVersion = cur.Version
+		why := refutationReport(&cur, agentTrust(req.Caller))
+		v := vault.Refuted
+		if why != "" {
+			v = vault.Questioned
+		}
+		var m vault.Memory
+		if m, err = s.v.Verify(id, v, evidence, a); errors.Is(err, vault.ErrConflict) {
+			continue
+		}
+		if err != nil {
+			break
+		}
+		s.index(ctx, &m)
+		out := MemoryResponse{Response: Response{Status: StatusOK}, Memory: &m}
+		if why != "" {
+			out.Message = "recorded as your report, not a refutation: " + why + ", so the user decides; the memory stays until then"
+		}
+		return out
+	}
+	return MemoryResponse{Response: s.fail("verify", err)}
+}
+
+// VerificationLine describes a verification for the memory's history
+// ("CONFIRMED by claude-code: checked the CI log"). An agent's QUESTIONED
+// is its report that the memory is wrong, which archives nothing:
+// "bob reports it wrong: the linter config asks for spaces".
+func VerificationLine(v vault.Verification) string {
+	ev := ""
+	if v.Evidence != "" {
+		ev = ": " + v.Evidence
+	}
+	if v.Verdict == vault.Questioned {
+		return v.Agent + " reports it wrong" + ev + " (a report; only the user's refutation archives it)"
+	}
+	return string(v.Verdict) + " by " + v.Agent + ev
 }
 
 // checkEvidence screens the free text of a confirmation or refutation as

@@ -205,7 +205,9 @@ func TestAgentsDoNotMergeIntoOthersMemories(t *testing.T) {
 // agent's once.
 func TestConfidenceBoostsOncePerAgent(t *testing.T) {
 	s := recallService(t, "")
-	m := storeOK(t, s, claude, app.StoreInput{Content: "The release branch is cut every second Tuesday", Partition: "public"}).Memory
+	// Two agents of one group: each reads the other's memories.
+	claude, cursor := writerAndPeer(t, s)
+	m := storeOK(t, s, claude, app.StoreInput{Content: "The release branch is cut every second Tuesday"}).Memory
 	at := m.Created
 	base := app.CurrentConfidence(m, at)
 	get := func() *vault.Memory {
@@ -224,7 +226,6 @@ func TestConfidenceBoostsOncePerAgent(t *testing.T) {
 	if got := app.CurrentConfidence(get(), at); got != base {
 		t.Errorf("confidence %.3f after the writer confirmed its own memory three times, want %.3f", got, base)
 	}
-	cursor := app.Request{Caller: app.Caller{Agent: "cursor", Session: "c1"}, Authorized: true}
 	for i := 0; i < 3; i++ {
 		if r := s.Confirm(ctx, cursor, m.ID, "checked the calendar"); !r.OK() {
 			t.Fatalf("Confirm by another agent = %+v", r.Response)
@@ -235,8 +236,11 @@ func TestConfidenceBoostsOncePerAgent(t *testing.T) {
 		t.Errorf("confidence %.3f after another agent confirmed three times, want %.3f + 0.1 once", once, base)
 	}
 	for i := 0; i < 3; i++ {
-		again := app.Request{Caller: app.Caller{Agent: "claude-code", Session: fmt.Sprintf("later-%d", i)}, Authorized: true}
-		s.Store(ctx, again, app.StoreInput{Content: "The release branch is cut every second Tuesday", Partition: "public"})
+		again := claude
+		again.Caller.Session = fmt.Sprintf("later-%d", i)
+		if r := s.Store(ctx, again, app.StoreInput{Content: "The release branch is cut every second Tuesday"}); !r.OK() || r.Memory.ID != m.ID {
+			t.Fatalf("the writer's repeat = %+v; want it merged into %s", r, m.ID)
+		}
 	}
 	if got := app.CurrentConfidence(get(), at); got > once+0.05+1e-9 {
 		t.Errorf("confidence %.3f after the writer wrote it three more times, want at most one observation's boost over %.3f", got, once)

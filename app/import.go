@@ -241,11 +241,12 @@ func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, R
 		tags = nil
 		res.Warnings = append(res.Warnings, "tags left out: "+strings.TrimPrefix(r.Message, "invalid: "))
 	}
+	// The partition, if any, is the user's --partition, never the file's.
 	// confirmed: the user asked for the import. The importer has no
 	// "may confirm" grant, so this only turns what needs the user's
 	// confirmation (a possible secret) into a quarantine item to confirm
 	// there, instead of a refusal.
-	a := s.admit(req, proposal{confirmed: true, m: vault.Memory{
+	a := s.admit(req, proposal{confirmed: true, userPartition: in.Partition != "", m: vault.Memory{
 		Content: in.Content, Kind: in.Kind, Field: in.Field, Tier: in.Tier, Partition: in.Partition,
 		Tags: tags, Source: vault.Source{Type: vault.SourceToolOutput, Tool: importTool},
 	}})

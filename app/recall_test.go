@@ -75,7 +75,7 @@ func TestRecallReadRules(t *testing.T) {
 	mustStore(t, s, operator, app.StoreInput{Content: "kiwi sensitive by operator", Partition: vault.Sensitive})
 	mustStore(t, s, claude, app.StoreInput{Content: "kiwi internal by claude"})
 	mustStore(t, s, cursor, app.StoreInput{Content: "kiwi internal by cursor"})
-	mustStore(t, s, cursor, app.StoreInput{Content: "kiwi public by cursor", Partition: vault.Public})
+	makePublic(t, s, mustStore(t, s, cursor, app.StoreInput{Content: "kiwi public by cursor"}))
 	if err := s.WaitVectors(ctx); err != nil { // semantic recall below needs every vector
 		t.Fatal(err)
 	}

@@ -128,7 +128,22 @@ func (s *Service) pauseForRefusals(req Request, n int, r Response) Response {
 		return r
 	}
 	s.refusals.reset(req.Caller.Agent)
-	return Response{StatusPaused, r.Message + ". " + why + ": its requests are refused until the user resumes it ('engram agent resume " + req.Caller.Agent + "', or Agents in the app)"}
+	return Response{StatusPaused, r.Message + ". " + why + ": " + untilResumed(req.Caller.Agent)}
+}
+
+// untilResumed says how long a paused agent's requests are refused.
+func untilResumed(agent string) string {
+	return "its requests are refused until the user resumes it ('engram agent resume " + agent + "', or Agents in the app)"
+}
+
+// pausedMessage answers a request of a paused agent: who paused it, and
+// when Engram did (the registration's Note says so), for what and how the
+// user resumes it.
+func pausedMessage(a vault.Agent) string {
+	if a.Note == "" {
+		return "this agent is paused by the user"
+	}
+	return "Engram paused this agent for its refused writes (" + a.Note + "): " + untilResumed(a.Name)
 }
 
 // fingerprint is the audit's fingerprint of a text that was refused,

@@ -625,7 +625,7 @@ func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateI
 				// An agent's request is classified as a new memory's is.
 				asked := *m
 				asked.Partition = *in.Partition
-				p, why := classify(asked, false)
+				p, why := classify(asked, false, false)
 				if why != "" {
 					return fmt.Errorf("%w: %s", vault.ErrInvalid, strings.TrimPrefix(why, "invalid: "))
 				}

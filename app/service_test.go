@@ -70,7 +70,7 @@ func TestStoreDefaultsAndTrust(t *testing.T) {
 func TestAuthorization(t *testing.T) {
 	s, v := newService(t)
 	mine := s.Store(ctx, claude, app.StoreInput{Content: "claude's note"}).Memory
-	pub := s.Store(ctx, claude, app.StoreInput{Content: "public note", Partition: vault.Public}).Memory
+	pub := makePublic(t, s, s.Store(ctx, claude, app.StoreInput{Content: "public note"}).Memory)
 	sens := s.Store(ctx, operator, app.StoreInput{Content: "sensitive note", Partition: vault.Sensitive}).Memory
 	content := "changed"
 

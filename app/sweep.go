@@ -49,7 +49,10 @@ func recordOf(m *vault.Memory) decay.Record {
 	// raise a memory's confidence by confirming or rewriting it again and
 	// again. A writer's confirmation of its own memory is no evidence and
 	// does not count; its writing the same again in a later session
-	// counts once, as any other writer's.
+	// counts once, as any other writer's. A refutation stands until the
+	// user's next confirmation (a restore records one); an agent's report
+	// that a more trusted memory is wrong (QUESTIONED, see Refute) changes
+	// nothing here.
 	confirmedBy, observedBy := map[string]bool{}, map[string]bool{}
 	for _, v := range m.Provenance.Verifications {
 		switch v.Verdict {
@@ -170,11 +173,27 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 	return out
 }
 
+// RestoredNote is the evidence of the confirmation a restore records.
+const RestoredNote = "restored by the user"
+
 // Restore brings an archived memory back to the partition it came from
 // (and into recall). Operator only.
+//
+// A restore is the user's verdict: it first records the user's
+// confirmation (RestoredNote), which stands over any refutation before it
+// and restarts the memory's TTL and confidence, so the next sweep does
+// not archive it again for the same reason; an agent's later refutation
+// is then only its report (see Refute). The confirmation comes first: a
+// crash between the two leaves an archived memory the user confirmed,
+// never a restored one still refuted.
 func (s *Service) Restore(ctx context.Context, req Request, id string) MemoryResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return MemoryResponse{Response: r}
+	}
+	if cur, err := s.v.Peek(id); err == nil && cur.Partition == vault.Archive {
+		if _, err := s.v.Verify(id, vault.Confirmed, RestoredNote, req.actor()); err != nil {
+			return MemoryResponse{Response: s.fail("restore", err)}
+		}
 	}
 	m, err := s.v.Restore(id, req.actor())
 	if err != nil {

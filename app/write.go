@@ -183,12 +183,14 @@ func (s *Service) piiStays() bool { return s.policy.PII != guard.PIIRedact }
 // classify maps the requested partition (m.Partition, empty for none),
 // the memory's product scope and the guard's findings to the partition,
 // through partitions.Classify: personal data makes it sensitive (L3), a
-// product scope at least L2 (internal). A request below what the product
-// scope requires is refused with the reason (why); personal data found by
-// the guard raises the level instead, since the writer cannot foresee the
-// guard's finding.
-func classify(m vault.Memory, pii bool) (p vault.Partition, why string) {
-	f := partitions.Facts{HasPII: pii, Product: m.Product}
+// product scope at least L2 (internal), anything else at least L1
+// (internal). A request below that automatic level is refused with the
+// reason (why), unless it is the user's own choice (userChoice), which may
+// make public a memory with neither personal data nor a product scope.
+// Personal data found by the guard raises the level instead, since the
+// writer cannot foresee the guard's finding.
+func classify(m vault.Memory, pii, userChoice bool) (p vault.Partition, why string) {
+	f := partitions.Facts{HasPII: pii, Product: m.Product, UserChoice: userChoice}
 	scope := partitions.Floor(partitions.Facts{Product: m.Product})
 	switch m.Partition {
 	case "":
@@ -204,7 +206,11 @@ func classify(m vault.Memory, pii bool) (p vault.Partition, why string) {
 	}
 	d := partitions.Classify(f)
 	if d.RequestIgnored && !pii {
-		return "", fmt.Sprintf("invalid: the %s partition was requested, but %s (product %s): write it as internal, or without a partition", m.Partition, d.Reasons[len(d.Reasons)-1], m.Product)
+		whose := "product " + m.Product
+		if m.Product == "" {
+			whose = "an agent's memory is at least internal; only the user makes a memory public"
+		}
+		return "", fmt.Sprintf("invalid: the %s partition was requested, but %s (%s): write it as internal, or without a partition", m.Partition, d.Reasons[len(d.Reasons)-1], whose)
 	}
 	return vault.Partition(d.Bucket), ""
 }

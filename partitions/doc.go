@@ -12,7 +12,10 @@
 // makes it L3 (mandatory), a product scope makes it at least L2, anything
 // else is L1. A level requested by the writer is honoured only when it is
 // not lower than that automatic level: a writer can raise protection, never
-// lower it. Bucket maps a level to the storage partition that holds it.
+// lower it. Only the user's own choice may go lower, down to the floor the
+// facts set (L3 for personal data, L2 for a product scope, else L0), so
+// that the user, and nobody else, makes a memory public. Bucket maps a
+// level to the storage partition that holds it.
 //
 // CanRead is the read access matrix. Everything here is a pure function:
 // no I/O, no state, safe for concurrent use.

@@ -20,3 +20,15 @@ func ExampleClassify() {
 	// false
 	// true
 }
+
+func ExampleClassify_userChoice() {
+	// An agent asks for L0 (public) on a plain memory: below the automatic
+	// L1, so refused. The user's own choice of L0 stands.
+	agent := partitions.Classify(partitions.Facts{Requested: partitions.Public, HasRequested: true})
+	user := partitions.Classify(partitions.Facts{Requested: partitions.Public, HasRequested: true, UserChoice: true})
+	fmt.Println(agent.Level, agent.RequestIgnored, agent.Reasons[len(agent.Reasons)-1])
+	fmt.Println(user.Level, user.Bucket, user.RequestIgnored)
+	// Output:
+	// L1 true requested L0 is below the required L1
+	// L0 public false
+}

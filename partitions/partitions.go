@@ -72,6 +72,12 @@ type Facts struct {
 	// Requested is the level the writer asked for, if HasRequested.
 	Requested    Level
 	HasRequested bool
+	// UserChoice is set when the requested level is the user's own
+	// choice (the local user at the command line or in the app), not a
+	// writer's request: the user may go below the automatic level, down to
+	// Floor (a memory with neither personal data nor a product scope may
+	// be made public).
+	UserChoice bool
 }
 
 // Decision is the outcome of Classify.
@@ -79,13 +85,15 @@ type Decision struct {
 	Level  Level
 	Bucket string
 	// RequestIgnored is set when the writer asked for a level lower than
-	// the automatic one (or an invalid level) and was overruled.
+	// the automatic one (the user: lower than Floor), or an invalid level,
+	// and was overruled.
 	RequestIgnored bool
 	Reasons        []string
 }
 
-// Floor returns the lowest level the facts allow: L3 with personal data,
-// L2 with a product scope, L0 otherwise.
+// Floor returns the lowest level the facts allow, which only the user's
+// own choice may reach: L3 with personal data, L2 with a product scope, L0
+// otherwise.
 func Floor(f Facts) Level {
 	switch {
 	case f.HasPII:
@@ -102,18 +110,22 @@ func Automatic(f Facts) Level {
 	return max(Floor(f), Operational)
 }
 
-// Classify returns the level and bucket of a memory. A requested level is
-// honoured when it is valid and not below Floor(f): personal data is
-// always L3 and product-scoped memories at least L2, while a memory with
-// neither may be made public on request. Without a request the level is
-// Automatic(f).
+// Classify returns the level and bucket of a memory. Without a request
+// the level is Automatic(f). A requested level is honoured when it is
+// valid and not below Automatic(f): a writer can raise protection, never
+// lower it. The user's own choice (f.UserChoice) is honoured down to
+// Floor(f): personal data is always L3 and product-scoped memories at
+// least L2, while the user may make public a memory with neither.
 func Classify(f Facts) Decision {
-	floor := Floor(f)
+	least := Automatic(f)
+	if f.UserChoice {
+		least = Floor(f)
+	}
 	d := Decision{Level: Automatic(f)}
 	switch {
 	case f.HasPII:
 		d.Reasons = append(d.Reasons, "personal data requires L3")
-	case floor == ProductInternal:
+	case Floor(f) == ProductInternal:
 		d.Reasons = append(d.Reasons, "product scope requires at least L2")
 	default:
 		d.Reasons = append(d.Reasons, "default level L1")
@@ -123,9 +135,9 @@ func Classify(f Facts) Decision {
 		case !f.Requested.Valid():
 			d.RequestIgnored = true
 			d.Reasons = append(d.Reasons, "requested level is invalid")
-		case f.Requested < floor:
+		case f.Requested < least:
 			d.RequestIgnored = true
-			d.Reasons = append(d.Reasons, fmt.Sprintf("requested %v is below the required %v", f.Requested, floor))
+			d.Reasons = append(d.Reasons, fmt.Sprintf("requested %v is below the required %v", f.Requested, least))
 		default:
 			if f.Requested != d.Level {
 				d.Reasons = append(d.Reasons, fmt.Sprintf("requested %v", f.Requested))

@@ -223,7 +223,7 @@ func (d *detailPane) provenance() fyne.CanvasObject {
 		lines = append(lines, fmt.Sprintf("%s  %s by %s → version %d%s (state before %s)", when(mod.Time), mod.Operation, mod.Agent, mod.Version, optional(": ", mod.Reason), short(mod.PrevHash)))
 	}
 	for _, v := range p.Verifications {
-		lines = append(lines, fmt.Sprintf("%s  %s by %s%s", when(v.Time), v.Verdict, v.Agent, optional(": ", v.Evidence)))
+		lines = append(lines, when(v.Time)+"  "+app.VerificationLine(v))
 	}
 	return wrapped(strings.Join(lines, "\n"))
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/engram-app/engram/vault/internal/atomicfile"
@@ -144,8 +143,10 @@ const OpVerify Operation = "VERIFY"
 // audited as memory:update with reason "VERIFY: ..." and equal version
 // numbers before and after. So confirmations cannot push versions out of
 // the history, and a.IfVersion, when set, is checked against the version
-// that stays. The provenance keeps the last MaxModifications
-// verifications.
+// that stays. A verdict its agent already gave since the user's last
+// confirmation replaces the earlier entry, and agents' entries and the
+// user's are kept apart, the last MaxVerifications of each (see
+// addVerification): agents cannot push the user's verdict out.
 func (v *Vault) Verify(id string, verdict Verdict, evidence string, a Actor) (Memory, error) {
 	switch verdict {
 	case Confirmed, Questioned, Refuted, Observed:
@@ -168,10 +169,7 @@ func (v *Vault) Verify(id string, verdict Verdict, evidence string, a Actor) (Me
 		}
 		now := v.now().UTC()
 		m := *cur
-		m.Provenance.Verifications = append(slices.Clone(cur.Provenance.Verifications), Verification{Agent: a.agent(), Verdict: verdict, Evidence: evidence, Time: now})
-		if n := len(m.Provenance.Verifications) - MaxModifications; n > 0 {
-			m.Provenance.Verifications = slices.Delete(m.Provenance.Verifications, 0, n)
-		}
+		m.Provenance.Verifications = addVerification(cur.Provenance.Verifications, Verification{Agent: a.agent(), Verdict: verdict, Evidence: evidence, Time: now})
 		k := key
 		if !m.sealed() {
 			k = nil // plaintext stays plaintext

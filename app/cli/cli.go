@@ -391,7 +391,8 @@ Usage:
   engram memory rollback ID --to N
   engram memory merge ID ID... [--strategy union|prioritize]   # sources archived with a pointer
   engram memory split ID PART PART...                          # the original archived with a pointer
-  engram memory pin|unpin|delete|restore ID
+  engram memory pin|unpin|delete|restore ID          # restore counts as your confirmation
+  engram memory confirm ID [EVIDENCE] | refute ID EVIDENCE   # your verdicts; refuted: archived at the next sweep
   engram memory forget TOPIC [--yes]                 # purge everything about a topic, now, with no archive
   engram memory clear episodic|semantic|all [--yes]  # all needs --yes --yes
   engram audit [--agent A] [--field F] [--last N] [--json]

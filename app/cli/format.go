@@ -114,7 +114,7 @@ func printHistory(w io.Writer, m *app.Memory, vers []app.Version) error {
 		fmt.Fprintln(w)
 	}
 	for _, ver := range p.Verifications {
-		fmt.Fprintf(w, "  %s  %s by %s %s\n", stamp(ver.Time), ver.Verdict, ver.Agent, ver.Evidence)
+		fmt.Fprintf(w, "  %s  %s\n", stamp(ver.Time), app.VerificationLine(ver))
 	}
 	fmt.Fprintln(w, "\nVersions:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -54,7 +54,7 @@ type (
 	}
 	RefuteInput struct {
 		ID       string `json:"id" jsonschema:"the memory id"`
-		Evidence string `json:"evidence" jsonschema:"what shows the memory is wrong (kept as its archive note)"`
+		Evidence string `json:"evidence" jsonschema:"what shows the memory is wrong (kept in its history, and as its archive note)"`
 	}
 	ConfirmInput struct {
 		ID       string `json:"id" jsonschema:"the memory id"`
@@ -227,7 +227,8 @@ var tools = []tool{
 			"It changes nothing else: not the content, not its trust, and not its time to live; it does not undo a refutation and makes no new version. Only the user's confirmation restarts its confidence and time to live.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}}, schemaFor[ConfirmInput]()},
 	{&mcp.Tool{Name: "refute_memory", Title: "Refute a memory",
-		Description: "Tell Engram a memory is wrong, with the evidence: it is archived at the next sweep, with the evidence as its note.",
+		Description: "Tell Engram a memory is wrong, with the evidence: it is archived at the next sweep, with the evidence as its note. " +
+			"For a memory more trusted than you (the user's, or one the user confirmed or restored), your refutation is recorded as your report for the user to decide, and the memory stays; the result's message says so.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}}, schemaFor[RefuteInput]()},
 	{&mcp.Tool{Name: "memory_history", Title: "Why do you believe this?",
 		Description: "Show a memory's provenance (who wrote it, from which source, every change) and its kept versions.",

@@ -112,8 +112,9 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, req app.Request
 	reply(w, res.Status, res)
 }
 
-// refute records that the caller found a memory wrong, with the evidence;
-// the next sweep archives it with the evidence as its note.
+// refute records that the caller found a memory wrong, with the evidence
+// (see app.Service.Refute: of a memory more trusted than the caller, it
+// is the caller's report).
 func (s *Server) refute(w http.ResponseWriter, r *http.Request, req app.Request) {
 	var in confirmRequest
 	if !decode(w, r, &in) {
