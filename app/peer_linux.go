@@ -135,7 +135,7 @@ func diagSocket(local, remote netip.AddrPort) (uid int, inode string, ok bool) {
 		d := req[unix.NLMSG_HDRLEN:]
 		d[0], d[1] = t.family, unix.IPPROTO_TCP
 		binary.NativeEndian.PutUint32(d[4:], 1<<1) // TCP_ESTABLISHED
-		id := d[8:]                                  // struct inet_diag_sockid
+		id := d[8:]                                // struct inet_diag_sockid
 		binary.BigEndian.PutUint16(id[0:], local.Port())
 		binary.BigEndian.PutUint16(id[2:], remote.Port())
 		copy(id[4:20], t.local)
