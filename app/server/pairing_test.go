@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -74,8 +75,9 @@ func TestPairing(t *testing.T) {
 }
 
 // TestPairingFlood: anyone on the machine can post pairing requests; a
-// flood of them leaves at most a handful waiting for the user, and the
-// endpoint answers 429 beyond its small burst.
+// flood of them from one process leaves at most MaxPendingPerProcess
+// waiting for the user, and the endpoint answers 429 beyond its small
+// burst.
 func TestPairingFlood(t *testing.T) {
 	e := start(t, server.Options{})
 	accepted, limited, full := 0, 0, 0
@@ -92,8 +94,8 @@ func TestPairingFlood(t *testing.T) {
 			t.Fatalf("pair %d = %d %s", i, r.code, r.raw)
 		}
 	}
-	if accepted > app.MaxPendingPairings || limited == 0 {
-		t.Errorf("200 pairing requests at once: %d accepted, %d rate-limited, %d refused as full; want at most %d accepted and the rest refused", accepted, limited, full, app.MaxPendingPairings)
+	if accepted > app.MaxPendingPerProcess || limited == 0 {
+		t.Errorf("200 pairing requests at once from one process: %d accepted, %d rate-limited, %d refused as full; want at most %d accepted and the rest refused", accepted, limited, full, app.MaxPendingPerProcess)
 	}
 	admin, err := os.ReadFile(filepath.Join(filepath.Dir(e.socket), server.AdminTokenFile))
 	if err != nil {
@@ -205,9 +207,31 @@ func TestPairingCannotBeTakenOver(t *testing.T) {
 	if r.code != 202 || legit == "" {
 		t.Fatalf("the real client's pair = %d %s", r.code, r.raw)
 	}
-	codes, secrets, _ := askFromAnotherProcess(t, e.base, "legit-client")
-	if codes[0] != 409 || secrets[0] != "" {
-		t.Errorf("a second request for a waiting name = %d with secret %q, want 409 and no secret", codes[0], secrets[0])
+	codes, secrets, other := askFromAnotherProcess(t, e.base, "legit-client", "legit-client")
+	if codes[0] != 409 || secrets[0] != "" || codes[1] != 409 {
+		t.Errorf("a second request for a waiting name = %d with secret %q (then %d), want 409 and no secret", codes[0], secrets[0], codes[1])
+	}
+	// The real client asking again (it lost its secret) is refused too,
+	// and told until when.
+	if r := e.do("POST", "/v1/pair", "", `{"name":"legit-client"}`, nil); r.code != 409 || !strings.Contains(r.raw, "already waits for the user; it expires at ") {
+		t.Errorf("the same process asking again = %d %s, want 409 saying when the request expires", r.code, r.raw)
+	}
+	// The pop-up learns that another process asked: that one, twice;
+	// the real client's own second request is not counted against it.
+	ref := e.svc.RefusedPairings(context.Background(), operator)
+	if !ref.OK() || len(ref.Refused) != 1 || ref.Refused[0].Name != "legit-client" || ref.Refused[0].Count != 2 ||
+		len(ref.Refused[0].By) != 1 || !strings.HasPrefix(ref.Refused[0].By[0], fmt.Sprintf("process %d, ", other)) {
+		t.Errorf("RefusedPairings = %+v, want legit-client refused twice for process %d", ref, other)
+	}
+	audited := 0
+	entries, _ := e.v.AuditLog(vault.AuditFilter{Agent: "legit-client"})
+	for _, a := range entries {
+		if a.Result == vault.ResultDenied && strings.Contains(a.Reason, fmt.Sprintf("process %d, ", other)) {
+			audited++
+		}
+	}
+	if audited != 1 {
+		t.Errorf("the other process's refused requests were audited %d times, want once", audited)
 	}
 	if r := e.do("POST", "/v1/admin/agents/legit-client/approve", adminToken(t, e), "", nil); r.code != 200 {
 		t.Fatalf("approve = %d %s", r.code, r.raw)
@@ -220,6 +244,9 @@ func TestPairingCannotBeTakenOver(t *testing.T) {
 	r = e.do("POST", "/v1/pair/poll", "", `{"name":"legit-client","pair_secret":"`+legit+`"}`, nil)
 	if tok, _ := r.body["token"].(string); r.code != 200 || !strings.HasPrefix(tok, "engram_") {
 		t.Errorf("the real client's poll after approval = %d %s, want 200 with its token", r.code, r.raw)
+	}
+	if ref := e.svc.RefusedPairings(context.Background(), operator); len(ref.Refused) != 0 {
+		t.Errorf("RefusedPairings after approval = %+v, want none (the request no longer waits)", ref.Refused)
 	}
 }
 
@@ -240,8 +267,15 @@ func TestPairingSlotsPerProcess(t *testing.T) {
 	if accepted > 2 {
 		t.Errorf("one process has %d pairing requests waiting (codes %v), want at most 2", accepted, codes)
 	}
+	if want := []int{202, 409, 202, 503, 503}; !slices.Equal(codes, want) {
+		t.Errorf("one process asking for flood-0, flood-0, flood-1, flood-2, flood-3 = %v, want %v", codes, want)
+	}
 	if r := e.do("POST", "/v1/pair", "", `{"name":"legit-client"}`, nil); r.code != 202 {
 		t.Errorf("another process's pair after the flood = %d %s, want 202", r.code, r.raw)
+	}
+	// A third process still finds a slot: two are the first one's.
+	if codes, _, _ := askFromAnotherProcess(t, e.base, "third-client"); codes[0] != 202 {
+		t.Errorf("a third process's pair = %d, want 202", codes[0])
 	}
 }
 
