@@ -118,28 +118,27 @@ func (s *Service) flushAuthFailures() {
 }
 
 // authFailSummary says how many authentications failed since first, why,
-// and from which processes (the most frequent first).
+// and from which processes.
 func authFailSummary(total int, first time.Time, byReason, byPeer map[string]int, others int) string {
-	count := func(m map[string]int) []string {
-		keys := slices.SortedFunc(maps.Keys(m), func(a, b string) int {
-			return cmp.Or(cmp.Compare(m[b], m[a]), strings.Compare(a, b))
-		})
-		out := make([]string, len(keys))
-		for i, k := range keys {
-			out[i] = fmt.Sprintf("%d %s", m[k], k)
-		}
-		return out
+	var why, from []string
+	for _, k := range byCount(byReason) {
+		why = append(why, fmt.Sprintf("%d %s", byReason[k], k))
 	}
-	from := make([]string, 0, len(byPeer)+1)
-	for _, p := range count(byPeer) {
-		n, who, _ := strings.Cut(p, " ")
-		from = append(from, fmt.Sprintf("%s (%s)", who, n))
+	for _, k := range byCount(byPeer) {
+		from = append(from, fmt.Sprintf("%s (%d)", k, byPeer[k]))
 	}
 	if others > 0 {
 		from = append(from, fmt.Sprintf("other processes (%d)", others))
 	}
 	return fmt.Sprintf("%d failed authentications since %s: %s; from %s",
-		total, first.Format(time.RFC3339), strings.Join(count(byReason), ", "), strings.Join(from, ", "))
+		total, first.Format(time.RFC3339), strings.Join(why, ", "), strings.Join(from, ", "))
+}
+
+// byCount returns m's keys, the largest count first, then by name.
+func byCount(m map[string]int) []string {
+	return slices.SortedFunc(maps.Keys(m), func(a, b string) int {
+		return cmp.Or(cmp.Compare(m[b], m[a]), strings.Compare(a, b))
+	})
 }
 
 // closeAuthFailures writes the failures counted since the last summary

@@ -242,13 +242,13 @@ func (s *Service) RequestPairing(ctx context.Context, name string) PairResponse 
 	}
 	s.pairing.mu.Lock()
 	defer s.pairing.mu.Unlock()
-	existing, err := s.v.GetAgent(name)
-	if err == nil && existing.Status != vault.AgentPending {
-		return PairResponse{Response: Response{StatusConflict, fmt.Sprintf("an agent named %q is already registered", name)}}
-	}
 	live, lerr := s.livePairings()
 	if lerr != nil {
 		return PairResponse{Response: s.fail("pair", lerr)}
+	}
+	existing, err := s.v.GetAgent(name)
+	if err == nil && existing.Status != vault.AgentPending {
+		return PairResponse{Response: Response{StatusConflict, fmt.Sprintf("an agent named %q is already registered", name)}}
 	}
 	s.pairing.forgetDecided(live)
 	if i := slices.IndexFunc(live, func(a vault.Agent) bool { return a.Name == name }); i >= 0 {
@@ -289,7 +289,7 @@ func (s *Service) RequestPairing(ctx context.Context, name string) PairResponse 
 // that process asks for the name. s.pairing.mu must be held.
 func (s *Service) refusePairing(a vault.Agent, peer Peer, known bool, asker string) PairResponse {
 	expires := a.Created.Add(PairingExpiry).UTC().Format(time.RFC3339)
-	msg := fmt.Sprintf("a request for %q already waits for the user; it expires at %s. Poll with the pairing secret that request was given, or ask again once the user has denied it or it has expired", a.Name, expires)
+	msg := fmt.Sprintf("a request for %q already waits for the user; it expires at %s: poll with the pairing secret that request was given, or ask again after it expires", a.Name, expires)
 	if asker != "" && asker == askerOf(a) {
 		return PairResponse{Response: Response{StatusConflict, msg}}
 	}
@@ -328,6 +328,10 @@ func (s *Service) DecidePairing(ctx context.Context, req Request, name string, a
 	if r, ok := s.operatorGate(req); !ok {
 		return AgentResponse{Response: r}
 	}
+	// A decision and a pairing request under the same name are ordered:
+	// a request never overwrites the registration of a decided one.
+	s.pairing.mu.Lock()
+	defer s.pairing.mu.Unlock()
 	var token string
 	r := s.changeAgent(req, name, map[bool]string{true: "approve", false: "deny"}[approve], func(a *vault.Agent) (string, error) {
 		if a.Status != vault.AgentPending {

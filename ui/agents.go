@@ -324,7 +324,7 @@ func rivalsText(r app.RefusedPairing) string {
 	if len(r.By) > 1 {
 		subject = "Other processes"
 	}
-	return fmt.Sprintf("%s (%s) also asked to pair under this name; %s refused, last at %s. Only the request that asked first can receive the token: if you are not sure it is the program you set up, deny.",
+	return fmt.Sprintf("%s (%s) also asked to pair under this name; %s refused, last at %s. Only the request that asked first, from the process named above, can receive the token: approve only if that process is the program you set up.",
 		subject, strings.Join(who, "; "), requests, r.Last.Local().Format("15:04:05"))
 }
 
