@@ -97,12 +97,12 @@ func (s *Service) RefusedPairings(ctx context.Context, req Request) RefusedPairi
 	if r, ok := s.operatorGate(req); !ok {
 		return RefusedPairingsResponse{Response: r}
 	}
+	s.pairing.mu.Lock()
+	defer s.pairing.mu.Unlock()
 	live, err := s.livePairings()
 	if err != nil {
 		return RefusedPairingsResponse{Response: s.fail("pairing", err)}
 	}
-	s.pairing.mu.Lock()
-	defer s.pairing.mu.Unlock()
 	s.pairing.forgetDecided(live)
 	out := []RefusedPairing{}
 	for _, a := range live {

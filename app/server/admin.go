@@ -72,7 +72,7 @@ func (s *Server) pair(w http.ResponseWriter, r *http.Request) {
 		replyError(w, http.StatusTooManyRequests, app.StatusUnavailable, "too many pairing requests from this process; ask again in a minute")
 		return
 	}
-	if !s.allowAt(bucketKeyPairAsk, pairCeilingRate, pairCeilingBurst) {
+	if !s.allowAt(bucketPairCeiling, pairCeilingRate, pairCeilingBurst) {
 		w.Header().Set("Retry-After", "5")
 		replyError(w, http.StatusTooManyRequests, app.StatusUnavailable, "too many pairing requests from processes on this machine; ask again in a minute")
 		return

@@ -65,6 +65,16 @@ func (e *floodEnv) send(method, path, token, body string) int {
 // no bound), perSec in all (0: as fast as the server answers); it
 // returns how many were sent.
 func (e *floodEnv) flood(stop <-chan struct{}, n int64, perSec float64) int64 {
+	return e.floodPath(stop, n, perSec, "GET", "/v1/memories/00000000-0000-4000-8000-000000000000")
+}
+
+// floodPath is flood with requests to method and path.
+func (e *floodEnv) floodPath(stop <-chan struct{}, n int64, perSec float64, method, path string) int64 {
+	return e.floodWhile(stop, n, perSec, method, path, nil)
+}
+
+// floodWhile is floodPath sending only while on is true (nil: always).
+func (e *floodEnv) floodWhile(stop <-chan struct{}, n int64, perSec float64, method, path string, on *atomic.Bool) int64 {
 	var sent atomic.Int64
 	var wg sync.WaitGroup
 	for range 4 {
@@ -88,12 +98,18 @@ func (e *floodEnv) flood(stop <-chan struct{}, n int64, perSec float64) int64 {
 					case <-tick:
 					}
 				}
+				if on != nil && !on.Load() {
+					if tick == nil {
+						time.Sleep(time.Millisecond)
+					}
+					continue
+				}
 				i := sent.Add(1)
 				if n > 0 && i > n {
 					sent.Add(-1)
 					return
 				}
-				e.send("GET", "/v1/memories/00000000-0000-4000-8000-000000000000", fmt.Sprintf("engram_wrong%d", i), "")
+				e.send(method, path, fmt.Sprintf("engram_wrong%d", i), "")
 			}
 		})
 	}
@@ -103,6 +119,11 @@ func (e *floodEnv) flood(stop <-chan struct{}, n int64, perSec float64) int64 {
 
 // stores times n stores of the agent and returns their p50 and p99.
 func (e *floodEnv) stores(b *testing.B, n int, tag string) (p50, p99 time.Duration) {
+	return pct(e.timeStores(b, n, tag))
+}
+
+// timeStores times n stores of the agent.
+func (e *floodEnv) timeStores(b *testing.B, n int, tag string) []time.Duration {
 	lat := make([]time.Duration, 0, n)
 	for i := range n {
 		start := time.Now()
@@ -111,15 +132,25 @@ func (e *floodEnv) stores(b *testing.B, n int, tag string) (p50, p99 time.Durati
 		}
 		lat = append(lat, time.Since(start))
 	}
-	slices.Sort(lat)
-	return lat[n/2], lat[n*99/100]
+	return lat
+}
+
+// pct returns the p50 and p99 of lat.
+func pct(lat []time.Duration) (p50, p99 time.Duration) {
+	lat = slices.Sorted(slices.Values(lat))
+	return lat[len(lat)/2], lat[len(lat)*99/100]
 }
 
 // BenchmarkBadTokenFlood measures what requests with wrong tokens cost
 // an agent that has a good one. In paced and unpaced, the agent's store
 // p50 and p99 are timed quiet, then while one process sends wrong tokens
 // from 4 connections: at 8,000 a minute (the rate of the finding)
-// or as fast as the server answers. In audit, 8,000 wrong tokens are sent
+// or as fast as the server answers; in paced-alternating, 12 windows of
+// 50 stores alternate quiet and paced flood in one run, so that the load
+// of the rest of the machine weighs on both alike; health-unpaced is the
+// control, a
+// flood of GET /v1/health (which needs no token) as fast as the server
+// answers, what any local process can cost the server. In audit, 8,000 wrong tokens are sent
 // and the audit entries counted after the service's Close (which writes
 // any summary).
 //
@@ -129,7 +160,12 @@ func BenchmarkBadTokenFlood(b *testing.B) {
 	for _, phase := range []struct {
 		name   string
 		perSec float64
-	}{{"paced", 8000.0 / 60}, {"unpaced", 0}} {
+		path   string
+	}{
+		{"paced", 8000.0 / 60, "/v1/memories/00000000-0000-4000-8000-000000000000"},
+		{"unpaced", 0, "/v1/memories/00000000-0000-4000-8000-000000000000"},
+		{"health-unpaced", 0, "/v1/health"},
+	} {
 		b.Run(phase.name, func(b *testing.B) {
 			for b.Loop() {
 				e := newFloodEnv(b)
@@ -138,7 +174,7 @@ func BenchmarkBadTokenFlood(b *testing.B) {
 				stop := make(chan struct{})
 				var sent int64
 				var wg sync.WaitGroup
-				wg.Go(func() { sent = e.flood(stop, 0, phase.perSec) })
+				wg.Go(func() { sent = e.floodPath(stop, 0, phase.perSec, "GET", phase.path) })
 				start := time.Now()
 				p50, p99 := e.stores(b, 300, "flood")
 				close(stop)
@@ -147,10 +183,40 @@ func BenchmarkBadTokenFlood(b *testing.B) {
 				b.ReportMetric(ms(q99), "quiet-p99-ms")
 				b.ReportMetric(ms(p50), "flood-p50-ms")
 				b.ReportMetric(ms(p99), "flood-p99-ms")
-				b.ReportMetric(float64(sent)/time.Since(start).Seconds(), "bad/s")
+				b.ReportMetric(float64(sent)/time.Since(start).Seconds(), "flood/s")
 			}
 		})
 	}
+	b.Run("paced-alternating", func(b *testing.B) {
+		for b.Loop() {
+			e := newFloodEnv(b)
+			e.stores(b, 50, "warm")
+			var on atomic.Bool
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				e.floodWhile(stop, 0, 8000.0/60, "GET", "/v1/memories/00000000-0000-4000-8000-000000000000", &on)
+			})
+			var quiet, flood []time.Duration
+			for w := range 12 {
+				on.Store(w%2 == 1)
+				lat := e.timeStores(b, 50, fmt.Sprintf("window %d", w))
+				if w%2 == 1 {
+					flood = append(flood, lat...)
+				} else {
+					quiet = append(quiet, lat...)
+				}
+			}
+			close(stop)
+			wg.Wait()
+			q50, q99 := pct(quiet)
+			f50, f99 := pct(flood)
+			b.ReportMetric(ms(q50), "quiet-p50-ms")
+			b.ReportMetric(ms(q99), "quiet-p99-ms")
+			b.ReportMetric(ms(f50), "flood-p50-ms")
+			b.ReportMetric(ms(f99), "flood-p99-ms")
+		}
+	})
 	b.Run("audit", func(b *testing.B) {
 		for b.Loop() {
 			e := newFloodEnv(b)

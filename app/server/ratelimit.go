@@ -30,16 +30,19 @@ type bucket struct {
 // Where the OS does not name the process (off Linux), every such request
 // shares one bucket per kind: the global scheme.
 const (
-	pairRequestRate   = 0.2 // per second: one every 5 s sustained
-	pairRequestBurst  = 5
-	pairCeilingRate   = 1
-	pairCeilingBurst  = 20
-	authFailRate      = 2
-	authFailBurst     = 20
-	maxBuckets        = 4096
+	pairRequestRate  = 0.2 // per second: one every 5 s sustained
+	pairRequestBurst = 5
+	pairCeilingRate  = 1
+	pairCeilingBurst = 20
+	authFailRate     = 2
+	authFailBurst    = 20
+	maxBuckets       = 4096
+	// Bucket keys: a prefix and the process key (app.Service.ProcessKey,
+	// "" when the OS does not tell), or the ceiling's own key.
 	bucketKeyPairing  = "pairing:"
 	bucketKeyPairAsk  = "pair-request:"
 	bucketKeyAuthFail = "auth-failed:"
+	bucketPairCeiling = "pair-request-all"
 )
 
 // allow takes one token from the agent's bucket.

@@ -2,8 +2,14 @@ package server
 
 import (
 	"fmt"
+	"net/http/httptest"
+	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/vault/vaulttest"
 )
 
 // TestBucketsAreBounded: per-process buckets cannot grow without bound.
@@ -32,5 +38,30 @@ func TestBucketsAreBounded(t *testing.T) {
 	}
 	if n := len(s.buckets); n != 1 {
 		t.Errorf("%d buckets kept after they refilled, want 1 (the new one)", n)
+	}
+}
+
+// TestPairingWhenTheOSDoesNotTell: where the asking process is unknown
+// (here: a request whose remote address matches no socket), every asker
+// is one, under the global scheme: it may fill all MaxPendingPairings
+// slots within its burst, then gets 429.
+func TestPairingWhenTheOSDoesNotTell(t *testing.T) {
+	v, _ := vaulttest.New(t)
+	svc, err := app.New(v, app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	h := New(svc, Options{}).Handler()
+	var codes []int
+	for i := range app.MaxPendingPairings + 1 {
+		r := httptest.NewRequest("POST", "http://127.0.0.1/v1/pair", strings.NewReader(fmt.Sprintf(`{"name":"unnamed-%d"}`, i)))
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		codes = append(codes, w.Code)
+	}
+	want := []int{202, 202, 202, 202, 202, 429}
+	if !slices.Equal(codes, want) {
+		t.Errorf("pairing requests from a process the OS does not name = %v, want %v", codes, want)
 	}
 }
