@@ -326,15 +326,16 @@ func (s *Service) changeAgent(req Request, name, what string, fn func(a *vault.A
 
 // Authenticate maps a bearer token to its agent's caller. The agent id of
 // every API request comes from here, never from the request body. A
-// missing, unknown or revoked token is unauthorized (audited without the
-// token); a paused agent gets StatusPaused.
+// missing, unknown or revoked token is unauthorized (counted, and audited
+// in a summary without the token: see AuthFailPeriod); a paused agent
+// gets StatusPaused.
 func (s *Service) Authenticate(ctx context.Context, token, session string) (Caller, Response) {
 	if s.v == nil {
 		return Caller{}, Response{StatusUnavailable, "memory is unavailable: " + s.reason.Error()}
 	}
 	token = strings.TrimSpace(token)
 	if !strings.HasPrefix(token, tokenPrefix) {
-		return Caller{}, s.authFailed("missing or malformed token")
+		return Caller{}, s.authFailed(ctx, failMalformed)
 	}
 	// The map lookup is not constant-time, but it is keyed by the SHA-256
 	// of the token: timing reveals nothing usable about a token.
@@ -351,12 +352,5 @@ func (s *Service) Authenticate(ctx context.Context, token, session string) (Call
 			return Caller{}, Response{StatusPaused, pausedMessage(a)}
 		}
 	}
-	return Caller{}, s.authFailed("unknown or revoked token")
-}
-
-func (s *Service) authFailed(why string) Response {
-	if err := s.v.Audit(vault.AuditEntry{Action: vault.ActionAuthFail, Agent: "unknown", Result: vault.ResultDenied, Reason: why}); err != nil {
-		s.log.Error("audit", "err", err)
-	}
-	return Response{StatusUnauthorized, "missing, unknown or revoked token"}
+	return Caller{}, s.authFailed(ctx, failUnknown)
 }

@@ -36,10 +36,8 @@ func TestPairingRequestsAreBoundedAndExpire(t *testing.T) {
 			t.Fatalf("RequestPairing(%s) #%d = %+v", name, i, r.Response)
 		}
 	}
-	if r := s.RequestPairing(ctx, "agent-0"); r.Status != app.StatusPending {
-		t.Errorf("asking again for a waiting name = %+v, want pending (it renews, it does not count twice)", r.Response)
-	} else {
-		secrets["agent-0"] = r.Secret
+	if r := s.RequestPairing(ctx, "agent-0"); r.Status != app.StatusConflict || r.Secret != "" || !strings.Contains(r.Message, "expires at "+vaulttest.Start.Add(app.PairingExpiry).Format(time.RFC3339)) {
+		t.Errorf("asking again for a waiting name = %+v, want conflict saying when the waiting request expires (it neither renews nor replaces it)", r.Response)
 	}
 	if p := s.PendingPairings(ctx, operator); len(p.Agents) != app.MaxPendingPairings {
 		t.Errorf("PendingPairings = %d, want %d", len(p.Agents), app.MaxPendingPairings)

@@ -2,8 +2,18 @@
 
 package app
 
-import "net/netip"
+import (
+	"net"
+	"net/netip"
+	"time"
+)
 
-// lookupPeer is not implemented off Linux: the pop-up says the OS does
-// not tell.
-func lookupPeer(server, client netip.AddrPort) (Peer, bool) { return Peer{}, false }
+// Off Linux the process behind a connection is not looked up: the
+// pop-up says the OS does not tell, and the per-process limits count
+// every asker as one (ProcessKey is "").
+
+func (f *peerFinder) conn(c net.Conn, now time.Time) (Peer, bool) { return Peer{}, false }
+
+func (f *peerFinder) addrs(server, client netip.AddrPort, now time.Time) (Peer, bool) {
+	return Peer{}, false
+}

@@ -106,6 +106,12 @@ type Service struct {
 
 	// agents caches the registry by token hash; see agents.go.
 	agents agentCache
+	// peers finds the process behind a connection (peer.go); pairing
+	// orders pairing requests (pairing.go); authFails counts failed
+	// authentications until they are audited (authfail.go).
+	peers     peerFinder
+	pairing   pairingState
+	authFails authFailures
 
 	recall *recall.Engine // nil: recall is off
 	// recallStatus is what the caller of New said about the embedder
@@ -270,7 +276,8 @@ func (s *Service) WaitIndexed(ctx context.Context) error {
 }
 
 // Close stops a background index build and background embedding and
-// waits for them, and writes the pending recall access times. The vault
+// waits for them, and writes the pending recall access times and the
+// summary of failed authentications. The vault
 // stays open (its owner closes it).
 func (s *Service) Close() {
 	if s.stopIndex != nil {
@@ -282,6 +289,7 @@ func (s *Service) Close() {
 	s.stopEmbedding(true)
 	s.closeAccess()
 	s.stopScrubber()
+	s.closeAuthFailures()
 }
 
 // Disabled returns a service that answers every call with StatusUnavailable

@@ -1,12 +1,14 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/data/binding"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -22,12 +24,16 @@ type agentsScreen struct {
 	list    *widget.List
 	box     *fyne.Container
 	sel     string
-	// open holds the pairing dialogs on screen, by agent name.
-	open map[string]dialog.Dialog
+	// open holds the pairing dialogs on screen, by agent name; rivals
+	// the text each says about other processes' refused requests under
+	// its name, and refused those requests as last loaded.
+	open    map[string]dialog.Dialog
+	rivals  map[string]binding.String
+	refused map[string]app.RefusedPairing
 }
 
 func newAgentsScreen(u *UI) *agentsScreen {
-	s := &agentsScreen{u: u, open: map[string]dialog.Dialog{}}
+	s := &agentsScreen{u: u, open: map[string]dialog.Dialog{}, rivals: map[string]binding.String{}, refused: map[string]app.RefusedPairing{}}
 	s.box = container.NewVBox(widget.NewLabel("Select an agent."))
 	s.agents = newRows(
 		func() fyne.CanvasObject {
@@ -86,9 +92,21 @@ func (s *agentsScreen) refresh() {
 	}
 	h := s.u.h
 	var r app.AgentsResponse
-	s.u.background(func() error { r = h.Service().Agents(s.u.ctx, h.Operator()); return nil }, func(error) {
+	var refused app.RefusedPairingsResponse
+	s.u.background(func() error {
+		r = h.Service().Agents(s.u.ctx, h.Operator())
+		refused = h.Service().RefusedPairings(s.u.ctx, h.Operator())
+		return nil
+	}, func(error) {
 		if !r.OK() {
 			return
+		}
+		s.refused = map[string]app.RefusedPairing{}
+		for _, rp := range refused.Refused {
+			s.refused[rp.Name] = rp
+		}
+		for name, b := range s.rivals {
+			_ = b.Set(rivalsText(s.refused[name]))
 		}
 		s.agents.set(r.Agents)
 		var held []string
@@ -108,7 +126,7 @@ func (s *agentsScreen) refresh() {
 			}
 			// Decided elsewhere (the CLI, another click): close the question.
 			if d := s.open[a.Name]; d != nil && a.Status != app.AgentPending {
-				delete(s.open, a.Name) // first: Hide answers "no" to the dialog's callback
+				s.closed(a.Name) // first: Hide answers "no" to the dialog's callback
 				d.Hide()
 			}
 		}
@@ -138,6 +156,11 @@ func (s *agentsScreen) show(a app.Agent) {
 	)
 	if a.Status == app.AgentPending {
 		grants.Append("Asked by", wrapped(askedByText(a)))
+		if t := rivalsText(s.refused[a.Name]); t != "" {
+			also := wrapped(t)
+			also.Importance = widget.DangerImportance
+			grants.Append("Also asked", also)
+		}
 	}
 	var buttons []fyne.CanvasObject
 	switch a.Status {
@@ -234,20 +257,33 @@ func (s *agentsScreen) grantsDialog(a app.Agent, pairing bool, waiting int) {
 	}
 	who := wrapped(fmt.Sprintf("A program on this computer asked at %s to pair under the name %q. The name is what the program says about itself: Engram cannot check it. Approve only if you have just set up this agent.", when(a.Created), a.Name))
 	who.Importance = widget.WarningImportance
-	d := dialog.NewCustomWithoutButtons(title, container.NewVBox(who, wrapped(askedByText(a)), widget.NewForm(items...)), s.u.win)
+	// Other processes that asked under this name since: updated while
+	// the question is open.
+	rivals := binding.NewString()
+	_ = rivals.Set(rivalsText(s.refused[a.Name]))
+	also := widget.NewLabelWithData(rivals)
+	also.Wrapping, also.Importance = fyne.TextWrapWord, widget.DangerImportance
+	rivals.AddListener(binding.NewDataListener(func() {
+		if t, _ := rivals.Get(); t == "" {
+			also.Hide()
+		} else {
+			also.Show()
+		}
+	}))
+	d := dialog.NewCustomWithoutButtons(title, container.NewVBox(who, wrapped(askedByText(a)), also, widget.NewForm(items...)), s.u.win)
 	answer := func(approve bool) func() {
 		return func() {
 			if _, asking := s.open[a.Name]; !asking {
 				return // closed because the pairing was decided elsewhere
 			}
-			delete(s.open, a.Name)
+			s.closed(a.Name)
 			d.Hide()
 			fs, rs := typed[app.Field](fieldChecks.selected()), typed[app.Partition](readChecks.selected())
 			s.decide(a.Name, true, approve, fs, rs, mayConfirm.Checked)
 		}
 	}
 	later := newDefaultButton("Decide later", theme.HistoryIcon(), func() {
-		delete(s.open, a.Name)
+		s.closed(a.Name)
 		d.Hide()
 		s.u.setStatus(fmt.Sprintf("The pairing request of %s waits in Agents.", a.Name))
 	})
@@ -257,10 +293,39 @@ func (s *agentsScreen) grantsDialog(a app.Agent, pairing bool, waiting int) {
 	approve.Importance = widget.HighImportance
 	d.SetButtons([]fyne.CanvasObject{later, deny, approve})
 	d.Resize(fyne.NewSize(660, 460))
-	s.open[a.Name] = d
+	s.open[a.Name], s.rivals[a.Name] = d, rivals
 	d.Show()
 	s.u.keyed(later.OnTapped, later.OnTapped)
 	s.u.win.Canvas().Focus(later)
+}
+
+// closed forgets the pairing question about name.
+func (s *agentsScreen) closed(name string) {
+	delete(s.open, name)
+	delete(s.rivals, name)
+}
+
+// rivalsText says which other processes asked to pair under a pending
+// name and were refused (only the request that asked first can receive
+// the token), or is empty when none did.
+func rivalsText(r app.RefusedPairing) string {
+	if r.Count == 0 {
+		return ""
+	}
+	who := make([]string, len(r.By))
+	for i, b := range r.By {
+		who[i] = cmp.Or(b, "the operating system did not say which")
+	}
+	requests := "its request was"
+	if r.Count > 1 {
+		requests = fmt.Sprintf("%d requests were", r.Count)
+	}
+	subject := "Another process"
+	if len(r.By) > 1 {
+		subject = "Other processes"
+	}
+	return fmt.Sprintf("%s (%s) also asked to pair under this name; %s refused, last at %s. Only the request that asked first, from the process named above, can receive the token: approve only if that process is the program you set up.",
+		subject, strings.Join(who, "; "), requests, r.Last.Local().Format("15:04:05"))
 }
 
 // askedByText says which process sent a pairing request, as the

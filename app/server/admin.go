@@ -44,31 +44,41 @@ type pairRequest struct {
 	Secret string `json:"pair_secret,omitempty"`
 }
 
-// pairInput decodes a pairing request and applies the pairing rate limit,
-// shared by every local client: pairing needs no token, so it is the one
-// door a flood could knock on.
+// pairInput decodes a pairing request or poll and applies the rate limit
+// of the asking process (see ratelimit.go): pairing needs no token, so it
+// is the one door a flood could knock on.
 func (s *Server) pairInput(w http.ResponseWriter, r *http.Request) (pairRequest, bool) {
 	var in pairRequest
 	if !decode(w, r, &in) {
 		return in, false
 	}
-	if !s.allow("pairing") {
-		replyError(w, http.StatusTooManyRequests, app.StatusUnavailable, "too many pairing requests")
+	if !s.allow(bucketKeyPairing + s.svc.ProcessKey(r.Context())) {
+		w.Header().Set("Retry-After", "1")
+		replyError(w, http.StatusTooManyRequests, app.StatusUnavailable, "too many pairing requests from this process")
 		return in, false
 	}
 	return in, true
 }
 
 func (s *Server) pair(w http.ResponseWriter, r *http.Request) {
-	if in, ok := s.pairInput(w, r); ok {
-		if !s.allowAt("pair-request", pairRequestRate, pairRequestBurst) {
-			replyError(w, http.StatusTooManyRequests, app.StatusUnavailable, "too many pairing requests; ask again in a minute")
-			return
-		}
-		// The remote address lets the service ask the OS which process this is.
-		res := s.svc.RequestPairing(app.WithPeer(r.Context(), r.RemoteAddr), in.Name)
-		reply(w, res.Status, res)
+	in, ok := s.pairInput(w, r)
+	if !ok {
+		return
 	}
+	// This process's bucket first: a flood from one process is refused
+	// before it takes from the ceiling all processes share.
+	if !s.allowAt(bucketKeyPairAsk+s.svc.ProcessKey(r.Context()), pairRequestRate, pairRequestBurst) {
+		w.Header().Set("Retry-After", "5")
+		replyError(w, http.StatusTooManyRequests, app.StatusUnavailable, "too many pairing requests from this process; ask again in a minute")
+		return
+	}
+	if !s.allowAt(bucketPairCeiling, pairCeilingRate, pairCeilingBurst) {
+		w.Header().Set("Retry-After", "5")
+		replyError(w, http.StatusTooManyRequests, app.StatusUnavailable, "too many pairing requests from processes on this machine; ask again in a minute")
+		return
+	}
+	res := s.svc.RequestPairing(r.Context(), in.Name)
+	reply(w, res.Status, res)
 }
 
 func (s *Server) pairPoll(w http.ResponseWriter, r *http.Request) {
@@ -78,7 +88,7 @@ func (s *Server) pairPoll(w http.ResponseWriter, r *http.Request) {
 	}
 	res := s.svc.PollPairing(r.Context(), in.Name, in.Secret)
 	if res.Status == app.StatusUnauthorized {
-		replyError(w, http.StatusUnauthorized, res.Status, res.Message)
+		s.refuseAuth(w, r, res.Message)
 		return
 	}
 	reply(w, res.Status, res)

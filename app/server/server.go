@@ -211,6 +211,10 @@ func (s *Server) checkRequest(next http.Handler) http.Handler {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+		// The service asks the OS which process sent a request that needs
+		// it (a pairing, a failed authentication): through the connection
+		// (Serve's ConnContext), else through the remote address.
+		r = r.WithContext(app.WithPeer(r.Context(), r.RemoteAddr))
 		next.ServeHTTP(w, r)
 	})
 }
@@ -218,7 +222,8 @@ func (s *Server) checkRequest(next http.Handler) http.Handler {
 type ctxKey struct{}
 
 // authed wraps a handler that needs an agent: it authenticates the bearer
-// token, applies the rate limit and passes the caller on.
+// token, applies the rate limit and passes the caller on. A wrong token
+// is answered 401, or 429 past the asking process's limit (refuseAuth).
 func (s *Server) authed(h func(w http.ResponseWriter, r *http.Request, req app.Request)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -230,8 +235,7 @@ func (s *Server) authed(h func(w http.ResponseWriter, r *http.Request, req app.R
 		caller, resp := s.svc.Authenticate(r.Context(), token, r.Header.Get(SessionHeader))
 		switch {
 		case resp.Status == app.StatusUnauthorized:
-			w.Header().Set("WWW-Authenticate", `Bearer realm="engram", error="invalid_token"`)
-			replyError(w, http.StatusUnauthorized, resp.Status, resp.Message)
+			s.refuseAuth(w, r, resp.Message)
 			return
 		case !resp.OK():
 			reply(w, resp.Status, resp)
@@ -363,6 +367,9 @@ func (s *Server) Serve(ctx context.Context, addr, socket, runtimeFile string) er
 		WriteTimeout:      s.timeouts.Write,
 		IdleTimeout:       s.timeouts.Idle,
 		MaxHeaderBytes:    32 << 10,
+		// The process behind a connection is looked up once per
+		// connection, when a request first needs it.
+		ConnContext: app.WithConn,
 	}
 	errc := make(chan error, len(listeners))
 	for _, l := range listeners {
