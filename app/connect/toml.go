@@ -41,8 +41,8 @@ func tomlProblem(src []byte) string {
 }
 
 // tomlEdit applies edit to the TOML file src: only when src is TOML, and
-// only when what edit gives still is (Engram's table cannot be added to
-// servers written as one inline table or as dotted keys).
+// only when what edit gives still is (it would not be, for one, when
+// Engram's entry is already there written as dotted keys).
 func tomlEdit(src []byte, edit func([]byte) ([]byte, error)) ([]byte, error) {
 	if err := tomlCheck(src); err != nil {
 		return nil, err
