@@ -90,7 +90,13 @@ func (c *cmd) importFrom(args []string) error {
 	if *dry {
 		would = "would be "
 	}
+	files := 0 // files skipped whole: links out of the folder, named pipes
 	for _, s := range skips {
+		if s.Line == 0 {
+			files++
+			fmt.Fprintf(c.out, "%-8s %s: %s\n", "SKIPPED", s.File, s.Why)
+			continue
+		}
 		fmt.Fprintf(c.out, "%-8s %s, line %d: %s\n", "SKIPPED", s.File, s.Line, s.Why)
 	}
 	for _, res := range r.Results {
@@ -119,8 +125,15 @@ func (c *cmd) importFrom(args []string) error {
 		return fail(exitFailed, "import stopped after %d of %d entries: %s", len(r.Results), len(entries), r.Message)
 	}
 	fmt.Fprintf(c.out, "%d entries from %s as %s: %d %sstored, %d %smerged into existing memories, %d %squeued for review, %d %srefused, %d skipped",
-		len(entries), path, r.Writer, r.Stored, would, r.Merged, would, r.Queued, would, r.Refused, would, r.Skipped+len(skips))
-	fmt.Fprintf(c.out, "; %d with secrets redacted, %d in the sensitive partition\n", r.Redacted, r.Sensitive)
+		len(entries), path, r.Writer, r.Stored, would, r.Merged, would, r.Queued, would, r.Refused, would, r.Skipped+len(skips)-files)
+	fmt.Fprintf(c.out, "; %d with secrets redacted, %d in the sensitive partition", r.Redacted, r.Sensitive)
+	switch {
+	case files == 1:
+		fmt.Fprint(c.out, "; 1 file not read (SKIPPED above)")
+	case files > 1:
+		fmt.Fprintf(c.out, "; %d files not read (SKIPPED above)", files)
+	}
+	fmt.Fprintln(c.out)
 	switch {
 	case *dry:
 		fmt.Fprintln(c.out, "dry run: nothing was stored")

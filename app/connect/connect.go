@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -49,7 +50,7 @@ func (c Client) Edit(src []byte, e Entry) ([]byte, error) {
 	var out []byte
 	var err error
 	if c.Format == TOML {
-		out, err = tomlInstall(lf, c.Container+"."+ServerName, e)
+		out, err = tomlEdit(lf, func(src []byte) ([]byte, error) { return tomlInstall(src, c.Container+"."+ServerName, e) })
 	} else {
 		v := jsonEntryValue{Type: c.Type, Command: e.Command, Args: e.Args, Env: e.Env}
 		out, err = jsonInstall(lf, c.Container, ServerName, v)
@@ -88,7 +89,11 @@ func (c Client) Strip(src []byte) ([]byte, bool, error) {
 	var had bool
 	var err error
 	if c.Format == TOML {
-		out, had, err = tomlRemove(lf, c.Container+"."+ServerName)
+		out, err = tomlEdit(lf, func(src []byte) ([]byte, error) {
+			out, h, err := tomlRemove(src, c.Container+"."+ServerName)
+			had = h
+			return out, err
+		})
 	} else {
 		out, had, err = jsonRemove(lf, c.Container, ServerName)
 	}
@@ -116,7 +121,7 @@ var agentArg = regexp.MustCompile(`--agent["']?\s*[,=]?\s*["']?([A-Za-z0-9][A-Za
 // StatusOf reads the client's file and reports whether Engram is in it.
 func (c Client) StatusOf(e Env) Status {
 	s := Status{Client: c, Path: c.ConfigPath(e), Installed: c.Installed(e)}
-	src, err := os.ReadFile(s.Path)
+	src, _, err := readFile(s.Path, s.Path, MaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s
 	}
@@ -126,7 +131,9 @@ func (c Client) StatusOf(e Env) Status {
 	}
 	var raw []byte
 	if c.Format == TOML {
-		raw, err = tomlEntry(src, c.Container+"."+ServerName)
+		if err = tomlCheck(src); err == nil {
+			raw, err = tomlEntry(src, c.Container+"."+ServerName)
+		}
 	} else {
 		raw, err = jsonEntry(src, c.Container, ServerName)
 	}
@@ -173,6 +180,13 @@ type Plan struct {
 // Changes reports whether Apply would touch the file.
 func (p Plan) Changes() bool { return p.Action != Unchanged }
 
+// MaxFileSize bounds a client's file that Engram reads: 128 MiB. A client's
+// settings take kilobytes, but Claude Code keeps its projects' history in
+// ~/.claude.json, which users have reported at 15, 65 and 101 MB; the cap
+// leaves such a file editable while bounding what a runaway or hostile
+// file costs (an edit holds a few copies of the file at once).
+const MaxFileSize = 128 << 20
+
 // read reads path, following a symbolic link to the file it names so
 // that Apply replaces that file and keeps the link.
 func read(path string) (real string, src []byte, mode fs.FileMode, existed bool, err error) {
@@ -180,18 +194,69 @@ func read(path string) (real string, src []byte, mode fs.FileMode, existed bool,
 	if r, err := filepath.EvalSymlinks(path); err == nil {
 		real = r
 	}
-	fi, err := os.Stat(real)
+	src, fi, err := readFile(real, path, MaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return real, nil, 0o600, false, nil
 	}
 	if err != nil {
 		return real, nil, 0, false, err
 	}
-	if !fi.Mode().IsRegular() {
-		return real, nil, 0, false, fmt.Errorf("%s is not a regular file", path)
+	return real, src, fi.Mode().Perm(), true, nil
+}
+
+// readFile reads the regular file at path (name is how errors call it)
+// of at most limit bytes. A missing file is an error wrapping
+// fs.ErrNotExist.
+func readFile(path, name string, limit int64) ([]byte, fs.FileInfo, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, err
 	}
-	src, err = os.ReadFile(real)
-	return real, src, fi.Mode().Perm(), true, err
+	// Checked before opening: opening a named pipe waits for a writer.
+	if !fi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	f, err := os.OpenFile(path, openFlags, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	return readCapped(f, name, limit)
+}
+
+// readCapped reads an open regular file of at most limit bytes. It reads
+// at most limit+1 bytes, so that a file whose size is not what it says
+// (one growing while it is read, a kernel file that says 0) costs no more
+// than limit.
+func readCapped(f fs.File, name string, limit int64) ([]byte, fs.FileInfo, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	tooLarge := fmt.Errorf("%w: %s is larger than %s; Engram does not edit it", ErrTooLarge, name, sizeName(limit))
+	if fi.Size() > limit {
+		return nil, nil, tooLarge
+	}
+	var b bytes.Buffer
+	b.Grow(int(fi.Size()) + bytes.MinRead)
+	if _, err := b.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
+		return nil, nil, err
+	}
+	if int64(b.Len()) > limit {
+		return nil, nil, tooLarge
+	}
+	return b.Bytes(), fi, nil
+}
+
+// sizeName is n bytes in words: "128 MiB", or "100 bytes".
+func sizeName(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // PlanInstall computes adding Engram's entry e to the client's file.
@@ -231,7 +296,7 @@ func (c Client) PlanRemove(env Env, e Entry) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	backup, berr := os.ReadFile(real + BackupSuffix)
+	backup, _, berr := readFile(real+BackupSuffix, real+BackupSuffix, MaxFileSize)
 	return c.planRemove(real, src, existed, mode, backup, berr == nil, e)
 }
 

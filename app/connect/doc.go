@@ -9,6 +9,8 @@
 // other server, setting, comment and the file's indentation stay as they
 // were, a second install changes nothing, and a removal gives back the file
 // as it was before the install, byte for byte, when nothing else touched it
-// since. The command line (engram connect) and the desktop app call the
-// same functions: Clients, Find, Install, Uninstall, Status and Tokens.
+// since. A file that does not parse as its format (with the line of the
+// problem) or is larger than MaxFileSize is refused and left as it was.
+// The command line (engram connect) and the desktop app call the same
+// functions: Clients, Find, Install, Uninstall, Status and Tokens.
 package connect

@@ -14,3 +14,7 @@ var (
 	// Engram wrote it (the client rewrites it itself); nothing was written.
 	ErrChanged = errors.New("the file changed while Engram was writing it")
 )
+
+// ErrTooLarge is returned for a client's file larger than MaxFileSize;
+// the file is left alone.
+var ErrTooLarge = errors.New("the client's configuration is too large")

@@ -2,16 +2,60 @@ package connect
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/BurntSushi/toml"
 )
 
 // The TOML editor (Codex CLI's config.toml) works on lines: Engram's entry
 // is the table [mcp_servers.NAME] with its subtables, from its header to
 // the next header of another table. Everything outside it is kept as it
 // is, comments included.
+
+// tomlCheck reports whether src is TOML, as ErrSyntax with the line of
+// its first problem when it is not. The line editor below keeps every line
+// it does not own as it is, so a malformed line is refused here rather
+// than kept beside Engram's entry.
+func tomlCheck(src []byte) error {
+	if p := tomlProblem(src); p != "" {
+		return fmt.Errorf("%w: %s", ErrSyntax, p)
+	}
+	return nil
+}
+
+// tomlProblem is "line N: what is wrong" of a file that is not TOML, or "".
+func tomlProblem(src []byte) string {
+	var v map[string]any
+	_, err := toml.Decode(string(src), &v)
+	if pe, ok := errors.AsType[toml.ParseError](err); ok {
+		return fmt.Sprintf("line %d: %s", pe.Position.Line, strings.TrimSuffix(pe.Message, "."))
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// tomlEdit applies edit to the TOML file src: only when src is TOML, and
+// only when what edit gives still is (it would not be, for one, when
+// Engram's entry is already there written as dotted keys).
+func tomlEdit(src []byte, edit func([]byte) ([]byte, error)) ([]byte, error) {
+	if err := tomlCheck(src); err != nil {
+		return nil, err
+	}
+	out, err := edit(src)
+	if err != nil || bytes.Equal(out, src) {
+		return out, err
+	}
+	if p := tomlProblem(out); p != "" {
+		return nil, fmt.Errorf("%w: Engram's entry cannot be added to or taken from this file as it is written (the result would fail at %s); write each MCP server as its own [table], or edit the file by hand", ErrSyntax, p)
+	}
+	return out, nil
+}
 
 var tomlHeader = regexp.MustCompile(`^\s*\[\[?\s*([^\[\]#]*?)\s*\]\]?\s*(#.*)?$`)
 
@@ -31,11 +75,25 @@ func tomlTableName(key string) string {
 func tomlSection(lines []string, name string) (start, end int, err error) {
 	start, end = -1, -1
 	current := ""
+	// The servers' table may not be one inline table: TOML does not let
+	// a [table] add to it.
+	servers := tableParent(name)
+	outer, leaf := "", servers
+	if i := strings.LastIndexByte(servers, '.'); i >= 0 {
+		outer, leaf = servers[:i], servers[i+1:]
+	}
+	top := tomlTopLines(lines)
 	for i, l := range lines {
+		if !top[i] {
+			continue // inside a multi-line string or array
+		}
 		m := tomlHeader.FindStringSubmatch(l)
 		if m == nil {
 			if current == tableParent(name) && start < 0 && tomlKeyIs(l, tableLeaf(name)) {
 				return -1, -1, fmt.Errorf("%w: %s is defined inside [%s] on line %d; move it to its own table or remove it by hand", ErrSyntax, tableLeaf(name), current, i+1)
+			}
+			if current == outer && tomlKeySet(l, leaf) {
+				return -1, -1, fmt.Errorf("%w: %s is written as one inline table on line %d, which Engram's entry cannot be added to; write each server as its own [%s.NAME] table, or edit the file by hand", ErrSyntax, leaf, i+1, servers)
 			}
 			continue
 		}
@@ -59,15 +117,68 @@ func tomlSection(lines []string, name string) (start, end int, err error) {
 	return start, end, nil
 }
 
+// tomlTopLines marks the lines that begin outside any multi-line string
+// or array: only those can be a table's header or a key. src is TOML.
+func tomlTopLines(lines []string) []bool {
+	top := make([]bool, len(lines))
+	var quote string // the open multi-line string's delimiter, if any
+	depth := 0       // open brackets of arrays (and inline tables)
+	for i, l := range lines {
+		top[i] = quote == "" && depth == 0
+		for j := 0; j < len(l); j++ {
+			if quote != "" {
+				if quote == `"""` && l[j] == '\\' {
+					j++
+					continue
+				}
+				if strings.HasPrefix(l[j:], quote) {
+					// Up to two quotes may end the string's text.
+					n := 3
+					for n < 5 && j+n < len(l) && l[j+n] == quote[0] {
+						n++
+					}
+					j += n - 1
+					quote = ""
+				}
+				continue
+			}
+			switch c := l[j]; {
+			case c == '#':
+				j = len(l)
+			case strings.HasPrefix(l[j:], `"""`) || strings.HasPrefix(l[j:], "'''"):
+				quote = l[j : j+3]
+				j += 2
+			case c == '"' || c == '\'':
+				// A one-line string: to its closing quote.
+				for j++; j < len(l) && l[j] != c; j++ {
+					if c == '"' && l[j] == '\\' {
+						j++
+					}
+				}
+			case c == '[' || c == '{':
+				depth++
+			case c == ']' || c == '}':
+				depth = max(depth-1, 0)
+			}
+		}
+	}
+	return top
+}
+
 func tableParent(name string) string { return name[:strings.LastIndexByte(name, '.')] }
 func tableLeaf(name string) string   { return name[strings.LastIndexByte(name, '.')+1:] }
 
-func tomlKeyIs(line, key string) bool {
+// tomlKeyIs reports whether line sets key (key = ...) or a key under it
+// (key.x = ...); tomlKeySet, only key itself.
+func tomlKeyIs(line, key string) bool  { return tomlKeyThen(line, key, "=.") }
+func tomlKeySet(line, key string) bool { return tomlKeyThen(line, key, "=") }
+
+func tomlKeyThen(line, key, next string) bool {
 	l := strings.TrimSpace(line)
 	for _, k := range []string{key, `"` + key + `"`} {
 		if rest, ok := strings.CutPrefix(l, k); ok {
 			rest = strings.TrimSpace(rest)
-			if strings.HasPrefix(rest, "=") || strings.HasPrefix(rest, ".") {
+			if rest != "" && strings.ContainsRune(next, rune(rest[0])) {
 				return true
 			}
 		}

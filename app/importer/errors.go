@@ -24,3 +24,11 @@ func (e *SyntaxError) Error() string {
 }
 
 func (e *SyntaxError) Unwrap() error { return ErrMalformed }
+
+// ErrTooLarge is wrapped when a file holds more than MaxFileSize bytes,
+// whatever its size is said to be.
+var ErrTooLarge = errors.New("file too large")
+
+// ErrNotRegular is wrapped when a path named for import leads to
+// something other than a regular file: a named pipe, a device, a socket.
+var ErrNotRegular = errors.New("not a regular file")

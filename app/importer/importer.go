@@ -1,12 +1,16 @@
 package importer
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"unicode"
 	"unicode/utf8"
 
@@ -58,10 +62,11 @@ func (e Entry) Where() string {
 	return s
 }
 
-// Skip is a part of a file that is not imported, and why.
+// Skip is a part of a file that is not imported, and why. Line is 0 when
+// the whole file is skipped (a link out of the folder, a named pipe).
 type Skip struct {
 	File string `json:"file"`
-	Line int    `json:"line"`
+	Line int    `json:"line,omitempty"`
 	Why  string `json:"why"`
 }
 
@@ -99,10 +104,21 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("%w %q (one of %s)", ErrFormat, s, formatList())
 }
 
-// Read parses the file at path, or, for a directory, every file of the
-// format below it (Cursor's .mdc rules, Copilot's instruction files, a
-// project's CLAUDE.md or AGENTS.md files), in name order. It parses all
-// of them before returning: one malformed file fails the whole read.
+// Read parses the file at path, or, for a folder, every file of the format
+// below it (Cursor's .mdc rules, Copilot's instruction files, a project's
+// CLAUDE.md or AGENTS.md files), in name order. It parses all of them
+// before returning: one malformed file fails the whole read.
+//
+// A folder's files are opened through an os.Root of the folder, so nothing
+// outside it is read: a link that leads out of the folder (to a file, a
+// folder or a device), a link loop, a broken link and anything that is not
+// a regular file (a named pipe, a device, a socket) are skipped and
+// returned among the skips, with Line 0 and why. A link to a file inside
+// the folder is followed; a link to a folder inside it is not (its files
+// are read where they are). A path named directly may be a link, since the
+// user named it, but it must lead to a regular file, or Read fails with
+// ErrNotRegular before reading anything. No file is read beyond
+// MaxFileSize bytes, whatever its size is said to be (ErrTooLarge).
 func Read(f Format, path string) ([]Entry, []Skip, error) {
 	if _, err := ParseFormat(string(f)); err != nil {
 		return nil, nil, err
@@ -111,23 +127,46 @@ func Read(f Format, path string) ([]Entry, []Skip, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	files := []string{path}
-	if fi.IsDir() {
-		if files, err = find(f, path); err != nil {
-			return nil, nil, err
-		}
-		if len(files) == 0 {
-			return nil, nil, fmt.Errorf("no %s files in %s", f, path)
-		}
-	}
-	var entries []Entry
-	var skips []Skip
-	for _, file := range files {
-		data, err := readLimited(file)
+	if !fi.IsDir() {
+		data, err := readNamed(path, fi)
 		if err != nil {
 			return nil, nil, err
 		}
-		e, s, err := Parse(f, file, data)
+		return Parse(f, path, data)
+	}
+	root, err := os.OpenRoot(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer root.Close()
+	files, skips, err := find(f, root, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(files) == 0 {
+		msg := fmt.Sprintf("no %s files in %s", f, path)
+		if len(skips) > 0 {
+			why := make([]string, len(skips))
+			for i, s := range skips {
+				why[i] = s.File + ": " + s.Why
+			}
+			msg += " (skipped " + strings.Join(why, "; ") + ")"
+		}
+		return nil, nil, errors.New(msg)
+	}
+	var entries []Entry
+	for _, rel := range files {
+		name := filepath.Join(path, rel)
+		file, err := root.OpenFile(rel, openFlags, 0)
+		if err != nil {
+			return nil, nil, err
+		}
+		data, err := readCapped(file, name, MaxFileSize)
+		file.Close()
+		if err != nil {
+			return nil, nil, err
+		}
+		e, s, err := Parse(f, name, data)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -136,39 +175,148 @@ func Read(f Format, path string) ([]Entry, []Skip, error) {
 	return entries, skips, nil
 }
 
-func readLimited(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
+// readNamed reads the file the user named, fi being what it leads to.
+func readNamed(path string, fi fs.FileInfo) ([]byte, error) {
+	// Checked before opening: opening a named pipe waits for a writer.
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, modeName(fi.Mode()))
+	}
+	file, err := os.OpenFile(path, openFlags, 0)
 	if err != nil {
 		return nil, err
 	}
-	if fi.Size() > MaxFileSize {
-		return nil, fmt.Errorf("%s is larger than %d MiB", path, MaxFileSize>>20)
-	}
-	return os.ReadFile(path)
+	defer file.Close()
+	return readCapped(file, path, MaxFileSize)
 }
 
-// find lists the files of format f below dir, skipping dependency and
-// version-control folders.
-func find(f Format, dir string) ([]string, error) {
+// readCapped reads an open file of at most limit bytes. It refuses what is
+// not a regular file, and reads at most limit+1 bytes of what is, so that
+// a file whose size is not what it says (one that grows while it is read,
+// or a kernel file that says 0) costs no more than limit.
+func readCapped(file fs.File, name string, limit int64) ([]byte, error) {
+	fi, err := file.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w (%s)", name, ErrNotRegular, modeName(fi.Mode()))
+	}
+	tooLarge := fmt.Errorf("%s: %w (more than %s)", name, ErrTooLarge, sizeName(limit))
+	if fi.Size() > limit {
+		return nil, tooLarge
+	}
+	var b bytes.Buffer
+	b.Grow(int(fi.Size()) + bytes.MinRead)
+	if _, err := b.ReadFrom(io.LimitReader(file, limit+1)); err != nil {
+		return nil, err
+	}
+	if int64(b.Len()) > limit {
+		return nil, tooLarge
+	}
+	return b.Bytes(), nil
+}
+
+// sizeName is n bytes in words: "32 MiB", or "100 bytes".
+func sizeName(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// modeName says what a file that is not a regular file is.
+func modeName(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a link"
+	case m.IsRegular():
+		return "a file"
+	}
+	return "not a regular file"
+}
+
+// skipFolders are not searched: dependencies and version control.
+var skipFolders = []string{".git", "node_modules", "vendor", ".venv"}
+
+// find lists the files of format f below the root (dir names it), as
+// paths relative to it, and what it skips: see Read.
+func find(f Format, root *os.Root, dir string) ([]string, []Skip, error) {
 	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	var skips []Skip
+	err := fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		name := d.Name()
-		if d.IsDir() {
-			if p != dir && slices.Contains([]string{".git", "node_modules", "vendor", ".venv"}, name) {
-				return filepath.SkipDir
-			}
-			return nil
+		rel := filepath.FromSlash(p)
+		skip := func(why string) {
+			skips = append(skips, Skip{File: filepath.Join(dir, rel), Why: why})
 		}
-		if matches(f, p) {
-			out = append(out, p)
+		wanted := matches(f, p)
+		switch t := d.Type(); {
+		case d.IsDir():
+			if p != "." && slices.Contains(skipFolders, d.Name()) {
+				return fs.SkipDir
+			}
+		case t&fs.ModeSymlink != 0:
+			fi, why := follow(root, rel, dir)
+			switch {
+			case why != "":
+				// A link out of the folder to a folder may hold files
+				// of the format under any name.
+				if wanted || strings.HasPrefix(why, "a link to a folder") {
+					skip(why)
+				}
+			case fi.IsDir() || !wanted:
+			case !fi.Mode().IsRegular():
+				skip("a link to " + modeName(fi.Mode()) + ", not a regular file")
+			default:
+				out = append(out, rel)
+			}
+		case !wanted:
+		case !t.IsRegular():
+			skip(modeName(t) + ", not a regular file")
+		default:
+			out = append(out, rel)
 		}
 		return nil
 	})
 	slices.Sort(out)
-	return out, err
+	return out, skips, err
+}
+
+// follow resolves the link rel inside the root. It returns what the link
+// leads to inside the root, or why it is not followed. The root decides;
+// the link is resolved outside it only to say where it leads.
+func follow(root *os.Root, rel, dir string) (fs.FileInfo, string) {
+	fi, err := root.Stat(rel)
+	if err == nil {
+		return fi, ""
+	}
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, "a link loop, or too many links in a row"
+	}
+	target, terr := os.Stat(filepath.Join(dir, rel))
+	switch {
+	case terr == nil:
+		why := fmt.Sprintf("a link to %s outside %s: links are not followed out of the folder", modeName(target.Mode()), dir)
+		if target.Mode().IsRegular() || target.IsDir() {
+			why += " (name its target to import it)"
+		}
+		return nil, why
+	case errors.Is(terr, syscall.ELOOP):
+		return nil, "a link loop, or too many links in a row"
+	case errors.Is(terr, fs.ErrNotExist):
+		return nil, "a link to nothing (its target does not exist)"
+	}
+	return nil, "a link that cannot be followed: " + err.Error()
 }
 
 func matches(f Format, p string) bool {
