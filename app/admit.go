@@ -184,11 +184,10 @@ func agentSource(claimed vault.SourceType) (vault.Source, string) {
 	return src, ""
 }
 
-// trustRankOf orders trust levels; a cap takes the lower.
-var trustOrder = []vault.Trust{vault.TrustHostile, vault.TrustUntrusted, vault.TrustStandard, vault.TrustVerified, vault.TrustOperator, vault.TrustSystem}
-
+// lowerTrust is a capped by b (the lower of the two); an empty b caps
+// nothing.
 func lowerTrust(a, b vault.Trust) vault.Trust {
-	if b != "" && slices.Index(trustOrder, b) < slices.Index(trustOrder, a) {
+	if b != "" && a.Above(b) {
 		return b
 	}
 	return a

@@ -274,9 +274,10 @@ func TestAuditFingerprintsAreKeyed(t *testing.T) {
 	}
 }
 
-// TestAgentReasonIsScreened: an agent's reason for a request (the
-// Engram-Reason header) reaches the audit log and the provenance, so it
-// is bounded and screened like evidence.
+// TestAgentReasonIsScreened: a reason an agent's request carries reaches
+// the audit log and the provenance, so the service bounds it and screens
+// it like evidence, whatever the transport (the loopback API passes only a
+// label for the Engram-Reason header).
 func TestAgentReasonIsScreened(t *testing.T) {
 	s, v := newService(t)
 	req := claude

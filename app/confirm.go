@@ -39,10 +39,10 @@ func (s *Service) Refute(ctx context.Context, req Request, id, evidence string) 
 
 // refutationReport says why an agent trusted as t only reports m wrong
 // rather than refuting it, or "" when its refutation stands: m is more
-// trusted than t (the order supersedes uses, trustRank), or the user's
+// trusted than t (the order supersedes uses, vault.TrustLevels), or the user's
 // latest verdict on m is a confirmation (a confirm, or a restore).
 func refutationReport(m *vault.Memory, t vault.Trust) string {
-	if trustRank[m.Trust] > trustRank[t] {
+	if m.Trust.Above(t) {
 		return fmt.Sprintf("this memory's trust (%s) is above yours (%s)", m.Trust, t)
 	}
 	vs := m.Provenance.Verifications

@@ -193,8 +193,6 @@ func incompatible(a, b text) bool {
 	return len(a.numbers) > 0 && len(b.numbers) > 0 && !slices.Equal(a.numbers, b.numbers)
 }
 
-var trustRank = map[vault.Trust]int{vault.TrustHostile: 0, vault.TrustUntrusted: 1, vault.TrustStandard: 2, vault.TrustVerified: 3, vault.TrustOperator: 4, vault.TrustSystem: 5}
-
 // newerWins applies the strategy to an earlier memory and a new one.
 func (s *Service) newerWins(old, m *vault.Memory) bool {
 	switch s.conflicts {
@@ -203,7 +201,7 @@ func (s *Service) newerWins(old, m *vault.Memory) bool {
 	case ResolveConfidence:
 		return m.Confidence >= CurrentConfidence(old, s.now())
 	}
-	return trustRank[m.Trust] >= trustRank[old.Trust]
+	return !old.Trust.Above(m.Trust)
 }
 
 // mayContradict names the earlier memories on the same subject whose

@@ -64,7 +64,7 @@ var (
 	Tiers      = []Tier{vault.Episodic, vault.Semantic}
 	Kinds      = []Kind{vault.Fact, vault.Preference, vault.Event, vault.Pattern, vault.Knowledge}
 	Fields     = []Field{vault.Learnings, vault.Preferences, vault.Gotchas, vault.Conventions, vault.Decisions}
-	Trusts     = []Trust{vault.TrustSystem, vault.TrustOperator, vault.TrustVerified, vault.TrustStandard, vault.TrustUntrusted, vault.TrustHostile}
+	Trusts     = vault.TrustLevels
 )
 
 // Operations the desktop app performs through Update.

@@ -74,7 +74,7 @@ func (s *Service) Merge(ctx context.Context, req Request, in MergeInput) MemoryR
 		if !slices.ContainsFunc(texts, func(t string) bool { return normalise(t) == normalise(m.Content) }) {
 			texts = append(texts, m.Content)
 		}
-		if trustRank[m.Trust] < trustRank[merged.Trust] {
+		if merged.Trust.Above(m.Trust) {
 			merged.Trust = m.Trust
 		}
 		merged.Confidence = max(merged.Confidence, m.Confidence)
@@ -84,8 +84,8 @@ func (s *Service) Merge(ctx context.Context, req Request, in MergeInput) MemoryR
 		best := first
 		for _, m := range sources[1:] {
 			switch {
-			case trustRank[m.Trust] != trustRank[best.Trust]:
-				if trustRank[m.Trust] > trustRank[best.Trust] {
+			case m.Trust != best.Trust:
+				if m.Trust.Above(best.Trust) {
 					best = m
 				}
 			case m.Confidence != best.Confidence:

@@ -318,8 +318,10 @@ func (s *Service) gate(req Request) (Response, bool) {
 		return Response{StatusInvalid, why}, false
 	}
 	if req.Reason != "" && !req.Caller.Operator {
-		// An agent's reason (the Engram-Reason header) goes into the audit
-		// log and the provenance: free text, screened like evidence.
+		// An agent's reason goes into the audit log and the provenance,
+		// so any reason a transport passes is screened like evidence. The
+		// loopback API passes only a label for the Engram-Reason header
+		// (server.ReasonGiven), never the agent's words.
 		if utf8.RuneCountInString(req.Reason) > maxReason {
 			return Response{StatusInvalid, fmt.Sprintf("invalid: the reason (Engram-Reason) is longer than %d characters", maxReason)}, false
 		}

@@ -123,7 +123,9 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 			if d.Note != "" {
 				note = d.Note
 			}
-			toArchive = append(toArchive, vault.ArchiveRequest{ID: m.ID, Reason: note})
+			// The audit entry gets the decay reason; the evidence of a
+			// refutation stays with the archived memory (see ArchiveRequest).
+			toArchive = append(toArchive, vault.ArchiveRequest{ID: m.ID, Reason: string(d.Reason), Note: note})
 			out.Actions = append(out.Actions, SweepAction{m.ID, "archive", note})
 			if len(toArchive) == archiveBatch {
 				arch.queue(toArchive)

@@ -304,3 +304,35 @@ func TestPausedForRefusalsSaysSo(t *testing.T) {
 		t.Fatalf("Authenticate after the user's pause = %+v; want paused by the user", r)
 	}
 }
+
+// TestRefutationEvidenceStaysOutOfTheAudit: the evidence of a refutation
+// is text a person wrote about the memory; the archived memory keeps it
+// as its note, but the audit log, which outlives a forget, holds only the
+// sweep's reason.
+func TestRefutationEvidenceStaysOutOfTheAudit(t *testing.T) {
+	v, clock := vaulttest.New(t)
+	s, err := app.New(v, app.Options{Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const evidence = "the gateway is really named Quillon Vantabridge Ostermark"
+	m := mustStore(t, s, operator, app.StoreInput{Content: "The gateway host is edge-one"})
+	if r := s.Refute(ctx, operator, m.ID, evidence); !r.OK() {
+		t.Fatal(r)
+	}
+	if r := sweepNow(t, s, clock); r.Archived != 1 {
+		t.Fatalf("sweep = %+v; want the refuted memory archived", r)
+	}
+	if g := s.Get(ctx, operator, m.ID); !g.OK() || g.Memory.Archive == nil || !strings.Contains(g.Memory.Archive.Reason, evidence) {
+		t.Fatalf("archived memory = %+v; want the evidence as its note", g.Memory)
+	}
+	entries, err := v.AuditLog(vault.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.Contains(e.Reason, "Vantabridge") {
+			t.Fatalf("audit entry %d (%s) holds the refutation's evidence: %q", e.Seq, e.Action, e.Reason)
+		}
+	}
+}

@@ -190,9 +190,15 @@ func (v *Vault) Verify(id string, verdict Verdict, evidence string, a Actor) (Me
 	return out, nil
 }
 
-// ArchiveRequest names one memory to archive and why.
+// ArchiveRequest names one memory to archive and why. Reason is a label
+// made by code (a decay reason such as "refuted"): it goes into the audit
+// entry. Note, when set, is what the archived memory says instead (a
+// refutation's evidence, which may name the memory's content): it is kept
+// in the memory's ArchiveInfo only, so it leaves the file with the memory
+// and never reaches the audit log.
 type ArchiveRequest struct {
 	ID, Reason, Pointer string
+	Note                string
 }
 
 // ArchiveAll archives many memories in one transaction (a sweep archives
@@ -219,7 +225,11 @@ func (v *Vault) ArchiveAll(reqs []ArchiveRequest, a Actor) (int, error) {
 			act := a
 			act.Reason = r.Reason
 			_, err = v.apply(tx, *cur, OpArchive, act, key, func(m *Memory) error {
-				m.Archive = &ArchiveInfo{From: m.Partition, Reason: r.Reason, Time: v.now().UTC(), Pointer: r.Pointer}
+				note := r.Reason
+				if r.Note != "" {
+					note = r.Note
+				}
+				m.Archive = &ArchiveInfo{From: m.Partition, Reason: note, Time: v.now().UTC(), Pointer: r.Pointer}
 				m.Partition = Archive
 				return nil
 			})

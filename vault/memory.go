@@ -89,6 +89,23 @@ const (
 	TrustHostile   Trust = "hostile"
 )
 
+// TrustLevels lists the trust levels, highest first. It is the one place
+// their order is written: Rank and Above read it.
+var TrustLevels = []Trust{TrustSystem, TrustOperator, TrustVerified, TrustStandard, TrustUntrusted, TrustHostile}
+
+// Rank orders trust levels: a higher level has a higher rank; an unknown
+// level ranks below every known one (-1).
+func (t Trust) Rank() int {
+	i := slices.Index(TrustLevels, t)
+	if i < 0 {
+		return -1
+	}
+	return len(TrustLevels) - 1 - i
+}
+
+// Above reports whether t is a higher trust level than u.
+func (t Trust) Above(u Trust) bool { return t.Rank() > u.Rank() }
+
 // SourceType says where a memory's content came from.
 type SourceType string
 
@@ -335,7 +352,7 @@ func (m *Memory) Validate() error {
 	if m.Partition == Archive && m.Archive == nil {
 		return fmt.Errorf("%w: archived memory without archive info", ErrInvalid)
 	}
-	if !slices.Contains([]Trust{TrustSystem, TrustOperator, TrustVerified, TrustStandard, TrustUntrusted, TrustHostile}, m.Trust) {
+	if !slices.Contains(TrustLevels, m.Trust) {
 		return bad("trust", m.Trust)
 	}
 	if !slices.Contains([]SourceType{SourceUserMessage, SourceToolOutput, SourceWebFetch, SourceAIInference, SourceExplicitSave, SourceSystem}, m.Source.Type) {
