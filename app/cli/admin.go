@@ -158,7 +158,7 @@ func (c *cmd) doctor(args []string) error {
 	}
 	fmt.Fprintf(c.out, "vault: %s\n", c.v.Path())
 	fmt.Fprintf(c.out, "memories: %d (%d sealed), versions: %d, audit entries: %d\n", r.Memories, r.Sealed, r.Versions, r.Audit)
-	fmt.Fprintf(c.out, "model: %s\n", builtinModel())
+	fmt.Fprintf(c.out, "model: %s\n", c.model())
 	for _, p := range r.Problems {
 		fmt.Fprintf(c.out, "PROBLEM %s\n", p)
 	}
@@ -239,6 +239,19 @@ func (c *cmd) lock(args []string) error {
 		return printLine(c.out, "locked the running Engram: sensitive memories are hidden until the passphrase is entered again; the key is no longer kept in the OS keyring")
 	}
 	return printLine(c.out, "locked: the key is no longer kept in the OS keyring; the next command asks for the passphrase")
+}
+
+// model says which embedding model recall uses: in a running Engram the
+// one it loaded, else the built-in one (builtinModel).
+func (c *cmd) model() string {
+	if c.host == nil {
+		return builtinModel()
+	}
+	st := c.svc.RecallStatus()
+	if !st.Semantic {
+		return "none, recall matches keywords only: " + st.KeywordOnly
+	}
+	return modelLine(st)
 }
 
 // builtinModel says which built-in embedding model recall would use, and
