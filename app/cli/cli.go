@@ -471,12 +471,15 @@ const helpText = `Engram: an encrypted memory vault for AI agents.
 
 Usage:
   engram init [--passphrase-file F] [--no-keyring]
-  engram memory add [--partition public|internal|sensitive] [--kind K] [--field F] [--tier T] [--tag T]... [--json] TEXT
+  engram memory add [--partition public|internal|sensitive] [--kind K] [--field F] [--tier T] [--tag T]... [--confirm] [--json] TEXT
+                                                     # --confirm: store it as it is although it may hold a secret
   engram memory recall QUERY [--mode hybrid|semantic|exact] [--limit N] [--context] [--json]
                                                      # says 'keyword recall only: WHY' without the model
   engram memory get|history ID [--json]
   engram memory list [--partition P] [--json]
-  engram memory update ID TEXT
+  engram memory update ID TEXT [--confirm]
+  engram memory confirm ID [EVIDENCE]                # your verdict: its confidence and time to live start again
+  engram memory refute ID EVIDENCE                   # found wrong: the next sweep archives it, the evidence its note
   engram memory rollback ID --to N
   engram memory merge ID ID... [--strategy union|prioritize]   # sources archived with a pointer
   engram memory split ID PART PART...                          # the original archived with a pointer
@@ -492,13 +495,14 @@ Usage:
   engram lock
   engram export FILE                                 # an encrypted backup
   engram export --format markdown|jsonl [--include-sensitive] FILE   # a readable, unencrypted copy (0600)
-  engram import FILE                                 # restore an encrypted backup
+  engram import [--include-forgotten] FILE           # restore an encrypted backup; memories this vault
+                                                     # deleted or forgot stay out unless --include-forgotten
   engram import --from claude|agents|cursor|copilot|mcp-memory|mem0 [--dry-run] [--agent NAME] [--partition P] [--json] PATH
                                                      # other tools' memory and rules files; each entry through
                                                      # the write guard, never with your trust
   engram guard [--source TYPE] [--jsonl] < texts.jsonl      # screen texts; no vault needed
   engram quarantine list|show|approve [--edit TEXT]|reject|discard [ID]
-  engram agent add NAME [--fields F,F] [--read P,P] [--product P] [--group G]   # prints the token last
+  engram agent add NAME [--fields F,F] [--read P,P] [--product P] [--group G] [--may-confirm]   # prints the token last
   engram agent list | approve|deny|revoke|rotate|pause|resume NAME
   engram serve [--addr 127.0.0.1:7474]               # the loopback API for agents
   engram mcp [--agent NAME | --token-file F] [--url ADDR]  # MCP over stdio, forwarded to the running Engram
@@ -508,6 +512,11 @@ Usage:
   engram connect --remove CLIENT [--dry-run]         # undo it and revoke the agent
   engram connect --list                              # which clients are installed and connected
   engram sweep [--now RFC3339]                       # decay, expiry, archive, purge, compaction
+
+While the desktop app or engram serve holds the vault, the memory, quarantine,
+audit, export, import, sweep, doctor, agent and lock commands run inside it,
+with the same output and exit codes; init, serve, mcp, connect, guard,
+passphrase and doctor --salvage run in their own process.
 
 The vault lives in $ENGRAM_HOME, else $XDG_DATA_HOME/engram.
 Passphrases come from --passphrase-file, ENGRAM_PASSPHRASE or the terminal;
