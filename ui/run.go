@@ -19,7 +19,9 @@ const AppID = "dev.engram.desktop"
 
 // Main runs the desktop app until the user quits and returns the exit
 // code. Without a display it says so and points to 'engram serve'.
-func Main(stderr io.Writer) int {
+// commands runs the engram commands forwarded to the app while it holds
+// the vault (host.Config.Commands).
+func Main(stderr io.Writer, commands host.Commands) int {
 	getenv := os.Getenv
 	if !HasDisplay(getenv) {
 		fmt.Fprintln(stderr, "engram: no display found (DISPLAY and WAYLAND_DISPLAY are unset): the desktop app needs a graphical session.")
@@ -36,7 +38,7 @@ func Main(stderr io.Writer) int {
 		fmt.Fprintf(stderr, "engram: %v\n", err)
 		return 1
 	}
-	cfg := host.Config{DataDir: dataDir, RuntimeDir: rt, Log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	cfg := host.Config{DataDir: dataDir, RuntimeDir: rt, Log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})), Commands: commands}
 	if getenv("ENGRAM_NO_KEYRING") != "" {
 		cfg.KeyStore = app.NoKeyring{Reason: "ENGRAM_NO_KEYRING is set"}
 	}

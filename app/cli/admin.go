@@ -10,6 +10,7 @@ import (
 	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/app/embed"
 	"github.com/engram-app/engram/app/host"
+	"github.com/engram-app/engram/quarantine"
 	"github.com/engram-app/engram/vault"
 )
 
@@ -158,9 +159,12 @@ func (c *cmd) doctor(args []string) error {
 	}
 	fmt.Fprintf(c.out, "vault: %s\n", c.v.Path())
 	fmt.Fprintf(c.out, "memories: %d (%d sealed), versions: %d, audit entries: %d\n", r.Memories, r.Sealed, r.Versions, r.Audit)
-	fmt.Fprintf(c.out, "model: %s\n", builtinModel())
+	fmt.Fprintf(c.out, "model: %s\n", c.model())
 	for _, p := range r.Problems {
 		fmt.Fprintf(c.out, "PROBLEM %s\n", p)
+	}
+	if len(r.Problems) == 0 || r.Problems[0].Where != "file" {
+		c.printWaiting()
 	}
 	switch {
 	case len(r.Problems) > 0 && r.Problems[0].Where == "file":
@@ -239,6 +243,69 @@ func (c *cmd) lock(args []string) error {
 		return printLine(c.out, "locked the running Engram: sensitive memories are hidden until the passphrase is entered again; the key is no longer kept in the OS keyring")
 	}
 	return printLine(c.out, "locked: the key is no longer kept in the OS keyring; the next command asks for the passphrase")
+}
+
+// model says which embedding model recall uses: in a running Engram the
+// one it loaded, else the built-in one (builtinModel).
+func (c *cmd) model() string {
+	if c.host == nil {
+		return builtinModel()
+	}
+	st := c.svc.RecallStatus()
+	if !st.Semantic {
+		return "none, recall matches keywords only: " + st.KeywordOnly
+	}
+	return modelLine(st)
+}
+
+// printWaiting says what waits for the user: writes in the quarantine,
+// paused agents, pairing requests. It is information for doctor: a vault
+// with things waiting is still healthy.
+func (c *cmd) printWaiting() {
+	var lines []string
+	if q := c.svc.Quarantine(c.ctx, operator); q.OK() {
+		pending, hostile := 0, 0
+		for _, it := range q.Items {
+			switch it.State {
+			case quarantine.Pending:
+				pending++
+			case quarantine.Hostile:
+				hostile++
+			}
+		}
+		if pending > 0 {
+			lines = append(lines, fmt.Sprintf("%s in the quarantine for your review ('engram quarantine list')", count(pending, "write", "writes")))
+		}
+		if hostile > 0 {
+			lines = append(lines, fmt.Sprintf("%s kept as evidence in the quarantine ('engram quarantine discard ID' removes one; each goes after 30 days)", count(hostile, "hostile copy", "hostile copies")))
+		}
+		if q.Hidden > 0 {
+			lines = append(lines, fmt.Sprintf("%s in the quarantine, not counted above: the vault is locked", count(q.Hidden, "sealed item", "sealed items")))
+		}
+	}
+	if a := c.svc.Agents(c.ctx, operator); a.OK() {
+		for _, ag := range a.Agents {
+			if ag.Status == vault.AgentPaused {
+				lines = append(lines, fmt.Sprintf("agent %s is paused ('engram agent resume %s')", ag.Name, ag.Name))
+			}
+		}
+	}
+	if p := c.svc.PendingPairings(c.ctx, operator); p.OK() {
+		for _, ag := range p.Agents {
+			lines = append(lines, fmt.Sprintf("%s asks to pair ('engram agent approve %s' or 'engram agent deny %s')", ag.Name, ag.Name, ag.Name))
+		}
+	}
+	for _, l := range lines {
+		fmt.Fprintf(c.out, "waiting: %s\n", l)
+	}
+}
+
+// count is "1 write" or "3 writes".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // builtinModel says which built-in embedding model recall would use, and

@@ -28,7 +28,11 @@ func (c *cmd) export(args []string) error {
 		return err
 	}
 	defer clear(bp)
-	r := c.svc.Export(c.ctx, operator, file, bp, c.o.BackupWorkFactor)
+	path, err := c.userPath(file)
+	if err != nil {
+		return err
+	}
+	r := c.svc.Export(c.ctx, operator, path, bp, c.o.BackupWorkFactor)
 	if err := fromResponse(r.Response); err != nil {
 		return err
 	}
@@ -54,7 +58,11 @@ func (c *cmd) importBackup(args []string) error {
 		return err
 	}
 	defer clear(bp)
-	r := c.svc.ImportWith(c.ctx, operator, file, bp, vault.ImportOptions{IncludeForgotten: *includeForgotten})
+	path, err := c.userPath(file)
+	if err != nil {
+		return err
+	}
+	r := c.svc.ImportWith(c.ctx, operator, path, bp, vault.ImportOptions{IncludeForgotten: *includeForgotten})
 	switch r.Status {
 	case app.StatusUnauthorized:
 		return fail(exitAuth, "wrong backup passphrase (or the backup's header is damaged); the vault was not changed")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/app/connect"
+	"github.com/engram-app/engram/app/host"
 	"github.com/engram-app/engram/vault"
 )
 
@@ -39,6 +40,10 @@ type Options struct {
 	Secrets connect.Secrets
 	// Prompt asks for a passphrase on a terminal; nil means there is none.
 	Prompt func(prompt string) ([]byte, error)
+	// ReadLine asks for a line of text on a terminal (a confirmation);
+	// nil means there is none. It fails with errNoTerminal when it finds
+	// none.
+	ReadLine func(prompt string) (string, error)
 	// KDF is the cost of new vaults; zero calibrates on this machine.
 	KDF vault.KDFCost
 	// BackupWorkFactor is age's scrypt work factor for exports; 0 is age's default.
@@ -51,7 +56,7 @@ type Options struct {
 func Default() Options {
 	return Options{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
-		KeyStore: app.OSKeyring{}, Secrets: app.OSSecrets{}, Prompt: terminalPrompt,
+		KeyStore: app.OSKeyring{}, Secrets: app.OSSecrets{}, Prompt: terminalPrompt, ReadLine: terminalLine,
 	}
 }
 
@@ -121,10 +126,47 @@ type cmd struct {
 	pass passphrases
 	v    *vault.Vault
 	svc  *app.Service
+	// settings are the vault's stored settings, read when it opens.
+	settings host.Settings
+	// host is the running Engram a forwarded command runs in (nil when
+	// the command runs in its own process): v and svc are its, held, not
+	// closed here (hosted.go).
+	host *host.Host
+	// dir is the user's working directory, for a forwarded command;
+	// resolved maps the paths it resolved against dir back to how the
+	// user wrote them, for messages.
+	dir      string
+	resolved map[string]string
+	// forwardArgs, when set, are the arguments of a command that runs in
+	// the running Engram if that holds the vault (hosted.go).
+	forwardArgs []string
 }
 
 // Run executes args (without the program name) and returns the exit code.
+// While another Engram process (engram serve, the desktop app) holds the
+// vault, the user's commands run inside it (see forwardable), with the
+// same output and exit code.
 func Run(ctx context.Context, args []string, o Options) int {
+	c := newCmd(ctx, o.filled())
+	defer c.close()
+	if forwardable(args) {
+		if code, ok := c.forwardRun(args); ok {
+			return code
+		}
+		c.forwardArgs = args
+	}
+	return c.exit(c.dispatch(args))
+}
+
+// newCmd returns a command run with options o (filled).
+func newCmd(ctx context.Context, o Options) *cmd {
+	c := &cmd{ctx: ctx, o: o, out: o.Stdout}
+	c.pass = passphrases{getenv: o.Getenv, tty: o.Prompt, read: c.readUserFile}
+	return c
+}
+
+// filled returns o with its defaults for nil fields.
+func (o Options) filled() Options {
 	if o.Stdout == nil {
 		o.Stdout = io.Discard
 	}
@@ -146,23 +188,28 @@ func Run(ctx context.Context, args []string, o Options) int {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	c := &cmd{ctx: ctx, o: o, out: o.Stdout, pass: passphrases{getenv: o.Getenv, tty: o.Prompt}}
-	defer c.close()
-	err := c.dispatch(args)
+	return o
+}
+
+// exit prints what err says and returns the exit code for it.
+func (c *cmd) exit(err error) int {
 	if err == nil {
 		return exitOK
 	}
 	if h, ok := errors.AsType[*helpRequested](err); ok {
-		fmt.Fprint(o.Stdout, h.text)
+		fmt.Fprint(c.o.Stdout, h.text)
 		return exitOK
+	}
+	if f, ok := errors.AsType[*forwardedExit](err); ok {
+		return f.code // the running Engram has said it all
 	}
 	var ee *exitError
 	if !errors.As(err, &ee) {
 		ee = classify(err)
 	}
-	fmt.Fprintf(o.Stderr, "engram: %s\n", ee.msg)
+	fmt.Fprintf(c.o.Stderr, "engram: %s\n", c.unresolve(ee.msg))
 	if ee.code == exitUsage {
-		fmt.Fprintln(o.Stderr, "Run 'engram help' for usage.")
+		fmt.Fprintln(c.o.Stderr, "Run 'engram help' for usage.")
 	}
 	return ee.code
 }
@@ -172,6 +219,8 @@ func Run(ctx context.Context, args []string, o Options) int {
 func classify(err error) *exitError {
 	msg := err.Error()
 	switch {
+	case errors.Is(err, context.Canceled):
+		return &exitError{exitFailed, "interrupted"}
 	case errors.Is(err, vault.ErrInUse):
 		return &exitError{exitInUse, "the vault is in use by another Engram process (the desktop app or engram serve); close it first"}
 	case errors.Is(err, vault.ErrWrongPassphrase):
@@ -200,6 +249,9 @@ func fromResponse(r app.Response) error {
 // close stops the service first: it writes the access times of what was
 // recalled and ends its background work before the vault closes.
 func (c *cmd) close() {
+	if c.host != nil {
+		return // the running Engram's own
+	}
 	if c.svc != nil {
 		c.svc.Close()
 	}
@@ -223,8 +275,16 @@ func (c *cmd) vaultPath() (string, error) {
 	return filepath.Join(dir, app.VaultFile), nil
 }
 
-// open opens the vault, locked.
+// open opens the vault, locked, with a service that applies its stored
+// settings (the write guard's policy, the conflict strategy) as the
+// running Engram does. In a running Engram it does nothing: c.v and c.svc
+// are its own. When another process holds the vault and the command may
+// run there, it runs there and open returns its exit code as a
+// *forwardedExit.
 func (c *cmd) open() error {
+	if c.host != nil {
+		return nil
+	}
 	path, err := c.vaultPath()
 	if err != nil {
 		return err
@@ -233,15 +293,25 @@ func (c *cmd) open() error {
 	if errors.Is(err, vault.ErrNotFound) {
 		return fail(exitFailed, "no vault at %s; create one with 'engram init'", path)
 	}
+	if errors.Is(err, vault.ErrInUse) && c.forwardArgs != nil {
+		// It started after Run looked for it.
+		if code, ok := c.forwardRun(c.forwardArgs); ok {
+			return &forwardedExit{code}
+		}
+	}
 	if err != nil {
 		return err
 	}
-	svc, err := app.New(v, app.Options{Now: c.o.Now})
+	st, serr := host.LoadSettings(v, filepath.Dir(path))
+	if serr != nil {
+		fmt.Fprintf(c.o.Stderr, "engram: the stored settings could not be read (%v); the defaults are in use\n", serr)
+	}
+	svc, err := app.New(v, app.Options{Now: c.o.Now, Guard: st.GuardPolicy(), Conflicts: st.Conflicts})
 	if err != nil {
 		v.Close()
 		return err
 	}
-	c.v, c.svc = v, svc
+	c.v, c.svc, c.settings = v, svc, st
 	return nil
 }
 
@@ -262,7 +332,13 @@ func (c *cmd) unlock(mode unlockMode, passFile string, remember bool) error {
 }
 
 // unlockVault is unlock for a vault opened elsewhere (engram serve's host).
+// In a running Engram, unlocking unlocks it, for the app and agents too,
+// through its host (host.UnlockWith), and says so; after the user locked
+// it, the keyring no longer unlocks it (host.CommandKeyStore).
 func (c *cmd) unlockVault(v *vault.Vault, mode unlockMode, passFile string, remember bool) error {
+	if !v.Locked() {
+		return nil
+	}
 	var keyringErr error
 	ask := func(prompt string) ([]byte, error) {
 		p := c.pass
@@ -279,10 +355,20 @@ func (c *cmd) unlockVault(v *vault.Vault, mode unlockMode, passFile string, reme
 	}
 	ks := c.keyStore()
 	// Probe the keyring once so ask can explain a prompt.
-	if _, err := ks.Get(v.ID()); err != nil && !errors.Is(err, app.ErrNoKey) {
+	key, err := ks.Get(v.ID())
+	clear(key)
+	if err != nil && !errors.Is(err, app.ErrNoKey) {
 		keyringErr = err
 	}
-	_, err := app.Unlock(c.ctx, v, ks, ask, remember)
+	if c.host != nil {
+		var unlocked bool
+		_, unlocked, err = c.host.UnlockWith(c.ctx, ks, ask, remember)
+		if unlocked {
+			fmt.Fprintln(c.o.Stderr, "engram: the running Engram is unlocked now, for the app and agents too; 'engram lock' locks it again")
+		}
+	} else {
+		_, err = app.Unlock(c.ctx, v, ks, ask, remember)
+	}
 	if err != nil && mode == unlockIfEasy && errors.Is(err, app.ErrNoPassphrase) {
 		return nil // stay locked; sensitive memories stay hidden
 	}
@@ -308,6 +394,9 @@ func modeFor(partition string) unlockMode {
 func (c *cmd) keyStore() app.KeyStore {
 	if c.o.Getenv("ENGRAM_NO_KEYRING") != "" {
 		return app.NoKeyring{Reason: "ENGRAM_NO_KEYRING is set"}
+	}
+	if c.host != nil {
+		return c.host.CommandKeyStore()
 	}
 	return c.o.KeyStore
 }
@@ -382,12 +471,15 @@ const helpText = `Engram: an encrypted memory vault for AI agents.
 
 Usage:
   engram init [--passphrase-file F] [--no-keyring]
-  engram memory add [--partition public|internal|sensitive] [--kind K] [--field F] [--tier T] [--tag T]... [--json] TEXT
+  engram memory add [--partition public|internal|sensitive] [--kind K] [--field F] [--tier T] [--tag T]... [--confirm] [--json] TEXT
+                                                     # --confirm: store it as it is although it may hold a secret
   engram memory recall QUERY [--mode hybrid|semantic|exact] [--limit N] [--context] [--json]
                                                      # says 'keyword recall only: WHY' without the model
   engram memory get|history ID [--json]
   engram memory list [--partition P] [--json]
-  engram memory update ID TEXT
+  engram memory update ID TEXT [--confirm]
+  engram memory confirm ID [EVIDENCE]                # your verdict: its confidence and time to live start again
+  engram memory refute ID EVIDENCE                   # found wrong: the next sweep archives it, the evidence its note
   engram memory rollback ID --to N
   engram memory merge ID ID... [--strategy union|prioritize]   # sources archived with a pointer
   engram memory split ID PART PART...                          # the original archived with a pointer
@@ -404,13 +496,14 @@ Usage:
   engram lock
   engram export FILE                                 # an encrypted backup
   engram export --format markdown|jsonl [--include-sensitive] FILE   # a readable, unencrypted copy (0600)
-  engram import FILE                                 # restore an encrypted backup
+  engram import [--include-forgotten] FILE           # restore an encrypted backup; memories this vault
+                                                     # deleted or forgot stay out unless --include-forgotten
   engram import --from claude|agents|cursor|copilot|mcp-memory|mem0 [--dry-run] [--agent NAME] [--partition P] [--json] PATH
                                                      # other tools' memory and rules files; each entry through
                                                      # the write guard, never with your trust
   engram guard [--source TYPE] [--jsonl] < texts.jsonl      # screen texts; no vault needed
   engram quarantine list|show|approve [--edit TEXT]|reject|discard [ID]
-  engram agent add NAME [--fields F,F] [--read P,P] [--product P] [--group G]   # prints the token last
+  engram agent add NAME [--fields F,F] [--read P,P] [--product P] [--group G] [--may-confirm]   # prints the token last
   engram agent list | approve|deny|revoke|rotate|pause|resume NAME
   engram serve [--addr 127.0.0.1:7474]               # the loopback API for agents
   engram mcp [--agent NAME | --token-file F] [--url ADDR]  # MCP over stdio, forwarded to the running Engram
@@ -420,6 +513,11 @@ Usage:
   engram connect --remove CLIENT [--dry-run]         # undo it and revoke the agent
   engram connect --list                              # which clients are installed and connected
   engram sweep [--now RFC3339]                       # decay, expiry, archive, purge, compaction
+
+While the desktop app or engram serve holds the vault, the memory, quarantine,
+audit, export, import, sweep, doctor, agent and lock commands run inside it,
+with the same output and exit codes; init, serve, mcp, connect, guard,
+passphrase and doctor --salvage run in their own process.
 
 The vault lives in $ENGRAM_HOME, else $XDG_DATA_HOME/engram.
 Passphrases come from --passphrase-file, ENGRAM_PASSPHRASE or the terminal;

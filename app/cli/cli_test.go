@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -292,4 +293,45 @@ func agentRecall(ts *testscript.TestScript, neg bool, args []string) {
 	var out map[string]any
 	ts.Check(json.NewDecoder(resp.Body).Decode(&out))
 	fmt.Fprintf(ts.Stdout(), "%d %v\n", resp.StatusCode, out["status"])
+}
+
+// TestHelpListsEverySubcommand: engram help names every subcommand of
+// memory, quarantine, agent and audit (as their usage errors list them)
+// and the hidden ones the README documents.
+func TestHelpListsEverySubcommand(t *testing.T) {
+	var help bytes.Buffer
+	if code := cli.Run(context.Background(), []string{"help"}, cli.Options{Stdout: &help}); code != 0 {
+		t.Fatalf("help = %d", code)
+	}
+	listed := func(cmd, sub string) bool {
+		for _, l := range strings.Split(help.String(), "\n") {
+			rest, ok := strings.CutPrefix(l, "  engram "+cmd+" ")
+			if !ok {
+				continue
+			}
+			words := strings.FieldsFunc(strings.SplitN(rest, "#", 2)[0], func(r rune) bool { return r == ' ' || r == '|' })
+			if len(words) > 0 && slices.Contains(words, sub) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, cmd := range []string{"memory", "quarantine", "agent"} {
+		var stderr bytes.Buffer
+		cli.Run(context.Background(), []string{cmd}, cli.Options{Stderr: &stderr})
+		_, list, ok := strings.Cut(strings.SplitN(stderr.String(), "\n", 2)[0], "subcommand: ")
+		if !ok {
+			t.Fatalf("engram %s: no list of subcommands in %q", cmd, stderr.String())
+		}
+		for _, sub := range strings.Split(list, ", ") {
+			if !listed(cmd, sub) {
+				t.Errorf("engram help does not list 'engram %s %s'", cmd, sub)
+			}
+		}
+	}
+	for _, want := range []string{"engram sweep", "engram audit verify", "engram audit prune", "--include-forgotten", "--may-confirm", "--confirm"} {
+		if !strings.Contains(help.String(), want) {
+			t.Errorf("engram help does not mention %q", want)
+		}
+	}
 }

@@ -8,6 +8,13 @@
 // every memory it can recover to FILE, a backup for `engram import` into a
 // new vault (see vault.Salvage). It exits 5 when anything was lost.
 //
+// While another process (engram serve, the desktop app) holds the vault,
+// the user's commands on it (memory, quarantine, audit, export, import,
+// sweep, doctor) run inside that process with this same code, reached
+// over its Unix socket (hosted.go, server.Forward): same output, same
+// exit codes, the terminal, working directory and environment staying
+// the user's.
+//
 // Exit codes:
 //
 //	0  success

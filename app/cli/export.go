@@ -61,7 +61,11 @@ func (c *cmd) exportReadable(args []string) error {
 	if n > 0 {
 		fmt.Fprintf(c.o.Stderr, "engram: warning: %s holds %d sensitive memories in plain text; keep it private and delete it when done\n", file, n)
 	}
-	if err := writeAtomic(file, func(w io.Writer) error { return write(w, ms) }); err != nil {
+	path, err := c.userPath(file)
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(path, func(w io.Writer) error { return write(w, ms) }); err != nil {
 		return fail(exitFailed, "export: %v", err)
 	}
 	extra := ""

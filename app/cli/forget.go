@@ -1,10 +1,9 @@
 package cli
 
 import (
-	"bufio"
+	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -21,13 +20,16 @@ func (c *countFlag) IsBoolFlag() bool { return true }
 // confirm asks the user on the terminal to type word; without a terminal
 // it fails and says which flag to pass.
 func (c *cmd) confirm(question, word, flagHint string) error {
-	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
-	if err != nil || c.o.Prompt == nil {
+	if c.o.ReadLine == nil {
 		return usage("no terminal to confirm on: pass %s to confirm", flagHint)
 	}
-	defer tty.Close()
-	fmt.Fprintf(tty, "%s Type %q to confirm: ", question, word)
-	line, _ := bufio.NewReader(tty).ReadString('\n')
+	line, err := c.o.ReadLine(fmt.Sprintf("%s Type %q to confirm: ", question, word))
+	if errors.Is(err, errNoTerminal) {
+		return usage("no terminal to confirm on: pass %s to confirm", flagHint)
+	}
+	if err != nil {
+		return err
+	}
 	if strings.TrimSpace(line) != word {
 		return fail(exitFailed, "not confirmed; nothing was removed")
 	}

@@ -51,7 +51,7 @@ func (c *cmd) importFrom(args []string) error {
 		return usage("import --partition: %q is not public, internal or sensitive", *partition)
 	}
 	path := pos[0]
-	entries, skips, err := importer.Read(format, path)
+	entries, skips, err := c.readImport(format, path)
 	if err != nil {
 		if se, ok := errors.AsType[*importer.SyntaxError](err); ok {
 			return fail(exitFailed, "%s is not a valid %s file: %s, line %d: %s; nothing was imported", path, format, se.File, se.Line, se.Msg)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"flag"
@@ -45,11 +46,17 @@ func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 type passphrases struct {
 	getenv func(string) string
 	tty    func(prompt string) ([]byte, error)
+	// read reads the file the user named; nil means os.ReadFile.
+	read func(path string) ([]byte, error)
 }
 
 // readPassFile reads a passphrase file: its first line, without the newline.
-func readPassFile(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+func (p passphrases) readPassFile(path string) ([]byte, error) {
+	read := p.read
+	if read == nil {
+		read = os.ReadFile
+	}
+	b, err := read(path)
 	if err != nil {
 		return nil, fmt.Errorf("read passphrase file: %w", err)
 	}
@@ -66,7 +73,7 @@ func readPassFile(path string) ([]byte, error) {
 // get returns the passphrase from file, env var or terminal.
 func (p passphrases) get(file, env, prompt string) ([]byte, error) {
 	if file != "" {
-		return readPassFile(file)
+		return p.readPassFile(file)
 	}
 	if s := p.getenv(env); s != "" {
 		return []byte(s), nil
@@ -124,4 +131,20 @@ func terminalPrompt(prompt string) ([]byte, error) {
 		return nil, fmt.Errorf("read passphrase: %w", err)
 	}
 	return b, nil
+}
+
+// errNoTerminal says there is no terminal to read a line from.
+var errNoTerminal = errors.New("no terminal")
+
+// terminalLine reads a line from the controlling terminal, echoed, after
+// printing prompt there. It fails with errNoTerminal when there is none.
+func terminalLine(prompt string) (string, error) {
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return "", errNoTerminal
+	}
+	defer tty.Close()
+	fmt.Fprint(tty, prompt)
+	line, _ := bufio.NewReader(tty).ReadString('\n') // an unreadable answer confirms nothing
+	return strings.TrimRight(line, "\r\n"), nil
 }

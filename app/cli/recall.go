@@ -10,11 +10,11 @@ import (
 	"github.com/engram-app/engram/app/recall"
 )
 
-// recallEngine builds the recall engine with the built-in embedding
-// model, as engram serve loads it; without the model, recall runs on
-// keywords alone, and the status says why.
+// recallEngine builds the recall engine the vault's settings ask for,
+// as engram serve loads it; without the model, recall runs on keywords
+// alone, and the status says why.
 func (c *cmd) recallEngine() (*recall.Engine, app.RecallStatus) {
-	return host.NewRecall(host.Settings{}, "")
+	return host.NewRecall(c.settings, "")
 }
 
 // modelLine describes the model recall uses: "use-lite-v2 (embedded,
@@ -27,19 +27,27 @@ func modelLine(st app.RecallStatus) string {
 	return fmt.Sprintf("%s (%s)", st.Model, where)
 }
 
-// openWithRecall opens and unlocks the vault with a service that recalls.
+// openWithRecall opens and unlocks the vault with a service that recalls
+// (in a running Engram, its own).
 func (c *cmd) openWithRecall(mode unlockMode, passFile string) error {
 	if err := c.openAndUnlock(mode, passFile); err != nil {
 		return err
+	}
+	if c.host != nil {
+		if st := c.svc.RecallStatus(); !st.Semantic {
+			fmt.Fprintf(c.o.Stderr, "engram: semantic recall is off: %s; keyword recall still works\n", st.KeywordOnly)
+		}
+		return nil
 	}
 	engine, status := c.recallEngine()
 	if !status.Semantic {
 		fmt.Fprintf(c.o.Stderr, "engram: semantic recall is off: %s; keyword recall still works\n", status.KeywordOnly)
 	}
-	svc, err := app.New(c.v, app.Options{Now: c.o.Now, Recall: engine, RecallStatus: status})
+	svc, err := app.New(c.v, app.Options{Now: c.o.Now, Recall: engine, RecallStatus: status, Guard: c.settings.GuardPolicy(), Conflicts: c.settings.Conflicts})
 	if err != nil {
 		return err
 	}
+	c.svc.Close() // the one open made, without recall
 	c.svc = svc
 	return nil
 }

@@ -34,7 +34,7 @@ func (c *cmd) serve(args []string) error {
 	}
 	log := slog.New(slog.NewTextHandler(c.o.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	h, err := host.Open(c.ctx, host.Config{DataDir: dataDir, RuntimeDir: rt, KeyStore: c.keyStore(), Now: c.o.Now,
-		Getenv: c.o.Getenv, Log: log, Addr: *addr, NoAutoLock: true})
+		Getenv: c.o.Getenv, Log: log, Addr: *addr, NoAutoLock: true, BackupWorkFactor: c.o.BackupWorkFactor, Commands: Commands(c.o)})
 	if errors.Is(err, host.ErrNoVault) {
 		return fail(exitFailed, "no vault at %s; create one with 'engram init'", host.VaultPath(dataDir))
 	}

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/engram-app/engram/app"
-	"github.com/engram-app/engram/decay"
 )
 
 // sweep applies decay, expiry, archive, purge and compaction as of --now.
@@ -28,7 +27,7 @@ func (c *cmd) sweep(args []string) error {
 	if err := c.openAndUnlock(unlockIfEasy, *passFile); err != nil {
 		return err
 	}
-	r := c.svc.Sweep(c.ctx, operator, now, decay.DefaultPolicy(), app.DefaultAuditRetention)
+	r := c.svc.Sweep(c.ctx, operator, now, c.settings.DecayPolicy(), app.DefaultAuditRetention)
 	if err := fromResponse(r.Response); err != nil {
 		return err
 	}

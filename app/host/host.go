@@ -51,7 +51,16 @@ type Config struct {
 	// NoAutoLock turns the idle auto-lock off: engram serve has no user
 	// activity to measure.
 	NoAutoLock bool
+	// Commands, when set, runs the engram commands the user forwards to
+	// this Engram while it holds the vault (see server.RunFunc): the
+	// command line provides it (cli.Commands), since this package cannot
+	// import it.
+	Commands Commands
 }
+
+// Commands runs one forwarded engram command on h and returns its exit
+// code (see server.RunFunc).
+type Commands func(ctx context.Context, h *Host, inv server.Invocation, t server.Terminal) int
 
 func (c *Config) fill() {
 	if c.RuntimeDir == "" {
@@ -158,15 +167,11 @@ func Open(ctx context.Context, cfg Config) (*Host, error) {
 
 func newHost(cfg Config, v *vault.Vault) (*Host, error) {
 	h := &Host{cfg: cfg, v: v, lastActivity: cfg.Now()}
-	raw, err := v.Settings()
-	if err == nil {
-		h.settings, err = decodeSettings(raw)
-	}
+	var err error
+	h.settings, err = LoadSettings(v, cfg.DataDir)
 	if err != nil {
 		h.Warnings = append(h.Warnings, fmt.Sprintf("The stored settings could not be read (%v); the defaults are in use.", err))
-		h.settings = Settings{}
 	}
-	h.settings = h.settings.withDefaults(cfg.DataDir)
 	engine, status := NewRecall(h.settings, cfg.ModelDir)
 	if status.KeywordOnly != "" && h.settings.Embedder != EmbedderOff {
 		h.Warnings = append(h.Warnings, "Semantic recall is off: "+status.KeywordOnly+"; keyword recall still works.")
@@ -417,12 +422,17 @@ func (h *Host) serve(ctx context.Context) {
 		addr = h.cfg.Addr
 	}
 	rt := h.cfg.RuntimeDir
-	srv := server.New(h.svc, server.Options{Log: h.cfg.Log, Listening: func(a string) {
+	o := server.Options{Log: h.cfg.Log, Listening: func(a string) {
 		h.mu.Lock()
 		h.serverAddr = a
 		h.mu.Unlock()
 		h.emit(Event{Server: true})
-	}, Lock: h.LockAndForget})
+	}, Lock: h.LockAndForget}
+	if run := h.cfg.Commands; run != nil {
+		o.Run = func(ctx context.Context, inv server.Invocation, t server.Terminal) int { return run(ctx, h, inv, t) }
+		o.VaultPath = h.v.Path()
+	}
+	srv := server.New(h.svc, o)
 	err := srv.Serve(ctx, addr, filepath.Join(rt, "engram.sock"), filepath.Join(rt, "engram.addr"))
 	if err != nil && ctx.Err() == nil {
 		h.cfg.Log.Error("agent API stopped", "err", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/engram-app/engram/app/server"
 	"github.com/engram-app/engram/decay"
 	"github.com/engram-app/engram/quarantine/guard"
+	"github.com/engram-app/engram/vault"
 )
 
 // Embedder choices. Any other value is the base URL of an OpenAI-compatible
@@ -167,6 +168,21 @@ func (s Settings) AutoLock() time.Duration {
 		return 0
 	}
 	return time.Duration(s.AutoLockMinutes) * time.Minute
+}
+
+// LoadSettings reads the settings stored in v, with the defaults for
+// dataDir filled in. Settings that cannot be read give the defaults and
+// the error.
+func LoadSettings(v *vault.Vault, dataDir string) (Settings, error) {
+	raw, err := v.Settings()
+	var s Settings
+	if err == nil {
+		s, err = decodeSettings(raw)
+	}
+	if err != nil {
+		s = Settings{}
+	}
+	return s.withDefaults(dataDir), err
 }
 
 func decodeSettings(b []byte) (Settings, error) {

@@ -4,5 +4,7 @@
 // browser's Origin must be the server itself, the body is bounded, the
 // bearer token names the agent (never the body), and each agent is
 // rate-limited. Handlers call the memory service and map its statuses to
-// HTTP codes in one place (httpStatus).
+// HTTP codes in one place (httpStatus). The local user's engram commands
+// reach the process through the operator endpoints (admin token); POST
+// /v1/admin/run runs any of them here, streaming the terminal (run.go).
 package server

@@ -68,7 +68,7 @@ func TestOpenAPIMatchesServer(t *testing.T) {
 		}
 	}
 	sort.Strings(ops)
-	want := "DELETE /mcp DELETE /v1/memories/{id} GET /mcp GET /v1/admin/agents GET /v1/health GET /v1/memories/{id} GET /v1/memories/{id}/history PATCH /v1/memories/{id} POST /mcp POST /v1/admin/agents/{name}/{decision} POST /v1/memories POST /v1/memories/{id}/confirm POST /v1/memories/{id}/refute POST /v1/pair POST /v1/pair/poll POST /v1/recall POST /v1/sessions/{id}/end"
+	want := "DELETE /mcp DELETE /v1/memories/{id} GET /mcp GET /v1/admin/agents GET /v1/health GET /v1/memories/{id} GET /v1/memories/{id}/history PATCH /v1/memories/{id} POST /mcp POST /v1/admin/agents/{name}/{decision} POST /v1/admin/run POST /v1/memories POST /v1/memories/{id}/confirm POST /v1/memories/{id}/refute POST /v1/pair POST /v1/pair/poll POST /v1/recall POST /v1/sessions/{id}/end"
 	if got := strings.Join(ops, " "); got != want {
 		t.Errorf("documented operations = %s\nwant %s", got, want)
 	}
@@ -97,6 +97,24 @@ func TestOpenAPIMatchesServer(t *testing.T) {
 	}
 	if got, want := fields("Source"), jsonFields(app.Source{}); got != want {
 		t.Errorf("Source documents %s; the server decodes %s", got, want)
+	}
+	var run struct {
+		RequestBody struct {
+			Content map[string]struct {
+				Schema struct {
+					Properties map[string]json.RawMessage `json:"properties"`
+				} `json:"schema"`
+			} `json:"content"`
+		} `json:"requestBody"`
+	}
+	json.Unmarshal(doc.Paths["/v1/admin/run"]["post"], &run)
+	var runFields []string
+	for k := range run.RequestBody.Content["application/json"].Schema.Properties {
+		runFields = append(runFields, k)
+	}
+	sort.Strings(runFields)
+	if got, want := strings.Join(runFields, ","), jsonFields(server.Invocation{}); got != want {
+		t.Errorf("POST /v1/admin/run documents %s; the server decodes %s", got, want)
 	}
 	// Every documented field is accepted by the strict decoder.
 	r := e.do("POST", "/v1/memories", e.token, `{"content":"x","field":"learnings","kind":"fact","tier":"episodic","partition":"internal","tags":["a"],"source":{"type":"tool_output","session_id":"s","message_id":"m","tool":"t"},"pinned":false,"confirmed":false}`, nil)

@@ -46,6 +46,11 @@ type Options struct {
 	// its key from the OS keyring: `engram lock` reaches it through the
 	// admin endpoint.
 	Lock func() error
+	// Run, when set, runs the engram commands the user forwards to this
+	// Engram through POST /v1/admin/run (run.go); VaultPath is the vault
+	// file this Engram holds, and a command meant for another is refused.
+	Run       RunFunc
+	VaultPath string
 }
 
 // Timeouts are the loopback server's limits on one connection, as
@@ -58,10 +63,14 @@ type Timeouts struct {
 	// Write: each of its writes is bounded by Write instead, and after
 	// KeepAlive of silence it gets a comment.
 	ReadHeader, Read, Write, Idle, KeepAlive time.Duration
+	// Answer bounds how long a forwarded command waits for the user's
+	// terminal to answer (a passphrase, a confirmation); after it the
+	// command is cancelled.
+	Answer time.Duration
 }
 
 // DefaultTimeouts are the limits of `engram serve` and the desktop app.
-var DefaultTimeouts = Timeouts{ReadHeader: 5 * time.Second, Read: 30 * time.Second, Write: 60 * time.Second, Idle: 120 * time.Second, KeepAlive: DefaultKeepAlive}
+var DefaultTimeouts = Timeouts{ReadHeader: 5 * time.Second, Read: 30 * time.Second, Write: 60 * time.Second, Idle: 120 * time.Second, KeepAlive: DefaultKeepAlive, Answer: 10 * time.Minute}
 
 // orDefault fills zero fields from DefaultTimeouts.
 func (t Timeouts) orDefault() Timeouts {
@@ -81,6 +90,9 @@ func (t Timeouts) orDefault() Timeouts {
 	if t.KeepAlive > 0 {
 		d.KeepAlive = t.KeepAlive
 	}
+	if t.Answer > 0 {
+		d.Answer = t.Answer
+	}
 	return d
 }
 
@@ -98,6 +110,11 @@ type Server struct {
 	// creates it.
 	adminToken string
 	lock       func() error
+	// run and vaultPath are Options.Run and Options.VaultPath; runs are
+	// the forwarded commands in progress.
+	run       RunFunc
+	vaultPath string
+	runs      runSet
 
 	mu      sync.Mutex
 	buckets map[string]*bucket
@@ -117,7 +134,7 @@ func New(svc *app.Service, o Options) *Server {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Server{svc: svc, log: o.Log, now: o.Now, rate: o.Rate, burst: o.Burst, listening: o.Listening, timeouts: o.Timeouts.orDefault(), buckets: map[string]*bucket{}, lock: o.Lock}
+	return &Server{svc: svc, log: o.Log, now: o.Now, rate: o.Rate, burst: o.Burst, listening: o.Listening, timeouts: o.Timeouts.orDefault(), buckets: map[string]*bucket{}, lock: o.Lock, run: o.Run, vaultPath: o.VaultPath}
 }
 
 // httpStatus is the one mapping from service statuses to HTTP codes.
@@ -321,6 +338,9 @@ func (s *Server) Serve(ctx context.Context, addr, socket, runtimeFile string) er
 		return fmt.Errorf("serve: %w", err)
 	}
 	listeners := []net.Listener{ln}
+	// Forwarded commands run on the vault of the process that called
+	// Serve, which closes it once Serve returns: end them first.
+	defer s.runs.stop()
 	if socket != "" {
 		_ = os.Remove(socket)
 		if err := os.MkdirAll(filepath.Dir(socket), 0o700); err != nil {

@@ -12,7 +12,8 @@ import (
 
 func main() {
 	if len(os.Args) == 1 {
-		os.Exit(ui.Main(os.Stderr))
+		// The app runs the user's engram commands while it holds the vault.
+		os.Exit(ui.Main(os.Stderr, cli.Commands(cli.Default())))
 	}
 	os.Exit(cli.Main(os.Args[1:]))
 }
