@@ -48,7 +48,7 @@ vet:
 ## then MCP Inspector against both transports, the crash harness, the desktop
 ## end-to-end test, and every fuzz target for a few seconds
 test: test-deps model vet build
-	ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) .ci/with-keyring $(GO) test -race -count=1 ./...
+	ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) .ci/with-keyring $(GO) test -race -count=1 -timeout 45m ./...
 	ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) $(GO) test -tags $(MODEL_TAGS) -count=1 -run 'Builtin|Pinned' ./app/embed/
 	.ci/mcp-inspector bin/engram
 	$(MAKE) crash
