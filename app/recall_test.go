@@ -2,7 +2,9 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -350,5 +352,73 @@ func TestRecallNamesUnheard(t *testing.T) {
 	}
 	if r := s.Recall(ctx, claude, app.RecallInput{Query: "When does Alice deploy?"}); len(r.Unheard) != 0 {
 		t.Errorf("unheard = %q for a name a memory holds, want none", r.Unheard)
+	}
+}
+
+// registerAgent registers spec with s and returns a request with its
+// token's caller.
+func registerAgent(t *testing.T, s *app.Service, spec app.AgentSpec) app.Request {
+	t.Helper()
+	a := s.AddAgent(ctx, operator, spec)
+	if !a.OK() {
+		t.Fatalf("AddAgent(%s) = %+v", spec.Name, a.Response)
+	}
+	c, r := s.Authenticate(ctx, a.Token, "")
+	if !r.OK() {
+		t.Fatalf("Authenticate(%s) = %+v", spec.Name, r)
+	}
+	return app.Request{Caller: c, Authorized: true}
+}
+
+// TestRecallReadsAsGet: recall finds exactly the memories Get lets the
+// caller read, for agents whose group or product lets them read other
+// agents' internal memories, and the duplicate check merges a write only
+// into a memory its writer may read.
+func TestRecallReadsAsGet(t *testing.T) {
+	v, clock := vaulttest.New(t)
+	s, err := app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(&countingEmbedder{})), Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agents := map[string]app.Request{
+		"writer":       registerAgent(t, s, app.AgentSpec{Name: "writer", Group: "backend", Product: "engram"}),
+		"same-group":   registerAgent(t, s, app.AgentSpec{Name: "same-group", Group: "backend"}),
+		"same-product": registerAgent(t, s, app.AgentSpec{Name: "same-product", Group: "frontend", Product: "engram"}),
+		"grouped":      registerAgent(t, s, app.AgentSpec{Name: "grouped", Group: "frontend"}),
+		"public-only":  registerAgent(t, s, app.AgentSpec{Name: "public-only", Read: []vault.Partition{vault.Public}}),
+		"granted":      registerAgent(t, s, app.AgentSpec{Name: "granted", Read: []vault.Partition{vault.Public, vault.Internal, vault.Sensitive}}),
+	}
+	mems := []*app.Memory{
+		mustStore(t, s, agents["writer"], app.StoreInput{Content: "the queue retries three times"}),        // L2: product engram
+		mustStore(t, s, agents["grouped"], app.StoreInput{Content: "the cache is warmed at boot"}),         // L1: group frontend
+		mustStore(t, s, agents["same-group"], app.StoreInput{Content: "the linter runs before each push"}), // L1: group backend
+		mustStore(t, s, operator, app.StoreInput{Content: "the pager rotates weekly"}),
+		mustStore(t, s, operator, app.StoreInput{Content: "the vault key is in the safe", Partition: vault.Sensitive}),
+		mustStore(t, s, operator, app.StoreInput{Content: "the wiki is public", Partition: vault.Public}),
+	}
+	if err := s.WaitVectors(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(agents)) {
+		req := agents[name]
+		for _, m := range mems {
+			want := s.Get(ctx, req, m.ID).OK()
+			for _, mode := range []recall.Mode{recall.Exact, recall.Hybrid} {
+				r := s.Recall(ctx, req, app.RecallInput{Query: m.Content, Mode: mode})
+				got := slices.ContainsFunc(r.Results, func(x app.RecallResult) bool { return x.ID == m.ID })
+				if got != want {
+					t.Errorf("%s recalls %q (%s, by %s) in %s mode: %v; Get reads it: %v", name, m.Content, m.Partition, m.Owner, mode, got, want)
+				}
+			}
+		}
+	}
+	// A memory the same-group agent may not read is no duplicate of its
+	// write: it is stored, and told nothing of the other.
+	r := s.Store(ctx, agents["same-group"], app.StoreInput{Content: mems[0].Content})
+	if !r.OK() || r.Memory == nil || r.Memory.ID == mems[0].ID || strings.Contains(fmt.Sprint(r.Warnings), mems[0].ID) {
+		t.Errorf("Store of an unreadable memory's text = %+v, %v; want it stored anew, without a word of %s", r.Response, r.Warnings, mems[0].ID)
+	}
+	if r := s.Store(ctx, agents["same-product"], app.StoreInput{Content: mems[0].Content}); r.Memory == nil || r.Memory.ID != mems[0].ID {
+		t.Errorf("Store of a readable memory's text by an agent of its product = %+v; want it merged into %s", r.Response, mems[0].ID)
 	}
 }

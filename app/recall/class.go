@@ -14,10 +14,12 @@ import (
 // document. That matters for an agent that may read only its own
 // memories: its scans would otherwise follow a pointer to a document and
 // run the access check for most documents in the index, only to refuse
-// them (BenchmarkRecall100kOneAgent).
+// them (BenchmarkRecall100kOneAgent). A class holds every attribute
+// Query.Allow may read: the rule sees no other.
 type class struct {
 	partition vault.Partition
 	owner     string
+	product   string
 	field     vault.Field
 	tier      vault.Tier
 	kind      vault.Kind
@@ -26,14 +28,14 @@ type class struct {
 }
 
 func classOf(d *Doc) class {
-	return class{d.Partition, d.Owner, d.Field, d.Tier, d.Kind, d.Trust, d.Sensitive}
+	return class{d.Partition, d.Owner, d.Product, d.Field, d.Tier, d.Kind, d.Trust, d.Sensitive}
 }
 
 // doc returns a Doc with c's attributes and nothing else: what Allow is
 // given, so that a rule reading anything else sees it empty rather than
 // depending on which document of the class it was asked about.
 func (c *class) doc() Doc {
-	return Doc{Partition: c.partition, Owner: c.owner, Field: c.field, Tier: c.tier, Kind: c.kind, Trust: c.trust, Sensitive: c.sensitive}
+	return Doc{Partition: c.partition, Owner: c.owner, Product: c.product, Field: c.field, Tier: c.tier, Kind: c.kind, Trust: c.trust, Sensitive: c.sensitive}
 }
 
 // classes numbers the classes of an engine's documents. Class 0 is the

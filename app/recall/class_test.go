@@ -52,13 +52,14 @@ func TestSearchKeepsWhatRulesAdmit(t *testing.T) {
 	fields := []vault.Field{vault.Learnings, vault.Preferences, vault.Gotchas}
 	trusts := []vault.Trust{vault.TrustOperator, vault.TrustStandard, vault.TrustUntrusted, vault.TrustHostile}
 	tags := []string{"infra", "billing", "ui"}
+	products := []string{"", "engram", "lens"}
 	randDoc := func(id string) Doc {
 		d := Doc{
 			ID: id, Content: fmt.Sprintf("shared note %s about w%d", id, r.IntN(30)),
 			Partition: partitions[r.IntN(len(partitions))], Owner: owners[r.IntN(len(owners))],
 			Tier: tiers[r.IntN(len(tiers))], Kind: kinds[r.IntN(len(kinds))], Field: fields[r.IntN(len(fields))],
 			Trust: trusts[r.IntN(len(trusts))], Confidence: r.Float64(), Created: t0.Add(-time.Duration(r.IntN(90)) * 24 * time.Hour),
-			Tags: pick(r, tags),
+			Tags: pick(r, tags), Product: products[r.IntN(len(products))],
 		}
 		d.Sensitive = d.Partition == vault.Sensitive
 		return d
@@ -83,9 +84,10 @@ func TestSearchKeepsWhatRulesAdmit(t *testing.T) {
 			if r.IntN(3) == 0 {
 				f.After = t0.Add(-time.Duration(r.IntN(90)) * 24 * time.Hour)
 			}
-			me := owners[r.IntN(len(owners))]
+			me, product := owners[r.IntN(len(owners))], products[r.IntN(len(products))]
 			allow := func(d *Doc) bool {
-				return d.Partition == vault.Public || d.Owner == me || d.Owner == vault.AgentOperator && !d.Sensitive
+				return d.Partition == vault.Public || d.Owner == me || d.Owner == vault.AgentOperator && !d.Sensitive ||
+					d.Product != "" && d.Product == product && !d.Sensitive
 			}
 			var want []string
 			for id, d := range live {
@@ -102,7 +104,7 @@ func TestSearchKeepsWhatRulesAdmit(t *testing.T) {
 				got := ids(res.Hits)
 				slices.Sort(got)
 				if !slices.Equal(got, want) {
-					t.Fatalf("%s, %s, filters %+v, reader %s: got %d documents, want %d\ngot  %v\nwant %v", stage, mode, f, me, len(got), len(want), got, want)
+					t.Fatalf("%s, %s, filters %+v, reader %s of %q: got %d documents, want %d\ngot  %v\nwant %v", stage, mode, f, me, product, len(got), len(want), got, want)
 				}
 			}
 		}
@@ -158,13 +160,14 @@ func TestAllowAskedPerClass(t *testing.T) {
 	for i := range 40 {
 		d := doc(fmt.Sprintf("d%02d", i), "shared note")
 		d.Owner = []string{"claude", "cursor"}[i%2]
+		d.Product = map[string]string{"claude": "engram", "cursor": "lens"}[d.Owner]
 		d.Tags = []string{"infra"}
 		put(t, e, nil, d)
 	}
 	var asked []Doc
 	allow := func(d *Doc) bool {
 		asked = append(asked, *d)
-		return d.Owner == "claude"
+		return d.Product == "engram"
 	}
 	res, err := e.Search(ctx, Query{Text: "shared", Mode: Exact, Allow: allow, Limit: 100})
 	if err != nil {
@@ -180,7 +183,7 @@ func TestAllowAskedPerClass(t *testing.T) {
 		if d.ID != "" || d.Content != "" || d.Tags != nil || d.Confidence != 0 || !d.Created.IsZero() {
 			t.Errorf("Allow was shown more than a class: %+v", d)
 		}
-		if d.Partition != vault.Internal || d.Field != vault.Learnings || d.Trust != vault.TrustOperator {
+		if d.Partition != vault.Internal || d.Field != vault.Learnings || d.Trust != vault.TrustOperator || d.Product != map[string]string{"claude": "engram", "cursor": "lens"}[d.Owner] {
 			t.Errorf("Allow was not shown the class's attributes: %+v", d)
 		}
 	}

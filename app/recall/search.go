@@ -55,8 +55,8 @@ type Query struct {
 	Reader string
 	// Allow is the read rule: documents it refuses are never returned. Nil
 	// allows everything. It decides from a document's class: its
-	// Partition, Owner, Field, Tier, Kind, Trust and Sensitive, the only
-	// fields set in the Doc it is given. A search asks it once about each
+	// Partition, Owner, Product, Field, Tier, Kind, Trust and Sensitive,
+	// the only fields set in the Doc it is given. A search asks it once about each
 	// class of document in the index, before looking at any.
 	Allow func(*Doc) bool
 	// Vector, when set, is the query's embedding, so the engine does not
