@@ -338,9 +338,9 @@ func (e *Engine) Put(d Doc, vec []float32) error {
 	}
 	slot := uint32(len(e.docs))
 	e.docs = append(e.docs, en)
-	e.cls.add(&en.doc)
 	e.slots[d.ID] = slot
 	e.kw.add(slot, d.Content)
+	e.cls.add(&en.doc, int(e.kw.docLen[slot]))
 	if vec != nil {
 		e.vec.add(slot, vec)
 	}
@@ -440,9 +440,9 @@ func (e *Engine) removeLocked(id string) {
 		return
 	}
 	e.vec.dead += e.vec.chunks(e.docs[s].vec)
+	e.cls.remove(s, int(e.kw.docLen[s]))
 	e.kw.remove(s)
 	e.docs[s] = nil
-	e.cls.remove(s)
 	delete(e.slots, id)
 	if n := e.vec.len(); n > 0 && float64(e.vec.dead) > e.cfg.RebuildFraction*float64(n) {
 		e.compactLocked()
@@ -464,7 +464,7 @@ func (e *Engine) compactLocked() {
 		s := uint32(len(docs))
 		newSlot[old] = int32(s)
 		docs = append(docs, en)
-		cls.add(&en.doc)
+		cls.add(&en.doc, int(e.kw.docLen[old]))
 		e.slots[en.doc.ID] = s
 		if en.vec != nil {
 			vec.add(s, en.vec)

@@ -22,7 +22,8 @@ func TestBM25Scores(t *testing.T) {
 	x.add(1, "cat")
 	x.add(2, "bird fish")
 	acc := make([]float32, 3)
-	x.score(Terms(nil, "cat"), acc, nil)
+	all := &scope{all: true, n: 3, length: 6} // every document
+	x.score(x.query(Terms(nil, "cat"), all), all, acc, nil)
 	// idf = ln(1 + (3-2+0.5)/(2+0.5)); avgdl = 6/3 = 2.
 	idf := math.Log(1 + 1.5/2.5)
 	bm := func(tf, dl float64) float64 {
@@ -44,7 +45,8 @@ func TestBM25Scores(t *testing.T) {
 
 	x.remove(0)
 	clear(acc)
-	x.score(Terms(nil, "cat"), acc, nil)
+	all = &scope{all: true, n: 2, length: 3}
+	x.score(x.query(Terms(nil, "cat"), all), all, acc, nil)
 	// After removal: N=2, df=1, avgdl=(1+2)/2.
 	idf = math.Log(1 + 1) // (N - df + 0.5) / (df + 0.5) = 1.5 / 1.5
 	want := idf * 1 * (DefaultK1 + 1) / (1 + DefaultK1*(1-DefaultB+DefaultB*1/1.5))
