@@ -632,3 +632,46 @@ func TestRecallUnreadableWordProperty(t *testing.T) {
 	}
 	t.Logf("%d recalls about a name only unreadable memories hold, %d about a readable one", cases, converse)
 }
+
+// TestDuplicateCheckTellsNothingOfUnreadable: the memories a write is
+// warned it may contradict are the same whether a word of it is held by
+// memories its writer may not read (another agent's) or by none. Six
+// readable memories on its subject with other numbers compete for the
+// check's five places, ranked by how rare their words are.
+func TestDuplicateCheckTellsNothingOfUnreadable(t *testing.T) {
+	warned := func(hidden string) []string {
+		v, clock := vaulttest.New(t)
+		s, err := app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(nil)), Now: clock.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []string{"port 1001 serves alpha", "port 2001 serves beta", "port 1002 serves alpha",
+			"port 2002 serves beta", "port 1003 serves alpha", "port 2003 serves beta", "beta is the second stage"} {
+			clock.Advance(time.Hour) // the newer ranks higher: no ties
+			mustStore(t, s, operator, app.StoreInput{Content: c})
+		}
+		for i := range 5 { // claude's: cursor may not read them
+			mustStore(t, s, claude, app.StoreInput{Content: fmt.Sprintf("%s note %d of the rollout", hidden, i)})
+		}
+		r := s.Store(ctx, cursor, app.StoreInput{Content: "port 9999 serves alpha beta"})
+		if r.Memory == nil {
+			t.Fatalf("Store = %+v", r.Response)
+		}
+		var out []string
+		for _, w := range r.Warnings {
+			if id, ok := strings.CutPrefix(w, "may contradict memory "); ok {
+				id, _, _ = strings.Cut(id, " ")
+				out = append(out, s.Get(ctx, operator, id).Memory.Content)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	held, nowhere := warned("alpha"), warned("gamma")
+	if len(nowhere) != 5 {
+		t.Fatalf("warned of %q, want five memories", nowhere)
+	}
+	if !slices.Equal(held, nowhere) {
+		t.Errorf("a word only unreadable memories hold changes the warnings: %q, against %q for a word held nowhere", held, nowhere)
+	}
+}
