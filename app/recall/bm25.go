@@ -32,14 +32,19 @@ type posting struct {
 // which the garbage collector need not scan and which take a quarter of
 // the memory of strings. The statistics BM25 needs (the number of
 // documents, their average length, each term's document frequency) are
-// those of a search's scope, which the engine's classes count.
+// those of a search's scope: the index counts each term's documents by
+// class, the engine's classes count their documents and length.
 type keywordIndex struct {
 	k1, b    float64
 	ids      map[string]uint32 // term -> its number; never forgotten
 	lists    [][]posting       // posting lists by term number, sorted by slot
+	byClass  [][]classCount    // by term number: its documents in each class that has some
 	docLen   []uint32          // by slot; 0 for a removed or empty document
 	docTerms [][]uint32        // unique term numbers by slot, to remove a document
 }
+
+// classCount is how many documents of a class hold a term.
+type classCount struct{ cls, n uint32 }
 
 func newKeywordIndex(k1, b float64) *keywordIndex {
 	return &keywordIndex{k1: k1, b: b, ids: map[string]uint32{}}
@@ -52,6 +57,7 @@ func (x *keywordIndex) id(t string) uint32 {
 		id = uint32(len(x.lists))
 		x.ids[t] = id
 		x.lists = append(x.lists, nil)
+		x.byClass = append(x.byClass, nil)
 	}
 	return id
 }
@@ -64,9 +70,10 @@ func (x *keywordIndex) postings(t string) []posting {
 	return nil
 }
 
-// add indexes text under slot, which must be new or removed.
-func (x *keywordIndex) add(slot uint32, text string) {
-	x.addCounted(slot, countTerms(Terms(nil, text)))
+// add indexes text, of class cls, under slot, which must be new or
+// removed.
+func (x *keywordIndex) add(slot, cls uint32, text string) {
+	x.addCounted(slot, cls, countTerms(Terms(nil, text)))
 }
 
 // counted is a text's terms, each once, with their frequencies.
@@ -98,9 +105,9 @@ func countTerms(terms []string) counted {
 	return c
 }
 
-// addCounted indexes a counted text under slot, which must be new or
-// removed.
-func (x *keywordIndex) addCounted(slot uint32, c counted) {
+// addCounted indexes a counted text, of class cls, under slot, which must
+// be new or removed.
+func (x *keywordIndex) addCounted(slot, cls uint32, c counted) {
 	for int(slot) >= len(x.docLen) {
 		x.docLen = append(x.docLen, 0)
 		x.docTerms = append(x.docTerms, nil)
@@ -111,13 +118,65 @@ func (x *keywordIndex) addCounted(slot uint32, c counted) {
 		ids[i] = id
 		// Slots only grow, so appending keeps posting lists sorted by doc.
 		x.lists[id] = append(x.lists[id], posting{slot, c.tf[i]})
+		x.count(id, cls, 1)
 	}
 	x.docLen[slot] = uint32(c.n)
 	x.docTerms[slot] = ids
 }
 
-// remove drops slot from every posting list it is in.
-func (x *keywordIndex) remove(slot uint32) {
+// count adds delta (1 or -1) to the documents of class cls that hold term
+// id, and forgets a class left with none.
+func (x *keywordIndex) count(id, cls uint32, delta int) {
+	cs := x.byClass[id]
+	for i := range cs {
+		if cs[i].cls != cls {
+			continue
+		}
+		cs[i].n = uint32(int(cs[i].n) + delta)
+		if cs[i].n == 0 {
+			cs[i] = cs[len(cs)-1]
+			if cs = cs[:len(cs)-1]; len(cs) == 0 {
+				cs = nil
+			}
+			x.byClass[id] = cs
+		}
+		return
+	}
+	if delta > 0 {
+		x.byClass[id] = append(cs, classCount{cls, 1})
+	}
+}
+
+// recount counts each term's documents by class afresh, the class of a
+// slot being of[slot], for classes numbered below n: after a bulk load
+// and after the engine renumbers slots and classes.
+func (x *keywordIndex) recount(of []uint32, n int) {
+	x.byClass = slices.Grow(x.byClass[:0], len(x.lists))[:len(x.lists)]
+	per := make([]uint32, n)
+	var seen []uint32
+	for id, ps := range x.lists {
+		seen = seen[:0]
+		for _, p := range ps {
+			c := of[p.doc]
+			if per[c] == 0 {
+				seen = append(seen, c)
+			}
+			per[c]++
+		}
+		var cs []classCount
+		if len(seen) > 0 {
+			cs = make([]classCount, len(seen))
+			for i, c := range seen {
+				cs[i] = classCount{c, per[c]}
+				per[c] = 0
+			}
+		}
+		x.byClass[id] = cs
+	}
+}
+
+// remove drops slot, of class cls, from every posting list it is in.
+func (x *keywordIndex) remove(slot, cls uint32) {
 	if int(slot) >= len(x.docTerms) || x.docTerms[slot] == nil {
 		return
 	}
@@ -125,6 +184,7 @@ func (x *keywordIndex) remove(slot uint32) {
 		ps := x.lists[id]
 		if i, ok := slices.BinarySearchFunc(ps, slot, func(p posting, s uint32) int { return int(p.doc) - int(s) }); ok {
 			ps = slices.Delete(ps, i, i+1)
+			x.count(id, cls, -1)
 		}
 		if len(ps) == 0 {
 			ps = nil // the term stays numbered: a later document may bring it back
@@ -135,7 +195,8 @@ func (x *keywordIndex) remove(slot uint32) {
 }
 
 // remap renumbers slots after the engine compacts them; slots mapped to
-// -1 must already be removed.
+// -1 must already be removed; the engine then recounts the counts by
+// class (recount), since it numbers the classes afresh too.
 func (x *keywordIndex) remap(newSlot []int32, n int) {
 	for _, ps := range x.lists {
 		for i := range ps {
@@ -170,8 +231,12 @@ func (x *keywordIndex) query(terms []string, sc *scope) []queryTerm {
 			continue
 		}
 		seen[t] = len(out)
-		ps := x.postings(t)
-		out = append(out, queryTerm{ps: ps, qtf: 1, df: sc.df(ps)})
+		var ps []posting
+		var cs []classCount
+		if id, ok := x.ids[t]; ok {
+			ps, cs = x.lists[id], x.byClass[id]
+		}
+		out = append(out, queryTerm{ps: ps, qtf: 1, df: sc.df(ps, cs)})
 	}
 	return out
 }

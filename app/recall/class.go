@@ -55,8 +55,8 @@ func newClasses() *classes {
 }
 
 // add records the class of d, whose text is n terms long, as that of the
-// next slot.
-func (c *classes) add(d *Doc, n int) {
+// next slot, and returns it.
+func (c *classes) add(d *Doc, n int) uint32 {
 	k := classOf(d)
 	id, ok := c.ids[k]
 	if !ok {
@@ -69,6 +69,7 @@ func (c *classes) add(d *Doc, n int) {
 	c.of = append(c.of, id)
 	c.docs[id]++
 	c.length[id] += n
+	return id
 }
 
 // remove marks slot, whose text was n terms long, as removed.
@@ -115,15 +116,16 @@ func (c *classes) scope(admitted []bool) scope {
 // has reports whether the live document in slot is in the scope.
 func (sc *scope) has(slot uint32) bool { return sc.all || sc.admitted[sc.of[slot]] }
 
-// df counts the documents of a posting list in the scope.
-func (sc *scope) df(ps []posting) int {
+// df is the document frequency in the scope of a term with posting list
+// ps and counts by class cs.
+func (sc *scope) df(ps []posting, cs []classCount) int {
 	if sc.all {
 		return len(ps)
 	}
 	n := 0
-	for _, p := range ps {
-		if sc.admitted[sc.of[p.doc]] {
-			n++
+	for _, c := range cs {
+		if sc.admitted[c.cls] {
+			n += int(c.n)
 		}
 	}
 	return n

@@ -188,3 +188,87 @@ func TestAllowAskedPerClass(t *testing.T) {
 		}
 	}
 }
+
+// TestClassCounts checks the counts a search's statistics come from,
+// kept up by every Put and Remove and rebuilt by a compaction and a bulk
+// load: each class's live documents and their length, and each term's
+// documents by class, against the same counted from the live documents.
+func TestClassCounts(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	emb := &bagEmbedder{dim: 16}
+	e := New(Config{Embedder: emb, RebuildFraction: 0.2})
+	check := func(stage string) {
+		t.Helper()
+		docs, length := map[class]int{}, map[class]int{}
+		df := map[string]map[class]int{}
+		for _, en := range e.docs {
+			if en == nil {
+				continue
+			}
+			k := classOf(&en.doc)
+			terms := Terms(nil, en.doc.Content)
+			docs[k]++
+			length[k] += len(terms)
+			for _, term := range slices.Compact(slices.Sorted(slices.Values(terms))) {
+				if df[term] == nil {
+					df[term] = map[class]int{}
+				}
+				df[term][k]++
+			}
+		}
+		for id := 1; id < len(e.cls.list); id++ {
+			k := e.cls.list[id]
+			if e.cls.docs[id] != docs[k] || e.cls.length[id] != length[k] {
+				t.Errorf("%s: class %+v counts %d documents of length %d, want %d of %d", stage, k, e.cls.docs[id], e.cls.length[id], docs[k], length[k])
+			}
+		}
+		for term, id := range e.kw.ids {
+			got := map[class]int{}
+			for _, c := range e.kw.byClass[id] {
+				if c.n == 0 {
+					t.Errorf("%s: term %q keeps a class with no document", stage, term)
+				}
+				got[e.cls.list[c.cls]] += int(c.n)
+			}
+			if !maps.Equal(got, df[term]) && (len(got) > 0 || len(df[term]) > 0) {
+				t.Errorf("%s: term %q by class %v, want %v", stage, term, got, df[term])
+			}
+		}
+	}
+	owners := []string{"claude", "cursor", "aider"}
+	randDoc := func(id string) Doc {
+		d := doc(id, fmt.Sprintf("w%d w%d note w%d", r.IntN(20), r.IntN(20), r.IntN(50)))
+		d.Owner, d.Tier = owners[r.IntN(len(owners))], []vault.Tier{vault.Episodic, vault.Semantic}[r.IntN(2)]
+		return d
+	}
+	for i := range 200 {
+		put(t, e, emb, randDoc(fmt.Sprintf("d%03d", i)))
+	}
+	check("built one by one")
+	compacted := false
+	for range 100 { // replaced, or removed
+		id := fmt.Sprintf("d%03d", r.IntN(200))
+		before, _ := e.Tombstones()
+		if r.IntN(2) == 0 {
+			put(t, e, emb, randDoc(id))
+		} else {
+			e.Remove(id)
+		}
+		after, _ := e.Tombstones()
+		compacted = compacted || after < before
+	}
+	if !compacted {
+		t.Fatal("the replacements and removals did not compact the index")
+	}
+	check("after replacements, removals and compactions")
+	var docs []Doc
+	for _, en := range e.docs {
+		if en != nil {
+			docs = append(docs, en.doc)
+		}
+	}
+	if err := e.Load(docs, nil); err != nil {
+		t.Fatal(err)
+	}
+	check("loaded in bulk")
+}

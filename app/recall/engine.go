@@ -339,8 +339,8 @@ func (e *Engine) Put(d Doc, vec []float32) error {
 	slot := uint32(len(e.docs))
 	e.docs = append(e.docs, en)
 	e.slots[d.ID] = slot
-	e.kw.add(slot, d.Content)
-	e.cls.add(&en.doc, int(e.kw.docLen[slot]))
+	c := countTerms(Terms(nil, d.Content))
+	e.kw.addCounted(slot, e.cls.add(&en.doc, c.n), c)
 	if vec != nil {
 		e.vec.add(slot, vec)
 	}
@@ -440,8 +440,9 @@ func (e *Engine) removeLocked(id string) {
 		return
 	}
 	e.vec.dead += e.vec.chunks(e.docs[s].vec)
+	cls := e.cls.of[s]
 	e.cls.remove(s, int(e.kw.docLen[s]))
-	e.kw.remove(s)
+	e.kw.remove(s, cls)
 	e.docs[s] = nil
 	delete(e.slots, id)
 	if n := e.vec.len(); n > 0 && float64(e.vec.dead) > e.cfg.RebuildFraction*float64(n) {
@@ -471,6 +472,7 @@ func (e *Engine) compactLocked() {
 		}
 	}
 	e.kw.remap(newSlot, len(docs))
+	e.kw.recount(cls.of, len(cls.list))
 	e.docs, e.cls, e.vec = docs, cls, vec
 }
 

@@ -18,9 +18,9 @@ var ctx = context.Background()
 func TestBM25Scores(t *testing.T) {
 	// Three documents; "cat" is in two of them.
 	x := newKeywordIndex(DefaultK1, DefaultB)
-	x.add(0, "cat cat dog")
-	x.add(1, "cat")
-	x.add(2, "bird fish")
+	x.add(0, 1, "cat cat dog")
+	x.add(1, 1, "cat")
+	x.add(2, 1, "bird fish")
 	acc := make([]float32, 3)
 	all := &scope{all: true, n: 3, length: 6} // every document
 	x.score(x.query(Terms(nil, "cat"), all), all, acc, nil)
@@ -43,7 +43,7 @@ func TestBM25Scores(t *testing.T) {
 		}
 	}
 
-	x.remove(0)
+	x.remove(0, 1)
 	clear(acc)
 	all = &scope{all: true, n: 2, length: 3}
 	x.score(x.query(Terms(nil, "cat"), all), all, acc, nil)

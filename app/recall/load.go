@@ -239,6 +239,7 @@ func (l *Loader) Done() error {
 		}
 		c.ids, c.lists = nil, nil
 	}
+	kw.recount(e.cls.of, len(e.cls.list))
 	e.vec.addAll(withVec, func(slot uint32) []float32 { return e.docs[slot].vec })
 	return nil
 }
