@@ -75,8 +75,11 @@ const vectorBatch = 32
 // limits (10 episodic, 20 semantic, 4,000 tokens by default) and to the
 // engine's relevance floor for the mode (recall.DefaultFloors), so a query
 // about nothing the vault holds returns nothing rather than the nearest
-// unrelated memories; the response then says so. The recall is audited with the number of results; each sensitive result is
-// audited as an L3 access.
+// unrelated memories; the response then says so. Nothing the caller may
+// not read shapes the answer: the keyword statistics behind the scores,
+// the floor and the unheard names count only the memories it may read
+// (recall.Engine.Search). The recall is audited with the number of
+// results; each sensitive result is audited as an L3 access.
 func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) RecallResponse {
 	if r, ok := s.gate(req); !ok {
 		return RecallResponse{Response: r}

@@ -2,7 +2,10 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"hash/fnv"
+	"maps"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -350,5 +353,325 @@ func TestRecallNamesUnheard(t *testing.T) {
 	}
 	if r := s.Recall(ctx, claude, app.RecallInput{Query: "When does Alice deploy?"}); len(r.Unheard) != 0 {
 		t.Errorf("unheard = %q for a name a memory holds, want none", r.Unheard)
+	}
+}
+
+// registerAgent registers spec with s and returns a request with its
+// token's caller.
+func registerAgent(t *testing.T, s *app.Service, spec app.AgentSpec) app.Request {
+	t.Helper()
+	a := s.AddAgent(ctx, operator, spec)
+	if !a.OK() {
+		t.Fatalf("AddAgent(%s) = %+v", spec.Name, a.Response)
+	}
+	c, r := s.Authenticate(ctx, a.Token, "")
+	if !r.OK() {
+		t.Fatalf("Authenticate(%s) = %+v", spec.Name, r)
+	}
+	return app.Request{Caller: c, Authorized: true}
+}
+
+// bagBucket is the dimension of countingEmbedder's vectors that word
+// counts in: two words of one bucket are embedded alike.
+func bagBucket(word string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(recall.Terms(nil, word)[0]))
+	return h.Sum32() % 32
+}
+
+// sameAnswer describes how recall answer a differs from b once every w in
+// a reads z, or returns "" when they are the same: the same status and
+// message, the same results (memory, score, confidence) in the same order,
+// context, counts and unheard names.
+func sameAnswer(a, b app.RecallResponse, w, z string) string {
+	sub := func(s string) string { return strings.ReplaceAll(s, w, z) }
+	unheard := slices.Clone(a.Unheard)
+	for i := range unheard {
+		unheard[i] = sub(unheard[i])
+	}
+	switch {
+	case a.Status != b.Status || sub(a.Message) != b.Message:
+		return fmt.Sprintf("status %s %q against %s %q", a.Status, a.Message, b.Status, b.Message)
+	case len(a.Results) != len(b.Results):
+		return fmt.Sprintf("%d results against %d", len(a.Results), len(b.Results))
+	case a.BelowFloor != b.BelowFloor:
+		return fmt.Sprintf("below_floor %d against %d", a.BelowFloor, b.BelowFloor)
+	case !slices.Equal(unheard, b.Unheard):
+		return fmt.Sprintf("unheard %q against %q", a.Unheard, b.Unheard)
+	case a.Context != b.Context || a.KeywordOnly != b.KeywordOnly:
+		return fmt.Sprintf("context %q against %q", a.Context, b.Context)
+	}
+	for i := range a.Results {
+		if a.Results[i] != b.Results[i] {
+			return fmt.Sprintf("result %d: %+v against %+v", i, a.Results[i], b.Results[i])
+		}
+	}
+	return ""
+}
+
+// TestRecallTellsNothingOfUnreadable is issue 32, finding 3: an agent
+// that reads public memories only asks about a name that only memories
+// it may not read hold (the user's sensitive and internal ones, another
+// product's agent's, an agent's of another group). Its answer is the
+// answer for a name held nowhere (embedded alike), in every mode; a name
+// a public memory holds does change the answer.
+func TestRecallTellsNothingOfUnreadable(t *testing.T) {
+	v, clock := vaulttest.New(t)
+	s, err := app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(&countingEmbedder{})), Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader := registerAgent(t, s, app.AgentSpec{Name: "reader", Group: "qa", Product: "lens", Read: []vault.Partition{vault.Public}})
+	writer := registerAgent(t, s, app.AgentSpec{Name: "writer", Group: "backend", Product: "engram"})
+	grouped := registerAgent(t, s, app.AgentSpec{Name: "grouped", Group: "frontend"})
+	for _, c := range []string{"the frobnicator service uses spaces", "the billing service uses tabs", "the frobnicator runs nightly",
+		"every service uses the same linter", "tabs are wider than spaces", "the frobnicator service restarts at noon"} {
+		mustStore(t, s, operator, app.StoreInput{Content: c, Partition: vault.Public})
+	}
+	const name, nowhere, public = "Qzkrvt", "Tqzkrn", "Dxkvml"
+	if bagBucket(name) != bagBucket(nowhere) || bagBucket(public) != bagBucket(nowhere) {
+		t.Fatalf("the embedder tells %s, %s and %s apart: the test needs names it embeds alike", name, nowhere, public)
+	}
+	mustStore(t, s, operator, app.StoreInput{Content: name + " owns the frobnicator service", Partition: vault.Sensitive})
+	mustStore(t, s, operator, app.StoreInput{Content: name + " reviews every frobnicator change"})
+	mustStore(t, s, writer, app.StoreInput{Content: "ask " + name + " why the frobnicator uses tabs"})
+	mustStore(t, s, grouped, app.StoreInput{Content: "ask " + name + " about the service"})
+	mustStore(t, s, operator, app.StoreInput{Content: "ask " + public + " about the linter", Partition: vault.Public})
+	if err := s.WaitVectors(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ask := func(who string, mode recall.Mode) app.RecallResponse {
+		return s.Recall(ctx, reader, app.RecallInput{Query: "frobnicator " + who + " service uses tabs", Mode: mode})
+	}
+	for _, mode := range []recall.Mode{recall.Hybrid, recall.Exact, recall.Semantic} {
+		held, none := ask(name, mode), ask(nowhere, mode)
+		if !none.OK() {
+			t.Fatalf("%s: Recall = %+v", mode, none.Response)
+		}
+		if d := sameAnswer(held, none, name, nowhere); d != "" {
+			t.Errorf("%s: a name only unreadable memories hold is answered otherwise than a name held nowhere: %s", mode, d)
+		}
+		if mode != recall.Semantic { // semantic recall reads no words
+			if d := sameAnswer(ask(public, mode), none, public, nowhere); d == "" {
+				t.Errorf("%s: a name a public memory holds is answered as a name held nowhere", mode)
+			}
+		}
+	}
+}
+
+// TestRecallReadsAsGet: recall finds exactly the memories Get lets the
+// caller read, for agents whose group or product lets them read other
+// agents' internal memories, and the duplicate check merges a write only
+// into a memory its writer may read.
+func TestRecallReadsAsGet(t *testing.T) {
+	v, clock := vaulttest.New(t)
+	s, err := app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(&countingEmbedder{})), Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agents := map[string]app.Request{
+		"writer":       registerAgent(t, s, app.AgentSpec{Name: "writer", Group: "backend", Product: "engram"}),
+		"same-group":   registerAgent(t, s, app.AgentSpec{Name: "same-group", Group: "backend"}),
+		"same-product": registerAgent(t, s, app.AgentSpec{Name: "same-product", Group: "frontend", Product: "engram"}),
+		"grouped":      registerAgent(t, s, app.AgentSpec{Name: "grouped", Group: "frontend"}),
+		"public-only":  registerAgent(t, s, app.AgentSpec{Name: "public-only", Read: []vault.Partition{vault.Public}}),
+		"granted":      registerAgent(t, s, app.AgentSpec{Name: "granted", Read: []vault.Partition{vault.Public, vault.Internal, vault.Sensitive}}),
+	}
+	mems := []*app.Memory{
+		mustStore(t, s, agents["writer"], app.StoreInput{Content: "the queue retries three times"}),        // L2: product engram
+		mustStore(t, s, agents["grouped"], app.StoreInput{Content: "the cache is warmed at boot"}),         // L1: group frontend
+		mustStore(t, s, agents["same-group"], app.StoreInput{Content: "the linter runs before each push"}), // L1: group backend
+		mustStore(t, s, operator, app.StoreInput{Content: "the pager rotates weekly"}),
+		mustStore(t, s, operator, app.StoreInput{Content: "the vault key is in the safe", Partition: vault.Sensitive}),
+		mustStore(t, s, operator, app.StoreInput{Content: "the wiki is public", Partition: vault.Public}),
+	}
+	if err := s.WaitVectors(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(agents)) {
+		req := agents[name]
+		for _, m := range mems {
+			want := s.Get(ctx, req, m.ID).OK()
+			for _, mode := range []recall.Mode{recall.Exact, recall.Hybrid} {
+				r := s.Recall(ctx, req, app.RecallInput{Query: m.Content, Mode: mode})
+				got := slices.ContainsFunc(r.Results, func(x app.RecallResult) bool { return x.ID == m.ID })
+				if got != want {
+					t.Errorf("%s recalls %q (%s, by %s) in %s mode: %v; Get reads it: %v", name, m.Content, m.Partition, m.Owner, mode, got, want)
+				}
+			}
+		}
+	}
+	// A memory the same-group agent may not read is no duplicate of its
+	// write: it is stored, and told nothing of the other.
+	r := s.Store(ctx, agents["same-group"], app.StoreInput{Content: mems[0].Content})
+	if !r.OK() || r.Memory == nil || r.Memory.ID == mems[0].ID || strings.Contains(fmt.Sprint(r.Warnings), mems[0].ID) {
+		t.Errorf("Store of an unreadable memory's text = %+v, %v; want it stored anew, without a word of %s", r.Response, r.Warnings, mems[0].ID)
+	}
+	if r := s.Store(ctx, agents["same-product"], app.StoreInput{Content: mems[0].Content}); r.Memory == nil || r.Memory.ID != mems[0].ID {
+		t.Errorf("Store of a readable memory's text by an agent of its product = %+v; want it merged into %s", r.Response, mems[0].ID)
+	}
+}
+
+// TestRecallUnreadableWordProperty is TestRecallTellsNothingOfUnreadable
+// over random vaults and callers, through the service and its read
+// rules: agents in groups and products write public and internal
+// memories and the user sensitive ones too, names in some of them; each
+// agent, and one that reads public memories only, asks about a name that
+// only memories it may not read hold (Get says which), and is answered as
+// about a name held nowhere (embedded alike); about a name a memory it
+// may read holds, otherwise.
+func TestRecallUnreadableWordProperty(t *testing.T) {
+	words := strings.Fields("deploy service tabs spaces queue cache build release schema index backup token router linter config script server metric alert pager")
+	const consonants = "bcdfghjklmnpqrtvwxz" // no s or y: stemming leaves the names alone
+	cases, converse := 0, 0
+	for seed := range 40 {
+		r := rand.New(rand.NewPCG(uint64(seed), 32))
+		randName := func() string {
+			b := []byte{consonants[r.IntN(len(consonants))] - 'a' + 'A'}
+			for range 5 {
+				b = append(b, consonants[r.IntN(len(consonants))])
+			}
+			return string(b)
+		}
+		randWords := func(n int) []string {
+			out := make([]string, n)
+			for i := range out {
+				out[i] = words[r.IntN(len(words))]
+			}
+			return out
+		}
+		v, clock := vaulttest.New(t, vaulttest.NoSync)
+		s, err := app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(&countingEmbedder{})), Now: clock.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		callers := []app.Request{registerAgent(t, s, app.AgentSpec{Name: "public-only", Read: []vault.Partition{vault.Public}})}
+		groups, products := []string{"", "backend", "frontend"}, []string{"", "", "engram", "lens"}
+		for i := range 4 {
+			spec := app.AgentSpec{Name: fmt.Sprintf("agent-%d", i), Group: groups[r.IntN(len(groups))], Product: products[r.IntN(len(products))]}
+			if r.IntN(3) == 0 {
+				spec.Read = []vault.Partition{vault.Public, vault.Internal, vault.Sensitive}
+			}
+			callers = append(callers, registerAgent(t, s, spec))
+		}
+		names := []string{randName(), randName(), randName(), randName(), randName()}
+		var mems []*app.Memory
+		for range 25 {
+			text := randWords(3 + r.IntN(6))
+			if r.IntN(3) != 0 {
+				text = slices.Insert(text, 1+r.IntN(len(text)-1), names[r.IntN(len(names))])
+			}
+			in := app.StoreInput{Content: strings.Join(text, " ")}
+			req := operator
+			if i := r.IntN(len(callers) + 1); i < len(callers) {
+				req = callers[i]
+			}
+			switch p := r.IntN(3); {
+			case p == 0 && (req.Caller.Operator || req.Caller.Product == ""):
+				in.Partition = vault.Public
+			case p == 1 && req.Caller.Operator:
+				in.Partition = vault.Sensitive
+			}
+			clock.Advance(time.Hour)
+			if m := s.Store(ctx, req, in); m.Memory != nil {
+				mems = append(mems, m.Memory)
+			}
+		}
+		if err := s.WaitVectors(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range callers {
+			var unread, read []string // names only unreadable memories hold; names a readable one holds
+			for _, n := range names {
+				held, readable := false, false
+				for _, m := range mems {
+					if strings.Contains(m.Content, n) {
+						held = true
+						readable = readable || s.Get(ctx, c, m.ID).OK()
+					}
+				}
+				switch {
+				case readable:
+					read = append(read, n)
+				case held:
+					unread = append(unread, n)
+				}
+			}
+			ask := func(text, name string, mode recall.Mode) app.RecallResponse {
+				return s.Recall(ctx, c, app.RecallInput{Query: fmt.Sprintf(text, name), Mode: mode})
+			}
+			for _, w := range append(unread, read...) {
+				nowhere := randName()
+				for slices.Contains(names, nowhere) || bagBucket(nowhere) != bagBucket(w) {
+					nowhere = randName()
+				}
+				q := randWords(1 + r.IntN(4))
+				text := strings.Join(slices.Insert(q, 1+r.IntN(len(q)), "%s"), " ")
+				for _, mode := range []recall.Mode{recall.Hybrid, recall.Exact} {
+					held, none := ask(text, w, mode), ask(text, nowhere, mode)
+					if !none.OK() {
+						t.Fatalf("Recall = %+v", none.Response)
+					}
+					d := sameAnswer(held, none, w, nowhere)
+					if slices.Contains(unread, w) {
+						cases++
+						if d != "" {
+							t.Fatalf("seed %d, %s (%+v), %s: %q about %s, which only unreadable memories hold, is answered otherwise than about %s, held nowhere: %s",
+								seed, c.Caller.Name(), c.Caller, mode, text, w, nowhere, d)
+						}
+						continue
+					}
+					converse++
+					if d == "" {
+						t.Fatalf("seed %d, %s, %s: %q about %s, which a readable memory holds, is answered as about %s, held nowhere", seed, c.Caller.Name(), mode, text, w, nowhere)
+					}
+				}
+			}
+		}
+		s.Close()
+	}
+	t.Logf("%d recalls about a name only unreadable memories hold, %d about a readable one", cases, converse)
+}
+
+// TestDuplicateCheckTellsNothingOfUnreadable: the memories a write is
+// warned it may contradict are the same whether a word of it is held by
+// memories its writer may not read (another agent's) or by none. Six
+// readable memories on its subject with other numbers compete for the
+// check's five places, ranked by how rare their words are.
+func TestDuplicateCheckTellsNothingOfUnreadable(t *testing.T) {
+	warned := func(hidden string) []string {
+		v, clock := vaulttest.New(t)
+		s, err := app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(nil)), Now: clock.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []string{"port 1001 serves alpha", "port 2001 serves beta", "port 1002 serves alpha",
+			"port 2002 serves beta", "port 1003 serves alpha", "port 2003 serves beta", "beta is the second stage"} {
+			clock.Advance(time.Hour) // the newer ranks higher: no ties
+			mustStore(t, s, operator, app.StoreInput{Content: c})
+		}
+		for i := range 5 { // claude's: cursor may not read them
+			mustStore(t, s, claude, app.StoreInput{Content: fmt.Sprintf("%s note %d of the rollout", hidden, i)})
+		}
+		r := s.Store(ctx, cursor, app.StoreInput{Content: "port 9999 serves alpha beta"})
+		if r.Memory == nil {
+			t.Fatalf("Store = %+v", r.Response)
+		}
+		var out []string
+		for _, w := range r.Warnings {
+			if id, ok := strings.CutPrefix(w, "may contradict memory "); ok {
+				id, _, _ = strings.Cut(id, " ")
+				out = append(out, s.Get(ctx, operator, id).Memory.Content)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	held, nowhere := warned("alpha"), warned("gamma")
+	if len(nowhere) != 5 {
+		t.Fatalf("warned of %q, want five memories", nowhere)
+	}
+	if !slices.Equal(held, nowhere) {
+		t.Errorf("a word only unreadable memories hold changes the warnings: %q, against %q for a word held nowhere", held, nowhere)
 	}
 }

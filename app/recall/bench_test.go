@@ -160,6 +160,42 @@ func BenchmarkRecall100kOneAgent(b *testing.B) {
 	}
 }
 
+// BenchmarkRecall100kMostAgents is BenchmarkRecall100kOneAgent for an
+// agent that may read the memories of nineteen owners of twenty, asking
+// for the relevance floor: the keyword statistics then count most of the
+// documents but not all, class by class, and the search scores most of
+// each posting list.
+func BenchmarkRecall100kMostAgents(b *testing.B) {
+	e := benchEngine(b)
+	other := benchOwner(7)
+	allow := func(d *Doc) bool { return d.Owner != other }
+	for _, mode := range []Mode{Exact, Hybrid} {
+		b.Run(string(mode), func(b *testing.B) {
+			var lat []time.Duration
+			i := 0
+			for b.Loop() {
+				q := Query{Text: bench.queries[i%len(bench.queries)], Mode: mode, Now: t0, Allow: allow, Floor: true}
+				if mode != Exact {
+					q.Vector = bench.vecs[i%len(bench.vecs)]
+				}
+				start := time.Now()
+				res, err := e.Search(ctx, q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, h := range res.Hits {
+					if h.Doc.Owner == other {
+						b.Fatalf("hit %s belongs to %s", h.Doc.ID, other)
+					}
+				}
+				lat = append(lat, time.Since(start))
+				i++
+			}
+			reportLatency(b, lat)
+		})
+	}
+}
+
 // BenchmarkVectorScan compares the two exact vector scans at sizes
 // around smallRows, 100 results of 512-d vectors: kelindar/search's
 // float32 scan, and the int8 scan with float32 re-ranking.

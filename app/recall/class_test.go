@@ -52,13 +52,14 @@ func TestSearchKeepsWhatRulesAdmit(t *testing.T) {
 	fields := []vault.Field{vault.Learnings, vault.Preferences, vault.Gotchas}
 	trusts := []vault.Trust{vault.TrustOperator, vault.TrustStandard, vault.TrustUntrusted, vault.TrustHostile}
 	tags := []string{"infra", "billing", "ui"}
+	products := []string{"", "engram", "lens"}
 	randDoc := func(id string) Doc {
 		d := Doc{
 			ID: id, Content: fmt.Sprintf("shared note %s about w%d", id, r.IntN(30)),
 			Partition: partitions[r.IntN(len(partitions))], Owner: owners[r.IntN(len(owners))],
 			Tier: tiers[r.IntN(len(tiers))], Kind: kinds[r.IntN(len(kinds))], Field: fields[r.IntN(len(fields))],
 			Trust: trusts[r.IntN(len(trusts))], Confidence: r.Float64(), Created: t0.Add(-time.Duration(r.IntN(90)) * 24 * time.Hour),
-			Tags: pick(r, tags),
+			Tags: pick(r, tags), Product: products[r.IntN(len(products))],
 		}
 		d.Sensitive = d.Partition == vault.Sensitive
 		return d
@@ -83,9 +84,10 @@ func TestSearchKeepsWhatRulesAdmit(t *testing.T) {
 			if r.IntN(3) == 0 {
 				f.After = t0.Add(-time.Duration(r.IntN(90)) * 24 * time.Hour)
 			}
-			me := owners[r.IntN(len(owners))]
+			me, product := owners[r.IntN(len(owners))], products[r.IntN(len(products))]
 			allow := func(d *Doc) bool {
-				return d.Partition == vault.Public || d.Owner == me || d.Owner == vault.AgentOperator && !d.Sensitive
+				return d.Partition == vault.Public || d.Owner == me || d.Owner == vault.AgentOperator && !d.Sensitive ||
+					d.Product != "" && d.Product == product && !d.Sensitive
 			}
 			var want []string
 			for id, d := range live {
@@ -102,7 +104,7 @@ func TestSearchKeepsWhatRulesAdmit(t *testing.T) {
 				got := ids(res.Hits)
 				slices.Sort(got)
 				if !slices.Equal(got, want) {
-					t.Fatalf("%s, %s, filters %+v, reader %s: got %d documents, want %d\ngot  %v\nwant %v", stage, mode, f, me, len(got), len(want), got, want)
+					t.Fatalf("%s, %s, filters %+v, reader %s of %q: got %d documents, want %d\ngot  %v\nwant %v", stage, mode, f, me, product, len(got), len(want), got, want)
 				}
 			}
 		}
@@ -158,13 +160,14 @@ func TestAllowAskedPerClass(t *testing.T) {
 	for i := range 40 {
 		d := doc(fmt.Sprintf("d%02d", i), "shared note")
 		d.Owner = []string{"claude", "cursor"}[i%2]
+		d.Product = map[string]string{"claude": "engram", "cursor": "lens"}[d.Owner]
 		d.Tags = []string{"infra"}
 		put(t, e, nil, d)
 	}
 	var asked []Doc
 	allow := func(d *Doc) bool {
 		asked = append(asked, *d)
-		return d.Owner == "claude"
+		return d.Product == "engram"
 	}
 	res, err := e.Search(ctx, Query{Text: "shared", Mode: Exact, Allow: allow, Limit: 100})
 	if err != nil {
@@ -180,8 +183,92 @@ func TestAllowAskedPerClass(t *testing.T) {
 		if d.ID != "" || d.Content != "" || d.Tags != nil || d.Confidence != 0 || !d.Created.IsZero() {
 			t.Errorf("Allow was shown more than a class: %+v", d)
 		}
-		if d.Partition != vault.Internal || d.Field != vault.Learnings || d.Trust != vault.TrustOperator {
+		if d.Partition != vault.Internal || d.Field != vault.Learnings || d.Trust != vault.TrustOperator || d.Product != map[string]string{"claude": "engram", "cursor": "lens"}[d.Owner] {
 			t.Errorf("Allow was not shown the class's attributes: %+v", d)
 		}
 	}
+}
+
+// TestClassCounts checks the counts a search's statistics come from,
+// kept up by every Put and Remove and rebuilt by a compaction and a bulk
+// load: each class's live documents and their length, and each term's
+// documents by class, against the same counted from the live documents.
+func TestClassCounts(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	emb := &bagEmbedder{dim: 16}
+	e := New(Config{Embedder: emb, RebuildFraction: 0.2})
+	check := func(stage string) {
+		t.Helper()
+		docs, length := map[class]int{}, map[class]int{}
+		df := map[string]map[class]int{}
+		for _, en := range e.docs {
+			if en == nil {
+				continue
+			}
+			k := classOf(&en.doc)
+			terms := Terms(nil, en.doc.Content)
+			docs[k]++
+			length[k] += len(terms)
+			for _, term := range slices.Compact(slices.Sorted(slices.Values(terms))) {
+				if df[term] == nil {
+					df[term] = map[class]int{}
+				}
+				df[term][k]++
+			}
+		}
+		for id := 1; id < len(e.cls.list); id++ {
+			k := e.cls.list[id]
+			if e.cls.docs[id] != docs[k] || e.cls.length[id] != length[k] {
+				t.Errorf("%s: class %+v counts %d documents of length %d, want %d of %d", stage, k, e.cls.docs[id], e.cls.length[id], docs[k], length[k])
+			}
+		}
+		for term, id := range e.kw.ids {
+			got := map[class]int{}
+			for _, c := range e.kw.byClass[id] {
+				if c.n == 0 {
+					t.Errorf("%s: term %q keeps a class with no document", stage, term)
+				}
+				got[e.cls.list[c.cls]] += int(c.n)
+			}
+			if !maps.Equal(got, df[term]) && (len(got) > 0 || len(df[term]) > 0) {
+				t.Errorf("%s: term %q by class %v, want %v", stage, term, got, df[term])
+			}
+		}
+	}
+	owners := []string{"claude", "cursor", "aider"}
+	randDoc := func(id string) Doc {
+		d := doc(id, fmt.Sprintf("w%d w%d note w%d", r.IntN(20), r.IntN(20), r.IntN(50)))
+		d.Owner, d.Tier = owners[r.IntN(len(owners))], []vault.Tier{vault.Episodic, vault.Semantic}[r.IntN(2)]
+		return d
+	}
+	for i := range 200 {
+		put(t, e, emb, randDoc(fmt.Sprintf("d%03d", i)))
+	}
+	check("built one by one")
+	compacted := false
+	for range 100 { // replaced, or removed
+		id := fmt.Sprintf("d%03d", r.IntN(200))
+		before, _ := e.Tombstones()
+		if r.IntN(2) == 0 {
+			put(t, e, emb, randDoc(id))
+		} else {
+			e.Remove(id)
+		}
+		after, _ := e.Tombstones()
+		compacted = compacted || after < before
+	}
+	if !compacted {
+		t.Fatal("the replacements and removals did not compact the index")
+	}
+	check("after replacements, removals and compactions")
+	var docs []Doc
+	for _, en := range e.docs {
+		if en != nil {
+			docs = append(docs, en.doc)
+		}
+	}
+	if err := e.Load(docs, nil); err != nil {
+		t.Fatal(err)
+	}
+	check("loaded in bulk")
 }

@@ -30,8 +30,10 @@
 //
 // The engine holds no policy about who may read what: the caller passes
 // an Allow predicate with every query, which decides from a document's
-// class (partition, owner, field, tier, kind, trust, sensitivity) and is
-// asked once per class, not once per document. It does no I/O apart from calling
-// its [Embedder]; persisting vectors is the caller's business
+// class (partition, owner, product, field, tier, kind, trust, sensitivity)
+// and is asked once per class, not once per document. Nothing a query's
+// rule refuses shapes its answer: the keyword statistics are those of the
+// documents it admits ([Engine.Search]). The engine does no I/O apart from
+// calling its [Embedder]; persisting vectors is the caller's business
 // ([EncodeVector], [DecodeVector]).
 package recall

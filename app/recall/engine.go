@@ -338,9 +338,9 @@ func (e *Engine) Put(d Doc, vec []float32) error {
 	}
 	slot := uint32(len(e.docs))
 	e.docs = append(e.docs, en)
-	e.cls.add(&en.doc)
 	e.slots[d.ID] = slot
-	e.kw.add(slot, d.Content)
+	c := countTerms(Terms(nil, d.Content))
+	e.kw.addCounted(slot, e.cls.add(&en.doc, c.n), c)
 	if vec != nil {
 		e.vec.add(slot, vec)
 	}
@@ -440,9 +440,10 @@ func (e *Engine) removeLocked(id string) {
 		return
 	}
 	e.vec.dead += e.vec.chunks(e.docs[s].vec)
-	e.kw.remove(s)
+	cls := e.cls.of[s]
+	e.cls.remove(s, int(e.kw.docLen[s]))
+	e.kw.remove(s, cls)
 	e.docs[s] = nil
-	e.cls.remove(s)
 	delete(e.slots, id)
 	if n := e.vec.len(); n > 0 && float64(e.vec.dead) > e.cfg.RebuildFraction*float64(n) {
 		e.compactLocked()
@@ -464,13 +465,14 @@ func (e *Engine) compactLocked() {
 		s := uint32(len(docs))
 		newSlot[old] = int32(s)
 		docs = append(docs, en)
-		cls.add(&en.doc)
+		cls.add(&en.doc, int(e.kw.docLen[old]))
 		e.slots[en.doc.ID] = s
 		if en.vec != nil {
 			vec.add(s, en.vec)
 		}
 	}
 	e.kw.remap(newSlot, len(docs))
+	e.kw.recount(cls.of, len(cls.list))
 	e.docs, e.cls, e.vec = docs, cls, vec
 }
 

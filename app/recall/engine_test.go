@@ -18,11 +18,12 @@ var ctx = context.Background()
 func TestBM25Scores(t *testing.T) {
 	// Three documents; "cat" is in two of them.
 	x := newKeywordIndex(DefaultK1, DefaultB)
-	x.add(0, "cat cat dog")
-	x.add(1, "cat")
-	x.add(2, "bird fish")
+	x.add(0, 1, "cat cat dog")
+	x.add(1, 1, "cat")
+	x.add(2, 1, "bird fish")
 	acc := make([]float32, 3)
-	x.score(Terms(nil, "cat"), acc, nil)
+	all := &scope{all: true, n: 3, length: 6} // every document
+	x.score(x.query(Terms(nil, "cat"), all), all, acc, nil)
 	// idf = ln(1 + (3-2+0.5)/(2+0.5)); avgdl = 6/3 = 2.
 	idf := math.Log(1 + 1.5/2.5)
 	bm := func(tf, dl float64) float64 {
@@ -42,9 +43,10 @@ func TestBM25Scores(t *testing.T) {
 		}
 	}
 
-	x.remove(0)
+	x.remove(0, 1)
 	clear(acc)
-	x.score(Terms(nil, "cat"), acc, nil)
+	all = &scope{all: true, n: 2, length: 3}
+	x.score(x.query(Terms(nil, "cat"), all), all, acc, nil)
 	// After removal: N=2, df=1, avgdl=(1+2)/2.
 	idf = math.Log(1 + 1) // (N - df + 0.5) / (df + 0.5) = 1.5 / 1.5
 	want := idf * 1 * (DefaultK1 + 1) / (1 + DefaultK1*(1-DefaultB+DefaultB*1/1.5))

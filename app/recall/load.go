@@ -213,7 +213,7 @@ func (l *Loader) Done() error {
 			p := &c.preps[i]
 			en.doc, en.vec, en.mean = c.docs[i], p.vec, p.mean
 			e.docs = append(e.docs, en)
-			e.cls.add(&en.doc)
+			e.cls.add(&en.doc, p.n)
 			if !unique {
 				e.slots[en.doc.ID] = slot
 			}
@@ -222,8 +222,6 @@ func (l *Loader) Done() error {
 			}
 			kw.docLen = append(kw.docLen, uint32(p.n))
 			kw.docTerms = append(kw.docTerms, p.terms)
-			kw.live++
-			kw.totalLen += p.n
 			if en.vec != nil {
 				withVec = append(withVec, slot)
 			}
@@ -241,6 +239,7 @@ func (l *Loader) Done() error {
 		}
 		c.ids, c.lists = nil, nil
 	}
+	kw.recount(e.cls.of, len(e.cls.list))
 	e.vec.addAll(withVec, func(slot uint32) []float32 { return e.docs[slot].vec })
 	return nil
 }

@@ -53,9 +53,10 @@ type Query struct {
 	// Reader is the agent the context block is for (Result.Context): its
 	// own memories are labelled as its own (LabelFor). Empty for the user.
 	Reader string
-	// Allow is the read rule: documents it refuses are never returned. Nil
-	// allows everything. It decides from a document's class: its
-	// Partition, Owner, Field, Tier, Kind, Trust and Sensitive, the only
+	// Allow is the read rule: documents it refuses are never returned,
+	// and nothing of them shapes the answer (see Search). Nil allows
+	// everything. It decides from a document's class: its Partition,
+	// Owner, Product, Field, Tier, Kind, Trust and Sensitive, the only
 	// fields set in the Doc it is given. A search asks it once about each
 	// class of document in the index, before looking at any.
 	Allow func(*Doc) bool
@@ -97,7 +98,8 @@ type Hit struct {
 	KeywordRank, VectorRank int
 	// KeywordShare is the memory's BM25 score as a share of the most a
 	// memory could score for the query (every query term matched, with
-	// a saturated frequency): 0 without a keyword match, below 1 always.
+	// a saturated frequency), both with the statistics of the documents
+	// the query admits: 0 without a keyword match, below 1 always.
 	// Similarity is the cosine of the query with the memory's most
 	// similar chunk, or NaN when either has no vector. The relevance
 	// floor compares them with the mode's Floor.
@@ -132,6 +134,21 @@ type ranked struct {
 // Search runs q. An empty query text returns no hits. Semantic mode fails
 // with ErrNoEmbedder when the engine has no embedder; hybrid then runs as
 // exact. Embedding the query is the only part that can be cancelled.
+//
+// The answer depends on the index only through the documents whose class
+// q admits (its read rule, the trust floor and the filters on classes).
+// The keyword statistics (the number of documents, their average length,
+// each term's document frequency, and from them the scores, the keyword
+// shares the floor compares and the terms MaxTerms keeps) count those
+// documents alone; the filters on a document's own tags, confidence and
+// dates choose among them without changing the statistics. The
+// candidates, the floor's counts and the unheard names come from the
+// admitted documents that pass those filters too. A document q does not
+// admit, whatever it holds, changes nothing of the answer, except at the
+// far end of the vector index's candidates: when more than
+// 2×Candidates+16 admitted documents are about as similar to the query as
+// the Candidates-th best, the size of the index decides whether they are
+// told apart exactly or by their quantised vectors.
 func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	mode, err := ParseMode(string(q.Mode))
 	if err != nil {
@@ -241,9 +258,6 @@ func clears(h *Hit, mode Mode, f Floor) bool {
 func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useKw, useVec bool) (map[uint32]*Hit, unheard, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	if q.MaxTerms > 0 {
-		terms = e.kw.rarest(terms, q.MaxTerms)
-	}
 	if d := e.vec.dim; useVec && d != 0 && len(qvec) != d {
 		if len(qvec)%d != 0 {
 			return nil, unheard{}, fmt.Errorf("%w: query dimension %d, want %d", ErrVector, len(qvec), d)
@@ -252,6 +266,9 @@ func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useK
 		// passes them: the memory's mean vector is the query.
 		qvec = meanChunk(qvec, d)
 	}
+	// Everything below counts and ranks only what keep accepts, and the
+	// keyword statistics only the classes the query admits (scope): what
+	// the caller may not see changes nothing of the answer.
 	admitted, perDoc := e.cls.admitted(&q), q.Filters.perDoc()
 	keep := func(slot uint32) bool {
 		return admitted[e.cls.of[slot]] && (!perDoc || q.Filters.matchDoc(&e.docs[slot].doc, q.Now))
@@ -261,10 +278,17 @@ func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useK
 	var acc []float32 // BM25 of every matching slot, while fusing
 	var maxKw float64 // the most a memory could score for terms
 	if useKw && len(terms) > 0 {
-		var release func()
-		acc, kwList, release = e.keywordTop(terms, n, keep)
-		defer release()
-		maxKw = e.kw.maxScore(terms)
+		sc := e.cls.scope(admitted)
+		qt := e.kw.query(terms, &sc)
+		if q.MaxTerms > 0 {
+			qt = rarest(qt, q.MaxTerms)
+		}
+		if len(qt) > 0 {
+			var release func()
+			acc, kwList, release = e.keywordTop(qt, &sc, n, keep)
+			defer release()
+			maxKw = e.kw.maxScore(qt, sc.n)
+		}
 	}
 	var unitQ []float32
 	if useVec {
@@ -339,26 +363,26 @@ type scoreScratch struct {
 	touched []uint32
 }
 
-// keywordTop returns the k best BM25 matches that keep accepts, and the
-// BM25 scores of every slot (zero where no term matches) until release is
-// called.
-func (e *Engine) keywordTop(terms []string, k int, keep func(uint32) bool) (acc []float32, top []ranked, release func()) {
-	sc, _ := e.scratch.Get().(*scoreScratch)
-	if sc == nil {
-		sc = &scoreScratch{}
+// keywordTop returns the k best BM25 matches in sc that keep accepts, and
+// the BM25 scores of every slot (zero where no term matches and outside
+// sc) until release is called.
+func (e *Engine) keywordTop(terms []queryTerm, sc *scope, k int, keep func(uint32) bool) (acc []float32, top []ranked, release func()) {
+	scr, _ := e.scratch.Get().(*scoreScratch)
+	if scr == nil {
+		scr = &scoreScratch{}
 	}
-	if len(sc.acc) < len(e.docs) {
-		sc.acc = make([]float32, len(e.docs)+len(e.docs)/4+64)
+	if len(scr.acc) < len(e.docs) {
+		scr.acc = make([]float32, len(e.docs)+len(e.docs)/4+64)
 	}
-	acc = sc.acc
-	touched := e.kw.score(terms, acc, sc.touched[:0])
+	acc = scr.acc
+	touched := e.kw.score(terms, sc, acc, scr.touched[:0])
 	top = topSlots(acc, touched, k, keep, make([]ranked, 0, k+1))
 	return acc, top, func() {
 		for _, s := range touched {
 			acc[s] = 0
 		}
-		sc.touched = touched
-		e.scratch.Put(sc)
+		scr.touched = touched
+		e.scratch.Put(scr)
 	}
 }
 

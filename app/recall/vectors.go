@@ -122,6 +122,14 @@ type match struct {
 // the unit vector q first. keep may reject most slots (an agent that reads
 // only its own memories): the int8 scan then asks it about each slot that
 // would enter its shortlist, so one pass finds the k best it accepts.
+//
+// The answer depends on the slots keep rejects only through the way it is
+// found: exactly (kelindar/search) while the index has at most smallRows
+// rows and keep accepts enough of the best, else from a shortlist of the
+// 2k+16 accepted slots best by quantised similarity (of equal ones the
+// first), ranked again in float32. The two answers differ only when more
+// than 2k+16 accepted slots come within the quantisation error of the
+// k-th best, or, in the exact search, when accepted slots tie with it.
 func (x *vectorIndex) search(q []float32, k int, keep func(slot uint32) bool) []match {
 	n := len(x.rows)
 	if k <= 0 || n == 0 || len(q) != x.dim {
@@ -238,7 +246,17 @@ func (x *vectorIndex) scan(qc []int16, m int, keep func(slot uint32) bool) []can
 	}
 	wg.Wait()
 	all := slices.Concat(res...)
-	slices.SortFunc(all, func(a, b candidate) int { return cmp.Compare(b.approx, a.approx) })
+	// Ties by slot, as within a part: the shortlist does not depend on
+	// where the parts begin, which the number of rows decides.
+	slices.SortFunc(all, func(a, b candidate) int {
+		switch {
+		case worse(b, a):
+			return -1
+		case worse(a, b):
+			return 1
+		}
+		return 0
+	})
 	return all[:min(m, len(all))]
 }
 
@@ -280,21 +298,27 @@ func (x *vectorIndex) scanRange(qc []int16, m, lo, hi int, keep func(slot uint32
 	return h
 }
 
-// candHeap is a min-heap on approx of at most m candidates.
+// candHeap is a heap of at most m candidates, the worst on top: the
+// lowest approx, of equal ones the highest slot.
 type candHeap []candidate
+
+// worse reports whether a ranks below b in the shortlist.
+func worse(a, b candidate) bool {
+	return a.approx < b.approx || a.approx == b.approx && a.slot > b.slot
+}
 
 // offer adds c if keep accepts its slot and the heap has fewer than m
 // candidates or c beats the worst of them. keep is asked last.
 func (h *candHeap) offer(c candidate, m int, keep func(slot uint32) bool) {
 	s := *h
-	if len(s) == m && c.approx <= s[0].approx || keep != nil && !keep(c.slot) {
+	if len(s) == m && !worse(s[0], c) || keep != nil && !keep(c.slot) {
 		return
 	}
 	if len(s) < m {
 		s = append(s, c)
 		for i := len(s) - 1; i > 0; {
 			p := (i - 1) / 2
-			if s[p].approx <= s[i].approx {
+			if !worse(s[i], s[p]) {
 				break
 			}
 			s[p], s[i] = s[i], s[p]
@@ -306,10 +330,10 @@ func (h *candHeap) offer(c candidate, m int, keep func(slot uint32) bool) {
 	s[0] = c
 	for i := 0; ; {
 		l, r, small := 2*i+1, 2*i+2, i
-		if l < len(s) && s[l].approx < s[small].approx {
+		if l < len(s) && worse(s[l], s[small]) {
 			small = l
 		}
-		if r < len(s) && s[r].approx < s[small].approx {
+		if r < len(s) && worse(s[r], s[small]) {
 			small = r
 		}
 		if small == i {

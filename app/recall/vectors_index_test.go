@@ -151,3 +151,47 @@ func TestChunkVectors(t *testing.T) {
 		t.Error("Search changed the query vector")
 	}
 }
+
+// TestScanTiesBySlot: the int8 scan's shortlist is the m accepted slots
+// best by quantised similarity, of equal ones the first slots, whatever
+// the parts the scan is split into: among many equal vectors (memories
+// with the same text), which ones are shortlisted depends only on the
+// slots keep accepts, not on how many rows the index holds.
+func TestScanTiesBySlot(t *testing.T) {
+	const dim = 32
+	r := rand.New(rand.NewPCG(9, 10))
+	distinct := [][]float32{randUnit(r, dim), randUnit(r, dim), randUnit(r, dim)}
+	q := randUnit(r, dim)
+	qc := make([]int16, dim)
+	quantiseQuery(qc, q)
+	for _, n := range []int{1000, 3 * scanParallelRows} { // one part; as many as the CPUs
+		x := newVectorIndex(dim)
+		for i := range n {
+			x.add(uint32(i), slices.Clone(distinct[r.IntN(len(distinct))]))
+		}
+		keep := func(slot uint32) bool { return slot%3 != 0 }
+		dots := make([]int32, n)
+		dotsInt8Go(qc, x.codes, dim, dots)
+		var want []candidate
+		for i := range n {
+			if keep(uint32(i)) {
+				want = append(want, candidate{float32(dots[i]) * x.scale[i], uint32(i), i})
+			}
+		}
+		slices.SortStableFunc(want, func(a, b candidate) int { return cmp.Compare(b.approx, a.approx) })
+		for _, m := range []int{10, 216} {
+			got := x.scan(qc, m, keep)
+			slotsOf := func(cs []candidate) []uint32 {
+				out := make([]uint32, len(cs))
+				for i, c := range cs {
+					out[i] = c.slot
+				}
+				slices.Sort(out)
+				return out
+			}
+			if g, w := slotsOf(got), slotsOf(want[:m]); !slices.Equal(g, w) {
+				t.Errorf("%d rows, shortlist of %d: %v, want %v", n, m, g, w)
+			}
+		}
+	}
+}
