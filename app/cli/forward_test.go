@@ -431,7 +431,7 @@ func TestForwardedInterrupt(t *testing.T) {
 		return "forget", nil // typed too late
 	}
 	code := cli.Run(ctx, []string{"memory", "forget", "falcon"}, o)
-	if code != 1 || inServer != 1 || !strings.Contains(stdout.String(), "Project Falcon") || !strings.HasSuffix(stderr.String(), "\nengram: interrupted\n") {
+	if code != 1 || inServer != 1 || !strings.Contains(stdout.String(), "Project Falcon") || !strings.HasSuffix("\n"+stderr.String(), "\nengram: interrupted\n") {
 		t.Fatalf("forget interrupted = %d (in the server %d)\nstdout %q\nstderr %q\nwant 1, the memory listed, 'engram: interrupted'", code, inServer, stdout.String(), stderr.String())
 	}
 	o.ReadLine = nil
