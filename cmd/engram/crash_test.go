@@ -115,6 +115,11 @@ func TestCrashHarness(t *testing.T) {
 	}
 	t.Logf("%d kills; %d stores, %d updates and %d deletes acknowledged; every one held after every kill, nothing half-applied",
 		kills, st.stores, st.updates, st.deletes)
+	// A run in which the server acknowledged nothing has checked nothing.
+	if st.stores == 0 || st.updates == 0 || st.deletes == 0 {
+		t.Fatalf("the server acknowledged %d stores, %d updates and %d deletes in %d kills; the harness needs some of each to check anything",
+			st.stores, st.updates, st.deletes, kills)
+	}
 }
 
 // crashState is what the writers were told: acknowledged contents are
@@ -151,10 +156,13 @@ func (st *crashState) write(ctx context.Context, rng *rand.Rand, base, token str
 			st.mu.Lock()
 			st.attempted[content] = true
 			st.mu.Unlock()
-			var r struct{ ID string }
-			if code := call(base, token, "POST", "/v1/memories", map[string]any{"content": content, "field": "learnings"}, &r); code/100 == 2 && r.ID != "" {
+			var r struct {
+				Status string
+				Memory struct{ ID string }
+			}
+			if code := call(base, token, "POST", "/v1/memories", map[string]any{"content": content, "field": "learnings"}, &r); code == 200 && r.Status == "ok" && r.Memory.ID != "" {
 				st.mu.Lock()
-				st.want[r.ID] = []string{content}
+				st.want[r.Memory.ID] = []string{content}
 				st.stores++
 				st.mu.Unlock()
 			}
