@@ -94,6 +94,8 @@ func (s *secretScanner) scan(text string) []Finding {
 	add := func(f Finding) { fs = append(fs, f) }
 	pemBlocks(text, add)
 	forChunks(text, func(chunk string, base int) { s.scanChunk(chunk, base, add) })
+	sentenceSecrets(text, add)
+	fs = dropPlaceholders(text, fs)
 	for i, f := range fs {
 		if f.Level != LevelPossible && f.Type != SecretPrivateKey && interleavedSample(text[f.Start:f.End]) {
 			fs[i].Level = LevelPossible

@@ -1,0 +1,1075 @@
+package guard
+
+import (
+	"encoding/base64"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Credentials named by their sentence. A value that the sentence calls a
+// password, a token, a key or a secret is one whatever its shape: "The
+// deploy token is iK2ZWeqhFWCEPyYngFb51yBMWXaSCr", "Das Passwort für den
+// Testnutzer ist Birke-Nebel-47!", "測試環境的 API 密钥是 …". contextSecrets
+// finds a credential noun (secrets_naming.go), follows its sentence to a
+// link (a copula such as "is", "ist", "es", "是", a particle such as "は"
+// or "는", ":", "=", a dash, "set to") or takes the value standing right
+// after it ("the automation token npm_…", "la clé (…)"), and checks the
+// value's shape against what the noun names: a password may be any
+// password-like string, a key must look generated. The sentence can also
+// say that what follows is not a secret: a noun made public ("public
+// key", "publishable key", "cache key"), a noun that is really something
+// else ("key fingerprint", "token count"), or a value that stands for a
+// secret without being one ("YOUR_API_KEY", "sk_test_xxx", AWS's
+// documented example keys).
+
+// headChange lists the words that, right after a credential noun, make it
+// a modifier of something else: "password policy", "token budget", "key
+// vault".
+var headChange = map[string]bool{
+	"policy": true, "policies": true, "manager": true, "managers": true, "reset": true, "resets": true,
+	"hash": true, "hashes": true, "hashing": true, "length": true, "field": true, "fields": true,
+	"prompt": true, "rotation": true, "expiry": true, "expiration": true, "strength": true,
+	"requirement": true, "requirements": true, "rule": true, "rules": true, "change": true,
+	"changes": true, "budget": true, "budgets": true, "limit": true, "limits": true, "count": true,
+	"counts": true, "usage": true, "lifetime": true, "endpoint": true, "url": true, "format": true,
+	"type": true, "types": true, "scope": true, "scopes": true, "name": true, "names": true, "path": true,
+	"alias": true, "vault": true, "store": true, "server": true, "service": true, "pair": true,
+	"management": true, "ring": true, "size": true, "version": true, "holder": true, "file": true,
+	"files": true, "location": true, "generator": true, "exchange": true, "refresh": true,
+	"validation": true, "window": true, "counter": true, "estimate": true, "price": true, "pricing": true,
+	"cost": true, "costs": true, "consumption": true, "cap": true, "header": true, "parameter": true,
+	"param": true, "flag": true, "option": true, "variable": true, "var": true, "provider": true,
+	"based": true, "less": true, "protected": true, "protection": true, "spraying": true, "cracking": true,
+	"leak": true, "leaks": true, "reuse": true, "login": true, "stuffing": true, "board": true,
+	"word": true, "words": true, "point": true, "points": true, "stroke": true, "strokes": true,
+	"chain": true, "card": true, "cards": true, "note": true, "notes": true, "idea": true, "ideas": true,
+	"question": true, "questions": true, "issue": true, "issues": true, "step": true, "steps": true,
+	"factor": true, "factors": true, "feature": true, "features": true, "term": true, "terms": true,
+	"bindings": true, "binding": true, "map": true, "mapping": true, "press": true, "event": true,
+	"events": true, "length:": true, "id": true, "ids": true, "frame": true, "frames": true,
+}
+
+// linkAdverbs may stand between a link and the value: "is now", "was
+// reset to", "is literally".
+var linkAdverbs = map[string]bool{
+	"now": true, "still": true, "also": true, "currently": true, "just": true, "simply": true,
+	"actually": true, "literally": true, "set": true, "reset": true, "changed": true, "updated": true,
+	"rotated": true, "to": true, "always": true, "again": true,
+}
+
+// wordLinks are the copulas that link a noun to its value, by language.
+var wordLinks = map[string]bool{
+	"is": true, "was": true, "are": true, "equals": true, "reads": true, "becomes": true,
+	"est": true, "était": true, "vaut": true, "es": true, "era": true, "ist": true, "lautet": true,
+	"war": true, "é": true, "è": true, "это": true,
+}
+
+// softLinks may link a noun to a value ("set the password to …") but, when
+// no value follows, the sentence goes on.
+var softLinks = map[string]bool{"to": true, "auf": true, "à": true, "a": true, "на": true}
+
+// sentenceSecrets finds the secrets of this file in text: values named as
+// credentials by their sentence, and webhook URLs.
+func sentenceSecrets(text string, add func(Finding)) {
+	lower := asciiLower(text)
+	webhookURLs(text, lower, add)
+	contextSecrets(text, lower, add)
+}
+
+// webhookURLs adds the secret part of incoming-webhook URLs: a URL whose
+// host or path names a hook ("hooks.slack.com", "/api/webhooks/",
+// "/webhookb2/") and whose path after that name holds a generated-looking
+// segment; whoever has the URL can post. The span covers the path after
+// the hook's name and its letters-only segments ("services"), so the
+// sentence keeps the host.
+func webhookURLs(text, lower string, add func(Finding)) {
+	for off := 0; ; {
+		i := strings.Index(lower[off:], "hook")
+		if i < 0 {
+			return
+		}
+		i += off
+		off = i + 4
+		s := strings.LastIndex(lower[max(0, i-80):i], "://")
+		if s < 0 {
+			continue
+		}
+		s += max(0, i-80) + 3
+		if strings.IndexFunc(text[s:i], func(r rune) bool { return r <= ' ' || strings.ContainsRune("\"'`<>", r) }) >= 0 {
+			continue
+		}
+		e := i
+		for e < len(text) && text[e] > ' ' && text[e] < 0x7f && strings.IndexByte("\"'`<>", text[e]) < 0 {
+			e++
+		}
+		for e > i && strings.IndexByte(".,;:)]}", text[e-1]) >= 0 {
+			e--
+		}
+		off = max(off, e)
+		slash := strings.IndexByte(text[s:e], '/')
+		if slash < 0 {
+			continue
+		}
+		// Skip the segments up to the last one naming the hook, and the
+		// letters-only ones after it.
+		p := s + slash + 1
+		for seg := 0; seg < 4 && p < e; seg++ {
+			q := strings.IndexByte(text[p:e], '/')
+			if q < 0 {
+				break
+			}
+			part := lower[p : p+q]
+			if !strings.Contains(part, "hook") && strings.Trim(part, "abcdefghijklmnopqrstuvwxyz") != "" {
+				break
+			}
+			p += q + 1
+		}
+		rest := text[p:e]
+		if !strings.Contains(lower[s:p], "hook") || rest == "" {
+			continue
+		}
+		random := false
+		for _, seg := range strings.FieldsFunc(rest, func(r rune) bool { return r == '/' || r == '@' || r == '?' || r == '&' || r == '=' }) {
+			if randomLooking(seg) && !placeholderValue(seg) {
+				random = true
+			}
+		}
+		if random && !placeholderValue(rest) {
+			add(Finding{Kind: KindSecret, Type: SecretAPIKey, Level: LevelProbable, Start: p, End: e, Reason: "webhook URL"})
+		}
+	}
+}
+
+// contextSecrets adds a probable finding for each value its sentence names
+// as a credential, with the span of the value alone.
+func contextSecrets(text, lower string, add func(Finding)) {
+	ms := findNaming(text, lower)
+	skipUntil := 0
+	for idx, m := range ms {
+		if !m.kind.credential() || m.start < skipUntil {
+			continue
+		}
+		kind, noun, start, end, ok := nounPhrase(text, m, ms, idx)
+		skipUntil = end
+		if !ok || publicNoun(text, m, ms) || ofNonSecret(text, m, ms, idx) {
+			continue
+		}
+		// In a URL query ("?token=…&channel=…"), "&" ends the value.
+		query := start > 0 && (text[start-1] == '?' || text[start-1] == '&')
+		c := contextScan{text: text, ms: ms, next: idx + 1, kind: kind, noun: noun, query: query, add: add}
+		if !c.before(start) {
+			c.follow(end)
+		}
+	}
+}
+
+// asWords introduce a noun that names the value before them: "use X as
+// the password", "X als Passwort", "X comme mot de passe".
+var asWords = []string{" as the", " as a", " as an", " as your", " as our", " as my", " as", " als", " comme", " como", " come"}
+
+// before adds the value that comes before the noun when an "as" phrase
+// links them ("Use glpat-… as the password"). The value must have the
+// shape the noun asks for with no link before it.
+func (c *contextScan) before(start int) bool {
+	text := c.text
+	lo := max(0, start-40)
+	lh := strings.ToLower(text[lo:start])
+	for _, w := range asWords {
+		// "as the" and at most two words more before the noun: "as the API
+		// key", "as the staging deploy token".
+		k := strings.LastIndex(lh, w+" ")
+		if k < 0 || strings.Count(lh[k+len(w)+1:], " ") > 2 || strings.ContainsAny(lh[k:], ".,;:\n") {
+			continue
+		}
+		e := lo + k
+		for e > 0 && strings.IndexByte("`'\"", text[e-1]) >= 0 {
+			e--
+		}
+		s := strings.LastIndexAny(text[max(0, e-maxValue):e], " \t\n`'\"(") + 1 + max(0, e-maxValue)
+		if s < e && c.shapeFits(text[s:e], false, false) {
+			c.emit(s, e)
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// nounPhrase returns what the credential noun m names and where its noun
+// phrase ends: an identifier holding it ("STRIPE_SECRET_KEY") is named by
+// its parts, as assignments are; a noun followed by another noun ("secret
+// key", "key fingerprint", "password policy") leaves the naming to that
+// one.
+func nounPhrase(text string, m namingMatch, ms []namingMatch, idx int) (kind namingKind, noun string, start, end int, ok bool) {
+	// An identifier: expand over letters, digits and "_".
+	if (m.start > 0 && text[m.start-1] == '_') || (m.end < len(text) && text[m.end] == '_') {
+		a, b := m.start, m.end
+		for a > 0 && isIdentByte(text[a-1]) {
+			a--
+		}
+		for b < len(text) && isIdentByte(text[b]) {
+			b++
+		}
+		if b-a > maxName {
+			return 0, "", a, b, false
+		}
+		name := text[a:b]
+		parts := strings.Split(strings.ToLower(name), "_")
+		last := parts[len(parts)-1]
+		if descriptorParts[last] || headChange[last] {
+			return 0, "", a, b, false
+		}
+		if publicName(name) {
+			return 0, "", a, b, false
+		}
+		strong, weak := nameKind(name)
+		switch {
+		case !strong && !weak:
+			return 0, "", a, b, false
+		case strong:
+			for _, p := range parts {
+				if strings.HasSuffix(p, "password") || strings.HasSuffix(p, "passwd") || p == "pwd" {
+					return namePassword, name, a, b, true
+				}
+			}
+			return nameSecret, name, a, b, true
+		}
+		return nameKey, name, a, b, true
+	}
+	// The next word: another naming word or a head-changing noun.
+	j := m.end
+	if j < len(text) && (text[j] == ' ' || text[j] == '-') {
+		j++
+	}
+	if idx+1 < len(ms) && ms[idx+1].start == j {
+		return 0, "", m.start, m.end, false // "clé publique", "chiave pubblica" too
+	}
+	k := j
+	for k < len(text) && (text[k] >= 'a' && text[k] <= 'z' || text[k] >= 'A' && text[k] <= 'Z') {
+		k++
+	}
+	if k > j && k-j <= 16 && headChange[asciiLower(text[j:k])] {
+		return 0, "", m.start, m.end, false
+	}
+	return m.kind, m.word, m.start, m.end, true
+}
+
+// ofNonSecret reports a credential noun that only qualifies a non-secret
+// one before it: "the fingerprint of the signing key", "the SHA-256 of
+// the API key", "l'empreinte de la clé".
+func ofNonSecret(text string, m namingMatch, ms []namingMatch, idx int) bool {
+	lo := clauseStart(text, m.start, 48)
+	for j := idx - 1; j >= 0 && ms[j].start >= lo; j-- {
+		if ms[j].kind != nameNonSecret {
+			continue
+		}
+		between := " " + strings.ToLower(text[ms[j].end:m.start]) + " "
+		for _, w := range []string{" of ", " for ", " de ", " du ", " des ", " der ", " des ", " von ", " del ", " da ", " do ", " di ", " della ", " dello ", " dell'"} {
+			if strings.Contains(between, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isIdentByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+// descriptorParts end identifiers that describe a credential without
+// holding it: "API_KEY_ID", "SECRET_NAME", "TOKEN_URL".
+var descriptorParts = map[string]bool{
+	"id": true, "ids": true, "name": true, "names": true, "path": true, "file": true, "url": true,
+	"uri": true, "endpoint": true, "type": true, "version": true, "length": true, "size": true,
+	"count": true, "alias": true, "arn": true, "region": true, "format": true, "expiry": true,
+	"expires": true, "ttl": true, "header": true, "field": true, "param": true, "location": true,
+	"ref": true, "fingerprint": true, "hash": true, "env": true, "var": true, "label": true,
+}
+
+// contextScan follows one credential noun to its value.
+type contextScan struct {
+	text  string
+	ms    []namingMatch
+	next  int // index in ms of the first naming word after the noun
+	kind  namingKind
+	noun  string
+	query bool // the noun names a URL query parameter
+	add   func(Finding)
+}
+
+// Where a noun's value is looked for: within maxGap bytes and maxGapWords
+// words of the noun, in its sentence.
+const (
+	maxGap      = 100
+	maxGapWords = 10
+	maxValue    = 256
+)
+
+func (c *contextScan) follow(i int) {
+	text := c.text
+	// A particle or copula glued to the noun: "パスワードは", "키는", "密钥是".
+	if n := particleAt(text, i); n > 0 {
+		if c.value(i+n, true, false) {
+			return
+		}
+	}
+	// The value right after the noun: "the automation token npm_…",
+	// "la clé (…)", "पासवर्ड !PX?… है".
+	if i < len(text) && text[i] == ' ' {
+		if c.value(i+1, false, false) {
+			return
+		}
+	}
+	// The closing quote or bracket of a quoted name: `"api_key": "…"`.
+	if i < len(text) && strings.IndexByte("\"'`]", text[i]) >= 0 {
+		i++
+	}
+	spaces := 0
+	for j := i; j < len(text) && j-i <= maxGap; {
+		if sentenceEnd(text, j) > 0 || strings.IndexByte("{}[]", text[j]) >= 0 {
+			return
+		}
+		if n, hard, nl := linkAt(text, j, j == i); n > 0 {
+			if c.value(j+n, true, nl) || hard {
+				return
+			}
+			j += n
+			continue
+		}
+		for c.next < len(c.ms) && c.ms[c.next].start < j {
+			c.next++
+		}
+		if c.next < len(c.ms) && c.ms[c.next].start == j && c.ms[c.next].kind != nameNonSecretMod {
+			return // another noun: it names what follows
+		}
+		switch text[j] {
+		case '(':
+			if k := strings.IndexByte(text[j:min(len(text), j+80)], ')'); k > 0 && strings.IndexByte(text[j:j+k], '\n') < 0 {
+				j += k + 1
+				continue
+			}
+			return
+		case ' ':
+			spaces++
+			if spaces > maxGapWords {
+				return
+			}
+		}
+		_, n := utf8.DecodeRuneInString(text[j:])
+		j += n
+	}
+}
+
+// particleAt returns the length of a particle or copula glued to a Chinese,
+// Japanese or Korean noun at text[i], or 0.
+func particleAt(text string, i int) int {
+	for _, p := range []string{"は", "が", "는", "은", "이", "가", "是", "为", "為"} {
+		if strings.HasPrefix(text[i:], p) {
+			return len(p)
+		}
+	}
+	return 0
+}
+
+// linkAt returns the length of a link at text[j] (0 if none), whether it
+// is a hard link (after which the value must come), and whether the value
+// may start on the next line (after ":" and "="). first says text[j]
+// follows the noun directly: there ":" and "=" link whatever follows
+// ("password:hunter2x"); further on they must stand apart from the words
+// around them, so that "host:5432" and "a=b" inside a URL do not link.
+func linkAt(text string, j int, first bool) (n int, hard, newline bool) {
+	apart := func(k int) bool {
+		return k >= len(text) || strings.IndexByte(" \t\n\"'`", text[k]) >= 0
+	}
+	switch c := text[j]; c {
+	case ':':
+		if strings.HasPrefix(text[j:], "://") || !first && !apart(j+1) {
+			return 0, false, false
+		}
+		return 1, true, true
+	case '=':
+		if strings.HasPrefix(text[j:], "==") {
+			return 0, false, false
+		}
+		if strings.HasPrefix(text[j:], "=>") {
+			return 2, true, false
+		}
+		if !first && text[j-1] != ' ' {
+			return 0, false, false
+		}
+		return 1, true, true
+	case '-':
+		if strings.HasPrefix(text[j:], "->") {
+			return 2, true, false
+		}
+		if j > 0 && text[j-1] == ' ' && j+1 < len(text) && text[j+1] == ' ' {
+			return 1, true, false
+		}
+		return 0, false, false
+	}
+	for _, p := range []string{"：", "＝", "—", "–", "→", "是", "为", "為"} {
+		if strings.HasPrefix(text[j:], p) {
+			return len(p), true, p == "："
+		}
+	}
+	// A word: at a word start, followed by a non-letter.
+	if j > 0 && text[j-1] != ' ' {
+		return 0, false, false
+	}
+	k := j
+	for k < len(text) {
+		r, n := utf8.DecodeRuneInString(text[k:])
+		if !isWordRune(r) {
+			break
+		}
+		k += n
+	}
+	if k == j || k-j > 12 {
+		return 0, false, false
+	}
+	w := strings.ToLower(text[j:k])
+	switch {
+	case wordLinks[w]:
+		return k - j, true, false
+	case softLinks[w]:
+		return k - j, false, false
+	}
+	return 0, false, false
+}
+
+// value reads the value at text[p:] and adds it if its shape fits the
+// noun. linked says a link came before it. It reports whether it added.
+func (c *contextScan) value(p int, linked, newline bool) bool {
+	text := c.text
+	q := skipBlanks(text, p)
+	if newline && q < len(text) && text[q] == '\n' {
+		q = skipBlanks(text, q+1)
+	}
+	if linked {
+		// "is now", "was reset to", "is literally".
+		for range 3 {
+			k := q
+			for k < len(text) && text[k] >= 'a' && text[k] <= 'z' {
+				k++
+			}
+			if k == q || !linkAdverbs[text[q:k]] || k == len(text) || text[k] != ' ' {
+				break
+			}
+			q = skipBlanks(text, k)
+		}
+	}
+	if q >= len(text) {
+		return false
+	}
+	vs, ve, quoted := readValue(text, q, !linked)
+	if vs < 0 {
+		return false
+	}
+	if c.query && !quoted {
+		if amp := strings.IndexByte(text[vs:ve], '&'); amp >= 0 {
+			ve = vs + amp
+		}
+	}
+	// A value cut into groups: "ghp_ev 8Knzm5 POjOS7 …", "npm_sj2umH\nhe5S…".
+	if !quoted {
+		if end, ok := groupedValue(text, vs, ve); ok {
+			c.emit(vs, end)
+			return true
+		}
+	}
+	v := text[vs:ve]
+	if c.shapeFits(v, linked, quoted) {
+		c.emit(vs, ve)
+		c.more(ve)
+		return true
+	}
+	// "login: admin / S3cr3t-pw", "creds bob:S3cr3t-pw".
+	if c.kind == nameLogin || c.kind == namePassword {
+		if i := strings.IndexByte(v, ':'); i > 0 && i < len(v)-1 && c.kind == nameLogin {
+			if pw := v[i+1:]; looksLikePassword(literal(pw)) && !rejectValue(pw) {
+				c.emit(vs+i+1, ve)
+				return true
+			}
+		}
+		if rest := text[ve:]; len(v) <= 32 && (strings.HasPrefix(rest, " / ") || strings.HasPrefix(rest, "/")) {
+			s := ve + strings.IndexByte(rest, '/') + 1
+			s = skipBlanks(text, s)
+			if a, b, _ := readValue(text, s, false); a >= 0 && looksLikePassword(literal(text[a:b])) && !rejectValue(text[a:b]) {
+				c.emit(a, b)
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// more adds the values listed after the one that ended at i: "AKIA… /
+// 9Fz…", "X…, Y… and Z…". They must look generated.
+func (c *contextScan) more(i int) {
+	text := c.text
+	for range 4 {
+		var s int
+		switch rest := text[i:]; {
+		case strings.HasPrefix(rest, " / "), strings.HasPrefix(rest, ", "):
+			s = i + 3
+			if rest[0] == ',' {
+				s = i + 2
+			}
+		case strings.HasPrefix(rest, " and "):
+			s = i + 5
+		default:
+			return
+		}
+		a, b, _ := readValue(text, s, false)
+		if a < 0 || !randomLooking(text[a:b]) || rejectValue(text[a:b]) {
+			return
+		}
+		c.emit(a, b)
+		i = b
+	}
+}
+
+func (c *contextScan) emit(a, b int) {
+	typ := SecretPassword
+	switch c.kind {
+	case nameKey:
+		typ = SecretAPIKey
+	case nameSecret:
+		for _, t := range []string{"token", "jeton", "bearer", "令牌", "トークン", "токен", "Токен", "토큰", "टोकन"} {
+			if strings.Contains(strings.ToLower(c.noun), t) {
+				typ = SecretAPIKey
+				break
+			}
+		}
+	}
+	c.add(Finding{Kind: KindSecret, Type: typ, Level: LevelProbable, Start: a, End: b, Reason: "value named as a credential by its sentence (" + truncate(c.noun, 40) + ")"})
+}
+
+func skipBlanks(text string, i int) int {
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// quotePairs maps opening quotes to their closing ones.
+var quotePairs = []struct{ open, close string }{
+	{`"`, `"`}, {`'`, `'`}, {"`", "`"}, {"“", "”"}, {"‘", "’"}, {"«", "»"}, {"„", "“"}, {"「", "」"}, {"『", "』"},
+}
+
+// readValue reads a value at text[q:]: a quoted string on one line, a
+// parenthesised run when paren is set, or a run of printable ASCII up to a
+// space, a quote, a comma or semicolon before a space, or any non-ASCII
+// character, less trailing punctuation. It returns -1, -1 when there is
+// none or it is longer than maxValue.
+func readValue(text string, q int, paren bool) (int, int, bool) {
+	if q >= len(text) {
+		return -1, -1, false
+	}
+	for _, qp := range quotePairs {
+		if strings.HasPrefix(text[q:], qp.open) {
+			s := q + len(qp.open)
+			lim := min(len(text), s+maxValue)
+			e := strings.Index(text[s:lim], qp.close)
+			if e <= 0 || strings.IndexByte(text[s:s+e], '\n') >= 0 {
+				return -1, -1, false
+			}
+			return s, s + e, true
+		}
+	}
+	if paren && text[q] == '(' {
+		a, b, _ := readValue(text, q+1, false)
+		if a >= 0 && b < len(text) && text[b] == ')' {
+			return a, b, false
+		}
+		return -1, -1, false
+	}
+	e := q
+	for e < len(text) {
+		ch := text[e]
+		if ch <= ' ' || ch >= 0x7f || ch == '"' || ch == '\'' || ch == '`' || ch == '<' || ch == '>' {
+			break
+		}
+		if (ch == ',' || ch == ';') && (e+1 == len(text) || text[e+1] == ' ' || text[e+1] == '\n') {
+			break
+		}
+		e++
+		if e-q > maxValue {
+			return -1, -1, false
+		}
+	}
+	for e > q && strings.IndexByte(".,:;)]}", text[e-1]) >= 0 {
+		if text[e-1] == ')' && strings.IndexByte(text[q:e], '(') >= 0 {
+			break
+		}
+		e--
+	}
+	if e == q {
+		return -1, -1, false
+	}
+	return q, e, false
+}
+
+// literal returns v for the shape tests of secrets.go, which take a
+// leading "+" or "@" for an operator or an annotation: a password named by
+// its sentence may begin with either.
+func literal(v string) string {
+	if v != "" && (v[0] == '+' || v[0] == '@') {
+		return "x" + v[1:]
+	}
+	return v
+}
+
+// shapeFits says whether v can be the credential the noun names.
+func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
+	if rejectValue(v) {
+		return false
+	}
+	v = literal(v)
+	switch c.kind {
+	case namePassword, nameLogin:
+		switch {
+		case quoted:
+			return len(v) >= 4 && !placeholderWord(strings.ToLower(v))
+		case linked:
+			return looksLikePassword(v)
+		}
+		return looksLikePassword(v) && len(v) >= 8
+	case namePIN:
+		if allDigits(v) {
+			return linked && len(v) >= 4 && len(v) <= 12
+		}
+		return linked && looksLikePassword(v)
+	case nameSecret:
+		if randomLooking(v) {
+			return true
+		}
+		if quoted {
+			return len(v) >= 6 && strings.IndexByte(v, ' ') < 0 && (looksLikePassword(v) || mixedToken(v))
+		}
+		return linked && len(v) >= 8 && looksLikePassword(v)
+	case nameKey:
+		return randomLooking(v) && !identifierLike(v)
+	}
+	return false
+}
+
+func allDigits(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if !isDigit(v[i]) {
+			return false
+		}
+	}
+	return v != ""
+}
+
+// groupedValue reports a value written in groups after text[vs:ve], the
+// first group: three or more groups of token characters (two joined by
+// " + "), one separator throughout, all as long as the first but the
+// last, which may be shorter and must end the sentence or line; together
+// they must look generated and at least half the groups must not be words.
+// It returns where the last group ends.
+func groupedValue(text string, vs, ve int) (int, bool) {
+	isTok := func(ch byte) bool {
+		return ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '+' || ch == '/' || ch == '=' || ch == '_' || ch == '-'
+	}
+	first := text[vs:ve]
+	for i := 0; i < len(first); i++ {
+		if !isTok(first[i]) {
+			return 0, false
+		}
+	}
+	var sep string
+	for _, s := range []string{" + ", " ", "\n"} {
+		if strings.HasPrefix(text[ve:], s) {
+			sep = s
+			break
+		}
+	}
+	if sep == "" || len(first) > 32 || sep != " + " && len(first) > 16 {
+		return 0, false
+	}
+	var concat strings.Builder
+	concat.WriteString(first)
+	groups, unwordy := 1, 0
+	if !wordlike(first) {
+		unwordy++
+	}
+	end := ve
+	for groups < 64 && strings.HasPrefix(text[end:], sep) {
+		s := end + len(sep)
+		e := s
+		for e < len(text) && isTok(text[e]) && e-s <= len(first) {
+			e++
+		}
+		g := text[s:e]
+		if g == "" || len(g) > len(first) {
+			break
+		}
+		atEnd := e == len(text) || text[e] == '\n' || sentenceEnd(text, e) > 0 || text[e] == '`' || text[e] == '"'
+		if e < len(text) && !atEnd && text[e] != ' ' && !strings.HasPrefix(text[e:], sep) {
+			break
+		}
+		if len(g) < len(first) && !atEnd {
+			break
+		}
+		concat.WriteString(g)
+		groups++
+		if !wordlike(g) {
+			unwordy++
+		}
+		end = e
+		if len(g) < len(first) {
+			break
+		}
+	}
+	if groups < 3 && !(groups == 2 && sep == " + ") {
+		return 0, false
+	}
+	if unwordy*2 < groups || !randomLooking(concat.String()) || rejectValue(concat.String()) {
+		return 0, false
+	}
+	return end, true
+}
+
+// wordlike reports a group that could be a word: letters only, in lower
+// case or capitalised.
+func wordlike(g string) bool {
+	for i := 0; i < len(g); i++ {
+		ch := g[i]
+		if ch >= 'a' && ch <= 'z' || i == 0 && ch >= 'A' && ch <= 'Z' {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// rejectValue reports values that are not a literal credential whatever
+// names them: references and templates, placeholders and samples, URLs,
+// e-mail addresses, host names, versions, dates, flags, and public keys.
+func rejectValue(v string) bool {
+	switch {
+	case !notPlaceholder(literal(v)), placeholderValue(v), weakPlaceholder(v), sampleValue(v), publicFormat(v), digestPrefixed(v):
+		return true
+	case strings.Contains(v, "://"), strings.HasPrefix(v, "--"), strings.HasPrefix(v, "~/"):
+		return true
+	case emailLike(v), hostLike(v), versionValue(v), dateValue(v), pathLike(v), credentialName(v), wordCompound(v):
+		return true
+	}
+	return false
+}
+
+// wordCompound reports lower-case words joined by hyphens, as prose
+// writes them ("fine-grained", "base64-encoded", "eu-west-1",
+// "read-only"): a description, not a credential.
+func wordCompound(v string) bool {
+	if !strings.Contains(v, "-") {
+		return false
+	}
+	for _, p := range strings.Split(v, "-") {
+		i := 0
+		for i < len(p) && p[i] >= 'a' && p[i] <= 'z' {
+			i++
+		}
+		for i < len(p) && isDigit(p[i]) {
+			i++
+		}
+		if p == "" || i < len(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// credentialName reports a lower-case identifier one of whose parts names
+// a credential: "edit_password", "cms_user_token", a name, not a value.
+func credentialName(v string) bool {
+	if strings.Trim(v, "abcdefghijklmnopqrstuvwxyz_") != "" || !strings.Contains(v, "_") {
+		return false
+	}
+	for _, p := range strings.Split(v, "_") {
+		if credentialWords[p] {
+			return true
+		}
+	}
+	return false
+}
+
+// pathLike reports a path of words: "exports/2024/11/…", "a/b/report.csv".
+// The "/" of base64 keys joins random runs, seldom a run of four or more
+// lower-case letters alone.
+func pathLike(v string) bool {
+	if strings.IndexByte(v, '/') < 0 {
+		return false
+	}
+	for _, p := range strings.Split(v, "/") {
+		if len(p) >= 4 && strings.Trim(p, "abcdefghijklmnopqrstuvwxyz") == "" {
+			return true
+		}
+	}
+	return hostLike(v[strings.LastIndexByte(v, '/')+1:])
+}
+
+func emailLike(v string) bool {
+	at := strings.IndexByte(v, '@')
+	return at > 0 && strings.IndexByte(v[at:], '.') > 1 && hostLike(v[at+1:])
+}
+
+// hostLike reports a host name: lower-case labels of letters, digits and
+// "-" joined by dots, the last of letters only.
+func hostLike(v string) bool {
+	dot := strings.LastIndexByte(v, '.')
+	if dot <= 0 || dot == len(v)-1 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		ch := v[i]
+		if !(ch >= 'a' && ch <= 'z' || ch >= '0' && ch <= '9' || ch == '-' || ch == '.') {
+			return false
+		}
+	}
+	for i := dot + 1; i < len(v); i++ {
+		if v[i] < 'a' || v[i] > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// versionValue reports version numbers: "v2.3.1", "1.26.4-rc.1", "2.13.12+build.6".
+func versionValue(v string) bool {
+	s := strings.TrimPrefix(strings.TrimPrefix(v, "v"), "V")
+	i := 0
+	dots := 0
+	for i < len(s) && (isDigit(s[i]) || s[i] == '.') {
+		if s[i] == '.' {
+			dots++
+		}
+		i++
+	}
+	return dots >= 1 && i > 0 && isDigit(s[0]) && (i == len(s) || s[i] == '-' || s[i] == '+')
+}
+
+// dateValue reports dates and times: digits joined by "-", ":", "/", "T", "Z", ".".
+func dateValue(v string) bool {
+	seps := 0
+	for i := 0; i < len(v); i++ {
+		switch ch := v[i]; {
+		case isDigit(ch):
+		case ch == '-' || ch == ':' || ch == '/' || ch == '.':
+			seps++
+		case ch == 'T' || ch == 'Z':
+		default:
+			return false
+		}
+	}
+	return seps >= 2
+}
+
+// placeholderValue reports values that stand for a secret instead of being
+// one, whatever the sentence: AWS's documented samples ("…EXAMPLE",
+// "…EXAMPLEKEY"), masked values ("sk-...a1b2", "***redacted***"), a
+// provider prefix with filler ("sk_test_xxx", "ghp_XXXX…"), a value with a
+// placeholder word as one of its parts ("your-api-key-here",
+// "sk_test_replace_me"), a setting ("write", "none"), and the name of a
+// variable in capitals ("YOUR_API_KEY", "DB_PASSWORD", "VOTRE_CLE_API").
+func placeholderValue(v string) bool {
+	v = strings.Trim(v, "\"'`")
+	if v == "" {
+		return true
+	}
+	if strings.Contains(v, "EXAMPLE") || strings.Contains(v, "...") || strings.Contains(v, "…") || strings.Contains(v, "***") {
+		return true
+	}
+	lv := strings.ToLower(v)
+	if settingWords[lv] {
+		return true
+	}
+	tail := lv[strings.LastIndexAny(lv, "_-/.:")+1:]
+	if len(tail) >= 3 && strings.Trim(tail, "x*") == "" || len(tail) >= 4 && strings.Trim(tail, "x*#0") == "" {
+		return true
+	}
+	parts := valueParts(lv)
+	creds := 0
+	for _, p := range parts {
+		if placeholderWord(p) || p == "changeme" && len(parts) > 1 {
+			return true
+		}
+		if credentialWords[p] {
+			creds++
+		}
+	}
+	return creds > 0 && len(parts) > 1 && strings.ToUpper(v) == v && strings.Trim(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_") == ""
+}
+
+// weakPlaceholder reports values that are placeholders in documentation
+// but may also be a real, weak credential: a value made of credential
+// words only ("password", "secret", "my-secret-key", "USER:PASSWORD") or
+// a default ("changeme"). They are secrets unless the text around them
+// says it is an example (exampleContext).
+func weakPlaceholder(v string) bool {
+	lv := strings.ToLower(strings.Trim(v, "\"'`"))
+	if lv == "changeme" || lv == "change-me" || lv == "change_me" {
+		return true
+	}
+	creds := 0
+	for _, p := range valueParts(lv) {
+		switch {
+		case credentialWords[p]:
+			creds++
+		case !fillerWords[p]:
+			return false
+		}
+	}
+	return creds > 0
+}
+
+func valueParts(lv string) []string {
+	return strings.FieldsFunc(lv, func(r rune) bool { return strings.ContainsRune("_-.:/ ", r) })
+}
+
+// exampleWords say that a text shows an example, in the eleven languages.
+var exampleWords = []string{
+	"example", "sample", "placeholder", "template", "tutorial", "readme", "docs", "documentation",
+	"dummy", "fake", "fixture", "exemple", "modèle", "beispiel", "vorlage", "ejemplo", "plantilla",
+	"exemplo", "modelo", "esempio", "示例", "例子", "模板", "サンプル", "例", "テンプレート", "пример",
+	"шаблон", "예시", "예제", "템플릿", "उदाहरण", "प्लेसहोल्डर", "자리표시자", "プレースホルダー", "占位",
+}
+
+// exampleContext reports whether the text around text[a:b] (up to 200
+// bytes before it, and the rest of its line) says it shows an example.
+func exampleContext(text string, a, b int) bool {
+	lo := max(0, a-200)
+	hi := len(text)
+	if nl := strings.IndexByte(text[b:], '\n'); nl >= 0 {
+		hi = b + nl
+	}
+	return containsAny(strings.ToLower(text[lo:a])+" "+strings.ToLower(text[b:hi]), exampleWords)
+}
+
+// placeholderWord reports the words that mark a placeholder, in the
+// eleven languages.
+func placeholderWord(w string) bool {
+	switch w {
+	case "your", "yours", "here", "changeme", "replaceme", "replace", "example", "sample", "dummy",
+		"placeholder", "fake", "redacted", "masked", "todo", "fixme", "insert", "votre", "vos", "tu", "tus",
+		"tuo", "tua", "dein", "deine", "ihr", "seu", "sua", "ваш":
+		return true
+	}
+	return false
+}
+
+// settingWords are configuration values that follow credential names
+// without being credentials: "id-token: write", "token: none".
+var settingWords = map[string]bool{
+	"read": true, "write": true, "readonly": true, "read-only": true, "none": true, "disabled": true,
+	"enabled": true, "auto": true, "inherit": true, "default": true,
+}
+
+// credentialWords and fillerWords make up values that only name a
+// credential: "my-secret-key", "api_key", "the-password".
+var credentialWords = map[string]bool{
+	"password": true, "passwd": true, "pass": true, "pwd": true, "secret": true, "token": true, "key": true,
+	"api": true, "apikey": true, "auth": true, "access": true, "private": true, "client": true,
+	"credential": true, "credentials": true, "cle": true, "clave": true, "chave": true, "chiave": true,
+	"contrasena": true, "senha": true, "passwort": true, "jeton": true, "bot": true, "app": true,
+	"webhook": true, "signing": true, "session": true,
+}
+
+var fillerWords = map[string]bool{"my": true, "the": true, "a": true, "an": true, "mon": true, "ma": true, "mi": true, "mein": true, "meu": true, "mio": true, "new": true, "old": true, "value": true}
+
+// publicFormat reports values in a format that is public by design:
+// Stripe publishable keys, age and Nostr public keys, SSH public keys and
+// their base64 blobs, DER public keys.
+func publicFormat(v string) bool {
+	for _, p := range []string{"pk_live_", "pk_test_", "age1", "npub1", "ssh-rsa", "ssh-ed25519", "ssh-dss", "ecdsa-sha2-", "sk-ssh-", "sk-ecdsa-",
+		"MIIBIjANBgkqhkiG9w0BAQEFAAOC", "MIICIjANBgkqhkiG9w0BAQEFAAOC", "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE", "MCowBQYDK2VwAyEA"} {
+		if strings.HasPrefix(v, p) {
+			return true
+		}
+	}
+	return sshWireKey(v)
+}
+
+// sshWireKey reports the base64 of an SSH public key blob: a 32-bit length
+// and the key type ("ssh-ed25519", "ecdsa-sha2-nistp256", …).
+func sshWireKey(v string) bool {
+	if len(v) < 24 || !strings.HasPrefix(v, "AAAA") {
+		return false
+	}
+	b, err := base64.StdEncoding.DecodeString(v[:24])
+	if err != nil || b[0] != 0 || b[1] != 0 || b[2] != 0 {
+		return false
+	}
+	t := string(b[4:])
+	return strings.HasPrefix(t, "ssh-") || strings.HasPrefix(t, "ecdsa-") || strings.HasPrefix(t, "sk-")
+}
+
+// encodedData reports base64 that decodes to text or to a file with a
+// known signature (GIF, PNG, JPEG, PDF, ZIP, gzip): data written in
+// base64, not a key. Random bytes are printable text with a chance of
+// about one in 10^14 for 32 bytes.
+func encodedData(v string) bool {
+	s := strings.TrimRight(v, "=")
+	var b []byte
+	var err error
+	if strings.ContainsAny(s, "-_") {
+		b, err = base64.RawURLEncoding.DecodeString(s)
+	} else {
+		b, err = base64.RawStdEncoding.DecodeString(s)
+	}
+	if err != nil || len(b) < 9 {
+		return false
+	}
+	for _, magic := range []string{"GIF8", "\x89PNG", "\xff\xd8\xff", "%PDF", "PK\x03\x04", "\x1f\x8b"} {
+		if strings.HasPrefix(string(b), magic) {
+			return true
+		}
+	}
+	if !utf8.Valid(b) {
+		return false
+	}
+	for _, r := range string(b) {
+		if r < 32 && r != '\n' && r != '\t' && r != '\r' || r == 0x7f || !unicode.IsPrint(r) && r >= 0x80 {
+			return false
+		}
+	}
+	// Text that holds a generated-looking run is an encoded secret
+	// ("user:Q7rZ5xK2m4N8p3Wt…"), not data.
+	run, letters, digits := 0, false, false
+	for _, ch := range b {
+		if isAlnum(ch) || strings.IndexByte("_-+/=.", ch) >= 0 {
+			run++
+			letters = letters || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z'
+			digits = digits || isDigit(ch)
+			if run >= 16 && letters && digits {
+				return false
+			}
+			continue
+		}
+		run, letters, digits = 0, false, false
+	}
+	return true
+}
+
+// dropPlaceholders removes findings whose value stands for a secret
+// instead of being one: "sk_test_xxx", "AKIAIOSFODNN7EXAMPLE"
+// (placeholderValue), and "postgres://user:password@…" in a README
+// (weakPlaceholder in exampleContext). Private key blocks and password
+// hashes are kept whatever they hold.
+func dropPlaceholders(text string, fs []Finding) []Finding {
+	out := fs[:0]
+	for _, f := range fs {
+		if f.Type != SecretPrivateKey && f.Type != SecretHash {
+			v := text[f.Start:f.End]
+			if placeholderValue(v) || weakPlaceholder(v) && exampleContext(text, f.Start, f.End) {
+				continue
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}

@@ -1,0 +1,367 @@
+package guard
+
+import (
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The words a sentence uses to say what a value is. A credential noun
+// ("the deploy token", "la contraseña", "API 密钥") names the value it is
+// linked to as a secret, whatever its shape (secrets_context.go); a
+// non-secret noun ("commit", "digest", "trace id", "fingerprint",
+// "example") names it as something that is not, and a modifier ("public",
+// "publishable", "cache") turns the credential noun after it into one of
+// those. The lists cover English, Spanish, French, German, Portuguese,
+// Italian, Chinese, Japanese, Russian, Korean and Hindi.
+
+// namingKind is what a naming word says of the value it names.
+type namingKind uint8
+
+const (
+	namePassword     namingKind = iota + 1 // passwords and passphrases
+	nameSecret                             // secrets, tokens, credentials
+	nameKey                                // keys: the value must look generated
+	namePIN                                // PINs: digits are enough
+	nameLogin                              // logins: "user / password"
+	nameNonSecret                          // commits, digests, ids, fingerprints, samples
+	nameNonSecretMod                       // public, publishable, cache...: the noun after it is not a secret
+)
+
+func (k namingKind) credential() bool { return k >= namePassword && k <= nameLogin }
+
+// namingWords lists the words by kind. Latin, Cyrillic and Devanagari
+// words match at word boundaries (an "s" plural allowed); words marked
+// with a leading "~" may also end a compound ("Datenbankpasswort",
+// "Zugangstoken", "clientsecret"). Chinese, Japanese and Korean words
+// match anywhere, except where wordOK says otherwise. Cyrillic words are
+// listed in lower case; their capitalised forms are added.
+var namingWords = map[namingKind][]string{
+	namePassword: {
+		"~password", "passwd", "passphrase", "pass phrase", "passcode", "mot de passe", "mots de passe",
+		"phrase de passe", "contraseña", "contrasena", "senha", "palavra-passe", "~passwort", "~kennwort",
+		"parola d'ordine", "密码", "口令", "パスワード", "暗証番号", "пароль", "пароля", "паролем", "паролю",
+		"пароли", "비밀번호", "패스워드", "비번", "암호", "पासवर्ड",
+	},
+	nameSecret: {
+		"~secret", "~token", "jeton", "secreto", "segredo", "segreto", "geheimnis", "credential",
+		"credenciales", "identifiants de connexion", "zugangsdaten", "credenziali", "credenciais",
+		"dsn", "connection string", "bearer", "recovery code", "backup code", "códigos de recuperación",
+		"cookie",
+		"令牌", "凭证", "凭据", "连接串", "连接字符串", "トークン", "シークレット", "接続文字列",
+		"токен", "токена", "токеном", "токены", "токену", "секрет", "секрета", "секретом",
+		"토큰", "시크릿", "टोकन", "सीक्रेट",
+	},
+	nameKey: {
+		"key", "apikey", "clave", "llave", "clé", "cle", "chave", "chiave", "~schlüssel", "~schluessel",
+		"密钥", "秘钥", "私钥", "キー", "秘密鍵", "鍵", "ключ", "ключа", "ключи", "ключом", "ключу", "ключей",
+		"키", "कुंजी",
+	},
+	namePIN: {"pin", "pin code", "code pin", "código pin", "pin-code", "pin码", "暗証コード"},
+	nameLogin: {
+		"login", "logins", "creds", "credentials", "accès", "acceso", "zugang", "accesso", "acesso",
+		"登录", "ログイン", "логин", "로그인",
+	},
+	nameNonSecret: {
+		"commit", "sha", "sha1", "sha-1", "sha256", "sha-256", "sha384", "sha512", "md5", "revision",
+		"hash", "digest", "checksum", "etag", "fingerprint", "trace", "traceparent", "traceid", "span",
+		"spanid", "requestid", "correlation", "correlationid", "id", "uuid", "guid", "ulid",
+		"identifier", "fixture", "test vector", "submodule",
+		"pinned", "bisect", "signature", "cursor", "version", "name", "path",
+		"empreinte", "somme de contrôle", "hachage", "identifiant",
+		"prüfsumme", "pruefsumme", "fingerabdruck", "kennung",
+		"identificador", "suma de verificación", "huella",
+		"soma de verificação", "impressão digital",
+		"impronta", "identificativo", "identificatore",
+		"提交", "哈希", "散列", "摘要", "校验和", "指纹", "追踪", "跟踪", "请求", "标识", "公钥", "版本",
+		"コミット", "ハッシュ", "ダイジェスト", "チェックサム", "指紋", "フィンガープリント", "トレース",
+		"リクエスト", "識別子", "公開鍵",
+		"коммит", "хеш", "хэш", "дайджест", "контрольная сумма", "отпечаток", "трассировки", "трассировка",
+		"запрос", "запроса", "идентификатор",
+		"커밋", "해시", "다이제스트", "체크섬", "지문", "트레이스", "추적", "요청", "식별자",
+		"कमिट", "हैश", "चेकसम", "फ़िंगरप्रिंट", "फिंगरप्रिंट", "ट्रेस", "अनुरोध", "पहचानकर्ता",
+	},
+	nameNonSecretMod: {
+		"public", "publishable", "cache", "idempotency", "object", "primary", "foreign", "host",
+		"verification", "sort", "partition", "routing", "lookup", "masked", "fake",
+		"example", "sample", "placeholder", "dummy", "exemple", "beispiel", "ejemplo", "exemplo", "esempio",
+		"示例", "例子", "サンプル", "пример", "예시", "예제", "उदाहरण",
+		"publique", "pública", "público", "pubblica", "pubblico", "öffentlich", "öffentliche",
+		"öffentlicher", "öffentlichen", "oeffentlich", "公开", "公開", "공개", "публичный", "публичного",
+		"открытый", "открытого", "सार्वजनिक",
+	},
+}
+
+type namingWord struct {
+	w        string
+	kind     namingKind
+	compound bool // may end a compound word
+	spaced   bool // a script that separates words with spaces
+}
+
+// namingSet finds the naming words; it is built once and only read.
+var namingSet, namingList = buildNaming()
+
+func buildNaming() (*stringSet, []namingWord) {
+	var list []namingWord
+	seen := map[string]bool{}
+	add := func(w string, k namingKind, compound bool) {
+		if seen[w] {
+			return
+		}
+		seen[w] = true
+		r, _ := utf8.DecodeRuneInString(w)
+		spaced := r < 0x80 || unicode.In(r, unicode.Latin, unicode.Cyrillic, unicode.Devanagari)
+		list = append(list, namingWord{w: w, kind: k, compound: compound, spaced: spaced})
+	}
+	kinds := make([]namingKind, 0, len(namingWords))
+	for k := range namingWords {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(i, j int) bool { return kinds[i] < kinds[j] })
+	for _, k := range kinds {
+		for _, w := range namingWords[k] {
+			compound := strings.HasPrefix(w, "~")
+			w = strings.TrimPrefix(w, "~")
+			add(w, k, compound)
+			if r, n := utf8.DecodeRuneInString(w); unicode.Is(unicode.Cyrillic, r) {
+				add(string(unicode.ToUpper(r))+w[n:], k, compound)
+			}
+		}
+	}
+	strs := make([]string, len(list))
+	for i, nw := range list {
+		strs[i] = nw.w
+	}
+	return newStringSet(strs), list
+}
+
+// namingMatch is one naming word found in a text: text[start:end], plural
+// or possessive ending included.
+type namingMatch struct {
+	start, end int
+	kind       namingKind
+	word       string
+}
+
+// findNaming returns the naming words of text (lower is asciiLower(text)),
+// sorted by start, without overlaps (the longer word wins).
+func findNaming(text, lower string) []namingMatch {
+	has := namingSet.scan(lower)
+	var ms []namingMatch
+	for id, ok := range has {
+		if !ok {
+			continue
+		}
+		nw := namingList[id]
+		for off := 0; ; {
+			i := strings.Index(lower[off:], nw.w)
+			if i < 0 {
+				break
+			}
+			i += off
+			off = i + len(nw.w)
+			if end, ok := wordOK(text, lower, i, i+len(nw.w), nw); ok {
+				ms = append(ms, namingMatch{start: i, end: end, kind: nw.kind, word: nw.w})
+			}
+		}
+	}
+	if len(ms) < 2 {
+		return ms
+	}
+	sort.Slice(ms, func(i, j int) bool {
+		if ms[i].start != ms[j].start {
+			return ms[i].start < ms[j].start
+		}
+		return ms[i].end > ms[j].end
+	})
+	out := ms[:1]
+	for _, m := range ms[1:] {
+		if m.start >= out[len(out)-1].end {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// wordOK checks the boundaries of a naming word found at text[a:b] and
+// returns where it ends, a plural "s" or a possessive "'s" included.
+func wordOK(text, lower string, a, b int, nw namingWord) (int, bool) {
+	before, _ := utf8.DecodeLastRuneInString(text[:a])
+	if a == 0 {
+		before = ' '
+	}
+	after, _ := utf8.DecodeRuneInString(text[b:])
+	if b == len(text) {
+		after = ' '
+	}
+	if !nw.spaced {
+		switch nw.w {
+		case "キー":
+			// Not "キーボード" (keyboard) or "キーワード" (keyword).
+			return b, !unicode.Is(unicode.Katakana, after) && after != 'ー'
+		case "키":
+			// Not inside a word ("스키", "키보드"): a space or Latin
+			// letters before, a particle, space or punctuation after.
+			return b, !unicode.Is(unicode.Hangul, before) && (!unicode.Is(unicode.Hangul, after) || strings.ContainsRune("는은가를값도", after))
+		case "암호":
+			// Not "암호화" (encryption).
+			return b, after != '화'
+		case "密码":
+			return b, after != '学' // cryptography
+		case "鍵":
+			return b, !unicode.Is(unicode.Han, before) // "秘密鍵", "公開鍵" are words of their own
+		}
+		return b, true
+	}
+	if !nw.compound && isWordRune(before) {
+		return 0, false
+	}
+	if before == '/' || after == '/' || after == '#' || before == '.' {
+		return 0, false // a route, a path or a member: "/passwords/:id", "cfg.token"
+	}
+	if strings.HasPrefix(nw.w, "pin") && !strings.HasPrefix(text[a:b], "PIN") {
+		return 0, false // "pin" is a verb; the number is written PIN
+	}
+	end := b
+	switch {
+	case after == 's' && (end+1 == len(text) || !isWordRune(rune(text[end+1]))):
+		end++
+	case after == '\'' && end+1 < len(text) && text[end+1] == 's' && (end+2 == len(text) || !isWordRune(rune(text[end+2]))):
+		end += 2
+	case isWordRune(after):
+		return 0, false
+	}
+	return end, true
+}
+
+// isWordRune reports letters and digits: the runes a word boundary is not
+// between. "_" and "-" separate words ("DB_PASSWORD", "api-key").
+func isWordRune(r rune) bool {
+	if r < 0x80 {
+		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r)
+}
+
+// clauseStart returns where the clause holding text[:i] begins: after the
+// last sentence end, semicolon or line break, at most max bytes back.
+func clauseStart(text string, i, max int) int {
+	lo := 0
+	if i > max {
+		lo = i - max
+	}
+	for j := i - 1; j >= lo; j-- {
+		if n := sentenceEnd(text, j); n > 0 && j+n <= i {
+			return j + n
+		}
+	}
+	return lo
+}
+
+// sentenceEnd returns the length of the sentence end at text[i] (a full
+// stop, "!" or "?" before a space, a semicolon, a line break, or their CJK
+// forms), or 0.
+func sentenceEnd(text string, i int) int {
+	switch c := text[i]; c {
+	case '\n', ';':
+		return 1
+	case '.', '!', '?':
+		if i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n' || text[i+1] == '\t' {
+			return 1
+		}
+		return 0
+	case 0xE3, 0xEF:
+		for _, p := range []string{"。", "！", "？", "；"} {
+			if strings.HasPrefix(text[i:], p) {
+				return len(p)
+			}
+		}
+	}
+	return 0
+}
+
+// namedNonSecret reports whether the sentence around text[a:b] names the
+// value there as something other than a secret: the nearest naming word
+// before it in its clause is a non-secret noun or modifier, or a credential
+// noun made public ("public key", "cache key"); or, when no credential
+// noun comes before it, a non-secret word follows it in its sentence ("…
+// as the first bad commit", "(the git SHA of the release)", "… is a dummy
+// value"). ms are the naming words of text.
+func namedNonSecret(text string, a, b int, ms []namingMatch) bool {
+	lo := clauseStart(text, a, 120)
+	k := sort.Search(len(ms), func(i int) bool { return ms[i].start >= a })
+	for j := k - 1; j >= 0 && ms[j].start >= lo; j-- {
+		m := ms[j]
+		if m.end > a {
+			continue
+		}
+		switch {
+		case m.kind == nameNonSecret, m.kind == nameNonSecretMod:
+			return true
+		case m.kind.credential():
+			return publicNoun(text, m, ms)
+		}
+	}
+	// After the value, up to the end of its sentence.
+	hi := min(len(text), b+100)
+	for j := k; j < len(ms) && ms[j].start < hi; j++ {
+		m := ms[j]
+		if m.start < b {
+			continue
+		}
+		if strings.IndexFunc(text[b:m.start], func(r rune) bool { return r == '\n' || r == ';' || r == '。' }) >= 0 {
+			break
+		}
+		switch {
+		case m.kind == nameNonSecret, m.kind == nameNonSecretMod:
+			return true
+		case m.kind.credential():
+			return false
+		}
+	}
+	return false
+}
+
+// publicNoun reports whether the credential noun m is made a non-secret by
+// a modifier at most three words before it in its clause ("the public
+// deploy key", "the cache key", "Stripe publishable key", "an example
+// token").
+func publicNoun(text string, m namingMatch, ms []namingMatch) bool {
+	lo := clauseStart(text, m.start, 48)
+	k := sort.Search(len(ms), func(i int) bool { return ms[i].start >= m.start })
+	for j := k - 1; j >= 0 && ms[j].start >= lo; j-- {
+		if ms[j].kind == nameNonSecretMod && strings.Count(text[ms[j].end:m.start], " ") <= 3 {
+			return true
+		}
+	}
+	return false
+}
+
+// nonSecretMods holds the modifiers of nameNonSecretMod for lookups by
+// word.
+var nonSecretMods = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range namingWords[nameNonSecretMod] {
+		m[w] = true
+	}
+	return m
+}()
+
+// modifiedNonSecret reports whether one of the three words before
+// text[i], on its line, makes the name there a non-secret: "Cache key:",
+// "public_key =" after "the public".
+func modifiedNonSecret(text string, i int) bool {
+	lo := max(0, i-40)
+	if nl := strings.LastIndexByte(text[lo:i], '\n'); nl >= 0 {
+		lo += nl + 1
+	}
+	words := strings.Fields(text[lo:i])
+	for k := len(words) - 1; k >= 0 && k >= len(words)-3; k-- {
+		if nonSecretMods[strings.ToLower(strings.Trim(words[k], `"'(*_`+"`"))] {
+			return true
+		}
+	}
+	return false
+}
