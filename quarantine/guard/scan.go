@@ -42,14 +42,15 @@ func forChunks(text string, fn func(chunk string, base int)) {
 }
 
 type secretScanner struct {
-	rules []secretRule
+	rules    []secretRule
+	sentence sentenceOptions // see secrets_context.go
 	// keys holds every rule's prefilter strings and gates (see gate.go),
 	// found in a chunk in one pass.
 	keys *stringSet
 }
 
 func newSecretScanner() *secretScanner {
-	s := &secretScanner{rules: append(providerRules(), probableRules()...)}
+	s := &secretScanner{rules: append(providerRules(), probableRules()...), sentence: defaultSentence}
 	var all []string
 	for i := range s.rules {
 		r := &s.rules[i]
@@ -94,7 +95,7 @@ func (s *secretScanner) scan(text string) []Finding {
 	add := func(f Finding) { fs = append(fs, f) }
 	pemBlocks(text, add)
 	forChunks(text, func(chunk string, base int) { s.scanChunk(chunk, base, add) })
-	sentenceSecrets(text, add)
+	sentenceSecrets(text, s.sentence, add)
 	fs = dropPlaceholders(text, fs)
 	for i, f := range fs {
 		if f.Level != LevelPossible && f.Type != SecretPrivateKey && interleavedSample(text[f.Start:f.End]) {

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"encoding/base64"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -71,10 +72,10 @@ var softLinks = map[string]bool{"to": true, "auf": true, "à": true, "a": true, 
 
 // sentenceSecrets finds the secrets of this file in text: values named as
 // credentials by their sentence, and webhook URLs.
-func sentenceSecrets(text string, add func(Finding)) {
+func sentenceSecrets(text string, opt sentenceOptions, add func(Finding)) {
 	lower := asciiLower(text)
 	webhookURLs(text, lower, add)
-	contextSecrets(text, lower, add)
+	contextSecrets(text, lower, opt, add)
 }
 
 // webhookURLs adds the secret part of incoming-webhook URLs: a URL whose
@@ -143,7 +144,7 @@ func webhookURLs(text, lower string, add func(Finding)) {
 
 // contextSecrets adds a probable finding for each value its sentence names
 // as a credential, with the span of the value alone.
-func contextSecrets(text, lower string, add func(Finding)) {
+func contextSecrets(text, lower string, opt sentenceOptions, add func(Finding)) {
 	ms := findNaming(text, lower)
 	skipUntil := 0
 	for idx, m := range ms {
@@ -152,14 +153,75 @@ func contextSecrets(text, lower string, add func(Finding)) {
 		}
 		kind, noun, start, end, ok := nounPhrase(text, m, ms, idx)
 		skipUntil = end
-		if !ok || publicNoun(text, m, ms) || ofNonSecret(text, m, ms, idx) {
+		if !ok || publicNoun(text, m, ms) || ofNonSecret(text, m, ms, idx) || negated(text, m) {
 			continue
 		}
 		// In a URL query ("?token=…&channel=…"), "&" ends the value.
 		query := start > 0 && (text[start-1] == '?' || text[start-1] == '&')
-		c := contextScan{text: text, ms: ms, next: idx + 1, kind: kind, noun: noun, query: query, add: add}
-		if !c.before(start) {
+		c := contextScan{text: text, ms: ms, next: idx + 1, kind: kind, noun: noun, query: query, linkOnly: m.linkOnly, opt: opt, add: add}
+		if m.linkOnly || !c.before(start) {
 			c.follow(end)
+		}
+	}
+	oneSecrets(text, lower, ms, opt, add)
+}
+
+// oneAdjectives come before "one" standing for a credential named earlier:
+// "the new one is …", "current one:".
+var oneAdjectives = map[string]bool{
+	"new": true, "current": true, "old": true, "latest": true, "active": true, "right": true,
+	"correct": true, "real": true, "working": true, "valid": true, "live": true, "prod": true,
+	"production": true, "staging": true, "actual": true, "rotated": true, "fresh": true,
+}
+
+// oneSecrets follows "the new one", "current one" and "it's" to a value
+// when a credential noun comes before them in the same sentence: "The
+// Twilio auth token was rotated, the new one is …", "the password got
+// changed; now it's …".
+func oneSecrets(text, lower string, ms []namingMatch, opt sentenceOptions, add func(Finding)) {
+	for _, pron := range []string{" one", " it's ", " it is ", " it’s "} {
+		pronounSecrets(text, lower, ms, opt, pron, add)
+	}
+}
+
+func pronounSecrets(text, lower string, ms []namingMatch, opt sentenceOptions, pron string, add func(Finding)) {
+	for off := 0; ; {
+		i := strings.Index(lower[off:], pron)
+		if i < 0 {
+			return
+		}
+		i += off + 1
+		e := i + len(pron) - 1
+		off = e
+		if pron == " one" {
+			if e < len(text) && isWordRune(rune(text[e])) {
+				continue
+			}
+			w := strings.LastIndexByte(lower[max(0, i-16):i-1], ' ')
+			if !oneAdjectives[lower[max(0, i-16)+w+1:i-1]] {
+				continue
+			}
+		}
+		lo := max(0, i-120)
+		for _, end := range []string{". ", "\n", "。"} {
+			if k := strings.LastIndex(text[lo:i], end); k >= 0 {
+				lo += k + len(end)
+			}
+		}
+		k := sort.Search(len(ms), func(j int) bool { return ms[j].start >= i })
+		for j := k - 1; j >= 0 && ms[j].start >= lo; j-- {
+			if ms[j].kind == nameNonSecret || ms[j].kind == nameNonSecretMod {
+				break
+			}
+			if ms[j].kind.credential() {
+				c := contextScan{text: text, ms: ms, next: k, kind: ms[j].kind, noun: ms[j].word, linkOnly: true, opt: opt, add: add}
+				if pron == " one" {
+					c.follow(e)
+				} else {
+					c.value(e, true, false) // "it's" holds its link
+				}
+				break
+			}
 		}
 	}
 }
@@ -296,16 +358,26 @@ type contextScan struct {
 	kind  namingKind
 	noun  string
 	query bool // the noun names a URL query parameter
-	add   func(Finding)
+	// linkOnly: the noun names a value only through a link
+	linkOnly bool
+	opt      sentenceOptions
+	add      func(Finding)
 }
 
-// Where a noun's value is looked for: within maxGap bytes and maxGapWords
-// words of the noun, in its sentence.
-const (
-	maxGap      = 100
-	maxGapWords = 10
-	maxValue    = 256
-)
+// maxValue is the longest value read.
+const maxValue = 256
+
+// sentenceOptions are the limits of the sentence reading. They were set
+// by hand and checked by leaving each kind of sentence out of the choice
+// (TestEvalSecretsProseLOKO).
+type sentenceOptions struct {
+	gapWords  int // most words between a noun and its link; ten bytes each
+	appMin    int // shortest password standing right after its noun ("password D#8w…")
+	linkedMin int // shortest password-like secret or token after a link
+	minGroups int // fewest groups of a value written in groups (two when joined by "+")
+}
+
+var defaultSentence = sentenceOptions{gapWords: 10, appMin: 8, linkedMin: 8, minGroups: 3}
 
 func (c *contextScan) follow(i int) {
 	text := c.text
@@ -317,7 +389,7 @@ func (c *contextScan) follow(i int) {
 	}
 	// The value right after the noun: "the automation token npm_…",
 	// "la clé (…)", "पासवर्ड !PX?… है".
-	if i < len(text) && text[i] == ' ' {
+	if i < len(text) && text[i] == ' ' && !c.linkOnly {
 		if c.value(i+1, false, false) {
 			return
 		}
@@ -327,7 +399,7 @@ func (c *contextScan) follow(i int) {
 		i++
 	}
 	spaces := 0
-	for j := i; j < len(text) && j-i <= maxGap; {
+	for j := i; j < len(text) && j-i <= 10*c.opt.gapWords; {
 		if sentenceEnd(text, j) > 0 || strings.IndexByte("{}[]", text[j]) >= 0 {
 			return
 		}
@@ -341,7 +413,7 @@ func (c *contextScan) follow(i int) {
 		for c.next < len(c.ms) && c.ms[c.next].start < j {
 			c.next++
 		}
-		if c.next < len(c.ms) && c.ms[c.next].start == j && c.ms[c.next].kind != nameNonSecretMod {
+		if c.next < len(c.ms) && c.ms[c.next].start == j && !c.passes(c.ms[c.next]) {
 			return // another noun: it names what follows
 		}
 		switch text[j] {
@@ -353,13 +425,21 @@ func (c *contextScan) follow(i int) {
 			return
 		case ' ':
 			spaces++
-			if spaces > maxGapWords {
+			if spaces > c.opt.gapWords {
 				return
 			}
 		}
 		_, n := utf8.DecodeRuneInString(text[j:])
 		j += n
 	}
+}
+
+// passes reports the naming words the reading goes past between a noun
+// and its link: modifiers, weak non-secret nouns ("the token for the
+// build is …"), and the account a password belongs to ("the password for
+// the admin account is …").
+func (c *contextScan) passes(m namingMatch) bool {
+	return m.kind == nameNonSecretMod || weakNonSecret[m.word] || m.kind == nameLogin && c.kind != nameLogin
 }
 
 // particleAt returns the length of a particle or copula glued to a Chinese,
@@ -402,6 +482,9 @@ func linkAt(text string, j int, first bool) (n int, hard, newline bool) {
 		return 1, true, true
 	case '-':
 		if strings.HasPrefix(text[j:], "->") {
+			return 2, true, false
+		}
+		if strings.HasPrefix(text[j:], "-- ") && j > 0 && text[j-1] == ' ' {
 			return 2, true, false
 		}
 		if j > 0 && text[j-1] == ' ' && j+1 < len(text) && text[j+1] == ' ' {
@@ -474,7 +557,7 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 	}
 	// A value cut into groups: "ghp_ev 8Knzm5 POjOS7 …", "npm_sj2umH\nhe5S…".
 	if !quoted {
-		if end, ok := groupedValue(text, vs, ve); ok {
+		if end, ok := groupedValue(text, vs, ve, c.opt.minGroups); ok {
 			c.emit(vs, end)
 			return true
 		}
@@ -613,11 +696,11 @@ func readValue(text string, q int, paren bool) (int, int, bool) {
 }
 
 // literal returns v for the shape tests of secrets.go, which take a
-// leading "+" or "@" for an operator or an annotation: a password named by
-// its sentence may begin with either.
+// leading "+" or "@" for an operator or an annotation and "%" for a
+// Windows variable: a password named by its sentence may begin with any.
 func literal(v string) string {
-	if v != "" && (v[0] == '+' || v[0] == '@') {
-		return "x" + v[1:]
+	if v != "" && (v[0] == '+' || v[0] == '@' || v[0] == '%' && strings.IndexByte(v[1:], '%') < 0) {
+		return "x" + v[1:] // "%z^17…" is no "%VARIABLE%"
 	}
 	return v
 }
@@ -629,31 +712,78 @@ func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
 	}
 	v = literal(v)
 	switch c.kind {
-	case namePassword, nameLogin:
+	case nameLogin:
+		// A single value must look generated; "user / password" pairs
+		// are read by value.
+		return generatedLooking(v) && !identifierLike(v)
+	case namePassword:
 		switch {
 		case quoted:
 			return len(v) >= 4 && !placeholderWord(strings.ToLower(v))
 		case linked:
-			return looksLikePassword(v)
+			return looksLikePassword(v) || len(v) >= 8 && caseMixed(v)
 		}
-		return looksLikePassword(v) && len(v) >= 8
+		return looksLikePassword(v) && len(v) >= c.opt.appMin
 	case namePIN:
 		if allDigits(v) {
 			return linked && len(v) >= 4 && len(v) <= 12
 		}
 		return linked && looksLikePassword(v)
 	case nameSecret:
-		if randomLooking(v) {
+		if generatedLooking(v) {
 			return true
 		}
 		if quoted {
 			return len(v) >= 6 && strings.IndexByte(v, ' ') < 0 && (looksLikePassword(v) || mixedToken(v))
 		}
-		return linked && len(v) >= 8 && looksLikePassword(v)
+		return linked && len(v) >= c.opt.linkedMin && looksLikePassword(v)
 	case nameKey:
-		return randomLooking(v) && !identifierLike(v)
+		// A key after a link may also be a password-like key ("la clave
+		// del router es …"): letters, digits and symbols together, which
+		// key names ("Ctrl+Shift+P") and measures ("p99<200ms") are not.
+		return !identifierLike(v) && (generatedLooking(v) || linked && len(v) >= 8 && strongMix(v))
 	}
 	return false
+}
+
+// strongMix reports a value with letters, digits and symbols.
+func strongMix(v string) bool {
+	var letter, digit, other bool
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+			letter = true
+		case isDigit(c):
+			digit = true
+		default:
+			other = true
+		}
+	}
+	return letter && digit && other
+}
+
+// generatedLooking is randomLooking, or letters only that change case as
+// often as generated strings do: a 22-letter base62 token has no digit
+// about one time in fifty ("eHHpPOHriDCyvxkJVRtxEw").
+func generatedLooking(v string) bool {
+	return randomLooking(v) || len(v) >= 16 && caseMixed(v)
+}
+
+// caseMixed reports letters only, changing between lower and upper case at
+// least once every four letters: "qXeyeYmQbkA", not "JavaScript" or
+// "PostgreSQL".
+func caseMixed(v string) bool {
+	changes := 0
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+		if i > 0 && (c >= 'a') != (v[i-1] >= 'a') {
+			changes++
+		}
+	}
+	return changes*4 >= len(v)
 }
 
 func allDigits(v string) bool {
@@ -666,12 +796,12 @@ func allDigits(v string) bool {
 }
 
 // groupedValue reports a value written in groups after text[vs:ve], the
-// first group: three or more groups of token characters (two joined by
+// first group: minGroups or more groups of token characters (two joined by
 // " + "), one separator throughout, all as long as the first but the
 // last, which may be shorter and must end the sentence or line; together
 // they must look generated and at least half the groups must not be words.
 // It returns where the last group ends.
-func groupedValue(text string, vs, ve int) (int, bool) {
+func groupedValue(text string, vs, ve, minGroups int) (int, bool) {
 	isTok := func(ch byte) bool {
 		return ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '+' || ch == '/' || ch == '=' || ch == '_' || ch == '-'
 	}
@@ -725,7 +855,7 @@ func groupedValue(text string, vs, ve int) (int, bool) {
 			break
 		}
 	}
-	if groups < 3 && !(groups == 2 && sep == " + ") {
+	if groups < minGroups && !(groups == 2 && sep == " + ") {
 		return 0, false
 	}
 	if unwordy*2 < groups || !randomLooking(concat.String()) || rejectValue(concat.String()) {

@@ -34,19 +34,19 @@ func (k namingKind) credential() bool { return k >= namePassword && k <= nameLog
 // namingWords lists the words by kind. Latin, Cyrillic and Devanagari
 // words match at word boundaries (an "s" plural allowed); words marked
 // with a leading "~" may also end a compound ("Datenbankpasswort",
-// "Zugangstoken", "clientsecret"). Chinese, Japanese and Korean words
+// "Zugangstoken", "clientsecret"), and words marked "!" name a value only
+// through a link ("the sftp pass is …", not "pass `--frozen`"). Chinese, Japanese and Korean words
 // match anywhere, except where wordOK says otherwise. Cyrillic words are
 // listed in lower case; their capitalised forms are added.
 var namingWords = map[namingKind][]string{
 	namePassword: {
-		"~password", "passwd", "passphrase", "pass phrase", "passcode", "mot de passe", "mots de passe",
+		"~password", "passwd", "pw", "!pass", "passphrase", "pass phrase", "mot de passe", "mots de passe",
 		"phrase de passe", "contraseña", "contrasena", "senha", "palavra-passe", "~passwort", "~kennwort",
 		"parola d'ordine", "密码", "口令", "パスワード", "暗証番号", "пароль", "пароля", "паролем", "паролю",
 		"пароли", "비밀번호", "패스워드", "비번", "암호", "पासवर्ड",
 	},
 	nameSecret: {
-		"~secret", "~token", "jeton", "secreto", "segredo", "segreto", "geheimnis", "credential",
-		"credenciales", "identifiants de connexion", "zugangsdaten", "credenziali", "credenciais",
+		"~secret", "~token", "jeton", "secreto", "segredo", "segreto", "geheimnis",
 		"dsn", "connection string", "bearer", "recovery code", "backup code", "códigos de recuperación",
 		"cookie",
 		"令牌", "凭证", "凭据", "连接串", "连接字符串", "トークン", "シークレット", "接続文字列",
@@ -58,17 +58,22 @@ var namingWords = map[namingKind][]string{
 		"密钥", "秘钥", "私钥", "キー", "秘密鍵", "鍵", "ключ", "ключа", "ключи", "ключом", "ключу", "ключей",
 		"키", "कुंजी",
 	},
-	namePIN: {"pin", "pin code", "code pin", "código pin", "pin-code", "pin码", "暗証コード"},
+	namePIN: {"pin", "pin code", "code pin", "código pin", "pin-code", "pin码", "暗証コード", "passcode", "access code", "door code"},
 	nameLogin: {
-		"login", "logins", "creds", "credentials", "accès", "acceso", "zugang", "accesso", "acesso",
-		"登录", "ログイン", "логин", "로그인",
+		"login", "logins", "creds", "credential", "credentials", "account", "accès", "acceso", "zugang",
+		"accesso", "acesso", "credenciales", "identifiants", "zugangsdaten", "credenziali", "credenciais",
+		"compte", "cuenta", "conta", "konto", "登录", "账号", "账户", "ログイン", "アカウント", "логин",
+		"аккаунт", "учётная запись", "учетная запись", "로그인", "계정", "खाता",
 	},
 	nameNonSecret: {
 		"commit", "sha", "sha1", "sha-1", "sha256", "sha-256", "sha384", "sha512", "md5", "revision",
 		"hash", "digest", "checksum", "etag", "fingerprint", "trace", "traceparent", "traceid", "span",
 		"spanid", "requestid", "correlation", "correlationid", "id", "uuid", "guid", "ulid",
 		"identifier", "fixture", "test vector", "submodule",
-		"pinned", "bisect", "signature", "cursor", "version", "name", "path",
+		"pinned", "bisect", "signature", "cursor", "version", "name", "path", "cherry-pick", "revert",
+		"reverted", "reverting", "reverts", "rebase", "merged", "head", "tag", "tagged", "build",
+		"serial", "thumbprint", "md5sum",
+		"sha1sum", "sha256sum", "sha512sum", "shasum", "b2sum", "cksum",
 		"empreinte", "somme de contrôle", "hachage", "identifiant",
 		"prüfsumme", "pruefsumme", "fingerabdruck", "kennung",
 		"identificador", "suma de verificación", "huella",
@@ -84,7 +89,8 @@ var namingWords = map[namingKind][]string{
 	},
 	nameNonSecretMod: {
 		"public", "publishable", "cache", "idempotency", "object", "primary", "foreign", "host",
-		"verification", "sort", "partition", "routing", "lookup", "masked", "fake",
+		"verification", "sort", "partition", "routing", "lookup", "masked", "fake", "message", "row",
+		"record", "index", "shard", "dictionary", "map", "entry", "composite", "natural", "surrogate",
 		"example", "sample", "placeholder", "dummy", "exemple", "beispiel", "ejemplo", "exemplo", "esempio",
 		"示例", "例子", "サンプル", "пример", "예시", "예제", "उदाहरण",
 		"publique", "pública", "público", "pubblica", "pubblico", "öffentlich", "öffentliche",
@@ -98,6 +104,7 @@ type namingWord struct {
 	kind     namingKind
 	compound bool // may end a compound word
 	spaced   bool // a script that separates words with spaces
+	linkOnly bool // names a value only through a link ("pass" is also a verb)
 }
 
 // namingSet finds the naming words; it is built once and only read.
@@ -106,14 +113,14 @@ var namingSet, namingList = buildNaming()
 func buildNaming() (*stringSet, []namingWord) {
 	var list []namingWord
 	seen := map[string]bool{}
-	add := func(w string, k namingKind, compound bool) {
+	add := func(w string, k namingKind, compound, linkOnly bool) {
 		if seen[w] {
 			return
 		}
 		seen[w] = true
 		r, _ := utf8.DecodeRuneInString(w)
 		spaced := r < 0x80 || unicode.In(r, unicode.Latin, unicode.Cyrillic, unicode.Devanagari)
-		list = append(list, namingWord{w: w, kind: k, compound: compound, spaced: spaced})
+		list = append(list, namingWord{w: w, kind: k, compound: compound, spaced: spaced, linkOnly: linkOnly})
 	}
 	kinds := make([]namingKind, 0, len(namingWords))
 	for k := range namingWords {
@@ -123,10 +130,11 @@ func buildNaming() (*stringSet, []namingWord) {
 	for _, k := range kinds {
 		for _, w := range namingWords[k] {
 			compound := strings.HasPrefix(w, "~")
-			w = strings.TrimPrefix(w, "~")
-			add(w, k, compound)
+			linkOnly := strings.HasPrefix(w, "!")
+			w = strings.TrimLeft(w, "~!")
+			add(w, k, compound, linkOnly)
 			if r, n := utf8.DecodeRuneInString(w); unicode.Is(unicode.Cyrillic, r) {
-				add(string(unicode.ToUpper(r))+w[n:], k, compound)
+				add(string(unicode.ToUpper(r))+w[n:], k, compound, linkOnly)
 			}
 		}
 	}
@@ -143,6 +151,7 @@ type namingMatch struct {
 	start, end int
 	kind       namingKind
 	word       string
+	linkOnly   bool
 }
 
 // findNaming returns the naming words of text (lower is asciiLower(text)),
@@ -163,7 +172,7 @@ func findNaming(text, lower string) []namingMatch {
 			i += off
 			off = i + len(nw.w)
 			if end, ok := wordOK(text, lower, i, i+len(nw.w), nw); ok {
-				ms = append(ms, namingMatch{start: i, end: end, kind: nw.kind, word: nw.w})
+				ms = append(ms, namingMatch{start: i, end: end, kind: nw.kind, word: nw.w, linkOnly: nw.linkOnly})
 			}
 		}
 	}
@@ -215,11 +224,15 @@ func wordOK(text, lower string, a, b int, nw namingWord) (int, bool) {
 		}
 		return b, true
 	}
-	if !nw.compound && isWordRune(before) {
-		return 0, false
+	if isWordRune(before) && (!nw.compound || !unicode.IsLetter(before)) {
+		return 0, false // a compound ends with the noun: "Datenbankpasswort", not "1Password"
 	}
-	if before == '/' || after == '/' || after == '#' || before == '.' {
-		return 0, false // a route, a path or a member: "/passwords/:id", "cfg.token"
+	if before == '/' || after == '/' || after == '#' || before == '.' || before == '$' || before == '@' || after == '(' ||
+		after == '.' && b+1 < len(text) && isWordRune(rune(text[b+1])) {
+		// A route, a path, a variable, a member or a call: "/passwords/:id",
+		// "cfg.token", "$pw", "token.length", "password()". Code is read
+		// by the assignment rules.
+		return 0, false
 	}
 	if strings.HasPrefix(nw.w, "pin") && !strings.HasPrefix(text[a:b], "PIN") {
 		return 0, false // "pin" is a verb; the number is written PIN
@@ -360,6 +373,30 @@ func modifiedNonSecret(text string, i int) bool {
 	words := strings.Fields(text[lo:i])
 	for k := len(words) - 1; k >= 0 && k >= len(words)-3; k-- {
 		if nonSecretMods[strings.ToLower(strings.Trim(words[k], `"'(*_`+"`"))] {
+			return true
+		}
+	}
+	return false
+}
+
+// weakNonSecret are the non-secret nouns that name what a value is only
+// next to it ("build a1dc…", "tag v2.8"): between a credential noun and
+// its link they do not stop the reading ("the token for the build is …").
+var weakNonSecret = map[string]bool{
+	"build": true, "tag": true, "tagged": true, "head": true, "version": true, "name": true,
+	"path": true, "merged": true, "serial": true, "cursor": true,
+}
+
+// negated reports a credential noun the sentence denies: "not secret",
+// "no password", "non-secret", or one inside a parenthesis it closes,
+// "(not secret)".
+func negated(text string, m namingMatch) bool {
+	if m.end < len(text) && text[m.end] == ')' {
+		return true
+	}
+	lb := strings.ToLower(text[max(0, m.start-8):m.start])
+	for _, w := range []string{"not ", "no ", "non-", "non ", "nicht ", "kein ", "keine ", "pas ", "não ", "nessun "} {
+		if strings.HasSuffix(lb, w) && (len(lb) == len(w) || !isWordRune(rune(lb[len(lb)-len(w)-1]))) {
 			return true
 		}
 	}

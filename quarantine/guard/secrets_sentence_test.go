@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -216,6 +217,47 @@ func TestPossibleSecretsStay(t *testing.T) {
 		res := g.Check(Input{Text: text})
 		if !res.NeedsConfirm || res.HasSecret {
 			t.Errorf("Check(%q) = NeedsConfirm %v, HasSecret %v; want a possible secret (findings %s)", text, res.NeedsConfirm, res.HasSecret, findingSummary(text, res.Findings))
+		}
+	}
+}
+
+// sentenceRow is one line of testdata/secrets-sentences.jsonl: sentences
+// written for these tests, apart from the evaluation corpora, in the
+// ways agents write credentials down and in the ways texts name values
+// that are not secrets. value is the credential of a secret row; expect
+// "held" marks a secret the guard only holds for confirmation (the
+// Hindi "API की", where की is both "key" and "of").
+type sentenceRow struct {
+	Label  string `json:"label"`
+	Value  string `json:"value"`
+	Expect string `json:"expect"`
+	Text   string `json:"text"`
+}
+
+// TestSecretSentencesFile checks every row of secrets-sentences.jsonl:
+// a secret's value is gone from the stored text, a non-secret row gets no
+// secret finding at all.
+func TestSecretSentencesFile(t *testing.T) {
+	rows := readJSONL[sentenceRow](t, filepath.Join("testdata", "secrets-sentences.jsonl"))
+	if len(rows) < 100 {
+		t.Fatalf("secrets-sentences.jsonl has %d rows, want 100 or more", len(rows))
+	}
+	g := newTestGuard(t, Policy{})
+	for _, r := range rows {
+		res := g.Check(Input{Text: r.Text})
+		switch {
+		case r.Label == "secret" && r.Expect == "held":
+			if !res.NeedsConfirm {
+				t.Errorf("Check(%q).NeedsConfirm = false, want true", r.Text)
+			}
+		case r.Label == "secret":
+			if !res.HasSecret || strings.Contains(res.Redacted, r.Value) {
+				t.Errorf("Check(%q) = HasSecret %v, Redacted %q; want %q redacted (findings %s)", r.Text, res.HasSecret, res.Redacted, r.Value, findingSummary(r.Text, res.Findings))
+			}
+		default:
+			if res.HasSecret || res.NeedsConfirm {
+				t.Errorf("Check(%q) = HasSecret %v, NeedsConfirm %v; want no secret (findings %s)", r.Text, res.HasSecret, res.NeedsConfirm, findingSummary(r.Text, res.Findings))
+			}
 		}
 	}
 }
