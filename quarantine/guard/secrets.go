@@ -420,7 +420,7 @@ func assignments(text, lower string, add func(f Finding)) {
 		}
 		// In a URL query ("?token=...&channel=..."), "&" ends the value.
 		query := start > 0 && (text[start-1] == '?' || text[start-1] == '&')
-		if !modifiedNonSecret(text, start) {
+		if strong, weak := nameKind(text[start:stop]); !modifiedNonSecret(text, start, weak && !strong) {
 			assignLine(text[start:end], start, query, add)
 		}
 	}
@@ -475,7 +475,7 @@ func assignLine(text string, base int, query bool, add func(f Finding)) {
 	if !notPlaceholder(val) || sampleValue(val) || publicFormat(val) || !quoted && strings.EqualFold(val, name) {
 		return // "token=token" passes a variable on
 	}
-	if !strong && (!randomLooking(val) || identifierLike(val)) {
+	if !strong && (!randomLooking(val) || identifierLike(val) || wordCompound(val)) {
 		return
 	}
 	if strong && !quoted && len(val) < 4 {

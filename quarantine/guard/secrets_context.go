@@ -68,7 +68,7 @@ var wordLinks = map[string]bool{
 
 // softLinks may link a noun to a value ("set the password to …") but, when
 // no value follows, the sentence goes on.
-var softLinks = map[string]bool{"to": true, "auf": true, "à": true, "a": true, "на": true}
+var softLinks = map[string]bool{"to": true, "auf": true, "à": true, "a": true, "на": true, "en": true, "em": true, "in": true}
 
 // sentenceSecrets finds the secrets of this file in text: values named as
 // credentials by their sentence, and webhook URLs.
@@ -158,12 +158,26 @@ func contextSecrets(text, lower string, opt sentenceOptions, add func(Finding)) 
 		}
 		// In a URL query ("?token=…&channel=…"), "&" ends the value.
 		query := start > 0 && (text[start-1] == '?' || text[start-1] == '&')
-		c := contextScan{text: text, ms: ms, next: idx + 1, kind: kind, noun: noun, query: query, linkOnly: m.linkOnly, opt: opt, add: add}
-		if m.linkOnly || !c.before(start) {
+		// A verb-like noun ("pass") is a noun after "with" or a determiner.
+		linkOnly := m.linkOnly && !determinerBefore(lower, m.start)
+		c := contextScan{text: text, ms: ms, next: idx + 1, kind: kind, noun: noun, query: query, linkOnly: linkOnly, opt: opt, add: add}
+		if linkOnly || !c.before(start) {
 			c.follow(end)
 		}
 	}
 	oneSecrets(text, lower, ms, opt, add)
+}
+
+// determinerBefore reports "with", "using" or a determiner right before
+// lower[i]: "with pass …", "the pass …" use "pass" as a noun.
+func determinerBefore(lower string, i int) bool {
+	head := strings.TrimRight(lower[max(0, i-10):i], " ")
+	w := head[strings.LastIndexByte(head, ' ')+1:]
+	switch w {
+	case "with", "using", "the", "a", "my", "our", "your", "his", "her", "their", "its", "new":
+		return true
+	}
+	return false
 }
 
 // oneAdjectives come before "one" standing for a credential named earlier:
@@ -394,6 +408,12 @@ func (c *contextScan) follow(i int) {
 			return
 		}
 	}
+	// Set off by commas: "a temporary password, +7LS^iQCG, valid until …".
+	if strings.HasPrefix(text[i:], ", ") && !c.linkOnly {
+		if c.value(i+2, false, false) {
+			return
+		}
+	}
 	// The closing quote or bracket of a quoted name: `"api_key": "…"`.
 	if i < len(text) && strings.IndexByte("\"'`]", text[i]) >= 0 {
 		i++
@@ -439,7 +459,7 @@ func (c *contextScan) follow(i int) {
 // build is …"), and the account a password belongs to ("the password for
 // the admin account is …").
 func (c *contextScan) passes(m namingMatch) bool {
-	return m.kind == nameNonSecretMod || weakNonSecret[m.word] || m.kind == nameLogin && c.kind != nameLogin
+	return m.kind == nameNonSecretMod || m.kind == nameKeyMod || weakNonSecret[m.word] || m.kind == nameLogin && c.kind != nameLogin
 }
 
 // particleAt returns the length of a particle or copula glued to a Chinese,
@@ -715,7 +735,7 @@ func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
 	case nameLogin:
 		// A single value must look generated; "user / password" pairs
 		// are read by value.
-		return generatedLooking(v) && !identifierLike(v)
+		return generatedLooking(v) && !wordIdentifier(v)
 	case namePassword:
 		switch {
 		case quoted:
@@ -741,9 +761,55 @@ func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
 		// A key after a link may also be a password-like key ("la clave
 		// del router es …"): letters, digits and symbols together, which
 		// key names ("Ctrl+Shift+P") and measures ("p99<200ms") are not.
-		return !identifierLike(v) && (generatedLooking(v) || linked && len(v) >= 8 && strongMix(v))
+		return !wordIdentifier(v) && (generatedLooking(v) || linked && len(v) >= 8 && strongMix(v))
 	}
 	return false
+}
+
+// wordIdentifier reports an identifier made of words: parts split at
+// "_", "-", "." and case changes are each a lower-case word (capitalised
+// or not), an acronym of up to five capitals and digits, or a number:
+// "ConnectionString_B2B", "user-service.main". Generated strings have
+// parts such as "ck4kk" or "DAGo" that are none of these.
+func wordIdentifier(v string) bool {
+	parts := 0
+	for _, chunk := range strings.FieldsFunc(v, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
+		for i := 0; i < len(chunk); {
+			j := i + 1
+			switch c := chunk[i]; {
+			case c >= 'A' && c <= 'Z':
+				for j < len(chunk) && chunk[j] >= 'a' && chunk[j] <= 'z' {
+					j++
+				}
+				if j == i+1 { // an acronym: capitals and digits
+					for j < len(chunk) && (chunk[j] >= 'A' && chunk[j] <= 'Z' || isDigit(chunk[j])) {
+						j++
+					}
+					if j-i > 5 || j < len(chunk) && chunk[j] >= 'a' && chunk[j] <= 'z' {
+						return false
+					}
+				} else if j-i < 3 {
+					return false
+				}
+			case c >= 'a' && c <= 'z':
+				for j < len(chunk) && chunk[j] >= 'a' && chunk[j] <= 'z' {
+					j++
+				}
+				if j-i < 3 {
+					return false
+				}
+			case isDigit(c):
+				for j < len(chunk) && isDigit(chunk[j]) {
+					j++
+				}
+			default:
+				return false
+			}
+			parts++
+			i = j
+		}
+	}
+	return parts >= 2
 }
 
 // strongMix reports a value with letters, digits and symbols.
@@ -888,8 +954,16 @@ func rejectValue(v string) bool {
 		return true
 	case emailLike(v), hostLike(v), versionValue(v), dateValue(v), pathLike(v), credentialName(v), wordCompound(v):
 		return true
+	case vaultNames[strings.ToLower(v)]:
+		return true // "the password is in 1Password", "パスワードは 1Password に…"
 	}
 	return false
+}
+
+// vaultNames are the stores a sentence says a credential is kept in.
+var vaultNames = map[string]bool{
+	"1password": true, "bitwarden": true, "lastpass": true, "keepass": true, "keepassxc": true,
+	"dashlane": true, "vault": true, "keychain": true, "keyring": true, "doppler": true,
 }
 
 // wordCompound reports lower-case words joined by hyphens, as prose
@@ -1027,6 +1101,9 @@ func placeholderValue(v string) bool {
 	for _, p := range parts {
 		if placeholderWord(p) || p == "changeme" && len(parts) > 1 {
 			return true
+		}
+		if p == "change" && len(parts) > 1 && strings.Contains(lv, "change") && (strings.HasSuffix(lv, "-me") || strings.HasSuffix(lv, "_me")) {
+			return true // "please-change-me"
 		}
 		if credentialWords[p] {
 			creds++

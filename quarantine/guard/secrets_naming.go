@@ -26,7 +26,8 @@ const (
 	namePIN                                // PINs: digits are enough
 	nameLogin                              // logins: "user / password"
 	nameNonSecret                          // commits, digests, ids, fingerprints, samples
-	nameNonSecretMod                       // public, publishable, cache...: the noun after it is not a secret
+	nameNonSecretMod                       // public, publishable, example...: the noun after it is not a secret
+	nameKeyMod                             // cache, object, sort...: the key after it is not a secret
 )
 
 func (k namingKind) credential() bool { return k >= namePassword && k <= nameLogin }
@@ -46,7 +47,7 @@ var namingWords = map[namingKind][]string{
 		"пароли", "비밀번호", "패스워드", "비번", "암호", "पासवर्ड",
 	},
 	nameSecret: {
-		"~secret", "~token", "jeton", "secreto", "segredo", "segreto", "geheimnis",
+		"~secret", "~token", "pat", "jeton", "secreto", "segredo", "segreto", "geheimnis",
 		"dsn", "connection string", "bearer", "recovery code", "backup code", "códigos de recuperación",
 		"cookie",
 		"令牌", "凭证", "凭据", "连接串", "连接字符串", "トークン", "シークレット", "接続文字列",
@@ -71,7 +72,8 @@ var namingWords = map[namingKind][]string{
 		"spanid", "requestid", "correlation", "correlationid", "id", "uuid", "guid", "ulid",
 		"identifier", "fixture", "test vector", "submodule",
 		"pinned", "bisect", "signature", "cursor", "version", "name", "path", "cherry-pick", "revert",
-		"reverted", "reverting", "reverts", "rebase", "merged", "head", "tag", "tagged", "build",
+		"reverted", "reverting", "reverts", "rebase", "rebased", "merged", "head", "tag", "tagged", "build",
+		"git", "change", "changeset",
 		"serial", "thumbprint", "md5sum",
 		"sha1sum", "sha256sum", "sha512sum", "shasum", "b2sum", "cksum",
 		"empreinte", "somme de contrôle", "hachage", "identifiant",
@@ -87,10 +89,14 @@ var namingWords = map[namingKind][]string{
 		"커밋", "해시", "다이제스트", "체크섬", "지문", "트레이스", "추적", "요청", "식별자",
 		"कमिट", "हैश", "चेकसम", "फ़िंगरप्रिंट", "फिंगरप्रिंट", "ट्रेस", "अनुरोध", "पहचानकर्ता",
 	},
+	nameKeyMod: {
+		"cache", "idempotency", "object", "primary", "foreign", "host", "sort", "partition", "routing",
+		"lookup", "message", "row", "record", "index", "shard", "dictionary", "map", "entry", "composite",
+		"natural", "surrogate", "unique", "redis", "kv", "s3", "registry", "json", "yaml", "flag",
+		"feature", "hash", "translation", "i18n", "react", "keyboard", "music", "musical",
+	},
 	nameNonSecretMod: {
-		"public", "publishable", "cache", "idempotency", "object", "primary", "foreign", "host",
-		"verification", "sort", "partition", "routing", "lookup", "masked", "fake", "message", "row",
-		"record", "index", "shard", "dictionary", "map", "entry", "composite", "natural", "surrogate",
+		"public", "publishable", "verification", "masked", "fake",
 		"example", "sample", "placeholder", "dummy", "exemple", "beispiel", "ejemplo", "exemplo", "esempio",
 		"示例", "例子", "サンプル", "пример", "예시", "예제", "उदाहरण",
 		"publique", "pública", "público", "pubblica", "pubblico", "öffentlich", "öffentliche",
@@ -227,15 +233,15 @@ func wordOK(text, lower string, a, b int, nw namingWord) (int, bool) {
 	if isWordRune(before) && (!nw.compound || !unicode.IsLetter(before)) {
 		return 0, false // a compound ends with the noun: "Datenbankpasswort", not "1Password"
 	}
-	if before == '/' || after == '/' || after == '#' || before == '.' || before == '$' || before == '@' || after == '(' ||
-		after == '.' && b+1 < len(text) && isWordRune(rune(text[b+1])) {
+	if nw.kind.credential() && (before == '/' || after == '/' || after == '#' || before == '.' || before == '$' || before == '@' || after == '(' ||
+		after == '.' && b+1 < len(text) && isWordRune(rune(text[b+1]))) {
 		// A route, a path, a variable, a member or a call: "/passwords/:id",
 		// "cfg.token", "$pw", "token.length", "password()". Code is read
 		// by the assignment rules.
 		return 0, false
 	}
-	if strings.HasPrefix(nw.w, "pin") && !strings.HasPrefix(text[a:b], "PIN") {
-		return 0, false // "pin" is a verb; the number is written PIN
+	if (nw.w == "pin" || nw.w == "pin code" || nw.w == "pin-code" || nw.w == "pat") && !isUpperASCII(text[a:a+3]) {
+		return 0, false // "pin" and "pat" are verbs; the PIN and the PAT are written in capitals
 	}
 	end := b
 	switch {
@@ -247,6 +253,15 @@ func wordOK(text, lower string, a, b int, nw namingWord) (int, bool) {
 		return 0, false
 	}
 	return end, true
+}
+
+func isUpperASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 // isWordRune reports letters and digits: the runes a word boundary is not
@@ -345,34 +360,39 @@ func publicNoun(text string, m namingMatch, ms []namingMatch) bool {
 	lo := clauseStart(text, m.start, 48)
 	k := sort.Search(len(ms), func(i int) bool { return ms[i].start >= m.start })
 	for j := k - 1; j >= 0 && ms[j].start >= lo; j-- {
-		if ms[j].kind == nameNonSecretMod && strings.Count(text[ms[j].end:m.start], " ") <= 3 {
+		mod := ms[j].kind == nameNonSecretMod || ms[j].kind == nameKeyMod && m.kind == nameKey
+		if mod && strings.Count(text[ms[j].end:m.start], " ") <= 3 {
 			return true
 		}
 	}
 	return false
 }
 
-// nonSecretMods holds the modifiers of nameNonSecretMod for lookups by
-// word.
-var nonSecretMods = func() map[string]bool {
+// nonSecretMods and keyMods hold the modifiers of nameNonSecretMod and
+// nameKeyMod for lookups by word.
+var nonSecretMods, keyMods = wordSet(namingWords[nameNonSecretMod]), wordSet(namingWords[nameKeyMod])
+
+func wordSet(ws []string) map[string]bool {
 	m := map[string]bool{}
-	for _, w := range namingWords[nameNonSecretMod] {
+	for _, w := range ws {
 		m[w] = true
 	}
 	return m
-}()
+}
 
 // modifiedNonSecret reports whether one of the three words before
-// text[i], on its line, makes the name there a non-secret: "Cache key:",
-// "public_key =" after "the public".
-func modifiedNonSecret(text string, i int) bool {
+// text[i], on its line, makes the name there a non-secret: "public
+// token:", and for a key ("Cache key:", "Feature flag key =") the key
+// modifiers too.
+func modifiedNonSecret(text string, i int, key bool) bool {
 	lo := max(0, i-40)
 	if nl := strings.LastIndexByte(text[lo:i], '\n'); nl >= 0 {
 		lo += nl + 1
 	}
 	words := strings.Fields(text[lo:i])
 	for k := len(words) - 1; k >= 0 && k >= len(words)-3; k-- {
-		if nonSecretMods[strings.ToLower(strings.Trim(words[k], `"'(*_`+"`"))] {
+		w := strings.ToLower(strings.Trim(words[k], `"'(*_`+"`"))
+		if nonSecretMods[w] || key && keyMods[w] {
 			return true
 		}
 	}
