@@ -63,7 +63,7 @@ var linkAdverbs = map[string]bool{
 var wordLinks = map[string]bool{
 	"is": true, "was": true, "are": true, "equals": true, "reads": true, "becomes": true,
 	"est": true, "était": true, "vaut": true, "es": true, "era": true, "ist": true, "lautet": true,
-	"war": true, "é": true, "è": true, "это": true,
+	"war": true, "é": true, "è": true, "это": true, "है": true,
 }
 
 // softLinks may link a noun to a value ("set the password to …") but, when
@@ -177,7 +177,7 @@ func determinerBefore(lower string, i int) bool {
 	case "with", "using", "the", "a", "my", "our", "your", "his", "her", "their", "its", "new":
 		return true
 	}
-	return false
+	return strings.HasSuffix(head, ",") // "user u8k2j, pass …"
 }
 
 // oneAdjectives come before "one" standing for a credential named earlier:
@@ -325,7 +325,8 @@ func nounPhrase(text string, m namingMatch, ms []namingMatch, idx int) (kind nam
 	for k < len(text) && (text[k] >= 'a' && text[k] <= 'z' || text[k] >= 'A' && text[k] <= 'Z') {
 		k++
 	}
-	if k > j && k-j <= 16 && headChange[asciiLower(text[j:k])] {
+	// "password reset" is a reset; "password reset to X" is a password.
+	if k > j && k-j <= 16 && headChange[asciiLower(text[j:k])] && !strings.HasPrefix(asciiLower(text[k:]), " to ") {
 		return 0, "", m.start, m.end, false
 	}
 	return m.kind, m.word, m.start, m.end, true
@@ -664,7 +665,7 @@ var quotePairs = []struct{ open, close string }{
 
 // readValue reads a value at text[q:]: a quoted string on one line, a
 // parenthesised run when paren is set, or a run of printable ASCII up to a
-// space, a quote, a comma or semicolon before a space, or any non-ASCII
+// space, a quote, a semicolon, a comma before a space, or any non-ASCII
 // character, less trailing punctuation. It returns -1, -1 when there is
 // none or it is longer than maxValue.
 func readValue(text string, q int, paren bool) (int, int, bool) {
@@ -695,8 +696,8 @@ func readValue(text string, q int, paren bool) (int, int, bool) {
 		if ch <= ' ' || ch >= 0x7f || ch == '"' || ch == '\'' || ch == '`' || ch == '<' || ch == '>' {
 			break
 		}
-		if (ch == ',' || ch == ';') && (e+1 == len(text) || text[e+1] == ' ' || text[e+1] == '\n') {
-			break
+		if ch == ';' || ch == ',' && (e+1 == len(text) || text[e+1] == ' ' || text[e+1] == '\n') {
+			break // ";" ends a value in prose and in "Key=value;Key=value" strings
 		}
 		e++
 		if e-q > maxValue {
@@ -743,7 +744,7 @@ func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
 		case linked:
 			return looksLikePassword(v) || len(v) >= 8 && caseMixed(v)
 		}
-		return looksLikePassword(v) && len(v) >= c.opt.appMin
+		return (looksLikePassword(v) || len(v) >= 10 && caseMixed(v)) && len(v) >= c.opt.appMin
 	case namePIN:
 		if allDigits(v) {
 			return linked && len(v) >= 4 && len(v) <= 12
@@ -1114,7 +1115,8 @@ func placeholderValue(v string) bool {
 
 // weakPlaceholder reports values that are placeholders in documentation
 // but may also be a real, weak credential: a value made of credential
-// words only ("password", "secret", "my-secret-key", "USER:PASSWORD") or
+// words only, digits after them allowed ("password", "secret",
+// "password123", "my-secret-key", "USER:PASSWORD") or
 // a default ("changeme"). They are secrets unless the text around them
 // says it is an example (exampleContext).
 func weakPlaceholder(v string) bool {
@@ -1125,8 +1127,8 @@ func weakPlaceholder(v string) bool {
 	creds := 0
 	for _, p := range valueParts(lv) {
 		switch {
-		case credentialWords[p]:
-			creds++
+		case credentialWords[p], credentialWords[strings.TrimRight(p, "0123456789")]:
+			creds++ // "password", "secret1", "password123"
 		case !fillerWords[p]:
 			return false
 		}

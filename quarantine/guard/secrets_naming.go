@@ -73,7 +73,7 @@ var namingWords = map[namingKind][]string{
 		"identifier", "fixture", "test vector", "submodule",
 		"pinned", "bisect", "signature", "cursor", "version", "name", "path", "cherry-pick", "revert",
 		"reverted", "reverting", "reverts", "rebase", "rebased", "merged", "head", "tag", "tagged", "build",
-		"git", "change", "changeset",
+		"git", "change", "changeset", "deployed", "deploying", "image", "request", "kid",
 		"serial", "thumbprint", "md5sum",
 		"sha1sum", "sha256sum", "sha512sum", "shasum", "b2sum", "cksum",
 		"empreinte", "somme de contrôle", "hachage", "identifiant",
@@ -230,7 +230,9 @@ func wordOK(text, lower string, a, b int, nw namingWord) (int, bool) {
 		}
 		return b, true
 	}
-	if isWordRune(before) && (!nw.compound || !unicode.IsLetter(before)) {
+	// camelCase identifiers hold credential nouns: "SecretKey", "accessToken".
+	camelStart := nw.kind.credential() && before >= 'a' && before <= 'z' && text[a] >= 'A' && text[a] <= 'Z'
+	if isWordRune(before) && !camelStart && (!nw.compound || !unicode.IsLetter(before)) {
 		return 0, false // a compound ends with the noun: "Datenbankpasswort", not "1Password"
 	}
 	if nw.kind.credential() && (before == '/' || after == '/' || after == '#' || before == '.' || before == '$' || before == '@' || after == '(' ||
@@ -249,6 +251,7 @@ func wordOK(text, lower string, a, b int, nw namingWord) (int, bool) {
 		end++
 	case after == '\'' && end+1 < len(text) && text[end+1] == 's' && (end+2 == len(text) || !isWordRune(rune(text[end+2]))):
 		end += 2
+	case nw.kind.credential() && after >= 'A' && after <= 'Z' && text[b-1] >= 'a' && text[b-1] <= 'z':
 	case isWordRune(after):
 		return 0, false
 	}
@@ -288,6 +291,23 @@ func clauseStart(text string, i, max int) int {
 	return lo
 }
 
+// sentenceStart returns where the sentence holding text[:i] begins: after
+// the last full stop, "!" or "?" before a space, or line break, at most max
+// bytes back. Unlike clauseStart it goes past semicolons: in "the hotfix
+// is commit …; the follow-up is …" both are commits.
+func sentenceStart(text string, i, max int) int {
+	lo := 0
+	if i > max {
+		lo = i - max
+	}
+	for j := i - 1; j >= lo; j-- {
+		if n := sentenceEnd(text, j); n > 0 && text[j] != ';' && j+n <= i && !strings.HasPrefix(text[j:], "；") {
+			return j + n
+		}
+	}
+	return lo
+}
+
 // sentenceEnd returns the length of the sentence end at text[i] (a full
 // stop, "!" or "?" before a space, a semicolon, a line break, or their CJK
 // forms), or 0.
@@ -313,12 +333,13 @@ func sentenceEnd(text string, i int) int {
 // namedNonSecret reports whether the sentence around text[a:b] names the
 // value there as something other than a secret: the nearest naming word
 // before it in its clause is a non-secret noun or modifier, or a credential
-// noun made public ("public key", "cache key"); or, when no credential
+// noun made public ("public key", "cache key"); the sentence, not only
+// the clause, counts ("… is commit …; the follow-up is …"); or, when no credential
 // noun comes before it, a non-secret word follows it in its sentence ("…
 // as the first bad commit", "(the git SHA of the release)", "… is a dummy
 // value"). ms are the naming words of text.
 func namedNonSecret(text string, a, b int, ms []namingMatch) bool {
-	lo := clauseStart(text, a, 120)
+	lo := sentenceStart(text, a, 160)
 	k := sort.Search(len(ms), func(i int) bool { return ms[i].start >= a })
 	for j := k - 1; j >= 0 && ms[j].start >= lo; j-- {
 		m := ms[j]
@@ -404,7 +425,8 @@ func modifiedNonSecret(text string, i int, key bool) bool {
 // its link they do not stop the reading ("the token for the build is …").
 var weakNonSecret = map[string]bool{
 	"build": true, "tag": true, "tagged": true, "head": true, "version": true, "name": true,
-	"path": true, "merged": true, "serial": true, "cursor": true,
+	"path": true, "merged": true, "serial": true, "cursor": true, "id": true, "deployed": true,
+	"deploying": true, "image": true, "request": true, "kid": true, "change": true,
 }
 
 // negated reports a credential noun the sentence denies: "not secret",
