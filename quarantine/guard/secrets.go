@@ -238,9 +238,9 @@ func probableRuleList() []secretRule {
 		// "-u user -p password" on a command line (docker login, mysql,
 		// sshpass): the value after -p must look like a password, not a
 		// port mapping or a database name.
-		rule("cli-user-pass", SecretPassword, p, `(?:^|\s)(?:-u|--user(?:name)?)[ =]\S+\s+-p ?([^\s"'\x60]{6,})`, 1).with(cliPassword),
+		rule("cli-user-pass", SecretPassword, p, `(?:^|\s)(?:-u|--user(?:name)?)[ =]\S+\s+-p ?([^\s"'\x60]{6,})`, 1, " -p").with(cliPassword),
 		// curl and wget take "user:password" after -u / --user.
-		rule("cli-user-colon-pass", SecretPassword, p, `(?:^|\s)(?:-u|--user|--http-user)[ =]["']?[^\s:"'$]+:([^\s"'\x60]{4,})`, 1).with(cliPassword),
+		rule("cli-user-colon-pass", SecretPassword, p, `(?:^|\s)(?:-u|--user|--http-user)[ =]["']?[^\s:"'$]+:([^\s"'\x60]{4,})`, 1, "-u ", "-u=", "--user", "--http-user").with(cliPassword),
 		rule("netrc", SecretPassword, p, `(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+(\S+)`, 1, "machine"),
 		rule("psexec", SecretPassword, p, `(?i)\bpsexec(?:\.exe)?\b[^\n]*?\s-p\s+(\S+)`, 1, "psexec").with(notPlaceholder),
 		rule("cli-password", SecretPassword, p, `(?i)(?:^|\s)--?(?:password|passwd|pass|secret|api-?key|token|[a-z\-]*-token|[a-z\-]*-password|[a-z\-]*-secret|apikey)=["']?([^\s"']{4,})`, 1, "pass", "secret", "api", "token").with(notPlaceholder),

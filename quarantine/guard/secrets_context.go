@@ -72,10 +72,17 @@ var softLinks = map[string]bool{"to": true, "auf": true, "à": true, "a": true, 
 
 // sentenceSecrets finds the secrets of this file in text: values named as
 // credentials by their sentence, and webhook URLs.
-func sentenceSecrets(text string, opt sentenceOptions, add func(Finding)) {
+// named says text may name a credential (see secretScanner.scanChunk);
+// without it there is no noun to follow.
+func sentenceSecrets(text string, opt sentenceOptions, named bool, add func(Finding)) {
+	if !named && !strings.Contains(text, "://") {
+		return
+	}
 	lower := asciiLower(text)
 	webhookURLs(text, lower, add)
-	contextSecrets(text, lower, opt, add)
+	if named {
+		contextSecrets(text, lower, opt, add)
+	}
 }
 
 // webhookURLs adds the secret part of incoming-webhook URLs: a URL whose
@@ -146,6 +153,16 @@ func webhookURLs(text, lower string, add func(Finding)) {
 // as a credential, with the span of the value alone.
 func contextSecrets(text, lower string, opt sentenceOptions, add func(Finding)) {
 	ms := findNaming(text, lower)
+	first := -1
+	for i, m := range ms {
+		if m.kind.credential() {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return // most texts name no credential
+	}
 	skipUntil := 0
 	for idx, m := range ms {
 		if !m.kind.credential() || m.start < skipUntil {
@@ -165,7 +182,7 @@ func contextSecrets(text, lower string, opt sentenceOptions, add func(Finding)) 
 			c.follow(end)
 		}
 	}
-	oneSecrets(text, lower, ms, opt, add)
+	oneSecrets(text, lower, ms, ms[first].end, opt, add)
 }
 
 // determinerBefore reports "with", "using" or a determiner right before
@@ -192,14 +209,15 @@ var oneAdjectives = map[string]bool{
 // when a credential noun comes before them in the same sentence: "The
 // Twilio auth token was rotated, the new one is …", "the password got
 // changed; now it's …".
-func oneSecrets(text, lower string, ms []namingMatch, opt sentenceOptions, add func(Finding)) {
+func oneSecrets(text, lower string, ms []namingMatch, from int, opt sentenceOptions, add func(Finding)) {
 	for _, pron := range []string{" one", " it's ", " it is ", " it’s "} {
-		pronounSecrets(text, lower, ms, opt, pron, add)
+		pronounSecrets(text, lower, ms, from, opt, pron, add)
 	}
 }
 
-func pronounSecrets(text, lower string, ms []namingMatch, opt sentenceOptions, pron string, add func(Finding)) {
-	for off := 0; ; {
+// pronounSecrets follows each pron after from.
+func pronounSecrets(text, lower string, ms []namingMatch, from int, opt sentenceOptions, pron string, add func(Finding)) {
+	for off := from; ; {
 		i := strings.Index(lower[off:], pron)
 		if i < 0 {
 			return
@@ -251,6 +269,9 @@ func (c *contextScan) before(start int) bool {
 	text := c.text
 	lo := max(0, start-40)
 	lh := strings.ToLower(text[lo:start])
+	if !strings.Contains(lh, " as") && !strings.Contains(lh, " com") {
+		return false // the cheap test first: every asWord holds one of these
+	}
 	for _, w := range asWords {
 		// "as the" and at most two words more before the noun: "as the API
 		// key", "as the staging deploy token".
@@ -513,9 +534,11 @@ func linkAt(text string, j int, first bool) (n int, hard, newline bool) {
 		}
 		return 0, false, false
 	}
-	for _, p := range []string{"：", "＝", "—", "–", "→", "是", "为", "為"} {
-		if strings.HasPrefix(text[j:], p) {
-			return len(p), true, p == "："
+	if text[j] >= 0x80 {
+		for _, p := range []string{"：", "＝", "—", "–", "→", "是", "为", "為"} {
+			if strings.HasPrefix(text[j:], p) {
+				return len(p), true, p == "："
+			}
 		}
 	}
 	// A word: at a word start, followed by a non-letter.

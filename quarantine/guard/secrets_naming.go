@@ -113,11 +113,34 @@ type namingWord struct {
 	linkOnly bool // names a value only through a link ("pass" is also a verb)
 }
 
-// namingSet finds the naming words; it is built once and only read.
-var namingSet, namingList = buildNaming()
+// namingASCII and namingOther find the naming words of namingList
+// written in ASCII and in other scripts: two small tables scan faster than
+// one with every script's bytes, and most texts need only the first. They
+// are built once and only read.
+var namingASCII, namingOther, namingList = buildNaming()
 
-func buildNaming() (*stringSet, []namingWord) {
-	var list []namingWord
+// credentialNounsASCII returns the credential nouns written in ASCII, for
+// the secret scanner's one pass over a text.
+func credentialNounsASCII() []string {
+	var out []string
+	for _, nw := range namingList {
+		if nw.kind.credential() && isASCII(nw.w) {
+			out = append(out, nw.w)
+		}
+	}
+	return out
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+func buildNaming() (ascii, other *namingSet, list []namingWord) {
 	seen := map[string]bool{}
 	add := func(w string, k namingKind, compound, linkOnly bool) {
 		if seen[w] {
@@ -144,11 +167,28 @@ func buildNaming() (*stringSet, []namingWord) {
 			}
 		}
 	}
-	strs := make([]string, len(list))
+	ascii, other = &namingSet{}, &namingSet{}
+	var astrs, ostrs []string
 	for i, nw := range list {
-		strs[i] = nw.w
+		set, strs := ascii, &astrs
+		for j := 0; j < len(nw.w); j++ {
+			if nw.w[j] >= 0x80 {
+				set, strs = other, &ostrs
+				break
+			}
+		}
+		set.words = append(set.words, i)
+		*strs = append(*strs, nw.w)
 	}
-	return newStringSet(strs), list
+	ascii.set, other.set = newStringSet(astrs), newStringSet(ostrs)
+	return ascii, other, list
+}
+
+// namingSet is a string set of naming words; words[i] is the index in
+// namingList of the set's string number i.
+type namingSet struct {
+	set   *stringSet
+	words []int
 }
 
 // namingMatch is one naming word found in a text: text[start:end], plural
@@ -163,23 +203,12 @@ type namingMatch struct {
 // findNaming returns the naming words of text (lower is asciiLower(text)),
 // sorted by start, without overlaps (the longer word wins).
 func findNaming(text, lower string) []namingMatch {
-	has := namingSet.scan(lower)
 	var ms []namingMatch
-	for id, ok := range has {
-		if !ok {
-			continue
-		}
-		nw := namingList[id]
-		for off := 0; ; {
-			i := strings.Index(lower[off:], nw.w)
-			if i < 0 {
-				break
-			}
-			i += off
-			off = i + len(nw.w)
-			if end, ok := wordOK(text, lower, i, i+len(nw.w), nw); ok {
-				ms = append(ms, namingMatch{start: i, end: end, kind: nw.kind, word: nw.w, linkOnly: nw.linkOnly})
-			}
+	ms = namingASCII.find(text, lower, ms)
+	for i := 0; i < len(lower); i++ {
+		if lower[i] >= 0x80 {
+			ms = namingOther.find(text, lower, ms)
+			break
 		}
 	}
 	if len(ms) < 2 {
@@ -198,6 +227,25 @@ func findNaming(text, lower string) []namingMatch {
 		}
 	}
 	return out
+}
+
+// find appends the words of the set found in text to ms, in one pass of
+// the set's automaton.
+func (ns *namingSet) find(text, lower string, ms []namingMatch) []namingMatch {
+	s := ns.set
+	nc := int32(s.nclass)
+	st := int32(0)
+	for i := 0; i < len(lower); i++ {
+		st = s.delta[st*nc+int32(s.class[lower[i]])]
+		for _, id := range s.out[st] {
+			nw := namingList[ns.words[id]]
+			a := i + 1 - len(nw.w)
+			if end, ok := wordOK(text, lower, a, i+1, nw); ok {
+				ms = append(ms, namingMatch{start: a, end: end, kind: nw.kind, word: nw.w, linkOnly: nw.linkOnly})
+			}
+		}
+	}
+	return ms
 }
 
 // wordOK checks the boundaries of a naming word found at text[a:b] and
