@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Values for the sentence tests, drawn at random for these tests (none is
@@ -260,4 +261,40 @@ func TestSecretSentencesFile(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzSentenceSecrets checks the sentence reading on arbitrary text
+// seeded with credential sentences: no panic, secret spans inside the
+// text and, in valid UTF-8, on character boundaries, and no definite or
+// probable secret left in the stored text.
+func FuzzSentenceSecrets(f *testing.F) {
+	for _, s := range []string{
+		"The staging deploy token is " + tURL + ".", "Das Kennwort für den Router lautet " + tPw5 + ".",
+		"API 密钥为 " + tHex40 + "。", "운영 서버 비밀번호는 " + tPw4 + " 입니다.", "login: ops / " + tPw1,
+		"Token in two parts: " + tAlnum20 + " + " + tAlnum20[:12], "We reverted commit " + tHex40 + ".",
+		"the new one is " + tAlnum36, "Use " + tAlnum40 + " as the API key", "password: ", "key (",
+	} {
+		f.Add(s)
+	}
+	g := newTestGuard(f, Policy{})
+	f.Fuzz(func(t *testing.T, text string) {
+		res := g.Check(Input{Text: text})
+		for _, fd := range res.Findings {
+			if fd.Kind != KindSecret {
+				continue
+			}
+			if fd.Start < 0 || fd.End > len(text) || fd.Start >= fd.End {
+				t.Fatalf("Check(%q) secret span [%d,%d) out of bounds", text, fd.Start, fd.End)
+			}
+			if utf8.ValidString(text) && (!utf8.RuneStart(text[fd.Start]) || fd.End < len(text) && !utf8.RuneStart(text[fd.End])) {
+				t.Fatalf("Check(%q) secret span [%d,%d) splits a character", text, fd.Start, fd.End)
+			}
+			if fd.Level != LevelPossible && fd.End-fd.Start >= 8 {
+				// The value may recur unnamed elsewhere: one fewer copy.
+				if v := text[fd.Start:fd.End]; strings.Count(res.Redacted, v) >= strings.Count(text, v) && !strings.Contains(redactedMarkers, v) {
+					t.Fatalf("Check(%q).Redacted = %q still holds %s secret %q", text, res.Redacted, fd.Level, v)
+				}
+			}
+		}
+	})
 }
