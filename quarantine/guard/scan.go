@@ -153,8 +153,7 @@ func (s *secretScanner) scanChunk(chunk string, base int, add func(Finding)) boo
 		f.End += base
 		add(f)
 	}
-	canon := canonical(lower)
-	has := s.keys.scan(canon)
+	has := s.keys.scan(canonical(lower))
 	named := has.anyOf(s.credIDs) || !isASCII(chunk)
 rules:
 	for _, r := range s.rules {

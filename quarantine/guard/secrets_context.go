@@ -175,7 +175,7 @@ func contextSecrets(text, lower string, opt sentenceOptions, add func(Finding)) 
 		query := start > 0 && (text[start-1] == '?' || text[start-1] == '&')
 		// A verb-like noun ("pass") is a noun after "with" or a determiner.
 		linkOnly := m.linkOnly && !determinerBefore(lower, m.start)
-		c := contextScan{text: text, ms: ms, next: idx + 1, kind: kind, noun: noun, query: query, linkOnly: linkOnly, opt: opt, add: add}
+		c := contextScan{text: text, lower: lower, ms: ms, next: idx + 1, kind: kind, noun: noun, query: query, linkOnly: linkOnly, opt: opt, add: add}
 		if linkOnly || !c.before(start) {
 			c.follow(end)
 		}
@@ -244,7 +244,7 @@ func pronounSecrets(text, lower string, ms []namingMatch, from int, opt sentence
 				break
 			}
 			if ms[j].kind.credential() {
-				c := contextScan{text: text, ms: ms, next: k, kind: ms[j].kind, noun: ms[j].word, linkOnly: true, opt: opt, add: add}
+				c := contextScan{text: text, lower: lower, ms: ms, next: k, kind: ms[j].kind, noun: ms[j].word, linkOnly: true, opt: opt, add: add}
 				if pron == " one" {
 					c.follow(e)
 				} else {
@@ -266,7 +266,7 @@ var asWords = []string{" as the", " as a", " as an", " as your", " as our", " as
 func (c *contextScan) before(start int) bool {
 	text := c.text
 	lo := max(0, start-40)
-	lh := strings.ToLower(text[lo:start])
+	lh := c.lower[lo:start]
 	if !strings.Contains(lh, " as") && !strings.Contains(lh, " com") {
 		return false // the cheap test first: every asWord holds one of these
 	}
@@ -387,6 +387,7 @@ var descriptorParts = map[string]bool{
 // contextScan follows one credential noun to its value.
 type contextScan struct {
 	text  string
+	lower string // asciiLower(text)
 	ms    []namingMatch
 	next  int // index in ms of the first naming word after the noun
 	kind  namingKind

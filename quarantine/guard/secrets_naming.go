@@ -484,9 +484,9 @@ func negated(text string, m namingMatch) bool {
 	if m.end < len(text) && text[m.end] == ')' {
 		return true
 	}
-	lb := strings.ToLower(text[max(0, m.start-8):m.start])
 	for _, w := range []string{"not ", "no ", "non-", "non ", "nicht ", "kein ", "keine ", "pas ", "não ", "nessun "} {
-		if strings.HasSuffix(lb, w) && (len(lb) == len(w) || !isWordRune(rune(lb[len(lb)-len(w)-1]))) {
+		a := m.start - len(w)
+		if a >= 0 && strings.EqualFold(text[a:m.start], w) && (a == 0 || !isWordRune(rune(text[a-1]))) {
 			return true
 		}
 	}

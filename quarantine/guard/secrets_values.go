@@ -320,11 +320,12 @@ var exampleWords = []string{
 }
 
 // exampleContext reports whether the text around text[a:b] (up to 200
-// bytes before it, and the rest of its line) says it shows an example.
+// bytes before it, and the rest of its line up to 200 bytes) says it
+// shows an example.
 func exampleContext(text string, a, b int) bool {
 	lo := max(0, a-200)
-	hi := len(text)
-	if nl := strings.IndexByte(text[b:], '\n'); nl >= 0 {
+	hi := min(len(text), b+200)
+	if nl := strings.IndexByte(text[b:hi], '\n'); nl >= 0 {
 		hi = b + nl
 	}
 	return containsAny(strings.ToLower(text[lo:a])+" "+strings.ToLower(text[b:hi]), exampleWords)
@@ -435,6 +436,9 @@ func encodedData(v string) bool {
 	return true
 }
 
+// maxPlaceholder is the longest value dropPlaceholders reads.
+const maxPlaceholder = 128
+
 // dropPlaceholders removes findings whose value stands for a secret
 // instead of being one: "sk_test_xxx", "AKIAIOSFODNN7EXAMPLE"
 // (placeholderValue), and "postgres://user:password@…" in a README
@@ -443,7 +447,8 @@ func encodedData(v string) bool {
 func dropPlaceholders(text string, fs []Finding) []Finding {
 	out := fs[:0]
 	for _, f := range fs {
-		if f.Type != SecretPrivateKey && f.Type != SecretHash {
+		// A placeholder is short; longer values are kept unread.
+		if f.Type != SecretPrivateKey && f.Type != SecretHash && f.End-f.Start <= maxPlaceholder {
 			v := text[f.Start:f.End]
 			if placeholderValue(v) || weakPlaceholder(v) && exampleContext(text, f.Start, f.End) {
 				continue
