@@ -13,7 +13,8 @@ import (
 	"github.com/engram-app/engram/vault/vaulttest"
 )
 
-// sha is a commit SHA: a "possible secret" the user must confirm.
+// sha is a long hex string: a "possible secret" the user must confirm when
+// nothing around it says what it is (named as a commit, it would be none).
 const sha = "3f9a1c7e2b4d6f8a0c1e3b5d7f9a1c3e5b7d9f1a"
 
 // vaultBytes closes v and returns its file's bytes.
@@ -34,7 +35,7 @@ func vaultBytes(t *testing.T, v *vault.Vault) string {
 // claim, sealed, and the secret never reaches the file in plaintext.
 func TestAgentCannotConfirmForTheUser(t *testing.T) {
 	s, v := newService(t)
-	r := s.Store(ctx, claude, app.StoreInput{Content: "the release was cut at commit " + sha, Confirmed: true})
+	r := s.Store(ctx, claude, app.StoreInput{Content: "the setup script printed " + sha, Confirmed: true})
 	if r.Status != app.StatusQuarantined || !strings.Contains(r.Message, "the agent reports that the user confirmed") {
 		t.Fatalf("agent-confirmed possible secret: Store = %+v, want quarantined as a confirmation request", r.Response)
 	}
@@ -57,7 +58,8 @@ func TestAgentCannotConfirmForTheUser(t *testing.T) {
 func TestQueuedPossibleSecretIsSealed(t *testing.T) {
 	s, v := newService(t)
 	token := "q7Rt2LmX9vBn4KpZ8wYc3HsJ6dFg1AzQx5"
-	if r := s.Store(ctx, claude, app.StoreInput{Content: "the staging token is " + token, Confirmed: true}); r.Status != app.StatusQuarantined {
+	// Unnamed: "the staging token is …" would be redacted, not queued.
+	if r := s.Store(ctx, claude, app.StoreInput{Content: "the setup script printed " + token, Confirmed: true}); r.Status != app.StatusQuarantined {
 		t.Fatalf("Store = %+v, want quarantined", r.Response)
 	}
 	if raw := vaultBytes(t, v); strings.Contains(raw, token) {
@@ -70,7 +72,7 @@ func TestQueuedPossibleSecretIsSealed(t *testing.T) {
 func TestConfirmationRequiredTellsTheAgentToAskTheUser(t *testing.T) {
 	s, _ := newService(t)
 	for _, in := range []app.StoreInput{
-		{Content: "the release was cut at commit " + sha},
+		{Content: "the setup script printed " + sha},
 		{Content: "the project builds with Go 1.27", Tier: vault.Semantic},
 	} {
 		r := s.Store(ctx, claude, in)
@@ -79,10 +81,10 @@ func TestConfirmationRequiredTellsTheAgentToAskTheUser(t *testing.T) {
 		}
 	}
 	// The user confirms at the CLI or in the app.
-	if r := s.Store(ctx, operator, app.StoreInput{Content: "the release was cut at commit " + sha}); r.Status != app.StatusConfirmationRequired {
+	if r := s.Store(ctx, operator, app.StoreInput{Content: "the setup script printed " + sha}); r.Status != app.StatusConfirmationRequired {
 		t.Fatalf("unconfirmed user Store = %+v", r.Response)
 	}
-	if r := s.Store(ctx, operator, app.StoreInput{Content: "the release was cut at commit " + sha, Confirmed: true}); !r.OK() || !strings.Contains(r.Memory.Content, sha) {
+	if r := s.Store(ctx, operator, app.StoreInput{Content: "the setup script printed " + sha, Confirmed: true}); !r.OK() || !strings.Contains(r.Memory.Content, sha) {
 		t.Fatalf("user-confirmed Store = %+v", r)
 	}
 }

@@ -371,7 +371,7 @@ func (d *detailPane) save(m *app.Memory, text string, confirmed bool) {
 	}, func(error) {
 		if r.Status == app.StatusConfirmationRequired && !confirmed {
 			d.u.askSafe("Confirm this text",
-				wrapped("The new text may hold a secret: a long random string or a hash (a commit SHA, say). Engram stores it as it is only when you confirm. Save it as it is?"),
+				wrapped("The new text may hold a secret: a long random string that nothing in the text names. Engram stores it as it is only when you confirm. Save it as it is?"),
 				"Cancel", "Save as it is", theme.ConfirmIcon(), func() { d.save(m, text, true) })
 			return
 		}

@@ -1022,7 +1022,7 @@ func TestEditConfirmsPossibleSecret(t *testing.T) {
 	d := u.memories.detail
 	d.show(m.ID)
 	u.wait()
-	sha := "the release id is 3f9a1c7e2b4d6f8a0c1e3b5d7f9a1c3e5b7d9f1a"
+	sha := "the setup script printed 3f9a1c7e2b4d6f8a0c1e3b5d7f9a1c3e5b7d9f1a"
 	d.save(d.mem, sha, false)
 	u.wait()
 	dlg := u.win.Canvas().Overlays().Top()

@@ -17,9 +17,13 @@ type guardIn struct {
 	Source string          `json:"source"`
 }
 
+// guardFinding is one finding. Level is set for secrets only: definite
+// and probable secrets are redacted, possible ones are stored only once
+// confirmed.
 type guardFinding struct {
 	Kind  string `json:"kind"`
 	Type  string `json:"type"`
+	Level string `json:"level,omitempty"`
 	Start int    `json:"start"`
 	End   int    `json:"end"`
 }
@@ -81,7 +85,11 @@ func (c *cmd) guardCmd(args []string) error {
 		out := guardOut{ID: in.ID, Verdict: string(res.Verdict), Risk: res.Risk, Redacted: res.Redacted, Findings: []guardFinding{}}
 		out.Partition = partitions.Classify(partitions.Facts{HasPII: res.HasPII && p.PII != guard.PIIRedact}).Bucket
 		for _, f := range res.Findings {
-			out.Findings = append(out.Findings, guardFinding{Kind: f.Kind, Type: f.Type, Start: runeOffset(in.Text, f.Start), End: runeOffset(in.Text, f.End)})
+			gf := guardFinding{Kind: f.Kind, Type: f.Type, Start: runeOffset(in.Text, f.Start), End: runeOffset(in.Text, f.End)}
+			if f.Kind == guard.KindSecret {
+				gf.Level = f.Level
+			}
+			out.Findings = append(out.Findings, gf)
 		}
 		if err := enc.Encode(out); err != nil {
 			return err

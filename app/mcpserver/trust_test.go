@@ -38,7 +38,7 @@ func callText(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]
 func TestRedTeamSelfConfirmationMCP(t *testing.T) {
 	base, token, _ := startEngramOpts(t, server.Options{})
 	cs := mcpSession(t, base, token)
-	out := callText(t, cs, "store_memory", map[string]any{"content": "the release was cut at commit 3f9a1c7e2b4d6f8a0c1e3b5d7f9a1c3e5b7d9f1a", "confirmed": true})
+	out := callText(t, cs, "store_memory", map[string]any{"content": "the setup script printed 3f9a1c7e2b4d6f8a0c1e3b5d7f9a1c3e5b7d9f1a", "confirmed": true})
 	if !strings.Contains(out, `"status":"quarantined"`) || !strings.Contains(out, "the agent reports that the user confirmed") {
 		t.Errorf("agent-confirmed possible secret = %s; want a confirmation request in the quarantine", out)
 	}

@@ -42,7 +42,8 @@ func withSession(s string) func(r *http.Request) {
 func TestRedTeamSelfConfirmationHTTP(t *testing.T) {
 	e := start(t, server.Options{})
 	token := "q7Rt2LmX9vBn4KpZ8wYc3HsJ6dFg1AzQx5"
-	r := e.do("POST", "/v1/memories", e.token, `{"content":"the staging token is `+token+`","confirmed":true}`, withSession("a"))
+	// Unnamed: "the staging token is …" would be redacted, not queued.
+	r := e.do("POST", "/v1/memories", e.token, `{"content":"the setup script printed `+token+`","confirmed":true}`, withSession("a"))
 	if r.body["status"] != "quarantined" || !strings.Contains(r.raw, "the agent reports that the user confirmed") {
 		t.Fatalf("agent-confirmed possible secret = %d %s; want quarantined as a confirmation request", r.code, r.raw)
 	}

@@ -4,9 +4,13 @@
 //
 //   - secrets (private keys, provider API keys, JWTs, bearer tokens,
 //     credential assignments, connection strings with passwords, password
-//     hashes, long random strings), at three levels: definite secrets are
-//     always redacted, probable ones are redacted with a warning, possible
-//     ones are flagged and stored verbatim only once the caller confirms;
+//     hashes, webhook URLs, values their sentence names as a password,
+//     token, key or secret in eleven languages, long random strings), at
+//     three levels: definite secrets are always redacted, probable ones are
+//     redacted with a warning, possible ones are flagged and stored
+//     verbatim only once the caller confirms; a string its sentence names
+//     as a commit, digest, trace or request id, fingerprint, public key or
+//     sample, and placeholders, are no secret (secrets_context.go);
 //   - personal data (emails, phone numbers, payment cards, US SSNs, IP
 //     addresses, IBANs, street addresses), returned as byte spans and
 //     redacted when the policy says so;

@@ -29,7 +29,7 @@ var (
 // where no rule already found a secret; findings are sorted by start.
 func (g *Guard) scanSecrets(text string) []Finding {
 	fs := g.secrets.scan(text)
-	extra := moreSecrets(text, g.secrets.scan)
+	extra := dropPlaceholders(text, moreSecrets(text, g.secrets.scan))
 	if len(extra) == 0 {
 		return fs
 	}

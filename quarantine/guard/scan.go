@@ -42,14 +42,17 @@ func forChunks(text string, fn func(chunk string, base int)) {
 }
 
 type secretScanner struct {
-	rules []secretRule
+	rules    []secretRule
+	sentence sentenceOptions // see secrets_context.go
 	// keys holds every rule's prefilter strings and gates (see gate.go),
-	// found in a chunk in one pass.
-	keys *stringSet
+	// found in a chunk in one pass, and the ASCII credential nouns
+	// (credIDs), without which the sentence reading has nothing to follow.
+	keys    *stringSet
+	credIDs []int32
 }
 
 func newSecretScanner() *secretScanner {
-	s := &secretScanner{rules: append(providerRules(), probableRules()...)}
+	s := &secretScanner{rules: append(providerRules(), probableRules()...), sentence: defaultSentence}
 	var all []string
 	for i := range s.rules {
 		r := &s.rules[i]
@@ -68,7 +71,8 @@ func newSecretScanner() *secretScanner {
 			all = append(all, g...)
 		}
 	}
-	s.keys = newStringSet(all)
+	creds := credentialNounsASCII()
+	s.keys = newStringSet(append(all, creds...))
 	ids := func(strs []string) []int32 {
 		out := make([]int32, len(strs))
 		for i, str := range strs {
@@ -83,6 +87,7 @@ func newSecretScanner() *secretScanner {
 			r.gateIDs = append(r.gateIDs, ids(g))
 		}
 	}
+	s.credIDs = ids(creds)
 	return s
 }
 
@@ -93,7 +98,10 @@ func (s *secretScanner) scan(text string) []Finding {
 	var fs []Finding
 	add := func(f Finding) { fs = append(fs, f) }
 	pemBlocks(text, add)
-	forChunks(text, func(chunk string, base int) { s.scanChunk(chunk, base, add) })
+	named := false
+	forChunks(text, func(chunk string, base int) { named = s.scanChunk(chunk, base, add) || named })
+	sentenceSecrets(text, s.sentence, named, add)
+	fs = dropPlaceholders(text, fs)
 	for i, f := range fs {
 		if f.Level != LevelPossible && f.Type != SecretPrivateKey && interleavedSample(text[f.Start:f.End]) {
 			fs[i].Level = LevelPossible
@@ -134,7 +142,10 @@ func longestRun(s string) int {
 	return best
 }
 
-func (s *secretScanner) scanChunk(chunk string, base int, add func(Finding)) {
+// scanChunk adds the findings of the rules in chunk and reports whether
+// chunk may name a credential (an ASCII credential noun or any non-ASCII
+// text).
+func (s *secretScanner) scanChunk(chunk string, base int, add func(Finding)) bool {
 	lower := asciiLower(chunk)
 	run := longestRun(chunk)
 	shift := func(f Finding) {
@@ -143,6 +154,7 @@ func (s *secretScanner) scanChunk(chunk string, base int, add func(Finding)) {
 		add(f)
 	}
 	has := s.keys.scan(canonical(lower))
+	named := has.anyOf(s.credIDs) || !isASCII(chunk)
 rules:
 	for _, r := range s.rules {
 		if r.minRun > run || r.pre != nil && !r.pre(chunk) {
@@ -171,6 +183,7 @@ rules:
 	if run >= 32 {
 		possibleSecrets(chunk, shift)
 	}
+	return named
 }
 
 func levelRank(l string) int {

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"encoding/base64"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -233,7 +234,13 @@ func probableRuleList() []secretRule {
 		// "token <value>" in prose needs a value that looks generated.
 		rule("token-word", SecretBearer, p, `(?i)\btoken\s+([A-Za-z0-9._~+/=\-]{16,})`, 1, "token ").with(randomLooking),
 		rule("basic-auth", SecretPassword, p, `(?i)\bBasic\s+([A-Za-z0-9+/]{8,}={0,2})`, 1, "basic").with(isBasicCredential),
-		rule("url-credentials", SecretConnString, p, `(?i)\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@"'<>]{1,64}:([^\s/]{1,200})@[A-Za-z0-9\-_.\[%]`, 1, "://").with(notPlaceholder),
+		rule("url-credentials", SecretConnString, p, `(?i)\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@"'<>]{0,64}:([^\s/]{1,200})@[A-Za-z0-9\-_.\[%]`, 1, "://").with(urlPassword),
+		// "-u user -p password" on a command line (docker login, mysql,
+		// sshpass): the value after -p must look like a password, not a
+		// port mapping or a database name.
+		rule("cli-user-pass", SecretPassword, p, `(?:^|\s)(?:-u|--user(?:name)?)[ =]\S+\s+-p ?([^\s"'\x60]{6,})`, 1, " -p").with(cliPassword),
+		// curl and wget take "user:password" after -u / --user.
+		rule("cli-user-colon-pass", SecretPassword, p, `(?:^|\s)(?:-u|--user|--http-user)[ =]["']?[^\s:"'$]+:([^\s"'\x60]{4,})`, 1, "-u ", "-u=", "--user", "--http-user").with(cliPassword),
 		rule("netrc", SecretPassword, p, `(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+(\S+)`, 1, "machine"),
 		rule("psexec", SecretPassword, p, `(?i)\bpsexec(?:\.exe)?\b[^\n]*?\s-p\s+(\S+)`, 1, "psexec").with(notPlaceholder),
 		rule("cli-password", SecretPassword, p, `(?i)(?:^|\s)--?(?:password|passwd|pass|secret|api-?key|token|[a-z\-]*-token|[a-z\-]*-password|[a-z\-]*-secret|apikey)=["']?([^\s"']{4,})`, 1, "pass", "secret", "api", "token").with(notPlaceholder),
@@ -330,6 +337,18 @@ func nameKind(name string) (strong, weak bool) {
 	return strong, weak
 }
 
+// publicName reports names of values that are public by design:
+// "STRIPE_PUBLISHABLE_KEY", "NEXT_PUBLIC_…" (Next.js ships these to the
+// browser), "ssh_pub_key".
+func publicName(name string) bool {
+	for _, p := range splitName(name) {
+		if p == "public" || p == "publishable" || p == "pub" {
+			return true
+		}
+	}
+	return false
+}
+
 // splitName splits an identifier into lower-case parts at "_", "-", "." and
 // lower-to-upper case changes ("fbApiKey" -> fb, api, key, plus "apikey").
 func splitName(name string) []string {
@@ -401,7 +420,9 @@ func assignments(text, lower string, add func(f Finding)) {
 		}
 		// In a URL query ("?token=...&channel=..."), "&" ends the value.
 		query := start > 0 && (text[start-1] == '?' || text[start-1] == '&')
-		assignLine(text[start:end], start, query, add)
+		if strong, weak := nameKind(text[start:stop]); !modifiedNonSecret(text, start, weak && !strong) {
+			assignLine(text[start:end], start, query, add)
+		}
 	}
 }
 
@@ -425,7 +446,7 @@ func assignLine(text string, base int, query bool, add func(f Finding)) {
 	}
 	name := text[m[2]:m[3]]
 	strong, weak := nameKind(name)
-	if !strong && !weak {
+	if !strong && !weak || publicName(name) {
 		return
 	}
 	vs, ve, quoted := -1, -1, false
@@ -441,9 +462,9 @@ func assignLine(text string, base int, query bool, add func(f Finding)) {
 	// "name value" without an operator is only taken for quoted values
 	// of strong names (Gradle's `password 'x'`), never for prose.
 	op := strings.TrimSpace(text[m[3]:vs])
-	op = strings.Trim(op, `"'[]`)
-	if op == "" && (!quoted || !strong) {
-		return
+	op = strings.Trim(op, "\"'[]`")
+	if op == "" && (!quoted || !strong || m[10] >= 0 || strings.EqualFold(name, "pass")) {
+		return // not "pass `--frozen`": backticks and the verb "pass" are prose
 	}
 	if query && !quoted {
 		if amp := strings.IndexByte(text[vs:ve], '&'); amp >= 0 {
@@ -451,10 +472,10 @@ func assignLine(text string, base int, query bool, add func(f Finding)) {
 		}
 	}
 	val := text[vs:ve]
-	if !notPlaceholder(val) || sampleValue(val) {
-		return
+	if !notPlaceholder(val) || sampleValue(val) || publicFormat(val) || !quoted && strings.EqualFold(val, name) {
+		return // "token=token" passes a variable on
 	}
-	if !strong && (!randomLooking(val) || identifierLike(val)) {
+	if !strong && (!randomLooking(val) || identifierLike(val) || wordCompound(val)) {
 		return
 	}
 	if strong && !quoted && len(val) < 4 {
@@ -467,6 +488,29 @@ func assignLine(text string, base int, query bool, add func(f Finding)) {
 		}
 	}
 	add(Finding{Kind: KindSecret, Type: typ, Level: LevelProbable, Start: base + vs, End: base + ve, Reason: "credential assigned to " + truncate(name, 40)})
+}
+
+// urlPassword vets the password of a URL. A percent-encoded one
+// ("%21wFBj7%25Q6…") is decoded first: its leading "%" is not a Windows
+// variable.
+func urlPassword(v string) bool {
+	if len(v) < 3 || v[0] != '%' || !isHex(v[1:3]) {
+		return notPlaceholder(v)
+	}
+	d, err := url.PathUnescape(v)
+	if err != nil {
+		return false
+	}
+	return len(d) >= 4 && !dominant(d) && !strings.ContainsAny(d[:1], "${<")
+}
+
+// cliPassword vets the value of a -p flag after -u: a password, not a
+// port mapping ("-p 127.0.0.1:8080:80") or a database name.
+func cliPassword(v string) bool {
+	if !notPlaceholder(v) || strings.Trim(v, "0123456789.:") == "" {
+		return false
+	}
+	return looksLikePassword(v) || randomLooking(v)
 }
 
 // notPlaceholder rejects values that are clearly not a literal secret:
@@ -757,37 +801,58 @@ func pemBlocks(text string, add func(f Finding)) {
 var highEntropyRe = regexp.MustCompile(`[A-Za-z0-9+/=_\-]{32,}`)
 
 // possibleSecrets flags long random-looking strings (base64 runs, 40-digit
-// hex hashes) not already covered by a finding.
+// hex hashes) not already covered by a finding, unless their form or their
+// sentence says what they are: a content hash after its algorithm
+// ("sha256:…", "h1:…", "sha384-…"), a public key (SSH, age, Stripe
+// publishable, a PUBLIC KEY block), part of a file or host name
+// ("…3f7c.json", "…qr.apps.googleusercontent.com"), base64 of text or of
+// an image, or a value the sentence names as a commit, digest, trace or
+// request id, fingerprint or sample (namedNonSecret).
 func possibleSecrets(text string, add func(f Finding)) {
+	var ms []namingMatch
+	named := false
+	nonSecret := func(a, b int) bool {
+		if !named {
+			ms, named = findNaming(text, asciiLower(text)), true
+		}
+		return namedNonSecret(text, a, b, ms)
+	}
 	for _, m := range highEntropyRe.FindAllStringIndex(text, -1) {
-		s := text[m[0]:m[1]]
-		if interleavedSample(s) {
+		a, b := m[0], m[1]
+		// "SENTRY_RELEASE=dfbd…": the value, not the name.
+		if eq := strings.IndexByte(text[a:b], '='); eq > 0 && eq < b-a-1 && strings.Trim(text[a:a+eq], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") == "" {
+			a += eq + 1
+		}
+		s := text[a:b]
+		if len(s) < 32 || interleavedSample(s) || placeholderValue(s) {
 			continue // "a1B2c3D4...": a documentation sample
 		}
+		if digestContext(text[max(0, a-16):a]) || digestPrefixed(s) {
+			continue // "pkg-1.2.4.tgz#3b33...", "sha256:9f86...": a content hash
+		}
+		if publicFormat(s) || inPublicBlock(text, a) || nameLabel(text, a, b) {
+			continue
+		}
 		if isHex(s) {
-			if digestContext(text[max(0, m[0]-16):m[0]]) {
-				continue // "pkg-1.2.4.tgz#3b33...", "sha256:9f86...": a content hash
-			}
-			if len(s) == 40 || len(s) == 64 || len(s) == 32 {
-				add(Finding{Kind: KindSecret, Type: SecretHighEntrop, Level: LevelPossible, Start: m[0], End: m[1], Reason: "hex string that may be a key or a hash"})
+			if (len(s) == 40 || len(s) == 64 || len(s) == 32) && !nonSecret(a, b) {
+				add(Finding{Kind: KindSecret, Type: SecretHighEntrop, Level: LevelPossible, Start: a, End: b, Reason: "hex string that may be a key or a hash"})
 			}
 			continue
 		}
 		if strings.Count(s, "-") > 3 || strings.Count(s, "/") > 3 {
 			continue // paths, slugs, UUID lists
 		}
-		if mixedToken(s) && shannon(s) >= 4.2 {
-			add(Finding{Kind: KindSecret, Type: SecretHighEntrop, Level: LevelPossible, Start: m[0], End: m[1], Reason: "long high-entropy string"})
+		if mixedToken(s) && shannon(s) >= 4.2 && !encodedData(s) && !nonSecret(a, b) {
+			add(Finding{Kind: KindSecret, Type: SecretHighEntrop, Level: LevelPossible, Start: a, End: b, Reason: "long high-entropy string"})
 		}
 	}
 }
 
-// digestContext reports whether the text just before a hex string names
-// it as a content hash: a URL fragment ("tgz#"), a digest algorithm
-// ("sha256:", "sha1-"), a checksum. A bare "commit" or "hash" does not:
-// prose says that of keys too, and the user is asked.
+// digestContext reports whether the text just before a string names it as
+// a content hash: a URL fragment ("tgz#"), a digest algorithm ("sha256:",
+// "sha1-", "h1:"), a checksum.
 func digestContext(before string) bool {
-	if strings.HasSuffix(before, "#") {
+	if strings.HasSuffix(before, "#") || strings.HasSuffix(before, "h1:") {
 		return true
 	}
 	lb := strings.ToLower(before)
@@ -797,6 +862,45 @@ func digestContext(before string) bool {
 		}
 	}
 	return false
+}
+
+// digestPrefixed reports a hash written with its algorithm in front, as
+// Subresource Integrity, npm, OCI and go.sum write them ("sha512-L6Ee…",
+// "sha256:9f86…", "h1:bkN3…").
+func digestPrefixed(s string) bool {
+	ls := strings.ToLower(s)
+	for _, p := range []string{"sha1-", "sha256-", "sha384-", "sha512-", "md5-", "sha1:", "sha256:", "sha384:", "sha512:", "md5:", "h1:"} {
+		if strings.HasPrefix(ls, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// inPublicBlock reports whether text[i] lies inside a PEM block that holds
+// no private key (a public key, a certificate).
+func inPublicBlock(text string, i int) bool {
+	b := strings.LastIndex(text[:i], "-----BEGIN ")
+	if b < 0 || strings.Contains(text[b:i], "-----END ") {
+		return false
+	}
+	head := text[b+len("-----BEGIN ") : min(len(text), b+80)]
+	e := strings.Index(head, "-----")
+	return e > 0 && !strings.Contains(head[:e], "PRIVATE")
+}
+
+// nameLabel reports a string that is one label of a dotted file or host
+// name: followed by "." and a lower-case word ("…e6ca7f3c8a.json",
+// "…qr.apps.googleusercontent.com").
+func nameLabel(text string, a, b int) bool {
+	if b+2 >= len(text) || text[b] != '.' {
+		return false
+	}
+	k := b + 1
+	for k < len(text) && k-b <= 11 && (text[k] >= 'a' && text[k] <= 'z' || isDigit(text[k]) && k > b+1) {
+		k++
+	}
+	return k-b >= 3 && k-b <= 11 && (k == len(text) || !isAlnum(text[k]) || text[k] == '.')
 }
 
 func isHex(s string) bool {

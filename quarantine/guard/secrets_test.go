@@ -95,7 +95,7 @@ func TestSecretRedaction(t *testing.T) {
 		{"old ado pat piped to az devops", "echo " + adoOldToken + " | az devops login --org https://dev.azure.com/contoso", "echo [API_KEY_REDACTED] | az devops login --org https://dev.azure.com/contoso", LevelProbable},
 		{"old ado pat after ADO", "ADO (expires in June):\n" + adoOldToken, "ADO (expires in June):\n[API_KEY_REDACTED]", LevelProbable},
 		{"old ado pat after vsts host", "feed https://contoso.pkgs.visualstudio.com/_packaging, key " + adoOldToken, "feed https://contoso.pkgs.visualstudio.com/_packaging, key [API_KEY_REDACTED]", LevelProbable},
-		{"base32 without ado", "onion service key " + adoOldToken, "onion service key " + adoOldToken, LevelPossible},
+		{"base32 without ado", "onion address " + adoOldToken, "onion address " + adoOldToken, LevelPossible},
 		{"base32 next to shadow", "shadow copy " + adoOldToken, "shadow copy " + adoOldToken, LevelPossible},
 		{"letters only next to devops", "devops " + strings.Repeat("pipelinestage", 4), "devops " + strings.Repeat("pipelinestage", 4), ""},
 		{"base32 too long for ado", "devops " + adoOldToken + "abcd", "devops " + adoOldToken + "abcd", LevelPossible},

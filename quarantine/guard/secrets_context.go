@@ -1,0 +1,862 @@
+package guard
+
+import (
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Credentials named by their sentence. A value that the sentence calls a
+// password, a token, a key or a secret is one whatever its shape: "The
+// deploy token is iK2ZWeqhFWCEPyYngFb51yBMWXaSCr", "Das Passwort für den
+// Testnutzer ist Birke-Nebel-47!", "测试环境的 API 密钥是 …". contextSecrets
+// finds a credential noun (secrets_naming.go), follows its sentence to a
+// link (a copula such as "is", "ist", "es", "是", a particle such as "は"
+// or "는", ":", "=", a dash, "set to") or takes the value standing right
+// after it ("the automation token npm_…", "la clé (…)"), and checks the
+// value's shape against what the noun names: a password may be any
+// password-like string, a key must look generated. The sentence can also
+// say that what follows is not a secret: a noun made public ("public
+// key", "publishable key", "cache key"), a noun that is really something
+// else ("key fingerprint", "token count"), or a value that stands for a
+// secret without being one ("YOUR_API_KEY", "sk_test_xxx", AWS's
+// documented example keys).
+
+// headChange lists the words that, right after a credential noun, make it
+// a modifier of something else: "password policy", "token budget", "key
+// vault".
+var headChange = map[string]bool{
+	"policy": true, "policies": true, "manager": true, "managers": true, "reset": true, "resets": true,
+	"hash": true, "hashes": true, "hashing": true, "length": true, "field": true, "fields": true,
+	"prompt": true, "rotation": true, "expiry": true, "expiration": true, "strength": true,
+	"requirement": true, "requirements": true, "rule": true, "rules": true, "change": true,
+	"changes": true, "budget": true, "budgets": true, "limit": true, "limits": true, "count": true,
+	"counts": true, "usage": true, "lifetime": true, "endpoint": true, "url": true, "format": true,
+	"type": true, "types": true, "scope": true, "scopes": true, "name": true, "names": true, "path": true,
+	"alias": true, "vault": true, "store": true, "server": true, "service": true, "pair": true,
+	"management": true, "ring": true, "size": true, "version": true, "holder": true, "file": true,
+	"files": true, "location": true, "generator": true, "exchange": true, "refresh": true,
+	"validation": true, "window": true, "counter": true, "estimate": true, "price": true, "pricing": true,
+	"cost": true, "costs": true, "consumption": true, "cap": true, "header": true, "parameter": true,
+	"param": true, "flag": true, "option": true, "variable": true, "var": true, "provider": true,
+	"based": true, "less": true, "protected": true, "protection": true, "spraying": true, "cracking": true,
+	"leak": true, "leaks": true, "reuse": true, "login": true, "stuffing": true, "board": true,
+	"word": true, "words": true, "point": true, "points": true, "stroke": true, "strokes": true,
+	"chain": true, "card": true, "cards": true, "note": true, "notes": true, "idea": true, "ideas": true,
+	"question": true, "questions": true, "issue": true, "issues": true, "step": true, "steps": true,
+	"factor": true, "factors": true, "feature": true, "features": true, "term": true, "terms": true,
+	"bindings": true, "binding": true, "map": true, "mapping": true, "press": true, "event": true,
+	"events": true, "id": true, "ids": true, "frame": true, "frames": true,
+}
+
+// linkAdverbs may stand between a link and the value: "is now", "was
+// reset to", "is literally".
+var linkAdverbs = map[string]bool{
+	"now": true, "still": true, "also": true, "currently": true, "just": true, "simply": true,
+	"actually": true, "literally": true, "set": true, "reset": true, "changed": true, "updated": true,
+	"rotated": true, "to": true, "always": true, "again": true,
+}
+
+// wordLinks are the copulas that link a noun to its value, by language.
+var wordLinks = map[string]bool{
+	"is": true, "was": true, "are": true, "equals": true, "reads": true, "becomes": true,
+	"est": true, "était": true, "vaut": true, "es": true, "era": true, "ist": true, "lautet": true,
+	"war": true, "é": true, "è": true, "это": true, "है": true,
+}
+
+// softLinks may link a noun to a value ("set the password to …") but, when
+// no value follows, the sentence goes on.
+var softLinks = map[string]bool{"to": true, "auf": true, "à": true, "a": true, "на": true, "en": true, "em": true, "in": true}
+
+// sentenceSecrets finds the secrets of this file in text: values named as
+// credentials by their sentence, and webhook URLs. named says text may name
+// a credential (see secretScanner.scanChunk); without it there is no noun
+// to follow.
+func sentenceSecrets(text string, opt sentenceOptions, named bool, add func(Finding)) {
+	if !named && !strings.Contains(text, "://") {
+		return
+	}
+	lower := asciiLower(text)
+	webhookURLs(text, lower, add)
+	if named {
+		contextSecrets(text, lower, opt, add)
+	}
+}
+
+// webhookURLs adds the secret part of incoming-webhook URLs: a URL whose
+// host or path names a hook ("hooks.slack.com", "/api/webhooks/",
+// "/webhookb2/") and whose path after that name holds a generated-looking
+// segment; whoever has the URL can post. The span covers the path after
+// the hook's name and its letters-only segments ("services"), so the
+// sentence keeps the host.
+func webhookURLs(text, lower string, add func(Finding)) {
+	for off := 0; ; {
+		i := strings.Index(lower[off:], "hook")
+		if i < 0 {
+			return
+		}
+		i += off
+		off = i + 4
+		s := strings.LastIndex(lower[max(0, i-80):i], "://")
+		if s < 0 {
+			continue
+		}
+		s += max(0, i-80) + 3
+		if strings.IndexFunc(text[s:i], func(r rune) bool { return r <= ' ' || strings.ContainsRune("\"'`<>", r) }) >= 0 {
+			continue
+		}
+		e := i
+		for e < len(text) && text[e] > ' ' && text[e] < 0x7f && strings.IndexByte("\"'`<>", text[e]) < 0 {
+			e++
+		}
+		for e > i && strings.IndexByte(".,;:)]}", text[e-1]) >= 0 {
+			e--
+		}
+		off = max(off, e)
+		slash := strings.IndexByte(text[s:e], '/')
+		if slash < 0 {
+			continue
+		}
+		// Skip the segments up to the last one naming the hook, and the
+		// letters-only ones after it.
+		p := s + slash + 1
+		for seg := 0; seg < 4 && p < e; seg++ {
+			q := strings.IndexByte(text[p:e], '/')
+			if q < 0 {
+				break
+			}
+			part := lower[p : p+q]
+			if !strings.Contains(part, "hook") && strings.Trim(part, "abcdefghijklmnopqrstuvwxyz") != "" {
+				break
+			}
+			p += q + 1
+		}
+		rest := text[p:e]
+		if !strings.Contains(lower[s:p], "hook") || rest == "" {
+			continue
+		}
+		random := false
+		for _, seg := range strings.FieldsFunc(rest, func(r rune) bool { return r == '/' || r == '@' || r == '?' || r == '&' || r == '=' }) {
+			if randomLooking(seg) && !placeholderValue(seg) {
+				random = true
+			}
+		}
+		if random && !placeholderValue(rest) {
+			add(Finding{Kind: KindSecret, Type: SecretAPIKey, Level: LevelProbable, Start: p, End: e, Reason: "webhook URL"})
+		}
+	}
+}
+
+// contextSecrets adds a probable finding for each value its sentence names
+// as a credential, with the span of the value alone.
+func contextSecrets(text, lower string, opt sentenceOptions, add func(Finding)) {
+	ms := findNaming(text, lower)
+	first := -1
+	for i, m := range ms {
+		if m.kind.credential() {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return // most texts name no credential
+	}
+	skipUntil := 0
+	for idx, m := range ms {
+		if !m.kind.credential() || m.start < skipUntil {
+			continue
+		}
+		kind, noun, start, end, ok := nounPhrase(text, m, ms, idx)
+		skipUntil = end
+		if !ok || publicNoun(text, m, ms) || ofNonSecret(text, m, ms, idx) || negated(text, m) {
+			continue
+		}
+		// In a URL query ("?token=…&channel=…"), "&" ends the value.
+		query := start > 0 && (text[start-1] == '?' || text[start-1] == '&')
+		// A verb-like noun ("pass") is a noun after "with" or a determiner.
+		linkOnly := m.linkOnly && !determinerBefore(lower, m.start)
+		c := contextScan{text: text, lower: lower, ms: ms, next: idx + 1, kind: kind, noun: noun, query: query, linkOnly: linkOnly, opt: opt, add: add}
+		if linkOnly || !c.before(start) {
+			c.follow(end)
+		}
+	}
+	oneSecrets(text, lower, ms, ms[first].end, opt, add)
+}
+
+// determinerBefore reports "with", "using" or a determiner right before
+// lower[i]: "with pass …", "the pass …" use "pass" as a noun.
+func determinerBefore(lower string, i int) bool {
+	head := strings.TrimRight(lower[max(0, i-10):i], " ")
+	w := head[strings.LastIndexByte(head, ' ')+1:]
+	switch w {
+	case "with", "using", "the", "a", "my", "our", "your", "his", "her", "their", "its", "new":
+		return true
+	}
+	return strings.HasSuffix(head, ",") // "user u8k2j, pass …"
+}
+
+// oneAdjectives come before "one" standing for a credential named earlier:
+// "the new one is …", "current one:".
+var oneAdjectives = map[string]bool{
+	"new": true, "current": true, "old": true, "latest": true, "active": true, "right": true,
+	"correct": true, "real": true, "working": true, "valid": true, "live": true, "prod": true,
+	"production": true, "staging": true, "actual": true, "rotated": true, "fresh": true,
+}
+
+// oneSecrets follows "the new one", "current one" and "it's" to a value
+// when a credential noun comes before them in the same sentence: "The
+// Twilio auth token was rotated, the new one is …", "the password got
+// changed; now it's …".
+func oneSecrets(text, lower string, ms []namingMatch, from int, opt sentenceOptions, add func(Finding)) {
+	for _, pron := range []string{" one", " it's ", " it is ", " it’s "} {
+		pronounSecrets(text, lower, ms, from, opt, pron, add)
+	}
+}
+
+// pronounSecrets follows each pron after from.
+func pronounSecrets(text, lower string, ms []namingMatch, from int, opt sentenceOptions, pron string, add func(Finding)) {
+	for off := from; ; {
+		i := strings.Index(lower[off:], pron)
+		if i < 0 {
+			return
+		}
+		i += off + 1
+		e := i + len(pron) - 1
+		off = e
+		if pron == " one" {
+			if e < len(text) && isWordRune(rune(text[e])) {
+				continue
+			}
+			w := strings.LastIndexByte(lower[max(0, i-16):i-1], ' ')
+			if !oneAdjectives[lower[max(0, i-16)+w+1:i-1]] {
+				continue
+			}
+		}
+		lo := max(0, i-120)
+		for _, end := range []string{". ", "\n", "。"} {
+			if k := strings.LastIndex(text[lo:i], end); k >= 0 {
+				lo += k + len(end)
+			}
+		}
+		k := sort.Search(len(ms), func(j int) bool { return ms[j].start >= i })
+		for j := k - 1; j >= 0 && ms[j].start >= lo; j-- {
+			if ms[j].kind == nameNonSecret || ms[j].kind == nameNonSecretMod {
+				break
+			}
+			if ms[j].kind.credential() {
+				c := contextScan{text: text, lower: lower, ms: ms, next: k, kind: ms[j].kind, noun: ms[j].word, linkOnly: true, opt: opt, add: add}
+				if pron == " one" {
+					c.follow(e)
+				} else {
+					c.value(e, true, false) // "it's" holds its link
+				}
+				break
+			}
+		}
+	}
+}
+
+// asWords introduce a noun that names the value before them: "use X as
+// the password", "X als Passwort", "X comme mot de passe".
+var asWords = []string{" as the", " as a", " as an", " as your", " as our", " as my", " as", " als", " comme", " como", " come"}
+
+// before adds the value that comes before the noun when an "as" phrase
+// links them ("Use glpat-… as the password"). The value must have the
+// shape the noun asks for with no link before it.
+func (c *contextScan) before(start int) bool {
+	text := c.text
+	lo := max(0, start-40)
+	lh := c.lower[lo:start]
+	if !strings.Contains(lh, " as") && !strings.Contains(lh, " com") {
+		return false // the cheap test first: every asWord holds one of these
+	}
+	for _, w := range asWords {
+		// "as the" and at most two words more before the noun: "as the API
+		// key", "as the staging deploy token".
+		k := strings.LastIndex(lh, w+" ")
+		if k < 0 || strings.Count(lh[k+len(w)+1:], " ") > 2 || strings.ContainsAny(lh[k:], ".,;:\n") {
+			continue
+		}
+		e := lo + k
+		for e > 0 && strings.IndexByte("`'\"", text[e-1]) >= 0 {
+			e--
+		}
+		s := strings.LastIndexAny(text[max(0, e-maxValue):e], " \t\n`'\"(") + 1 + max(0, e-maxValue)
+		if s < e && c.shapeFits(text[s:e], false, false) {
+			c.emit(s, e)
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// nounPhrase returns what the credential noun m names and where its noun
+// phrase ends: an identifier holding it ("STRIPE_SECRET_KEY") is named by
+// its parts, as assignments are; a noun followed by another noun ("secret
+// key", "key fingerprint", "password policy") leaves the naming to that
+// one.
+func nounPhrase(text string, m namingMatch, ms []namingMatch, idx int) (kind namingKind, noun string, start, end int, ok bool) {
+	// An identifier: expand over letters, digits and "_".
+	if (m.start > 0 && text[m.start-1] == '_') || (m.end < len(text) && text[m.end] == '_') {
+		a, b := m.start, m.end
+		for a > 0 && isIdentByte(text[a-1]) {
+			a--
+		}
+		for b < len(text) && isIdentByte(text[b]) {
+			b++
+		}
+		if b-a > maxName {
+			return 0, "", a, b, false
+		}
+		name := text[a:b]
+		parts := strings.Split(strings.ToLower(name), "_")
+		last := parts[len(parts)-1]
+		if descriptorParts[last] || headChange[last] {
+			return 0, "", a, b, false
+		}
+		if publicName(name) {
+			return 0, "", a, b, false
+		}
+		strong, weak := nameKind(name)
+		switch {
+		case !strong && !weak:
+			return 0, "", a, b, false
+		case strong:
+			for _, p := range parts {
+				if strings.HasSuffix(p, "password") || strings.HasSuffix(p, "passwd") || p == "pwd" {
+					return namePassword, name, a, b, true
+				}
+			}
+			return nameSecret, name, a, b, true
+		}
+		return nameKey, name, a, b, true
+	}
+	// The next word: another naming word or a head-changing noun.
+	j := m.end
+	if j < len(text) && (text[j] == ' ' || text[j] == '-') {
+		j++
+	}
+	if idx+1 < len(ms) && ms[idx+1].start == j {
+		return 0, "", m.start, m.end, false // "clé publique", "chiave pubblica" too
+	}
+	k := j
+	for k < len(text) && (text[k] >= 'a' && text[k] <= 'z' || text[k] >= 'A' && text[k] <= 'Z') {
+		k++
+	}
+	// "password reset" is a reset; "password reset to X" is a password.
+	if k > j && k-j <= 16 && headChange[asciiLower(text[j:k])] && !strings.HasPrefix(asciiLower(text[k:]), " to ") {
+		return 0, "", m.start, m.end, false
+	}
+	return m.kind, m.word, m.start, m.end, true
+}
+
+// ofNonSecret reports a credential noun that only qualifies a non-secret
+// one before it: "the fingerprint of the signing key", "the SHA-256 of
+// the API key", "l'empreinte de la clé".
+func ofNonSecret(text string, m namingMatch, ms []namingMatch, idx int) bool {
+	lo := clauseStart(text, m.start, 48)
+	for j := idx - 1; j >= 0 && ms[j].start >= lo; j-- {
+		if ms[j].kind != nameNonSecret {
+			continue
+		}
+		between := " " + strings.ToLower(text[ms[j].end:m.start]) + " "
+		for _, w := range []string{" of ", " for ", " de ", " du ", " des ", " der ", " des ", " von ", " del ", " da ", " do ", " di ", " della ", " dello ", " dell'"} {
+			if strings.Contains(between, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isIdentByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+// descriptorParts end identifiers that describe a credential without
+// holding it: "API_KEY_ID", "SECRET_NAME", "TOKEN_URL".
+var descriptorParts = map[string]bool{
+	"id": true, "ids": true, "name": true, "names": true, "path": true, "file": true, "url": true,
+	"uri": true, "endpoint": true, "type": true, "version": true, "length": true, "size": true,
+	"count": true, "alias": true, "arn": true, "region": true, "format": true, "expiry": true,
+	"expires": true, "ttl": true, "header": true, "field": true, "param": true, "location": true,
+	"ref": true, "fingerprint": true, "hash": true, "env": true, "var": true, "label": true,
+}
+
+// contextScan follows one credential noun to its value.
+type contextScan struct {
+	text  string
+	lower string // asciiLower(text)
+	ms    []namingMatch
+	next  int // index in ms of the first naming word after the noun
+	kind  namingKind
+	noun  string
+	query bool // the noun names a URL query parameter
+	// linkOnly: the noun names a value only through a link
+	linkOnly bool
+	opt      sentenceOptions
+	add      func(Finding)
+}
+
+// maxValue is the longest value read.
+const maxValue = 256
+
+// sentenceOptions are the limits of the sentence reading. They were set
+// by hand and checked by leaving each kind of sentence out of the choice
+// (TestEvalSecretsProseLOKO).
+type sentenceOptions struct {
+	gapWords  int // most words between a noun and its link; ten bytes each
+	appMin    int // shortest password standing right after its noun ("password D#8w…")
+	linkedMin int // shortest password-like secret or token after a link
+	minGroups int // fewest groups of a value written in groups (two when joined by "+")
+}
+
+var defaultSentence = sentenceOptions{gapWords: 10, appMin: 8, linkedMin: 8, minGroups: 3}
+
+func (c *contextScan) follow(i int) {
+	text := c.text
+	// A particle or copula glued to the noun: "パスワードは", "키는", "密钥是".
+	if n := particleAt(text, i); n > 0 {
+		if c.value(i+n, true, false) {
+			return
+		}
+	}
+	// The value right after the noun: "the automation token npm_…",
+	// "la clé (…)", "पासवर्ड !PX?… है".
+	if i < len(text) && text[i] == ' ' && !c.linkOnly {
+		if c.value(i+1, false, false) {
+			return
+		}
+	}
+	// Set off by commas: "a temporary password, +7LS^iQCG, valid until …".
+	if strings.HasPrefix(text[i:], ", ") && !c.linkOnly {
+		if c.value(i+2, false, false) {
+			return
+		}
+	}
+	// The closing quote or bracket of a quoted name: `"api_key": "…"`.
+	if i < len(text) && strings.IndexByte("\"'`]", text[i]) >= 0 {
+		i++
+	}
+	spaces := 0
+	for j := i; j < len(text) && j-i <= 10*c.opt.gapWords; {
+		if sentenceEnd(text, j) > 0 || strings.IndexByte("{}[]", text[j]) >= 0 {
+			return
+		}
+		if n, hard, nl := linkAt(text, j, j == i); n > 0 {
+			if c.value(j+n, true, nl) || hard {
+				return
+			}
+			j += n
+			continue
+		}
+		for c.next < len(c.ms) && c.ms[c.next].start < j {
+			c.next++
+		}
+		if c.next < len(c.ms) && c.ms[c.next].start == j && !c.passes(c.ms[c.next]) {
+			return // another noun: it names what follows
+		}
+		switch text[j] {
+		case '(':
+			if k := strings.IndexByte(text[j:min(len(text), j+80)], ')'); k > 0 && strings.IndexByte(text[j:j+k], '\n') < 0 {
+				j += k + 1
+				continue
+			}
+			return
+		case ' ':
+			spaces++
+			if spaces > c.opt.gapWords {
+				return
+			}
+		}
+		_, n := utf8.DecodeRuneInString(text[j:])
+		j += n
+	}
+}
+
+// passes reports the naming words the reading goes past between a noun
+// and its link: modifiers, weak non-secret nouns ("the token for the
+// build is …"), and the account a password belongs to ("the password for
+// the admin account is …").
+func (c *contextScan) passes(m namingMatch) bool {
+	return m.kind == nameNonSecretMod || m.kind == nameKeyMod || weakNonSecret[m.word] || m.kind == nameLogin && c.kind != nameLogin
+}
+
+// particleAt returns the length of a particle or copula glued to a Chinese,
+// Japanese or Korean noun at text[i], or 0.
+func particleAt(text string, i int) int {
+	for _, p := range []string{"は", "が", "는", "은", "이", "가", "是", "为", "為"} {
+		if strings.HasPrefix(text[i:], p) {
+			return len(p)
+		}
+	}
+	return 0
+}
+
+// linkAt returns the length of a link at text[j] (0 if none), whether it
+// is a hard link (after which the value must come), and whether the value
+// may start on the next line (after ":" and "="). first says text[j]
+// follows the noun directly: there ":" and "=" link whatever follows
+// ("password:hunter2x"); further on they must stand apart from the words
+// around them, so that "host:5432" and "a=b" inside a URL do not link.
+func linkAt(text string, j int, first bool) (n int, hard, newline bool) {
+	apart := func(k int) bool {
+		return k >= len(text) || strings.IndexByte(" \t\n\"'`", text[k]) >= 0
+	}
+	switch c := text[j]; c {
+	case ':':
+		if strings.HasPrefix(text[j:], "://") || !first && !apart(j+1) {
+			return 0, false, false
+		}
+		return 1, true, true
+	case '=':
+		if strings.HasPrefix(text[j:], "==") {
+			return 0, false, false
+		}
+		if strings.HasPrefix(text[j:], "=>") {
+			return 2, true, false
+		}
+		if !first && text[j-1] != ' ' {
+			return 0, false, false
+		}
+		return 1, true, true
+	case '-':
+		if strings.HasPrefix(text[j:], "->") {
+			return 2, true, false
+		}
+		if strings.HasPrefix(text[j:], "-- ") && j > 0 && text[j-1] == ' ' {
+			return 2, true, false
+		}
+		if j > 0 && text[j-1] == ' ' && j+1 < len(text) && text[j+1] == ' ' {
+			return 1, true, false
+		}
+		return 0, false, false
+	}
+	if text[j] >= 0x80 {
+		for _, p := range []string{"：", "＝", "—", "–", "→", "是", "为", "為"} {
+			if strings.HasPrefix(text[j:], p) {
+				return len(p), true, p == "："
+			}
+		}
+	}
+	// A word: at a word start, followed by a non-letter.
+	if j > 0 && text[j-1] != ' ' {
+		return 0, false, false
+	}
+	k := j
+	for k < len(text) {
+		r, n := utf8.DecodeRuneInString(text[k:])
+		if !isWordRune(r) {
+			break
+		}
+		k += n
+	}
+	if k == j || k-j > 12 {
+		return 0, false, false
+	}
+	w := strings.ToLower(text[j:k])
+	switch {
+	case wordLinks[w]:
+		return k - j, true, false
+	case softLinks[w]:
+		return k - j, false, false
+	}
+	return 0, false, false
+}
+
+// value reads the value at text[p:] and adds it if its shape fits the
+// noun. linked says a link came before it. It reports whether it added.
+func (c *contextScan) value(p int, linked, newline bool) bool {
+	text := c.text
+	q := skipBlanks(text, p)
+	if newline && q < len(text) && text[q] == '\n' {
+		q = skipBlanks(text, q+1)
+	}
+	if linked {
+		// "is now", "was reset to", "is literally".
+		for range 3 {
+			k := q
+			for k < len(text) && text[k] >= 'a' && text[k] <= 'z' {
+				k++
+			}
+			if k == q || !linkAdverbs[text[q:k]] || k == len(text) || text[k] != ' ' {
+				break
+			}
+			q = skipBlanks(text, k)
+		}
+	}
+	if q >= len(text) {
+		return false
+	}
+	vs, ve, quoted := readValue(text, q, !linked)
+	if vs < 0 {
+		return false
+	}
+	if c.query && !quoted {
+		if amp := strings.IndexByte(text[vs:ve], '&'); amp >= 0 {
+			ve = vs + amp
+		}
+	}
+	// A value cut into groups: "ghp_ev 8Knzm5 POjOS7 …", "npm_sj2umH\nhe5S…".
+	if !quoted {
+		if end, ok := groupedValue(text, vs, ve, c.opt.minGroups); ok {
+			c.emit(vs, end)
+			return true
+		}
+	}
+	v := text[vs:ve]
+	if c.shapeFits(v, linked, quoted) {
+		c.emit(vs, ve)
+		c.more(ve)
+		return true
+	}
+	// "login: admin / S3cr3t-pw", "creds bob:S3cr3t-pw".
+	if c.kind == nameLogin || c.kind == namePassword {
+		if i := strings.IndexByte(v, ':'); i > 0 && i < len(v)-1 && c.kind == nameLogin {
+			if pw := v[i+1:]; looksLikePassword(literal(pw)) && !rejectValue(pw) {
+				c.emit(vs+i+1, ve)
+				return true
+			}
+		}
+		if rest := text[ve:]; len(v) <= 32 && (strings.HasPrefix(rest, " / ") || strings.HasPrefix(rest, "/")) {
+			s := ve + strings.IndexByte(rest, '/') + 1
+			s = skipBlanks(text, s)
+			if a, b, _ := readValue(text, s, false); a >= 0 && looksLikePassword(literal(text[a:b])) && !rejectValue(text[a:b]) {
+				c.emit(a, b)
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// more adds the values listed after the one that ended at i: "AKIA… /
+// 9Fz…", "X…, Y… and Z…". They must look generated.
+func (c *contextScan) more(i int) {
+	text := c.text
+	for range 4 {
+		var s int
+		switch rest := text[i:]; {
+		case strings.HasPrefix(rest, " / "), strings.HasPrefix(rest, ", "):
+			s = i + 3
+			if rest[0] == ',' {
+				s = i + 2
+			}
+		case strings.HasPrefix(rest, " and "):
+			s = i + 5
+		default:
+			return
+		}
+		a, b, _ := readValue(text, s, false)
+		if a < 0 || !randomLooking(text[a:b]) || rejectValue(text[a:b]) {
+			return
+		}
+		c.emit(a, b)
+		i = b
+	}
+}
+
+func (c *contextScan) emit(a, b int) {
+	typ := SecretPassword
+	switch c.kind {
+	case nameKey:
+		typ = SecretAPIKey
+	case nameSecret:
+		for _, t := range []string{"token", "jeton", "bearer", "令牌", "トークン", "токен", "Токен", "토큰", "टोकन"} {
+			if strings.Contains(strings.ToLower(c.noun), t) {
+				typ = SecretAPIKey
+				break
+			}
+		}
+	}
+	c.add(Finding{Kind: KindSecret, Type: typ, Level: LevelProbable, Start: a, End: b, Reason: "value named as a credential by its sentence (" + truncate(c.noun, 40) + ")"})
+}
+
+func skipBlanks(text string, i int) int {
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// quotePairs maps opening quotes to their closing ones.
+var quotePairs = []struct{ open, close string }{
+	{`"`, `"`}, {`'`, `'`}, {"`", "`"}, {"“", "”"}, {"‘", "’"}, {"«", "»"}, {"„", "“"}, {"「", "」"}, {"『", "』"},
+}
+
+// readValue reads a value at text[q:]: a quoted string on one line, a
+// parenthesised run when paren is set, or a run of printable ASCII up to a
+// space, a quote, a semicolon, a comma before a space, or any non-ASCII
+// character, less trailing punctuation. It returns -1, -1 when there is
+// none or it is longer than maxValue.
+func readValue(text string, q int, paren bool) (int, int, bool) {
+	if q >= len(text) {
+		return -1, -1, false
+	}
+	for _, qp := range quotePairs {
+		if strings.HasPrefix(text[q:], qp.open) {
+			s := q + len(qp.open)
+			lim := min(len(text), s+maxValue)
+			e := strings.Index(text[s:lim], qp.close)
+			if e <= 0 || strings.IndexByte(text[s:s+e], '\n') >= 0 {
+				return -1, -1, false
+			}
+			return s, s + e, true
+		}
+	}
+	if paren && text[q] == '(' {
+		a, b, _ := readValue(text, q+1, false)
+		if a >= 0 && b < len(text) && text[b] == ')' {
+			return a, b, false
+		}
+		return -1, -1, false
+	}
+	e := q
+	for e < len(text) {
+		ch := text[e]
+		if ch <= ' ' || ch >= 0x7f || ch == '"' || ch == '\'' || ch == '`' || ch == '<' || ch == '>' {
+			break
+		}
+		if ch == ';' || ch == ',' && (e+1 == len(text) || text[e+1] == ' ' || text[e+1] == '\n') {
+			break // ";" ends a value in prose and in "Key=value;Key=value" strings
+		}
+		e++
+		if e-q > maxValue {
+			return -1, -1, false
+		}
+	}
+	for e > q && strings.IndexByte(".,:;)]}", text[e-1]) >= 0 {
+		if text[e-1] == ')' && strings.IndexByte(text[q:e], '(') >= 0 {
+			break
+		}
+		e--
+	}
+	if e == q {
+		return -1, -1, false
+	}
+	return q, e, false
+}
+
+// shapeFits says whether v can be the credential the noun names.
+func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
+	if rejectValue(v) {
+		return false
+	}
+	v = literal(v)
+	switch c.kind {
+	case nameLogin:
+		// A single value must look generated; "user / password" pairs
+		// are read by value.
+		return generatedLooking(v) && !wordIdentifier(v)
+	case namePassword:
+		switch {
+		case quoted:
+			return len(v) >= 4 && !placeholderWord(strings.ToLower(v))
+		case linked:
+			return looksLikePassword(v) || len(v) >= 8 && caseMixed(v)
+		}
+		return (looksLikePassword(v) || len(v) >= 10 && caseMixed(v)) && len(v) >= c.opt.appMin
+	case namePIN:
+		if allDigits(v) {
+			return linked && len(v) >= 4 && len(v) <= 12
+		}
+		return linked && looksLikePassword(v)
+	case nameSecret:
+		if generatedLooking(v) {
+			return true
+		}
+		if quoted {
+			return len(v) >= 6 && strings.IndexByte(v, ' ') < 0 && (looksLikePassword(v) || mixedToken(v))
+		}
+		return linked && len(v) >= c.opt.linkedMin && looksLikePassword(v)
+	case nameKey:
+		// A key after a link may also be a password-like key ("la clave
+		// del router es …"): letters, digits and symbols together, which
+		// key names ("Ctrl+Shift+P") and measures ("p99<200ms") are not.
+		return !wordIdentifier(v) && (generatedLooking(v) || linked && len(v) >= 8 && strongMix(v))
+	}
+	return false
+}
+
+// groupedValue reports a value written in groups after text[vs:ve], the
+// first group: minGroups or more groups of token characters (two joined by
+// " + "), one separator throughout, all as long as the first but the
+// last, which may be shorter and must end the sentence or line; together
+// they must look generated and at least half the groups must not be words.
+// It returns where the last group ends.
+func groupedValue(text string, vs, ve, minGroups int) (int, bool) {
+	isTok := func(ch byte) bool {
+		return ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '+' || ch == '/' || ch == '=' || ch == '_' || ch == '-'
+	}
+	first := text[vs:ve]
+	for i := 0; i < len(first); i++ {
+		if !isTok(first[i]) {
+			return 0, false
+		}
+	}
+	var sep string
+	for _, s := range []string{" + ", " ", "\n"} {
+		if strings.HasPrefix(text[ve:], s) {
+			sep = s
+			break
+		}
+	}
+	if sep == "" || len(first) > 32 || sep != " + " && len(first) > 16 {
+		return 0, false
+	}
+	var concat strings.Builder
+	concat.WriteString(first)
+	groups, unwordy := 1, 0
+	if !wordlike(first) {
+		unwordy++
+	}
+	end := ve
+	for groups < 64 && strings.HasPrefix(text[end:], sep) {
+		s := end + len(sep)
+		e := s
+		for e < len(text) && isTok(text[e]) && e-s <= len(first) {
+			e++
+		}
+		g := text[s:e]
+		if g == "" || len(g) > len(first) {
+			break
+		}
+		atEnd := e == len(text) || text[e] == '\n' || sentenceEnd(text, e) > 0 || text[e] == '`' || text[e] == '"'
+		if e < len(text) && !atEnd && text[e] != ' ' && !strings.HasPrefix(text[e:], sep) {
+			break
+		}
+		if len(g) < len(first) && !atEnd {
+			break
+		}
+		concat.WriteString(g)
+		groups++
+		if !wordlike(g) {
+			unwordy++
+		}
+		end = e
+		if len(g) < len(first) {
+			break
+		}
+	}
+	if groups < minGroups && !(groups == 2 && sep == " + ") {
+		return 0, false
+	}
+	if unwordy*2 < groups || !randomLooking(concat.String()) || rejectValue(concat.String()) {
+		return 0, false
+	}
+	return end, true
+}
+
+// wordlike reports a group that could be a word: letters only, in lower
+// case or capitalised.
+func wordlike(g string) bool {
+	for i := 0; i < len(g); i++ {
+		ch := g[i]
+		if ch >= 'a' && ch <= 'z' || i == 0 && ch >= 'A' && ch <= 'Z' {
+			continue
+		}
+		return false
+	}
+	return true
+}
