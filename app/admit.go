@@ -247,6 +247,11 @@ func (s *Service) admit(req Request, p proposal) admission {
 		if m.Source.SessionID == "" {
 			m.Source.SessionID = c.Session
 		}
+	} else if agent {
+		// An agent's change is the agent's word, whatever the memory held
+		// before (one the user merged, reclassified or raised): it keeps
+		// at most the trust a new write of that agent would get.
+		m.Trust = lowerTrust(m.Trust, lowerTrust(vault.TrustStandard, c.Trust))
 	}
 	if limit := s.fieldLimit(m.Field); agent && limit > 0 && utf8.RuneCountInString(m.Content) > limit {
 		return no(invalid, StatusInvalid, fmt.Sprintf("invalid: content is longer than the %d characters allowed in %s", limit, m.Field))

@@ -96,7 +96,10 @@ func (s *Service) Merge(ctx context.Context, req Request, in MergeInput) MemoryR
 				best = m // newer
 			}
 		}
+		// The kept text keeps its writer: its trust is that writer's word,
+		// and an owner other than the text's could rewrite it at that trust.
 		merged.Content, merged.Trust, merged.Confidence, merged.Source = best.Content, best.Trust, best.Confidence, best.Source
+		merged.Owner, merged.Product = best.Owner, best.Product
 	}
 	merged.Content, _ = vault.Truncate(merged.Content)
 	if !req.Caller.Operator && strategy == MergeUnion && len(texts) > 1 {
@@ -177,8 +180,10 @@ func (s *Service) Split(ctx context.Context, req Request, in SplitInput) SplitRe
 		if a.secretTypes != "" {
 			redacted = append(redacted, a.secretTypes)
 		}
+		// A part carved by an agent is its word ("push to main" out of
+		// "never push to main"): admission gave it at most the agent's trust.
 		m := vault.Memory{Content: a.m.Content, Kind: orig.Kind, Field: orig.Field, Tier: a.m.Tier, Partition: a.m.Partition,
-			Tags: slices.Clone(orig.Tags), Source: orig.Source, Owner: orig.Owner, Trust: orig.Trust, Confidence: orig.Confidence, Pinned: orig.Pinned}
+			Tags: slices.Clone(orig.Tags), Source: orig.Source, Owner: orig.Owner, Trust: a.m.Trust, Confidence: orig.Confidence, Pinned: orig.Pinned}
 		parts = append(parts, m)
 	}
 	a := req.actor()

@@ -4,9 +4,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/vault"
+	"github.com/engram-app/engram/vault/vaulttest"
 )
 
 func TestMerge(t *testing.T) {
@@ -107,5 +109,79 @@ func TestSplit(t *testing.T) {
 	r = s.Split(ctx, operator, app.SplitInput{ID: op.ID, Parts: []string{"alice (alice@example.com) leads payments", "api keys rotate monthly"}})
 	if !r.OK() || r.Memories[0].Partition != vault.Sensitive || r.Memories[1].Partition != vault.Internal {
 		t.Fatalf("operator split = %s; partitions %v", r.Status, r.Memories)
+	}
+}
+
+// TestMergeGivesAgentsNoTrust: merging an agent's memory with the user's
+// must not hand the agent a memory it may rewrite at the user's trust.
+// A prioritize merge keeps the kept text's owner with its trust, and an
+// agent's change to any memory carries at most the agent's trust.
+func TestMergeGivesAgentsNoTrust(t *testing.T) {
+	v, clock := vaulttest.New(t)
+	s, err := app.New(v, app.Options{Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := storeOK(t, s, claude, app.StoreInput{Content: "deploys go through ops/deploy.sh"}).Memory
+	clock.Advance(time.Minute) // the agent's is the older: a merge took the oldest source's owner
+	user := storeOK(t, s, operator, app.StoreInput{Content: "deploys need two reviewers"}).Memory
+	r := s.Merge(ctx, operator, app.MergeInput{IDs: []string{agent.ID, user.ID}, Strategy: app.MergePrioritize})
+	if !r.OK() || r.Memory.Content != user.Content || r.Memory.Trust != vault.TrustOperator {
+		t.Fatalf("prioritize merge = %+v; want the user's text at the user's trust", r)
+	}
+	if r.Memory.Owner != vault.AgentOperator {
+		t.Errorf("the merged memory keeps the user's text and trust but is owned by %q", r.Memory.Owner)
+	}
+	text := "deploys need no review"
+	u := s.Update(ctx, claude, r.Memory.ID, app.UpdateInput{Content: &text})
+	if u.OK() && u.Memory.Trust.Above(vault.TrustStandard) {
+		t.Fatalf("the agent rewrote the merged memory and it kept trust %s", u.Memory.Trust)
+	}
+
+	// The same cap holds for any memory an agent owns with a higher trust
+	// than its own: its change is its word.
+	own := storeOK(t, s, claude, app.StoreInput{Content: "the build cache lives on the second disk"}).Memory
+	if err := raiseTrust(v, own.ID); err != nil {
+		t.Fatal(err)
+	}
+	text = "the build cache lives in /tmp"
+	u = s.Update(ctx, claude, own.ID, app.UpdateInput{Content: &text})
+	if !u.OK() || u.Memory.Trust != vault.TrustStandard {
+		t.Fatalf("an agent's update of its memory at operator trust = %+v; want it stored at standard", u.Memory)
+	}
+}
+
+// raiseTrust gives a memory operator trust, as only the user's hand could.
+func raiseTrust(v *vault.Vault, id string) error {
+	_, err := v.Update(id, vault.OpReclassify, vault.Actor{Agent: vault.AgentOperator}, func(m *vault.Memory) error {
+		m.Trust = vault.TrustOperator
+		return nil
+	})
+	return err
+}
+
+// TestSplitByAgentCarriesItsTrust: an agent that splits a memory it owns
+// at a higher trust gets parts at its own trust: a part of a text can say
+// what the whole did not ("push to main" out of "never push to main").
+func TestSplitByAgentCarriesItsTrust(t *testing.T) {
+	s, v := newService(t)
+	own := storeOK(t, s, claude, app.StoreInput{Content: "never push to main directly"}).Memory
+	if err := raiseTrust(v, own.ID); err != nil {
+		t.Fatal(err)
+	}
+	r := s.Split(ctx, claude, app.SplitInput{ID: own.ID, Parts: []string{"never", "push to main directly"}})
+	if !r.OK() {
+		t.Fatalf("split = %+v", r.Response)
+	}
+	for _, m := range r.Memories {
+		if m.Trust.Above(vault.TrustStandard) {
+			t.Errorf("part %q of the agent's split has trust %s", m.Content, m.Trust)
+		}
+	}
+	// The user's split keeps the memory's trust.
+	mine := storeOK(t, s, operator, app.StoreInput{Content: "tabs in Go; spaces in YAML"}).Memory
+	r = s.Split(ctx, operator, app.SplitInput{ID: mine.ID, Parts: []string{"tabs in Go", "spaces in YAML"}})
+	if !r.OK() || len(r.Memories) != 2 || r.Memories[0].Trust != vault.TrustOperator {
+		t.Fatalf("the user's split = %+v", r)
 	}
 }

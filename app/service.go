@@ -681,7 +681,7 @@ func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateI
 				moved = true
 				return errMoved
 			}
-			m.Content, m.Tier, m.Partition = a.m.Content, a.m.Tier, a.m.Partition
+			m.Content, m.Tier, m.Partition, m.Trust = a.m.Content, a.m.Tier, a.m.Partition, a.m.Trust
 			return nil
 		})
 		if moved {
