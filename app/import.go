@@ -36,6 +36,11 @@ import (
 // registered agent owns or reads them as its own.
 const ImporterPrefix = "import:"
 
+// ImportSessionPrefix begins the session id of an import run
+// ("import-3fa9c0d2e1b4"): its entries are written in that session, so
+// what one import stored can be reviewed (Reevaluate).
+const ImportSessionPrefix = "import-"
+
 // importTool is the source's tool of an imported memory.
 const importTool = "engram-import"
 
@@ -171,7 +176,7 @@ func (s *Service) importer(o ImportOptions) (Caller, Response) {
 	session := make([]byte, 6)
 	_, _ = rand.Read(session)
 	c := Caller{
-		Agent: ImporterPrefix + string(o.Format), Session: "import-" + hex.EncodeToString(session),
+		Agent: ImporterPrefix + string(o.Format), Session: ImportSessionPrefix + hex.EncodeToString(session),
 		Fields: vault.AgentFields, Read: vault.Partitions, Trust: vault.TrustStandard,
 	}
 	if o.Agent == "" {

@@ -78,10 +78,19 @@ func (s *Service) queueItem(id string) (*QueueItem, Response) {
 	return it, Response{Status: StatusOK}
 }
 
+// The genesis context of a memory approved from the quarantine: the
+// user's verdict on the write (see userVerdict).
+const (
+	approvedNote       = "approved by the user"
+	editedApprovedNote = "edited and approved by the user"
+)
+
 // Approve promotes a pending memory into the vault at standard trust. With
 // edit, the user's corrected text replaces the queued one; it passes the
 // secret and personal-data checks again (the user is its source now, so
-// injection screening does not apply). Operator only.
+// injection screening does not apply). A memory held for re-evaluation
+// (quarantine.KindReevaluation) comes back as it was instead, with the
+// user's confirmation (see approveHeld); it takes no edit. Operator only.
 func (s *Service) Approve(ctx context.Context, req Request, id string, edit *string) MemoryResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return MemoryResponse{Response: r}
@@ -93,9 +102,15 @@ func (s *Service) Approve(ctx context.Context, req Request, id string, edit *str
 	if err := it.Transition(quarantine.Approved); err != nil {
 		return MemoryResponse{Response: Response{StatusInvalid, err.Error()}}
 	}
+	if it.Kind == quarantine.KindReevaluation {
+		if edit != nil {
+			return MemoryResponse{Response: Response{StatusInvalid, "invalid: a memory held for review is kept as it was; approve it, then edit it"}}
+		}
+		return s.approveHeld(ctx, req, it)
+	}
 	m := it.Memory
 	m.Trust = vault.TrustStandard
-	reason := "approved by the user"
+	reason := approvedNote
 	if edit != nil {
 		// The user's text over the agent's: admitted as the user's write to
 		// the queued memory (under fail_on_secret a secret is refused, not
@@ -108,7 +123,7 @@ func (s *Service) Approve(ctx context.Context, req Request, id string, edit *str
 		if a.secretTypes != "" {
 			s.audit(req, vault.AuditEntry{Action: vault.ActionSecretRedacted, MemoryID: id, Field: m.Field, ContentHash: s.fingerprint(*edit), Result: vault.ResultOK, Reason: a.secretTypes})
 		}
-		reason = "edited and approved by the user"
+		reason = editedApprovedNote
 	}
 	got, err := s.v.Promote(id, m, vault.Actor{Agent: it.Agent, Session: it.Session, Reason: reason})
 	if err != nil {
@@ -120,8 +135,15 @@ func (s *Service) Approve(ctx context.Context, req Request, id string, edit *str
 }
 
 // Reject removes a pending memory without storing it; Discard removes a
-// hostile forensic copy. Both are audited. Operator only.
+// hostile forensic copy. Both are audited. Rejecting a memory held for
+// re-evaluation deletes it (see rejectHeld). Operator only.
 func (s *Service) Reject(ctx context.Context, req Request, id string) Response {
+	if r, ok := s.operatorGate(req); !ok {
+		return r
+	}
+	if it, r := s.queueItem(id); r.OK() && it.Kind == quarantine.KindReevaluation {
+		return s.rejectHeld(ctx, req, it)
+	}
 	return s.dropItem(req, id, quarantine.Rejected, vault.ActionDismiss)
 }
 

@@ -23,7 +23,9 @@ const suspiciousRisk = 0.5
 // the write completes an order split over two writes, the channel it came
 // through (content from the web is unreliable), and conflicts with
 // existing memories in the same field (a near-duplicate subject with
-// different content). It returns the proposal and its reasons, in plain
+// different content). A memory held for re-evaluation is never proposed
+// safe: the user found its source unreliable, and nothing Engram sees
+// outweighs that. It returns the proposal and its reasons, in plain
 // words. It changes nothing.
 //
 // A proposal never rests on what the writing agent says about itself:
@@ -55,6 +57,10 @@ func Guardian(it *Item, r Review) (Proposal, []string) {
 	if it.Joined != "" {
 		score += 2
 		why = append(why, "read together with the agent's previous write it is an instruction split in two")
+	}
+	if it.Kind == KindReevaluation {
+		score++
+		why = append(why, "you found its source ("+it.Agent+") unreliable: it stays out of every agent's reach until you decide")
 	}
 	if it.Memory.Source.Type == vault.SourceWebFetch {
 		score++
