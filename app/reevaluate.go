@@ -364,7 +364,7 @@ func (s *Service) selectFor(ctx context.Context, src source, out *ReevaluateResp
 	// The archive first: merge sources (to follow their pointers) and
 	// the losers of conflicts.
 	merges := map[string]*vault.Memory{} // archived memory id -> it, for those merged into another
-	targets := map[string]bool{}          // ids that memories were merged into
+	targets := map[string]bool{}         // ids that memories were merged into
 	var losers []vault.Memory
 	hidden, err := s.v.Each(vault.ListFilter{Partitions: []vault.Partition{vault.Archive}, OnDamaged: s.skipDamaged}, func(m *vault.Memory) error {
 		if err := ctx.Err(); err != nil {
@@ -445,7 +445,9 @@ func (s *Service) selectFor(ctx context.Context, src source, out *ReevaluateResp
 		return nil, err
 	}
 	out.Locked += hidden
-	slices.SortStableFunc(sel, func(a, b selection) int { return cmp.Or(a.m.Created.Compare(b.m.Created), strings.Compare(a.m.ID, b.m.ID)) })
+	slices.SortStableFunc(sel, func(a, b selection) int {
+		return cmp.Or(a.m.Created.Compare(b.m.Created), strings.Compare(a.m.ID, b.m.ID))
+	})
 	held := map[string]bool{}
 	for _, x := range sel {
 		out.Selected = append(out.Selected, reevaluated(&x.m, src.named(x.why)))
