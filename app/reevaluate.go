@@ -555,9 +555,9 @@ func (r *ReevaluateResponse) summary() string {
 	case n == 0:
 		fmt.Fprintf(&b, "%s: no live memory rests on it", r.Source)
 	case r.DryRun:
-		fmt.Fprintf(&b, "%s: %s would be held for your review (%s)", r.Source, count(n, "live memory", "live memories"), r.reasons())
+		fmt.Fprintf(&b, "%s: %s would be held for your review (%s)", r.Source, count(n, "live memory", "live memories"), r.Reasons())
 	default:
-		fmt.Fprintf(&b, "%s: %s held for your review (%s); approve (keep) or reject (delete) each in the quarantine", r.Source, count(r.Held, "memory", "memories"), r.reasons())
+		fmt.Fprintf(&b, "%s: %s held for your review (%s); approve (keep) or reject (delete) each in the quarantine", r.Source, count(r.Held, "memory", "memories"), r.Reasons())
 	}
 	own, stands := 0, 0
 	for _, l := range r.LeftAlone {
@@ -585,9 +585,9 @@ func (r *ReevaluateResponse) summary() string {
 	return b.String()
 }
 
-// reasons counts the selected memories by why: "2 written by it, 1
+// Reasons counts the selected memories by why: "2 written by it, 1
 // confirmed only by it".
-func (r *ReevaluateResponse) reasons() string {
+func (r *ReevaluateResponse) Reasons() string {
 	kinds := []struct{ prefix, label string }{
 		{"written by", "written by it"}, {"changed by", "changed by it"}, {"merged from", "merged from its memories"},
 		{"confirmed only by", "confirmed only by it"}, {"repeated only by", "repeated only by it"},
