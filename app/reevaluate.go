@@ -702,6 +702,15 @@ func (s *Service) dropHeld(req Request, it *QueueItem, action vault.Action, reas
 	return Response{Status: StatusOK}
 }
 
+// KindReevaluation is the kind of a queue item that holds a stored
+// memory for re-evaluation (quarantine.KindReevaluation).
+const KindReevaluation = quarantine.KindReevaluation
+
+// ReevaluateSource names the source a re-evaluation item holds its memory
+// for, as the item's reason does: "claude-code", or "claude-code
+// (session s1)".
+func ReevaluateSource(it QueueItem) string { return source{agent: it.Agent, session: it.Session}.String() }
+
 // IsImportSession reports whether a session id names an import run
 // (ImportSessionPrefix): its writer's memories written in it are what
 // that import stored.
