@@ -709,7 +709,9 @@ const KindReevaluation = quarantine.KindReevaluation
 // ReevaluateSource names the source a re-evaluation item holds its memory
 // for, as the item's reason does: "claude-code", or "claude-code
 // (session s1)".
-func ReevaluateSource(it QueueItem) string { return source{agent: it.Agent, session: it.Session}.String() }
+func ReevaluateSource(it QueueItem) string {
+	return source{agent: it.Agent, session: it.Session}.String()
+}
 
 // IsImportSession reports whether a session id names an import run
 // (ImportSessionPrefix): its writer's memories written in it are what

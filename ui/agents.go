@@ -219,7 +219,10 @@ func (s *agentsScreen) revoke(name string) {
 		s.u.askSafe("Revoke "+name+"?", body, "Cancel", "Revoke", theme.DeleteIcon(), func() {
 			hold := also.Checked
 			var st app.AgentResponse
-			s.u.background(func() error { st = h.Service().SetAgentStatus(s.u.ctx, h.Operator(), name, app.AgentRevoked); return nil }, func(error) {
+			s.u.background(func() error {
+				st = h.Service().SetAgentStatus(s.u.ctx, h.Operator(), name, app.AgentRevoked)
+				return nil
+			}, func(error) {
 				if !s.u.showResponse(st.Response) {
 					return
 				}
