@@ -98,9 +98,12 @@ type ReevaluateResponse struct {
 	// LeftAlone are memories that rest on the source but stand on the
 	// user's verdict, and the user's own memories the source confirmed.
 	LeftAlone []Reevaluated `json:"left_alone,omitempty"`
-	// Superseded are archived memories that a selected memory displaced
-	// (a conflict it won): they stay in the archive, restorable.
-	Superseded []Reevaluated `json:"superseded,omitempty"`
+	// Displaced are archived memories the source's word put there: a
+	// conflict a selected memory won, or its refutation (the sweep
+	// archives what an agent refutes, unless it is more trusted than the
+	// agent or the user confirmed it). They stay in the archive,
+	// restorable; the user decides.
+	Displaced []Reevaluated `json:"displaced,omitempty"`
 	// Locked counts sealed memories not examined because the vault is
 	// locked.
 	Locked int `json:"locked,omitempty"`
@@ -353,7 +356,22 @@ func supersededBy(m *vault.Memory) string {
 	return m.Archive.Pointer
 }
 
-// selectFor finds what rests on src, filling out's LeftAlone, Superseded,
+// refutedBy says whether the sweep archived m for a refutation whose
+// latest giver is src's agent (in src's session, when one is named).
+func (src source) refutedBy(m *vault.Memory, at attribution) bool {
+	if m.Archive == nil || !strings.HasPrefix(m.Archive.Reason, "refuted") {
+		return false
+	}
+	vs := m.Provenance.Verifications
+	for i := len(vs) - 1; i >= 0; i-- {
+		if vs[i].Verdict == vault.Refuted {
+			return vs[i].Agent == src.agent && (src.session == "" || at.verified[m.ID])
+		}
+	}
+	return false
+}
+
+// selectFor finds what rests on src, filling out's LeftAlone, Displaced,
 // Locked, Queued and Selected; it returns the memories to hold. It reads
 // and changes nothing else.
 func (s *Service) selectFor(ctx context.Context, src source, out *ReevaluateResponse) ([]selection, error) {
@@ -361,8 +379,8 @@ func (s *Service) selectFor(ctx context.Context, src source, out *ReevaluateResp
 	if err != nil {
 		return nil, err
 	}
-	// The archive first: merge sources (to follow their pointers) and
-	// the losers of conflicts.
+	// The archive first: merge sources (to follow their pointers), the
+	// losers of conflicts and what src refuted.
 	merges := map[string]*vault.Memory{} // archived memory id -> it, for those merged into another
 	targets := map[string]bool{}         // ids that memories were merged into
 	var losers []vault.Memory
@@ -376,6 +394,8 @@ func (s *Service) selectFor(ctx context.Context, src source, out *ReevaluateResp
 			targets[p] = true
 		} else if supersededBy(m) != "" {
 			losers = append(losers, *m)
+		} else if src.refutedBy(m, at) {
+			out.Displaced = append(out.Displaced, reevaluated(m, "archived after "+src.agent+" refuted it; 'engram memory restore "+m.ID+"' brings it back"))
 		}
 		return nil
 	})
@@ -455,7 +475,7 @@ func (s *Service) selectFor(ctx context.Context, src source, out *ReevaluateResp
 	}
 	for i := range losers {
 		if w := supersededBy(&losers[i]); held[w] {
-			out.Superseded = append(out.Superseded, reevaluated(&losers[i], "archived when memory "+w+" superseded it; 'engram memory restore "+losers[i].ID+"' brings it back"))
+			out.Displaced = append(out.Displaced, reevaluated(&losers[i], "archived when memory "+w+", which rests on it, superseded it; 'engram memory restore "+losers[i].ID+"' brings it back"))
 		}
 	}
 	if recs, _, err := s.v.QueueList(); err == nil {
@@ -573,8 +593,8 @@ func (r *ReevaluateResponse) summary() string {
 	if stands > 0 {
 		fmt.Fprintf(&b, "; %s resting on it %s left alone because you confirmed, approved or edited %s since", count(stands, "memory", "memories"), wasWere(stands), itThem(stands))
 	}
-	if k := len(r.Superseded); k > 0 {
-		fmt.Fprintf(&b, "; %s that these displaced %s in the archive", count(k, "memory", "memories"), stayStays(k))
+	if k := len(r.Displaced); k > 0 {
+		fmt.Fprintf(&b, "; %s that its word put in the archive (a conflict it won, a refutation) %s there for you to restore", count(k, "memory", "memories"), stayStays(k))
 	}
 	if r.Queued > 0 {
 		fmt.Fprintf(&b, "; %s already %s in the quarantine", count(r.Queued, "of its writes", "of its writes"), waitWaits(r.Queued))

@@ -626,9 +626,9 @@ func TestReevaluateInterruptedOrChanged(t *testing.T) {
 	}
 }
 
-// TestReevaluateSuperseded: a memory the agent's write displaced in a
-// conflict is named, in the archive, when that write is held.
-func TestReevaluateSuperseded(t *testing.T) {
+// TestReevaluateDisplaced: memories the agent's word put in the archive
+// (a conflict its write won, its refutation) are named, and stay there.
+func TestReevaluateDisplaced(t *testing.T) {
 	s, _, clock := newReevalService(t)
 	claude, cursor, _ := team(t, s)
 	old := stored(t, s, clock, cursor, app.StoreInput{Content: "the release branch is main"})
@@ -637,9 +637,27 @@ func TestReevaluateSuperseded(t *testing.T) {
 	if !w.OK() {
 		t.Fatal(w.Response)
 	}
-	r := reevaluate(t, s, app.ReevaluateInput{Agent: "claude-code", DryRun: true})
-	wantWhys(t, "superseded", r.Superseded, map[string]string{old.ID: "archived when memory " + w.Memory.ID + " superseded it"})
-	if !strings.Contains(r.Message, "1 memory that these displaced stays in the archive") {
+	wrong := stored(t, s, clock, cursor, app.StoreInput{Content: "the on-call rota changes on mondays"})
+	clock.Advance(time.Minute)
+	if r := s.Refute(ctx, claude, wrong.ID, "the rota changes on tuesdays"); !r.OK() || r.Message != "" {
+		t.Fatalf("refute = %+v", r)
+	}
+	clock.Advance(time.Minute)
+	sweepNow(t, s, clock)
+	if got := s.Get(ctx, operator, wrong.ID); !got.OK() || got.Memory.Partition != vault.Archive {
+		t.Fatalf("the refuted memory after the sweep: %+v", got.Response)
+	}
+	r := reevaluate(t, s, app.ReevaluateInput{Agent: "claude-code"})
+	wantWhys(t, "displaced", r.Displaced, map[string]string{
+		old.ID:   "archived when memory " + w.Memory.ID + ", which rests on it, superseded it",
+		wrong.ID: "archived after claude-code refuted it",
+	})
+	if !strings.Contains(r.Message, "2 memories that its word put in the archive (a conflict it won, a refutation) stay there for you to restore") {
 		t.Errorf("message %q", r.Message)
+	}
+	for _, id := range []string{old.ID, wrong.ID} {
+		if got := s.Get(ctx, operator, id); got.Memory.Partition != vault.Archive {
+			t.Errorf("%s left the archive", id)
+		}
 	}
 }

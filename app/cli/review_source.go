@@ -93,7 +93,7 @@ func printReevaluation(c *cmd, r app.ReevaluateResponse) error {
 	for _, m := range r.LeftAlone {
 		fmt.Fprintf(c.out, "left alone: %s (%s)\n", m.ID, m.Why)
 	}
-	for _, m := range r.Superseded {
+	for _, m := range r.Displaced {
 		fmt.Fprintf(c.out, "in the archive: %s (%s)\n", m.ID, m.Why)
 	}
 	return printLine(c.out, r.Message)
