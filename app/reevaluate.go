@@ -683,7 +683,7 @@ func (s *Service) approveHeld(ctx context.Context, req Request, it *QueueItem) M
 	if r := s.dropHeld(req, it, vault.ActionApprove, src.auditReason()+": kept"); !r.OK() {
 		return MemoryResponse{Response: r}
 	}
-	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &cur}
+	return MemoryResponse{Response: Response{StatusOK, fmt.Sprintf("kept memory %s: back in %s as it was, with your confirmation", id, cur.Partition)}, Memory: &cur}
 }
 
 // rejectHeld deletes a memory held for re-evaluation, with its versions
@@ -709,7 +709,11 @@ func (s *Service) rejectHeld(ctx context.Context, req Request, it *QueueItem) Re
 		return s.fail("reject", err)
 	}
 	s.unindex(id)
-	return s.dropHeld(req, it, vault.ActionDismiss, src.auditReason()+": deleted")
+	r := s.dropHeld(req, it, vault.ActionDismiss, src.auditReason()+": deleted")
+	if r.OK() {
+		r.Message = fmt.Sprintf("deleted memory %s with its versions", id)
+	}
+	return r
 }
 
 // dropHeld removes a re-evaluation item, audited as action with reason.
