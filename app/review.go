@@ -32,6 +32,9 @@ func (s *Service) Quarantine(ctx context.Context, req Request) QueueResponse {
 		return QueueResponse{Response: s.fail("quarantine list", err)}
 	}
 	var items []QueueItem
+	// The live memories of each field, listed and split into words once
+	// for all the items of that field.
+	reviews := map[vault.Field]quarantine.Review{}
 	for _, rec := range recs {
 		it, err := quarantine.Decode(rec.Data)
 		if err != nil {
@@ -39,8 +42,13 @@ func (s *Service) Quarantine(ctx context.Context, req Request) QueueResponse {
 			continue
 		}
 		if it.State == quarantine.Pending {
-			existing, _, _ := s.v.List(vault.ListFilter{Field: it.Memory.Field, OnDamaged: s.skipDamaged})
-			it.Proposal, it.Guardian = quarantine.Guardian(it, quarantine.Review{Existing: existing})
+			r, ok := reviews[it.Memory.Field]
+			if !ok {
+				existing, _, _ := s.v.List(vault.ListFilter{Field: it.Memory.Field, OnDamaged: s.skipDamaged})
+				r = quarantine.NewReview(existing)
+				reviews[it.Memory.Field] = r
+			}
+			it.Proposal, it.Guardian = quarantine.Guardian(it, r)
 		}
 		items = append(items, *it)
 	}

@@ -12,6 +12,20 @@ import (
 // memories it might conflict with.
 type Review struct {
 	Existing []vault.Memory
+	// words are the word sets of Existing, made once by NewReview for a
+	// review that serves many items.
+	words []map[string]bool
+}
+
+// NewReview is a Review of existing that splits each memory's text into
+// words once, however many items it reviews: the review queue lists
+// every pending item against the live memories of its field.
+func NewReview(existing []vault.Memory) Review {
+	r := Review{Existing: existing, words: make([]map[string]bool, len(existing))}
+	for i := range existing {
+		r.words[i] = words(existing[i].Content)
+	}
+	return r
 }
 
 // suspiciousRisk is the write guard's risk from which a write is
@@ -72,7 +86,7 @@ func Guardian(it *Item, r Review) (Proposal, []string) {
 	} else if claim := claimedSource(it.Memory.Source); claim != "" {
 		why = append(why, fmt.Sprintf("the agent says the source is %s; an agent cannot vouch for that, so it counts for nothing", claim))
 	}
-	if c := conflicts(it.Memory, r.Existing); c != "" {
+	if c := r.conflicts(it.Memory); c != "" {
 		score++
 		why = append(why, "conflicts with memory "+c)
 	}
@@ -105,16 +119,21 @@ func claimedSource(s vault.Source) string {
 
 // conflicts returns the id of an existing memory in the same field whose
 // wording overlaps strongly with m's but says something else.
-func conflicts(m vault.Memory, existing []vault.Memory) string {
+func (r Review) conflicts(m vault.Memory) string {
 	mine := words(m.Content)
 	if len(mine) < 3 {
 		return ""
 	}
-	for _, e := range existing {
+	for i, e := range r.Existing {
 		if e.Field != m.Field || e.Content == m.Content {
 			continue
 		}
-		theirs := words(e.Content)
+		var theirs map[string]bool
+		if len(r.words) == len(r.Existing) {
+			theirs = r.words[i]
+		} else {
+			theirs = words(e.Content)
+		}
 		inter := 0
 		for w := range mine {
 			if theirs[w] {

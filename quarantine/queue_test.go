@@ -2,6 +2,7 @@ package quarantine
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -87,6 +88,10 @@ func TestGuardian(t *testing.T) {
 			got, why := Guardian(&tc.it, Review{Existing: existing})
 			if got != tc.want || len(why) == 0 {
 				t.Fatalf("Guardian = %s %v, want %s with reasons", got, why, tc.want)
+			}
+			// A review made once for many items says the same.
+			if again, why2 := Guardian(&tc.it, NewReview(existing)); again != got || !slices.Equal(why2, why) {
+				t.Fatalf("Guardian with NewReview = %s %v, want %s %v", again, why2, got, why)
 			}
 		})
 	}
