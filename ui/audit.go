@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -236,6 +237,11 @@ func (s *auditScreen) refresh() {
 		if s.u.showResponse(r) {
 			s.shown = es
 			s.entries.set(es)
+			// The selection follows its entry, which new entries move down.
+			if i := slices.IndexFunc(es, func(e app.AuditEntry) bool { return s.sel.Seq != 0 && e.Seq == s.sel.Seq }); i >= 0 {
+				s.entries.list.Select(i)
+				return
+			}
 			s.entries.list.UnselectAll()
 			s.sel = app.AuditEntry{}
 			s.review.Disable()

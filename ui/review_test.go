@@ -218,6 +218,15 @@ func TestAuditReviewImport(t *testing.T) {
 	if review.Disabled() {
 		t.Fatal("the review is not offered on an import's entry")
 	}
+	// New entries (an agent at work) refresh the log: the selection
+	// stays with its entry, and so does the offer.
+	want := s.entries.data[first].Seq
+	store(t, u, agent, app.StoreInput{Content: "the ci cache lives in s3"})
+	s.refresh()
+	u.wait()
+	if review.Disabled() || s.sel.Seq != want {
+		t.Fatalf("after a refresh the selection is entry %d, review disabled %v; want entry %d, enabled", s.sel.Seq, review.Disabled(), want)
+	}
 	test.Tap(review)
 	dlg := overlay(t, u)
 	if !hasLabel(dlg, "1 live memory would be held for your review (1 written by it)") {
@@ -225,7 +234,7 @@ func TestAuditReviewImport(t *testing.T) {
 	}
 	test.Tap(button(t, dlg, "Hold 1 for review"))
 	u.wait()
-	if got := liveTexts(t, u); !slices.Equal(got, []string{"Commit messages are in English"}) {
+	if got := liveTexts(t, u); !slices.Equal(got, []string{"Commit messages are in English", "the ci cache lives in s3"}) {
 		t.Fatalf("live memories after reviewing the first import: %q", got)
 	}
 }
