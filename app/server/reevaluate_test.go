@@ -1,7 +1,9 @@
 package server_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
@@ -66,5 +68,47 @@ func TestAdminReevaluate(t *testing.T) {
 	}
 	if r := e.do("GET", "/v1/memories/"+q.Items[0].Memory.ID, e.token, "", nil); r.code != 200 {
 		t.Fatalf("after approval the agent's get = %d %s", r.code, r.raw)
+	}
+}
+
+// TestOpenAPIReevaluateResponse: the documented answer of the review
+// lists every field the server sends (besides status and message, by
+// reference), and so does each listed memory's schema.
+func TestOpenAPIReevaluateResponse(t *testing.T) {
+	var doc struct {
+		Components struct {
+			Schemas struct {
+				ReevaluateResponse struct {
+					AllOf []struct {
+						Ref        string                     `json:"$ref"`
+						Properties map[string]json.RawMessage `json:"properties"`
+					} `json:"allOf"`
+				}
+				Reevaluated struct {
+					Properties map[string]json.RawMessage `json:"properties"`
+				}
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(server.OpenAPI, &doc); err != nil {
+		t.Fatalf("openapi.json: %v", err)
+	}
+	keys := func(m map[string]json.RawMessage) string {
+		var f []string
+		for k := range m {
+			f = append(f, k)
+		}
+		sort.Strings(f)
+		return strings.Join(f, ",")
+	}
+	parts := doc.Components.Schemas.ReevaluateResponse.AllOf
+	if len(parts) != 2 || parts[0].Ref != "#/components/schemas/Response" {
+		t.Fatalf("ReevaluateResponse is not Response and its fields: %+v", parts)
+	}
+	if got, want := keys(parts[1].Properties), jsonFields(app.ReevaluateResponse{}); got != want {
+		t.Errorf("ReevaluateResponse documents %s; the server sends %s", got, want)
+	}
+	if got, want := keys(doc.Components.Schemas.Reevaluated.Properties), jsonFields(app.Reevaluated{}); got != want {
+		t.Errorf("Reevaluated documents %s; the server sends %s", got, want)
 	}
 }
