@@ -36,6 +36,11 @@ import (
 // registered agent owns or reads them as its own.
 const ImporterPrefix = "import:"
 
+// ImportSessionPrefix begins the session id of an import run
+// ("import-3fa9c0d2e1b4"): its entries are written in that session, so
+// what one import stored can be reviewed (Reevaluate).
+const ImportSessionPrefix = "import-"
+
 // importTool is the source's tool of an imported memory.
 const importTool = "engram-import"
 
@@ -168,10 +173,8 @@ func (s *Service) ImportEntries(ctx context.Context, req Request, entries []impo
 
 // importer is the caller an import writes as.
 func (s *Service) importer(o ImportOptions) (Caller, Response) {
-	session := make([]byte, 6)
-	_, _ = rand.Read(session)
 	c := Caller{
-		Agent: ImporterPrefix + string(o.Format), Session: "import-" + hex.EncodeToString(session),
+		Agent: ImporterPrefix + string(o.Format), Session: s.importSession(),
 		Fields: vault.AgentFields, Read: vault.Partitions, Trust: vault.TrustStandard,
 	}
 	if o.Agent == "" {
@@ -187,6 +190,23 @@ func (s *Service) importer(o ImportOptions) (Caller, Response) {
 	c.Agent, c.Fields, c.Read, c.Group, c.Product = a.Name, a.Fields, a.Read, a.Group, a.Product
 	c.Trust = lowerTrust(vault.TrustStandard, a.Trust)
 	return c, Response{Status: StatusOK}
+}
+
+// importSession is a new import run's session id: ImportSessionPrefix
+// and 12 random hex digits. About one in 5,000 such ids is all digits,
+// which the session check takes for personal data (a phone number) and
+// the import would be refused for: such an id is drawn again (the
+// chance that ten in a row are is below 10^-36).
+func (s *Service) importSession() string {
+	b := make([]byte, 6)
+	id := ""
+	for range 10 {
+		_, _ = rand.Read(b)
+		if id = ImportSessionPrefix + hex.EncodeToString(b); s.checkSession(id) == "" {
+			break
+		}
+	}
+	return id
 }
 
 // importRun is one import's state.

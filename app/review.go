@@ -32,6 +32,9 @@ func (s *Service) Quarantine(ctx context.Context, req Request) QueueResponse {
 		return QueueResponse{Response: s.fail("quarantine list", err)}
 	}
 	var items []QueueItem
+	// The live memories of each field, listed and split into words once
+	// for all the items of that field.
+	reviews := map[vault.Field]quarantine.Review{}
 	for _, rec := range recs {
 		it, err := quarantine.Decode(rec.Data)
 		if err != nil {
@@ -39,8 +42,13 @@ func (s *Service) Quarantine(ctx context.Context, req Request) QueueResponse {
 			continue
 		}
 		if it.State == quarantine.Pending {
-			existing, _, _ := s.v.List(vault.ListFilter{Field: it.Memory.Field, OnDamaged: s.skipDamaged})
-			it.Proposal, it.Guardian = quarantine.Guardian(it, quarantine.Review{Existing: existing})
+			r, ok := reviews[it.Memory.Field]
+			if !ok {
+				existing, _, _ := s.v.List(vault.ListFilter{Field: it.Memory.Field, OnDamaged: s.skipDamaged})
+				r = quarantine.NewReview(existing)
+				reviews[it.Memory.Field] = r
+			}
+			it.Proposal, it.Guardian = quarantine.Guardian(it, r)
 		}
 		items = append(items, *it)
 	}
@@ -78,10 +86,19 @@ func (s *Service) queueItem(id string) (*QueueItem, Response) {
 	return it, Response{Status: StatusOK}
 }
 
+// The genesis context of a memory approved from the quarantine: the
+// user's verdict on the write (see userVerdict).
+const (
+	approvedNote       = "approved by the user"
+	editedApprovedNote = "edited and approved by the user"
+)
+
 // Approve promotes a pending memory into the vault at standard trust. With
 // edit, the user's corrected text replaces the queued one; it passes the
 // secret and personal-data checks again (the user is its source now, so
-// injection screening does not apply). Operator only.
+// injection screening does not apply). A memory held for re-evaluation
+// (quarantine.KindReevaluation) comes back as it was instead, with the
+// user's confirmation (see approveHeld); it takes no edit. Operator only.
 func (s *Service) Approve(ctx context.Context, req Request, id string, edit *string) MemoryResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return MemoryResponse{Response: r}
@@ -93,9 +110,15 @@ func (s *Service) Approve(ctx context.Context, req Request, id string, edit *str
 	if err := it.Transition(quarantine.Approved); err != nil {
 		return MemoryResponse{Response: Response{StatusInvalid, err.Error()}}
 	}
+	if it.Kind == quarantine.KindReevaluation {
+		if edit != nil {
+			return MemoryResponse{Response: Response{StatusInvalid, "invalid: a memory held for review is kept as it was; approve it, then edit it"}}
+		}
+		return s.approveHeld(ctx, req, it)
+	}
 	m := it.Memory
 	m.Trust = vault.TrustStandard
-	reason := "approved by the user"
+	reason := approvedNote
 	if edit != nil {
 		// The user's text over the agent's: admitted as the user's write to
 		// the queued memory (under fail_on_secret a secret is refused, not
@@ -108,7 +131,7 @@ func (s *Service) Approve(ctx context.Context, req Request, id string, edit *str
 		if a.secretTypes != "" {
 			s.audit(req, vault.AuditEntry{Action: vault.ActionSecretRedacted, MemoryID: id, Field: m.Field, ContentHash: s.fingerprint(*edit), Result: vault.ResultOK, Reason: a.secretTypes})
 		}
-		reason = "edited and approved by the user"
+		reason = editedApprovedNote
 	}
 	got, err := s.v.Promote(id, m, vault.Actor{Agent: it.Agent, Session: it.Session, Reason: reason})
 	if err != nil {
@@ -120,8 +143,15 @@ func (s *Service) Approve(ctx context.Context, req Request, id string, edit *str
 }
 
 // Reject removes a pending memory without storing it; Discard removes a
-// hostile forensic copy. Both are audited. Operator only.
+// hostile forensic copy. Both are audited. Rejecting a memory held for
+// re-evaluation deletes it (see rejectHeld). Operator only.
 func (s *Service) Reject(ctx context.Context, req Request, id string) Response {
+	if r, ok := s.operatorGate(req); !ok {
+		return r
+	}
+	if it, r := s.queueItem(id); r.OK() && it.Kind == quarantine.KindReevaluation {
+		return s.rejectHeld(ctx, req, it)
+	}
 	return s.dropItem(req, id, quarantine.Rejected, vault.ActionDismiss)
 }
 

@@ -12,6 +12,20 @@ import (
 // memories it might conflict with.
 type Review struct {
 	Existing []vault.Memory
+	// words are the word sets of Existing, made once by NewReview for a
+	// review that serves many items.
+	words []map[string]bool
+}
+
+// NewReview is a Review of existing that splits each memory's text into
+// words once, however many items it reviews: the review queue lists
+// every pending item against the live memories of its field.
+func NewReview(existing []vault.Memory) Review {
+	r := Review{Existing: existing, words: make([]map[string]bool, len(existing))}
+	for i := range existing {
+		r.words[i] = words(existing[i].Content)
+	}
+	return r
 }
 
 // suspiciousRisk is the write guard's risk from which a write is
@@ -23,7 +37,9 @@ const suspiciousRisk = 0.5
 // the write completes an order split over two writes, the channel it came
 // through (content from the web is unreliable), and conflicts with
 // existing memories in the same field (a near-duplicate subject with
-// different content). It returns the proposal and its reasons, in plain
+// different content). A memory held for re-evaluation is never proposed
+// safe: the user found its source unreliable, and nothing Engram sees
+// outweighs that. It returns the proposal and its reasons, in plain
 // words. It changes nothing.
 //
 // A proposal never rests on what the writing agent says about itself:
@@ -56,6 +72,10 @@ func Guardian(it *Item, r Review) (Proposal, []string) {
 		score += 2
 		why = append(why, "read together with the agent's previous write it is an instruction split in two")
 	}
+	if it.Kind == KindReevaluation {
+		score++
+		why = append(why, "you found its source ("+it.Agent+") unreliable: it stays out of every agent's reach until you decide")
+	}
 	if it.Memory.Source.Type == vault.SourceWebFetch {
 		score++
 		why = append(why, "content from the web is unreliable")
@@ -66,7 +86,7 @@ func Guardian(it *Item, r Review) (Proposal, []string) {
 	} else if claim := claimedSource(it.Memory.Source); claim != "" {
 		why = append(why, fmt.Sprintf("the agent says the source is %s; an agent cannot vouch for that, so it counts for nothing", claim))
 	}
-	if c := conflicts(it.Memory, r.Existing); c != "" {
+	if c := r.conflicts(it.Memory); c != "" {
 		score++
 		why = append(why, "conflicts with memory "+c)
 	}
@@ -99,16 +119,21 @@ func claimedSource(s vault.Source) string {
 
 // conflicts returns the id of an existing memory in the same field whose
 // wording overlaps strongly with m's but says something else.
-func conflicts(m vault.Memory, existing []vault.Memory) string {
+func (r Review) conflicts(m vault.Memory) string {
 	mine := words(m.Content)
 	if len(mine) < 3 {
 		return ""
 	}
-	for _, e := range existing {
+	for i, e := range r.Existing {
 		if e.Field != m.Field || e.Content == m.Content {
 			continue
 		}
-		theirs := words(e.Content)
+		var theirs map[string]bool
+		if len(r.words) == len(r.Existing) {
+			theirs = r.words[i]
+		} else {
+			theirs = words(e.Content)
+		}
 		inter := 0
 		for w := range mine {
 			if theirs[w] {

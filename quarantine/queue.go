@@ -48,18 +48,41 @@ type Finding struct {
 	End    int    `json:"end"`
 }
 
-// Item is one quarantined write.
+// Kind says what an item holds.
+type Kind string
+
+// Kinds of item.
+const (
+	// KindWrite (the zero value, absent from the stored JSON) is a write
+	// waiting to be stored: suspicious, from the web, a confirmation
+	// request, a conflict for the user to settle, or a hostile copy.
+	KindWrite Kind = ""
+	// KindReevaluation is a stored memory held for the user's review
+	// because the user found its source (an agent, one of its sessions,
+	// an import run) unreliable. The memory itself waits in the vault's
+	// archive, out of every agent's reach, under its own id; Memory is a
+	// copy of it as it was when held, for the review screen. Approving
+	// brings it back as it was, rejecting deletes it.
+	KindReevaluation Kind = "re-evaluation"
+)
+
+// Item is one quarantined write, or one memory held for re-evaluation.
 type Item struct {
-	ID       string       `json:"id"`
-	State    State        `json:"state"`
-	Memory   vault.Memory `json:"memory"` // the memory as it would be stored
-	Agent    string       `json:"agent"`
-	Session  string       `json:"session,omitempty"`
-	Reason   string       `json:"reason"`
-	Reasons  []string     `json:"reasons,omitempty"`
-	Risk     float64      `json:"risk"`
-	Threat   int          `json:"threat"` // 0..10
-	Findings []Finding    `json:"findings,omitempty"`
+	ID    string `json:"id"`
+	State State  `json:"state"`
+	Kind  Kind   `json:"kind,omitempty"`
+	// Memory is the memory as it would be stored (a write), or as it was
+	// when it was held (a re-evaluation: its ID is the held memory's).
+	Memory vault.Memory `json:"memory"`
+	// Agent and Session are the writer of a queued write, or the source
+	// the user found unreliable (a re-evaluation).
+	Agent    string    `json:"agent"`
+	Session  string    `json:"session,omitempty"`
+	Reason   string    `json:"reason"`
+	Reasons  []string  `json:"reasons,omitempty"`
+	Risk     float64   `json:"risk"`
+	Threat   int       `json:"threat"` // 0..10
+	Findings []Finding `json:"findings,omitempty"`
 	// Joined is set for a write that completes an order begun in an
 	// earlier write of the session: the two joined, the text the guard
 	// found suspicious. Findings are offsets into Memory.Content, never
@@ -74,10 +97,10 @@ type Item struct {
 }
 
 // Sensitive reports whether the item must be sealed at rest: it holds
-// personal data, or it is a hostile copy (whatever it holds, it is never
-// left in the file in clear).
+// personal data (a sensitive memory, archived or not), or it is a hostile
+// copy (whatever it holds, it is never left in the file in clear).
 func (it *Item) Sensitive() bool {
-	return it.Memory.Partition == vault.Sensitive || it.State == Hostile
+	return it.Memory.Sensitive() || it.State == Hostile
 }
 
 // next lists the allowed transitions.
@@ -111,6 +134,14 @@ func Decode(data []byte) (*Item, error) {
 	case Pending, Hostile:
 	default:
 		return nil, fmt.Errorf("%w: state %q", ErrItem, it.State)
+	}
+	switch {
+	case it.Kind == KindWrite:
+	case it.Kind == KindReevaluation && it.State == Pending && it.Memory.ID != "":
+	default:
+		// An item of a kind this Engram does not know is refused rather
+		// than approved as a write.
+		return nil, fmt.Errorf("%w: a %s item of kind %q", ErrItem, it.State, it.Kind)
 	}
 	if it.ID == "" {
 		return nil, fmt.Errorf("%w: no id", ErrItem)

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/data/binding"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -175,11 +176,14 @@ func (s *agentsScreen) show(a app.Agent) {
 		buttons = append(buttons,
 			widget.NewButtonWithIcon("Grants…", theme.SettingsIcon(), func() { s.grantsDialog(a, false, 0) }),
 			widget.NewButtonWithIcon("Rotate token", theme.ViewRefreshIcon(), func() { s.rotate(a.Name) }),
-			widget.NewButtonWithIcon("Revoke", theme.DeleteIcon(), func() {
-				s.u.askSafe("Revoke "+a.Name+"?", wrapped("Its token stops working at once; it must pair again to come back."), "Cancel", "Revoke", theme.DeleteIcon(), func() {
-					s.setStatus(a.Name, app.AgentRevoked)
-				})
-			}))
+			widget.NewButtonWithIcon("Revoke", theme.DeleteIcon(), func() { s.revoke(a.Name) }))
+	}
+	// A row of its own, so that the pane keeps its width.
+	var review fyne.CanvasObject = layout.NewSpacer()
+	if a.Status != app.AgentPending {
+		review = widget.NewButtonWithIcon("Review its memories…", theme.WarningIcon(), func() {
+			s.u.reviewSource("Review what "+a.Name+" wrote?", app.ReevaluateInput{Agent: a.Name})
+		})
 	}
 	objs := []fyne.CanvasObject{heading("Agent " + a.Name)}
 	if a.Note != "" {
@@ -187,8 +191,99 @@ func (s *agentsScreen) show(a app.Agent) {
 		note.Importance, note.Wrapping = widget.WarningImportance, fyne.TextWrapWord
 		objs = append(objs, note)
 	}
-	s.box.Objects = append(objs, grants, container.NewHBox(buttons...))
+	s.box.Objects = append(objs, grants, container.NewHBox(buttons...), container.NewHBox(review))
 	s.box.Refresh()
+}
+
+// revoke asks before revoking an agent, saying how many live memories
+// rest on it, with a box (off by default) that also holds them for review.
+// Off, because revoking is also how a client is removed or replaced: its
+// memories are not judged wrong by it, and a hundred review items the
+// user did not ask for would bury the ones that matter. The count tells
+// the user there is something to decide; "Review its memories…" does it
+// later.
+func (s *agentsScreen) revoke(name string) {
+	h := s.u.h
+	var r app.ReevaluateResponse
+	s.u.background(func() error {
+		r = h.Service().Reevaluate(s.u.ctx, h.Operator(), app.ReevaluateInput{Agent: name, DryRun: true})
+		return nil
+	}, func(error) {
+		body := container.NewVBox(wrapped("Its token stops working at once; it must pair again to come back. Revoking leaves what it wrote as it is."))
+		also := newKeyCheck(s.u, "", nil)
+		if n := len(r.Selected); r.OK() && n > 0 {
+			also.Text = fmt.Sprintf("Also move its %s to the review (Quarantine)", count(n, "live memory", "live memories"))
+			body.Add(also)
+			body.Add(wrapped(r.Message + "."))
+		}
+		s.u.askSafe("Revoke "+name+"?", body, "Cancel", "Revoke", theme.DeleteIcon(), func() {
+			hold := also.Checked
+			var st app.AgentResponse
+			s.u.background(func() error {
+				st = h.Service().SetAgentStatus(s.u.ctx, h.Operator(), name, app.AgentRevoked)
+				return nil
+			}, func(error) {
+				if !s.u.showResponse(st.Response) {
+					return
+				}
+				s.refresh()
+				if hold {
+					s.u.holdSource(app.ReevaluateInput{Agent: name})
+				}
+			})
+		})
+	})
+}
+
+// reviewSource asks whether to hold for review what rests on a source the
+// user found unreliable (an agent, an import run): the service's dry run
+// first, its count and list in a question whose default is Cancel, then
+// the hold.
+func (u *UI) reviewSource(title string, in app.ReevaluateInput) {
+	h := u.h
+	in.DryRun = true
+	var r app.ReevaluateResponse
+	u.background(func() error { r = h.Service().Reevaluate(u.ctx, h.Operator(), in); return nil }, func(error) {
+		if !u.showResponse(r.Response) {
+			return
+		}
+		if len(r.Selected) == 0 {
+			u.inform(title, r.Message+".")
+			return
+		}
+		var lines []string
+		for i, m := range r.Selected {
+			if i == maxInQuestion {
+				lines = append(lines, fmt.Sprintf("and %d more", len(r.Selected)-maxInQuestion))
+				break
+			}
+			text := "(sensitive: not shown)"
+			if m.Text != "" {
+				text = preview(m.Text)
+			}
+			lines = append(lines, fmt.Sprintf("• %s: %s", m.Why, text))
+		}
+		body := container.NewVBox(wrapped(r.Message+"."),
+			wrapped("Held memories leave every agent's reach and wait in Quarantine: Approve keeps one as it was, Reject deletes it."),
+			wrapped(strings.Join(lines, "\n")))
+		d := u.askSafe(title, body, "Cancel", fmt.Sprintf("Hold %d for review", len(r.Selected)), theme.WarningIcon(), func() { u.holdSource(in) })
+		d.Resize(fyne.NewSize(680, 420))
+	})
+}
+
+// holdSource holds what rests on a source for review, and says so.
+func (u *UI) holdSource(in app.ReevaluateInput) {
+	h := u.h
+	in.DryRun = false
+	var r app.ReevaluateResponse
+	u.background(func() error { r = h.Service().Reevaluate(u.ctx, h.Operator(), in); return nil }, func(error) {
+		if !u.showResponse(r.Response) {
+			return
+		}
+		u.setStatus(r.Message)
+		u.quarantine.refresh()
+		u.memories.changed()
+	})
 }
 
 func mayConfirmText(may bool) string {

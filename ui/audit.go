@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +34,10 @@ type auditScreen struct {
 	chain   *widget.Label
 	shown   []app.AuditEntry
 	ready   bool
+	// review holds for review what the import run of the selected entry
+	// wrote; it is enabled only on an import's entry.
+	review *widget.Button
+	sel    app.AuditEntry
 }
 
 func newAuditScreen(u *UI) *auditScreen {
@@ -77,6 +82,21 @@ func newAuditScreen(u *UI) *auditScreen {
 			}
 		})
 	list := s.entries.list
+	s.review = widget.NewButtonWithIcon("Review what this import wrote…", theme.WarningIcon(), func() {
+		e := s.sel
+		s.u.reviewSource(fmt.Sprintf("Review what the import %s wrote?", e.Session), app.ReevaluateInput{Agent: e.Agent, Session: e.Session})
+	})
+	s.review.Disable()
+	list.OnSelected = func(id widget.ListItemID) {
+		e, ok := s.entries.at(id)
+		if ok && app.IsImportSession(e.Session) {
+			s.sel = e
+			s.review.Enable()
+			return
+		}
+		s.sel = app.AuditEntry{}
+		s.review.Disable()
+	}
 	header := container.New(auditColumns)
 	for _, h := range auditHeaders {
 		header.Add(widget.NewLabelWithStyle(h, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
@@ -85,6 +105,7 @@ func newAuditScreen(u *UI) *auditScreen {
 		widget.NewButtonWithIcon("Filter", theme.SearchIcon(), s.refresh),
 		widget.NewButtonWithIcon("Verify chain", theme.ConfirmIcon(), s.verify),
 		widget.NewButtonWithIcon("Export JSONL…", theme.DocumentSaveIcon(), s.exportDialog),
+		s.review,
 	)
 	filters := container.NewGridWithColumns(4, labelled("Agent", s.agent), labelled("Field", s.field), labelled("Action", s.action), labelled("Since", s.since))
 	s.content = container.NewBorder(container.NewVBox(filters, buttons, s.chain, header), nil, nil, nil, list)
@@ -114,6 +135,9 @@ func auditCells(e app.AuditEntry) []string {
 	}
 	if e.Reason != "" {
 		details = append(details, e.Reason)
+	}
+	if app.IsImportSession(e.Session) {
+		details = append(details, "import run "+e.Session)
 	}
 	return []string{fmt.Sprint(e.Seq), e.Time.Local().Format("2006-01-02 15:04:05"), e.Agent, string(e.Action), string(e.Result), mem, strings.Join(details, " · ")}
 }
@@ -213,6 +237,14 @@ func (s *auditScreen) refresh() {
 		if s.u.showResponse(r) {
 			s.shown = es
 			s.entries.set(es)
+			// The selection follows its entry, which new entries move down.
+			if i := slices.IndexFunc(es, func(e app.AuditEntry) bool { return s.sel.Seq != 0 && e.Seq == s.sel.Seq }); i >= 0 {
+				s.entries.list.Select(i)
+				return
+			}
+			s.entries.list.UnselectAll()
+			s.sel = app.AuditEntry{}
+			s.review.Disable()
 		}
 	})
 }

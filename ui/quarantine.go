@@ -83,6 +83,8 @@ func riskImportance(it app.QueueItem) widget.Importance {
 // itemKind says in two words why an item is in the queue.
 func itemKind(it app.QueueItem) string {
 	switch {
+	case held(it):
+		return "held for review"
 	case it.State == "hostile":
 		return "hostile, kept as evidence"
 	case it.Joined != "":
@@ -97,10 +99,16 @@ func itemKind(it app.QueueItem) string {
 	return "suspicious"
 }
 
+// held reports whether it is a stored memory held for review because the
+// user found its source unreliable.
+func held(it app.QueueItem) bool { return it.Kind == app.KindReevaluation }
+
 // itemTitle heads an item's review.
 func itemTitle(it app.QueueItem) string {
 	who := orDash(it.Agent)
 	switch kind := itemKind(it); kind {
+	case "held for review":
+		return "Held for review: you found " + app.ReevaluateSource(it) + " unreliable"
 	case "hostile, kept as evidence":
 		return "A hostile write from " + who + ", kept as evidence"
 	case "confirmation request":
@@ -195,14 +203,21 @@ func (s *quarantineScreen) show(it *app.QueueItem) {
 	s.sel = it
 	reasons := append([]string{it.Reason}, it.Reasons...)
 	source := sourceText(it.Memory.Source) // says what the agent reported, as its report
+	where, queued := "Would be stored in", "Queued"
+	if held(*it) {
+		where, queued = "Held from", "Held"
+	}
 	info := widget.NewForm(
 		widget.NewFormItem("Agent", wrapped(orDash(it.Agent)+optional(", session ", it.Session))),
 		widget.NewFormItem("Source", wrapped(source)),
 		widget.NewFormItem("Risk", widget.NewLabel(fmt.Sprintf("%.2f (suspicious from 0.50); threat %d of 10", it.Risk, it.Threat))),
 		widget.NewFormItem("Why it is here", wrapped(strings.Join(dedupe(reasons), "\n"))),
-		widget.NewFormItem("Would be stored in", widget.NewLabel(fmt.Sprintf("%s (%s, %s)", it.Memory.Partition, it.Memory.Field, it.Memory.Tier))),
-		widget.NewFormItem("Queued", widget.NewLabel(when(it.Created))),
+		widget.NewFormItem(where, widget.NewLabel(fmt.Sprintf("%s (%s, %s)", it.Memory.Partition, it.Memory.Field, it.Memory.Tier))),
+		widget.NewFormItem(queued, widget.NewLabel(when(it.Created))),
 	)
+	if held(*it) {
+		info.Append("Written by", wrapped(orDash(it.Memory.Owner)+", memory "+it.Memory.ID))
+	}
 	why := it.Guardian
 	if len(why) == 0 {
 		why = dedupe(reasons) // a hostile copy: the guard's reasons
@@ -213,6 +228,13 @@ func (s *quarantineScreen) show(it *app.QueueItem) {
 		discard := widget.NewButtonWithIcon("Discard", theme.DeleteIcon(), func() { s.decide(it.ID, "discard", nil) })
 		discard.Importance = widget.HighImportance
 		actions = container.NewVBox(wrapped("A hostile write is kept only as evidence, never served to agents; it is removed after 30 days."), container.NewHBox(discard))
+	} else if held(*it) {
+		// A stored memory: approving keeps it as it was, rejecting
+		// deletes it; it is never edited here.
+		reject := widget.NewButtonWithIcon("Reject", theme.CancelIcon(), func() { s.decide(it.ID, "reject", nil) })
+		approve := widget.NewButtonWithIcon("Approve", theme.ConfirmIcon(), func() { s.approve(it, nil) })
+		reject.Importance = widget.HighImportance
+		actions = container.NewVBox(wrapped("Approve keeps it as it was and counts as your confirmation; Reject deletes it with its versions."), container.NewHBox(reject, approve))
 	} else {
 		reject := widget.NewButtonWithIcon("Reject", theme.CancelIcon(), func() { s.decide(it.ID, "reject", nil) })
 		approve := widget.NewButtonWithIcon("Approve", theme.ConfirmIcon(), func() { s.approve(it, nil) })
@@ -229,7 +251,11 @@ func (s *quarantineScreen) show(it *app.QueueItem) {
 	if it.Joined != "" {
 		objs = append(objs, heading("What the guard read: this write joined to the agent's previous one"), joinedText(it.Joined, it.Memory.Content))
 	}
-	objs = append(objs, heading("The text, as it would be stored"), findingsText(it.Memory.Content, it.Findings))
+	textHeading := "The text, as it would be stored"
+	if held(*it) {
+		textHeading = "The text, as it was stored"
+	}
+	objs = append(objs, heading(textHeading), findingsText(it.Memory.Content, it.Findings))
 	if f := findingsList(it.Memory.Content, it.Findings); f != "" {
 		objs = append(objs, heading("What was found"), wrapped(f))
 	}
@@ -249,9 +275,13 @@ func (s *quarantineScreen) approve(it *app.QueueItem, edit *string) {
 	if edit != nil {
 		text = *edit
 	}
+	outcome := "Approved, agents recall it at standard trust:"
+	if held(*it) {
+		outcome = "Approved, it comes back as it was, and agents recall it again:"
+	}
 	body := container.NewVBox(
 		wrapped(fmt.Sprintf("The guardian proposes: %s.\n%s", strings.ToLower(proposalText(*it)), bullets(it.Guardian))),
-		wrapped("Approved, agents recall it at standard trust:"),
+		wrapped(outcome),
 		wrappedItalic(preview(text)),
 	)
 	s.u.askSafe("Approve this memory?", body, "Keep it in quarantine", "Approve anyway", theme.ConfirmIcon(), func() {
@@ -484,7 +514,7 @@ func (s *quarantineScreen) bulk(what string, keep func(app.QueueItem) bool) {
 	}
 	intro := map[string]string{
 		"approve": "Agents will recall these at standard trust:",
-		"reject":  "These will not be stored:",
+		"reject":  "These will not be stored (memories held for review are deleted):",
 		"discard": "These forensic copies will be deleted:",
 	}[what]
 	body := container.NewVBox(wrapped(intro), wrapped(strings.Join(lines, "\n")))

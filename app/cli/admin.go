@@ -264,17 +264,22 @@ func (c *cmd) model() string {
 func (c *cmd) printWaiting() {
 	var lines []string
 	if q := c.svc.Quarantine(c.ctx, operator); q.OK() {
-		pending, hostile := 0, 0
+		pending, held, hostile := 0, 0, 0
 		for _, it := range q.Items {
-			switch it.State {
-			case quarantine.Pending:
+			switch {
+			case it.Kind == app.KindReevaluation:
+				held++
+			case it.State == quarantine.Pending:
 				pending++
-			case quarantine.Hostile:
+			case it.State == quarantine.Hostile:
 				hostile++
 			}
 		}
 		if pending > 0 {
 			lines = append(lines, fmt.Sprintf("%s in the quarantine for your review ('engram quarantine list')", count(pending, "write", "writes")))
+		}
+		if held > 0 {
+			lines = append(lines, fmt.Sprintf("%s held in the quarantine for your review, their source found unreliable ('engram quarantine list')", count(held, "memory", "memories")))
 		}
 		if hostile > 0 {
 			lines = append(lines, fmt.Sprintf("%s kept as evidence in the quarantine ('engram quarantine discard ID' removes one; each goes after 30 days)", count(hostile, "hostile copy", "hostile copies")))

@@ -25,7 +25,7 @@ func splitList[T ~string](s string) []T {
 
 func (c *cmd) agent(args []string) error {
 	if len(args) == 0 {
-		return usage("agent needs a subcommand: add, list, approve, deny, revoke, rotate, pause, resume")
+		return usage("agent needs a subcommand: add, list, approve, deny, revoke, rotate, pause, resume, review")
 	}
 	sub, args := args[0], args[1:]
 	fs := newFlags("agent " + sub)
@@ -92,13 +92,17 @@ func (c *cmd) agent(args []string) error {
 			return err
 		}
 		return c.decidePairing(pos[0], sub == "approve")
+	case "review":
+		return c.agentReview(args)
 	case "revoke", "rotate", "pause", "resume":
 		pos, err := parse(fs, args, 1, 1, "one agent NAME")
 		if err != nil {
 			return err
 		}
 		var r app.AgentResponse
+		local := false
 		err = c.orForward(func() error {
+			local = true
 			switch sub {
 			case "rotate":
 				r = c.svc.RotateToken(c.ctx, operator, pos[0])
@@ -120,7 +124,13 @@ func (c *cmd) agent(args []string) error {
 			fmt.Fprintf(c.out, "new token for %s, shown only now; the old one no longer works:\n", pos[0])
 			return printLine(c.out, r.Token)
 		}
-		return printf(c.out, "agent %s is now %s\n", pos[0], r.Agent.Status)
+		if err := printf(c.out, "agent %s is now %s\n", pos[0], r.Agent.Status); err != nil {
+			return err
+		}
+		if sub == "revoke" {
+			c.revokeHint(pos[0], local)
+		}
+		return nil
 	}
 	return usage("unknown agent subcommand %q", sub)
 }

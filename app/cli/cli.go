@@ -505,6 +505,10 @@ Usage:
   engram quarantine list|show|approve [--edit TEXT]|reject|discard [ID]
   engram agent add NAME [--fields F,F] [--read P,P] [--product P] [--group G] [--may-confirm]   # prints the token last
   engram agent list | approve|deny|revoke|rotate|pause|resume NAME
+  engram agent review NAME [--session ID] [--dry-run] [--yes] [--json]
+                                                     # found unreliable: hold its live memories (and those merged
+                                                     # from them or confirmed only by it) for your review; an
+                                                     # import run is import:FORMAT --session import-…
   engram serve [--addr 127.0.0.1:7474]               # the loopback API for agents
   engram mcp [--agent NAME | --token-file F] [--url ADDR]  # MCP over stdio, forwarded to the running Engram
   engram connect CLIENT [--agent NAME] [--fields F,F] [--read P,P] [--dry-run]

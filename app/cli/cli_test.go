@@ -85,6 +85,7 @@ func TestScripts(t *testing.T) {
 			"waitserver":    waitServer,
 			"pair":          pairCmd,
 			"agentrecall":   agentRecall,
+			"agentfind":     agentFind,
 		},
 	})
 }
@@ -293,6 +294,41 @@ func agentRecall(ts *testscript.TestScript, neg bool, args []string) {
 	var out map[string]any
 	ts.Check(json.NewDecoder(resp.Body).Decode(&out))
 	fmt.Fprintf(ts.Stdout(), "%d %v\n", resp.StatusCode, out["status"])
+}
+
+// agentfind NAME QUERY: recall QUERY as agent NAME (its token saved by
+// pair poll) from the running server, and print each result's text on a
+// line of its own after "found:", or "found nothing".
+func agentFind(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: agentfind NAME QUERY")
+	}
+	addr, err := os.ReadFile(filepath.Join(ts.Getenv("XDG_RUNTIME_DIR"), "engram", "engram.addr"))
+	ts.Check(err)
+	q, _ := json.Marshal(map[string]string{"query": args[1]})
+	req, err := http.NewRequest("POST", "http://"+strings.TrimSpace(string(addr))+"/v1/recall", bytes.NewReader(q))
+	ts.Check(err)
+	req.Header.Set("Authorization", "Bearer "+ts.ReadFile(args[0]+".token"))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	ts.Check(err)
+	defer resp.Body.Close()
+	var out struct {
+		Status  string `json:"status"`
+		Results []struct {
+			Content string `json:"content"`
+		} `json:"results"`
+	}
+	ts.Check(json.NewDecoder(resp.Body).Decode(&out))
+	if out.Status != "ok" {
+		ts.Fatalf("recall as %s: %s", args[0], out.Status)
+	}
+	if len(out.Results) == 0 {
+		fmt.Fprintln(ts.Stdout(), "found nothing")
+	}
+	for _, r := range out.Results {
+		fmt.Fprintf(ts.Stdout(), "found: %s\n", r.Content)
+	}
 }
 
 // TestHelpListsEverySubcommand: engram help names every subcommand of

@@ -35,7 +35,8 @@ var forwardedEnv = []string{"ENGRAM_PASSPHRASE", "ENGRAM_BACKUP_PASSPHRASE", "EN
 
 // forwardable reports whether args name a command that runs inside the
 // running Engram when that holds the vault. The agent commands and lock
-// reach it through their own endpoints (forward.go); init, serve, mcp,
+// reach it through their own endpoints (forward.go), except agent review,
+// which runs there to ask on the user's terminal; init, serve, mcp,
 // connect, guard, passphrase and doctor --salvage run only in their own
 // process.
 func forwardable(args []string) bool {
@@ -47,6 +48,8 @@ func forwardable(args []string) bool {
 		return true
 	case "doctor":
 		return !hasFlag(args[1:], "salvage")
+	case "agent":
+		return len(args) > 1 && args[1] == "review"
 	}
 	return false
 }

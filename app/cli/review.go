@@ -72,10 +72,17 @@ func (c *cmd) quarantine(args []string) error {
 		if err := fromResponse(r.Response); err != nil {
 			return err
 		}
+		if r.Message != "" {
+			return printLine(c.out, "approved: "+r.Message) // a memory held for review, kept
+		}
 		return printf(c.out, "approved: stored as memory %s\n", r.Memory.ID)
 	case "reject":
-		if err := fromResponse(c.svc.Reject(c.ctx, operator, pos[0])); err != nil {
+		r := c.svc.Reject(c.ctx, operator, pos[0])
+		if err := fromResponse(r); err != nil {
 			return err
+		}
+		if r.Message != "" {
+			return printf(c.out, "rejected %s: %s\n", pos[0], r.Message) // a memory held for review, deleted
 		}
 		return printf(c.out, "rejected %s: not stored\n", pos[0])
 	case "discard":

@@ -34,6 +34,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/admin/agents", s.operator(s.adminAddAgent))
 	mux.HandleFunc("POST /v1/admin/agents/{name}/{action}", s.operator(s.adminAgent))
 	mux.HandleFunc("POST /v1/admin/lock", s.operator(s.adminLock))
+	mux.HandleFunc("POST /v1/admin/reevaluate", s.operator(s.adminReevaluate))
 	mux.HandleFunc("POST /v1/admin/run", s.operator(s.adminRun))
 	mcpHandler := mcpserver.Handler(s.svc, callerFrom)
 	mux.Handle("/mcp", s.authed(func(w http.ResponseWriter, r *http.Request, req app.Request) {

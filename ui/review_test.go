@@ -1,0 +1,240 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/importer"
+)
+
+// liveTexts lists the texts of the live memories.
+func liveTexts(t *testing.T, u *UI) []string {
+	t.Helper()
+	l := u.h.Service().List(t.Context(), u.h.Operator(), app.ListInput{})
+	if !l.OK() {
+		t.Fatal(l.Response)
+	}
+	var out []string
+	for _, m := range l.Memories {
+		out = append(out, m.Content)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// selectAgent shows the agent named name in the Agents screen.
+func selectAgent(t *testing.T, u *UI, name string) {
+	t.Helper()
+	u.agents.refresh()
+	u.wait()
+	for i, a := range u.agents.agents.data {
+		if a.Name == name {
+			u.agents.list.Select(i)
+			return
+		}
+	}
+	t.Fatalf("agent %s is not listed", name)
+}
+
+// overlay is the dialog on top, or fails t.
+func overlay(t *testing.T, u *UI) fyne.CanvasObject {
+	t.Helper()
+	top := u.win.Canvas().Overlays().Top()
+	if top == nil {
+		t.Fatal("no dialog is open")
+	}
+	return top
+}
+
+// TestAgentsReviewItsMemories: "Review its memories…" shows the count and
+// the list first, in a question whose default (Enter, Escape) is Cancel;
+// holding takes the agent's memories out of the live ones into the
+// Quarantine, which shows each with its reason; Approve brings one back,
+// Reject deletes the other.
+func TestAgentsReviewItsMemories(t *testing.T) {
+	u, _ := openUI(t)
+	if r := u.h.Service().AddAgent(t.Context(), u.h.Operator(), app.AgentSpec{Name: "cursor"}); !r.OK() {
+		t.Fatal(r.Response)
+	}
+	cursor := app.Request{Caller: app.Caller{Agent: "cursor", Session: "c1"}, Authorized: true}
+	store(t, u, cursor, app.StoreInput{Content: "the kiwi deploy runs at noon"})
+	store(t, u, cursor, app.StoreInput{Content: "the kiwi cluster has three nodes"})
+	store(t, u, u.h.Operator(), app.StoreInput{Content: "the office closes at six"})
+	u.tabs.SelectIndex(2)
+	selectAgent(t, u, "cursor")
+	if w := u.win.Content().MinSize().Width; w > 1100 {
+		t.Errorf("the Agents screen with an agent shown needs %.0f pixels, more than the window's 1100", w)
+	}
+	test.Tap(button(t, u.agents.box, "Review its memories…"))
+	dlg := overlay(t, u)
+	if !hasLabel(dlg, "cursor: 2 live memories would be held for your review (2 written by it)") || !hasLabel(dlg, "written by cursor: the kiwi deploy runs at noon") {
+		t.Fatalf("the question does not give the count and the list: %q", textsOf(dlg))
+	}
+	def, ok := u.win.Canvas().Focused().(*defaultButton)
+	if !ok || def.Text != "Cancel" {
+		t.Fatalf("the question's default is %v, want Cancel", u.win.Canvas().Focused())
+	}
+	def.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	if u.win.Canvas().Overlays().Top() != nil || len(liveTexts(t, u)) != 3 {
+		t.Fatal("Enter on the question moved something, or left it open")
+	}
+
+	test.Tap(button(t, u.agents.box, "Review its memories…"))
+	test.Tap(button(t, overlay(t, u), "Hold 2 for review"))
+	u.wait()
+	if got := liveTexts(t, u); !slices.Equal(got, []string{"the office closes at six"}) {
+		t.Fatalf("live memories after the hold: %q", got)
+	}
+	if u.qTab.Text != "Quarantine (2)" {
+		t.Fatalf("quarantine tab %q after the hold", u.qTab.Text)
+	}
+	s := u.quarantine
+	u.tabs.Select(u.qTab)
+	if !slices.ContainsFunc(textsOf(s.list), func(x string) bool { return x == "held for review" }) {
+		t.Fatalf("the queue does not say the items are held for review: %q", textsOf(s.list))
+	}
+	idx := func(text string) int {
+		for i, it := range s.items.data {
+			if it.Memory.Content == text {
+				return i
+			}
+		}
+		t.Fatalf("%q is not in the queue", text)
+		return -1
+	}
+	s.list.Select(idx("the kiwi deploy runs at noon"))
+	if !hasLabel(s.box, "Held for review: you found cursor unreliable") || !hasLabel(s.box, "held for review: cursor found unreliable; written by it") {
+		t.Fatalf("the held item does not say why it is held: %q", textsOf(s.box))
+	}
+	if b := button(t, s.box, "Reject"); b.Importance != widget.HighImportance {
+		t.Error("Reject is not the primary button of a held memory")
+	}
+	if _, ok := find(s.box, func(o fyne.CanvasObject) bool { b := buttonOf(o); return b != nil && strings.HasPrefix(b.Text, "Edit") }); ok {
+		t.Error("a held memory offers to be edited before approval")
+	}
+	test.Tap(button(t, s.box, "Approve"))
+	test.Tap(button(t, overlay(t, u), "Approve anyway"))
+	u.wait()
+	s.list.Select(idx("the kiwi cluster has three nodes"))
+	test.Tap(button(t, s.box, "Reject"))
+	u.wait()
+	if got := liveTexts(t, u); !slices.Equal(got, []string{"the kiwi deploy runs at noon", "the office closes at six"}) {
+		t.Fatalf("live memories after approve and reject: %q", got)
+	}
+	if len(s.items.data) != 0 || u.qTab.Text != "Quarantine" {
+		t.Fatalf("%d items left, tab %q", len(s.items.data), u.qTab.Text)
+	}
+}
+
+// TestRevokeOffersReview: the revoke question counts the agent's live
+// memories and offers to hold them too, unticked by default; ticked, the
+// agent is revoked and its memories held.
+func TestRevokeOffersReview(t *testing.T) {
+	u, _ := openUI(t)
+	for _, name := range []string{"cursor", "helper"} {
+		if r := u.h.Service().AddAgent(t.Context(), u.h.Operator(), app.AgentSpec{Name: name}); !r.OK() {
+			t.Fatal(r.Response)
+		}
+		req := app.Request{Caller: app.Caller{Agent: name, Session: "x"}, Authorized: true}
+		store(t, u, req, app.StoreInput{Content: "the " + name + " note about ports"})
+	}
+	check := func() *keyCheck {
+		t.Helper()
+		c, ok := find(overlay(t, u), func(c *keyCheck) bool { return strings.HasPrefix(c.Text, "Also move its") })
+		if !ok {
+			t.Fatalf("the revoke question offers no review: %q", textsOf(overlay(t, u)))
+		}
+		return c
+	}
+	selectAgent(t, u, "cursor")
+	test.Tap(button(t, u.agents.box, "Revoke"))
+	if c := check(); c.Checked || c.Text != "Also move its 1 live memory to the review (Quarantine)" {
+		t.Fatalf("the review box is %q, ticked %v; want it unticked with the count", c.Text, c.Checked)
+	}
+	test.Tap(button(t, overlay(t, u), "Revoke"))
+	u.wait()
+	selectAgent(t, u, "helper")
+	test.Tap(button(t, u.agents.box, "Revoke"))
+	test.Tap(check())
+	test.Tap(button(t, overlay(t, u), "Revoke"))
+	u.wait()
+	for _, a := range u.h.Service().Agents(t.Context(), u.h.Operator()).Agents {
+		if a.Status != app.AgentRevoked {
+			t.Errorf("%s is %s after revoke", a.Name, a.Status)
+		}
+	}
+	if got := liveTexts(t, u); !slices.Equal(got, []string{"the cursor note about ports"}) {
+		t.Fatalf("live memories = %q; want cursor's kept (box unticked), helper's held", got)
+	}
+	if u.qTab.Text != "Quarantine (1)" {
+		t.Fatalf("quarantine tab %q", u.qTab.Text)
+	}
+}
+
+// TestAuditReviewImport: an import's entry in the Audit log offers "Review
+// what this import wrote…", another entry does not; it holds that run's
+// memories and nothing else.
+func TestAuditReviewImport(t *testing.T) {
+	u, _ := openUI(t)
+	run := func(text string) {
+		entries, _, err := importer.Parse(importer.Claude, "CLAUDE.md", []byte("# Conventions\n\n- "+text+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := u.h.Service().ImportEntries(t.Context(), u.h.Operator(), entries, app.ImportOptions{Format: importer.Claude}); !r.OK() || r.Stored != 1 {
+			t.Fatalf("import = %+v", r)
+		}
+	}
+	run("Use tabs for indentation")
+	run("Commit messages are in English")
+	s := u.audit
+	u.tabs.SelectIndex(3)
+	s.refresh()
+	u.wait()
+	review := button(t, s.content, "Review what this import wrote…")
+	first, other := -1, -1
+	for i, e := range s.entries.data { // newest first: the first run is the last
+		switch {
+		case e.Action == "memory:write" && strings.HasPrefix(e.Session, "import-"):
+			first = i
+		case !strings.HasPrefix(e.Session, "import-"):
+			other = i
+		}
+	}
+	if first < 0 || other < 0 {
+		t.Fatalf("no import write or other entry among %d", len(s.entries.data))
+	}
+	s.entries.list.Select(other)
+	if !review.Disabled() {
+		t.Fatal("the review is offered on an entry that is not an import's")
+	}
+	s.entries.list.Select(first)
+	if review.Disabled() {
+		t.Fatal("the review is not offered on an import's entry")
+	}
+	// New entries (an agent at work) refresh the log: the selection
+	// stays with its entry, and so does the offer.
+	want := s.entries.data[first].Seq
+	store(t, u, agent, app.StoreInput{Content: "the ci cache lives in s3"})
+	s.refresh()
+	u.wait()
+	if review.Disabled() || s.sel.Seq != want {
+		t.Fatalf("after a refresh the selection is entry %d, review disabled %v; want entry %d, enabled", s.sel.Seq, review.Disabled(), want)
+	}
+	test.Tap(review)
+	dlg := overlay(t, u)
+	if !hasLabel(dlg, "1 live memory would be held for your review (1 written by it)") {
+		t.Fatalf("the question = %q", textsOf(dlg))
+	}
+	test.Tap(button(t, dlg, "Hold 1 for review"))
+	u.wait()
+	if got := liveTexts(t, u); !slices.Equal(got, []string{"Commit messages are in English", "the ci cache lives in s3"}) {
+		t.Fatalf("live memories after reviewing the first import: %q", got)
+	}
+}
