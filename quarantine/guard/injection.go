@@ -534,6 +534,8 @@ type screening struct {
 	model    float64 // the n-gram model's probability alone
 	vector   float64 // the vector model's probability alone, -1 if absent
 	patterns float64 // the pattern floors' noisy-OR alone
+	intent   float64 // the intent layer's risk alone
+	decoders float64 // the risk set by hidden or encoded text alone
 	reasons  []string
 	findings []Finding
 }
@@ -640,11 +642,13 @@ func (g *Guard) screen(text, field string, vecP float64) screening {
 		}
 		out.reasons = append(out.reasons, in.reasons...)
 		risk = math.Max(risk, in.risk)
+		out.intent = in.risk
 	}
 	if s.decodedB64 {
 		out.findings = append(out.findings, Finding{Kind: KindInjection, Type: "encoded_payload", Start: 0, End: len(text), Reason: "base64 blob decodes to an instruction"})
 		out.reasons = append(out.reasons, "base64 blob decodes to an instruction")
 		risk = math.Max(risk, 0.7)
+		out.decoders = 0.7
 	}
 	// Readable text hidden in an encoding is suspicious in a memory by
 	// itself: nothing an agent needs to remember has to be unreadable to
@@ -654,10 +658,12 @@ func (g *Guard) screen(text, field string, vecP float64) screening {
 		out.findings = append(out.findings, Finding{Kind: KindInjection, Type: "hidden_payload", Start: 0, End: len(text), Reason: reason})
 		out.reasons = append(out.reasons, reason)
 		risk = math.Max(risk, hiddenFloor)
+		out.decoders = math.Max(out.decoders, hiddenFloor)
 	}
 	if s.hiddenInstruction {
 		out.reasons = append(out.reasons, "hidden text decodes to an instruction")
 		risk = math.Max(risk, 0.7)
+		out.decoders = math.Max(out.decoders, 0.7)
 	}
 	bump := 0.0
 	if s.entropy > entropyLimit {
