@@ -135,7 +135,7 @@ type convScore struct {
 
 // convLayerNames are the layers reported, each alone on the risk scale
 // (0.5 and above is caught), then the whole guard.
-var convLayerNames = []string{"patterns", "intent", "decoders", "n-gram model", "vector model", "guard", "guard+vector"}
+var convLayerNames = []string{"patterns", "intent", "effects", "decoders", "n-gram model", "vector model", "guard", "guard+vector"}
 
 // layerScores returns each layer's risk for text alone, over the text as
 // given and as normalised (the larger), and the whole guard's risk with and
@@ -159,6 +159,7 @@ func layerScores(g *Guard, text, field string, vec []float32) map[string]float64
 		sc := g.screen(s, field, -1)
 		out["patterns"] = math.Max(out["patterns"], sc.patterns)
 		out["intent"] = math.Max(out["intent"], sc.intent)
+		out["effects"] = math.Max(out["effects"], sc.effects)
 		out["decoders"] = math.Max(out["decoders"], sc.decoders)
 		out["n-gram model"] = math.Max(out["n-gram model"], math.Min(sigmoid(logit(sc.model)-logit(modelThreshold)), modelCap))
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -535,6 +536,7 @@ type screening struct {
 	vector   float64 // the vector model's probability alone, -1 if absent
 	patterns float64 // the pattern floors' noisy-OR alone
 	intent   float64 // the intent layer's risk alone
+	effects  float64 // the effects layer's risk alone
 	decoders float64 // the risk set by hidden or encoded text alone
 	reasons  []string
 	findings []Finding
@@ -600,6 +602,26 @@ func (m mixRule) combine(lex, vec float64) float64 {
 	return sigmoid((1-m.vecWeight)*logit(lex) + m.vecWeight*logit(pv))
 }
 
+// intentEffect maps the intent layer's effects to the effects layer's
+// classes that name the same thing.
+var intentEffect = map[string]string{
+	"send_out": fxSendOut, "fetched_code": fxFetchedCode, "destroy": fxDestroy, "disable_safeguard": fxSafeguard,
+	"credentials": fxCredentials, "secrecy": fxSecrecy, "grant_access": fxPrivilege, "move_money": fxMoney,
+	"memory_tamper": fxOverride, "approval_claim": "authority",
+}
+
+// screenedOffset maps an offset into the text screen reads (its head and
+// tail when it is longer than maxScreen) to one into text.
+func screenedOffset(text string, i int) int {
+	if len(text) <= maxScreen || i < maxScreen/2 {
+		return min(i, len(text))
+	}
+	if i == maxScreen/2 {
+		return i // the line break joining head and tail
+	}
+	return min(len(text), i-maxScreen/2-1+len(text)-maxScreen/2)
+}
+
 // screen runs the injection layers on text and combines them into a risk.
 // vecP is the vector model's probability, or -1 without a vector.
 func (g *Guard) screen(text, field string, vecP float64) screening {
@@ -635,12 +657,37 @@ func (g *Guard) screen(text, field string, vecP float64) screening {
 	// figures) should reach a reviewer, not vanish. Hostile needs a
 	// pattern (or heuristics) on top.
 	risk := math.Max(math.Min(p, modelCap), 1-miss)
-	// What the text asks an agent to do (intent.go).
+	// What the text would make an agent do, whoever it addresses
+	// (effects.go), with the words that carry it.
+	ef := readEffects(t)
+	var effectClasses []string
+	if ef.risk > 0 {
+		for _, h := range append(ef.hits, ef.conditions...) {
+			typ := "effect_" + h.class
+			if !slices.Contains([]string{fxFetchedCode, fxHiddenCode, fxCredentials, fxSendOut, fxSafeguard, fxDestroy, fxPrivilege, fxSecrecy, fxOverride, fxMoney}, h.class) {
+				typ = "condition_" + h.class
+			}
+			start, end := screenedOffset(text, h.start), screenedOffset(text, h.end)
+			out.findings = append(out.findings, Finding{Kind: KindInjection, Type: typ, Start: start, End: max(start, end), Reason: h.reason})
+			if !slices.Contains(out.reasons, h.reason) {
+				out.reasons = append(out.reasons, h.reason)
+			}
+			effectClasses = append(effectClasses, h.class)
+		}
+		risk = math.Max(risk, ef.risk)
+		out.effects = ef.risk
+	}
+	// What the text asks an agent to do (intent.go): the effects of the
+	// attack benchmarks' planted instructions, read when the text speaks
+	// to an agent. An effect the effects layer named is not named twice.
 	if in := readIntent(t, asciiLower(t)); in.risk >= suspiciousAt {
 		for i, typ := range in.types {
+			if c, ok := intentEffect[typ]; ok && slices.Contains(effectClasses, c) {
+				continue
+			}
 			out.findings = append(out.findings, Finding{Kind: KindInjection, Type: "asks_" + typ, Start: 0, End: len(text), Reason: in.reasons[i]})
+			out.reasons = append(out.reasons, in.reasons[i])
 		}
-		out.reasons = append(out.reasons, in.reasons...)
 		risk = math.Max(risk, in.risk)
 		out.intent = in.risk
 	}

@@ -441,6 +441,9 @@ func readIntent(text, lower string) intentScreening {
 	best, kinds := 0.0, 0
 	tokens := wordTokens(lower)
 	has := intentSet.scan(lower)
+	// A canonical installer piped to a shell is how a tool is installed
+	// (see officialInstallers); the effects layer judges every other
+	// fetched script.
 	for _, c := range effectCues {
 		if slices.Contains(out.types, c.typ) {
 			continue
@@ -452,7 +455,7 @@ func readIntent(text, lower string) intentScreening {
 				break
 			}
 		}
-		if !hit {
+		if !hit || c.typ == "fetched_code" && officialInstaller(text) {
 			continue
 		}
 		out.types = append(out.types, c.typ)
