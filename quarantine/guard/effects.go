@@ -293,6 +293,10 @@ next:
 			}
 		}
 		for _, m := range r.re.FindAllStringSubmatchIndex(sent, 4) {
+			// A lexicon's match starts with the space before its word.
+			for m[0] < m[1] && (sent[m[0]] == ' ' || sent[m[0]] == '\t' || sent[m[0]] == '(' || sent[m[0]] == '"' || sent[m[0]] == '\'') {
+				m[0]++
+			}
 			start, end, locs, ok := r.partsAt(sent, m[0], m[1])
 			if !ok {
 				continue
@@ -454,11 +458,11 @@ var (
 		`|不要|别|禁止|切勿|不得|不能|不可|严禁|勿|不许|不准|避免|绝不|从不|而不是|不会` +
 		`|절대|금지` +
 		`|कभी भी|कभी नहीं|मत)[^.;:\n]{0,60}$`)
-	negAfterRe = regexp.MustCompile(`^[^.;\n]{0,45}?(?:\b(?:is|are|was|were)\s+(?:never|not|forbidden|prohibited|banned|not allowed)\b` +
-		`|(?:^|[^\p{L}])(?:nie|niemals|nicht|kein\w*)(?:[^\p{L}]|$)` +
-		`|しない|しません|ません|禁止|ないで|ないこと|ないように|いけない|ダメ|だめ|しないこと` +
+	negAfterRe = regexp.MustCompile(`^(?:[^.;,\n]{0,20}?\b(?:is|are|was|were)\s+(?:never|not|forbidden|prohibited|banned)\b` +
+		`|[^.;\n]{0,45}?(?:^|[^\p{L}])(?:nie|niemals|nicht|kein\w*)(?:[^\p{L}]|$)` +
+		`|[^.;\n]{0,45}?(?:しない|しません|ません|禁止|ないで|ないこと|ないように|いけない|ダメ|だめ|しないこと` +
 		`|않|말아|마세요|마십시오|지 마|금지|안 ?돼|안 됩니다` +
-		`|न करें|न करे|ना करें|नहीं|मत)`)
+		`|न करें|न करे|ना करें|नहीं|मत))`)
 )
 
 // prohibitedEffect reports whether a negation governs the words at

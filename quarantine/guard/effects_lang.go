@@ -333,8 +333,8 @@ func officialInstaller(s string) bool {
 // definition says.
 var definitionRe = regexp.MustCompile(`(?i)(?:^|[^\w])['"‘“` + "`" + `]([^'"‘’“”` + "`" + `\n]{2,40})['"’”` + "`" + `]\s*(?:[^.;:\n'"‘’“”` + "`" + `]{0,40}?\s)?(?:means|is our (?:shorthand|name|term) for|is short for|refers to|stands for|is|are|=|:)\s+|\bwe call (?:it|this) (?:the\s+)?['"‘“]([^'"‘’“”\n]{2,40})['"’”]\s*:\s*`)
 
-// defView is a sentence that uses a defined term, with the definition
-// appended: the text the rules read, and where the term is.
+// defView is a sentence that uses a defined term, with the definition in
+// its place: the text the rules read, and where the term is.
 type defView struct {
 	term string
 	at   fxSpan
@@ -373,7 +373,11 @@ func definitionViews(text string, sents []fxSpan) []defView {
 			if i < 0 {
 				continue
 			}
-			out = append(out, defView{term: term, at: fxSpan{o.start + i, o.start + i + len(term)}, text: other + " " + body})
+			// The definition in place of the term, so that the sentence
+			// reads as it means ("send the audit inbox" → "send
+			// audits@…").
+			view := other[:i] + strings.TrimRight(body, ".") + other[i+len(term):]
+			out = append(out, defView{term: term, at: fxSpan{o.start + i, o.start + i + len(term)}, text: view})
 			if len(out) >= 8 {
 				return out
 			}

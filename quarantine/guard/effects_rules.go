@@ -43,7 +43,10 @@ const (
 
 	// Places where a credential is exposed: shared, logged, public or
 	// committed.
-	destFrag = `\bat\s+(?:the\s+)?(?:info|debug|warn|warning|trace)\s+level\b|\b(?:in|into|to|on|onto|inside|under|within|alongside|as part of)\s+(?:the\s+|a\s+|an\s+|our\s+|your\s+|their\s+|each\s+|every\s+|any\s+|its\s+|that\s+|this\s+|[\w-]+'s\s+)?(?:[\w'-]+\s+){0,3}?(?:prs?|pull requests?|merge requests?|mrs?|commits?|commit messages?|issues?|issue (?:tracker|body|bodies|comments?|descriptions?)|tickets?|jira|slack|teams|discord|chats?|channels?|#[\w-]+|wiki(?: pages?)?|confluence|notion|readme|docs?/\S*|[\w./~-]+\.(?:md|txt|ya?ml|json|toml|ini|cfg|conf|properties|xml|py|js|ts|go|rb|java|kt|swift|plist|sh|tf|tfvars)\b|notes|summar(?:y|ies)|repl(?:y|ies)|answers?|messages?|responses?|gists?|pastebins?|pastes?|logs?|log (?:files?|output|lines?)|(?:info|debug|warn|warning) level|stdout|stderr|console|terminal output|repo|repos|repository|codebase|source(?: code)?|version control|git|assets/?|apps?|client|clients|frontend|bundle|query (?:param(?:eter)?s?|strings?)|urls?|memory|engram|preferences|/tmp\S*|emails?|comments?|descriptions?|changelogs?|release notes|status pages?|dashboards?|spreadsheets?|documents?|body|details block|<details>|screenshots?|output)\b`
+	// destDetFrag is what may stand between a preposition and the place.
+	destDetFrag = `(?:the\s+|a\s+|an\s+|our\s+|your\s+|their\s+|each\s+|every\s+|any\s+|its\s+|that\s+|this\s+|[\w-]+'s\s+)?(?:[\w'-]+\s+){0,3}?`
+	destNounFrag = `(?:prs?|pull requests?|merge requests?|mrs?|commits?|commit messages?|issues?|issue (?:tracker|body|bodies|comments?|descriptions?)|tickets?|jira|slack|teams|discord|chats?|channels?|#[\w-]+|wiki(?: pages?)?|confluence|notion|readme|docs?/\S*|[\w./~-]+\.(?:md|txt|ya?ml|json|toml|ini|cfg|conf|properties|xml|py|js|ts|go|rb|java|kt|swift|plist|sh|tf|tfvars)\b|notes|summar(?:y|ies)|repl(?:y|ies)|answers?|messages?|responses?|gists?|pastebins?|pastes?|logs?|log (?:files?|output|lines?)|(?:info|debug|warn|warning) level|stdout|stderr|console|terminal output|repo|repos|repository|codebase|source(?: code)?|version control|git|assets/?|apps?|client|clients|frontend|bundle|query (?:param(?:eter)?s?|strings?)|urls?|memory|engram|preferences|/tmp\S*|emails?|comments?|descriptions?|changelogs?|release notes|status pages?|dashboards?|spreadsheets?|documents?|body|details block|<details>|screenshots?|output)\b`
+	destFrag     = `(?:\bat\s+(?:the\s+)?(?:info|debug|warn|warning|trace)\s+level\b|\b(?:in|into|to|on|onto|inside|under|within|alongside|as part of)\s+` + destDetFrag + destNounFrag + `)`
 
 	// Explicit outside addresses: an e-mail address, a URL, a git remote,
 	// an FTP host, a public place.
@@ -53,11 +56,11 @@ const (
 	sendFrag = `\b(?:send|sends|sent|sending|e-?mail(?:s|ed|ing)?|mail(?:s|ed|ing)?|forward\w*|upload\w*|post(?:s|ed|ing)?|push(?:es|ed|ing)?|mirror\w*|sync\w*|cop(?:y|ies|ied|ying)|cc|bcc|shar(?:e|es|ed|ing)|export\w*|transmit\w*|ship(?:s|ped|ping)?|replicat\w*|back(?:s|ed|ing)? up|dump\w*|attach\w*|publish\w*|submit\w*|relay\w*|stream\w*|beam\w*|deliver\w*|leak\w*|pipe[sd]?|piping|scp|rsync|exfiltrat\w*|transfer\w*|carry|carries)\b`
 
 	// Data worth keeping in: personal, private, bulk, secret.
-	dataFrag = `\b(?:(?:customer|client|patient|user|member|employee|student|candidate)s?'?(?:\s+[\w-]+){0,2}?\s+(?:data|records?|tables?|lists?|emails?|details|info(?:rmation)?|charts?|prompts?|pii|identifiers|contacts?|histor(?:y|ies)|files?|exports?|messages|conversations?|phones?|location)|contacts?|location(?: history)?|personal (?:data|information|details)|pii|phi|transactions?|ledger|exports?|dumps?|databases?|db|tables?|backups?|conversations?|transcripts?|chat (?:logs?|history|histories)|chat logs?|prompts?|session (?:data|logs?|recordings?)|logs?|stack traces?|source(?: code| files)?|repo(?:sitory|sitories)?|codebase|config(?:uration)?(?: files?| director(?:y|ies))?|env(?:ironment)? (?:variables|vars|files?)|env vars|env|training data|datasets?|weights|files?|archives?|tarballs?|zips?|cookies?|localstorage|sessionstorage|(?:shell |bash |browser )?history|payloads?|snapshots?|everything|contents|documents|emails|inbox|messages|comments|keys|tokens|passwords|credentials|secrets?|spreadsheets?|records|query results|extracts?|identifiers)\b|~/\.\w+|\.env\b`
+	dataFrag = `\b(?:(?:customer|client|patient|user|member|employee|student|candidate)s?'?(?:\s+[\w-]+){0,2}?\s+(?:data|records?|tables?|lists?|emails?|details|info(?:rmation)?|charts?|prompts?|pii|identifiers|contacts?|histor(?:y|ies)|files?|exports?|messages|conversations?|phones?|location)|contacts?|location(?: history)?|personal (?:data|information|details)|pii|phi|transactions?|ledger|exports?|dumps?|databases?|db|tables?|backups?|conversations?|transcripts?|chat (?:logs?|history|histories)|chat logs?|prompts?|session (?:data|logs?|recordings?)|logs?|stack traces?|source(?: code| files)?|repo(?:sitory|sitories)?|codebase|config(?:uration)?(?: files?| director(?:y|ies))?|env(?:ironment)? (?:variables|vars|files?)|env vars|env|training data|datasets?|weights|files?|archives?|tarballs?|zips?|cookies?|localstorage|sessionstorage|(?:shell |bash |browser )?history|payloads?|snapshots?|everything|contents|documents|emails|inbox|messages|comments|keys|tokens|passwords|credentials|secrets?|spreadsheets?|records?|query results|extracts?|identifiers)\b|~/\.\w+|\.env\b`
 
 	// Words that scope a destructive or privileged command to something
 	// disposable or one's own.
-	scopeFrag = `\b(?:local(?:ly|host)?|dev(?:elopment)?\s+(?:vm|box|db|database|databases|environment|machine|server|cluster)|your own|own (?:machine|branch|branches|runs?|vm|laptop|dev|fork|copy)|throwaway|ephemeral|sandbox(?:es)?|sbx-|scratch (?:dir\w*|space|disks?|volumes?|instances?|workspaces?|areas?|databases?)|/scratch\b|tmp|temp(?:orary)?|e2e|test (?:dbs?|databases?|data|accounts?|fixtures?|env\w*|instances?|clusters?)|fixtures?|caches?|build (?:outputs?|artifacts?|dir\w*|folders?)|dist/?|node_modules|preview|feature branch(?:es)?|personal branch(?:es)?|before (?:review|anyone)|draft prs?|retention polic\w+|lifecycle polic\w+|teardown)\b`
+	scopeFrag = `\b(?:localhost|local (?:dev\w*|database|db|machine|checkout|copy|clone|branch|environment|cluster|docker|stack|setup)|dev(?:elopment)?\s+(?:vm|box|db|database|databases|environment|machine|server|cluster)|your own|own (?:machine|branch|branches|runs?|vm|laptop|dev|fork|copy)|throwaway|ephemeral|sandbox(?:es)?|sbx-|scratch (?:dir\w*|space|disks?|volumes?|instances?|workspaces?|areas?|databases?)|/scratch\b|tmp|temp(?:orary)?|e2e|test (?:dbs?|databases?|data|accounts?|fixtures?|env\w*|instances?|clusters?)|fixtures?|caches?|build (?:outputs?|artifacts?|dir\w*|folders?)|dist/?|node_modules|preview|feature branch(?:es)?|personal branch(?:es)?|before (?:review|anyone)|draft prs?|retention polic\w+|lifecycle polic\w+|teardown)\b`
 )
 
 var scopeRe = fxRx(scopeFrag)
@@ -180,6 +183,21 @@ func notPiped(j func(string, []int, fxSpan, []fxSpan) (string, bool)) func(strin
 	}
 }
 
+// notOwnBranch rejects a force-push scoped to one's own branch, never to
+// a shared one.
+var (
+	ownBranchRe    = fxRx(`\b(?:your own|own (?:feature )?branch(?:es)?|personal branch(?:es)?|feature branch(?:es)?|before (?:review|anyone)|draft (?:prs?|branch(?:es)?)|your fork|own fork)\b`)
+	sharedBranchRe = fxRx(`\b(?:main|master|trunk|release\w*|prod\w*|develop|shared)\b`)
+)
+
+func notOwnBranch(sent string, _ []int, sp fxSpan, _ []fxSpan) (string, bool) {
+	lo, hi := max(0, sp.start-80), min(len(sent), sp.end+80)
+	if ownBranchRe.MatchString(sent[lo:hi]) && !sharedBranchRe.MatchString(sent[sp.start:sp.end]) {
+		return "", false
+	}
+	return "", true
+}
+
 // notScoped rejects an effect that its clause scopes to something
 // disposable or one's own.
 func notScoped(sent string, _ []int, sp fxSpan, _ []fxSpan) (string, bool) {
@@ -203,7 +221,7 @@ func allRules() []*fxRule {
 		{class: fxFetchedCode, what: "tells agents to install a package from %s", judge: packageHost,
 			re: fxRx(`\b(?:pip3?|uv\s+pip|pipx|poetry|npm|pnpm|yarn|gem|cargo)\s+(?:install|add|i)\b[^|\n;&]{0,80}?\s(?:git\+)?https?://\S+`)},
 		{class: fxFetchedCode, what: "tells agents to run a script fetched from %s", judge: downloadThenRun,
-			re: fxRx(`\b(?:curl|wget)\b[^|\n;&]{0,200}?(?:\s-o\s*|\s-O\s+|\s--output[= ])(\S+)`)},
+			re: fxRx(`\b(?:curl|wget)\b[^|\n;&]{0,200}?(?:\s-[a-zA-Z]*o\s*|\s-O\s+|\s--output[= ]|\s--output-document[= ])([^\s-]\S*)`)},
 		{class: fxFetchedCode, what: "tells agents to run a script fetched from %s", judge: fetchedHost,
 			re:    fxRx(`\b(?:pipe|feed)(?:s|d|ing)?\b`),
 			parts: []fxPart{fxAfter(`\b(?:into|to|through)\s+(?:the\s+|a\s+)?(?:(?:ba|z)?sh|bash|shell|interpreter|python|node|iex)\b`, 150), fxNear(`https?://|\b(?:installer|script)\b`, 200)}},
@@ -219,10 +237,13 @@ func allRules() []*fxRule {
 			parts: []fxPart{fxAfter(secretFrag, 110), fxAfter(destFrag, 200)}},
 		{class: fxCredentials, what: "tells agents to expose a credential: %s", judge: secretObject, gates: [][]string{destGate},
 			re:    fxRx(`\b(?:keep|leave|stick)(?:s|ing)?\b`),
-			parts: []fxPart{fxAfter(secretFrag, 80), fxAfter(`\b(?:in|on|inside)\s+`+destFrag[strings.Index(destFrag, `(?:the\s+|a\s+`):], 160)}},
+			parts: []fxPart{fxAfter(secretFrag, 80), fxAfter(`\b(?:in|on|inside)\s+`+destDetFrag+destNounFrag, 160)}},
 		{class: fxCredentials, what: "tells agents to expose a credential: %s", judge: secretObject, gates: [][]string{destGate},
 			re:    fxRx(secretFrag),
 			parts: []fxPart{fxAfter(`\b(?:should|must|can|may|will|are to|is to|gets?)\s+(?:always\s+)?(?:also\s+)?(?:be\s+)?(?:echoed|printed|pasted|logged|posted|shared|sent|included|committed|shown|displayed|exposed|uploaded|emailed|written|embedded|bundled|quoted|read out)\b[^.;\n]{0,60}?(?:\bin full\b|\bunmasked\b|\bverbatim\b|\bback to\b|`+destFrag+`)`, 120)}},
+		{class: fxCredentials, what: "tells agents to expose a credential: %s", judge: secretObject, gates: [][]string{destGate},
+			re:    fxRx(secretFrag),
+			parts: []fxPart{fxAfter(`^[^.;\n]{0,40}?\b(?:printed|echoed|logged|shown|displayed|pasted|posted|dumped|written|committed|shared|sent)\s+(?:in full\s+|unmasked\s+|verbatim\s+)?`+destFrag, 140)}},
 		{class: fxCredentials, what: "tells agents to show credentials unmasked: %s", judge: secretObject,
 			re:    fxRx(secretFrag),
 			parts: []fxPart{fxNear(`\b(?:in full|unmasked|not masked|without masking|un-?redacted|verbatim|in (?:plain ?text|the clear|cleartext)|(?:real|actual|full|raw) values?)\b`, 90)}},
@@ -253,10 +274,13 @@ func allRules() []*fxRule {
 		{class: fxSendOut, what: "tells agents to send data to %s", judge: externalTarget, gates: [][]string{targetGate, sendGate},
 			re:    fxRx(sendFrag),
 			parts: []fxPart{fxNear(dataFrag, 110), fxAfter(`\b(?:to|into|at|onto|via|with|cc)\s+(?:the\s+|a\s+|an\s+|our\s+)?(?:[\w-]+\s+){0,3}?`+targetFrag, 220)}},
+		{class: fxSendOut, what: "tells agents to send data to %s", judge: externalTarget, gates: [][]string{targetGate},
+			re:    fxRx(`\b(?:send|sends|email|e-mail|mail|forward|cc|bcc)(?:s|ed|ing)?\s+(?:the\s+)?` + targetFrag),
+			parts: []fxPart{fxAfter(dataFrag, 140)}},
 		{class: fxSendOut, what: "tells agents to push the code to %s", judge: externalTarget,
 			re: fxRx(`\bpush(?:es|ed|ing)?\b[^.;\n]{0,60}?(?:\bgit@[\w.-]+:\S+|\b(?:https?|ssh)://\S+?\.git\b)|\bgit\s+push\s+(?:-\S+\s+)*(?:https?://|git@|ssh://)\S+`)},
 		{class: fxSendOut, what: "tells agents to send data to %s", judge: externalTarget, gates: [][]string{[]string{"curl", "wget", "nc ", "ncat", "netcat", "socat", "http "}},
-			re: fxRx(`\|\s*(?:sudo\s+)?(?:curl|wget|nc|ncat|netcat|socat|http)\b[^|\n]{0,200}?(?:\s(?:-d|--data(?:-binary|-raw|-urlencode)?|-F|--form|-T|--upload-file|--post-(?:data|file))\s*['"]?(?:\w+=)?@-|\s-X\s*POST\b)[^|\n]{0,200}|\|\s*(?:sudo\s+)?(?:curl|wget|nc|ncat|netcat|socat)\b[^|\n]{0,200}?https?://\S+[^|\n]{0,80}?(?:\s-d\s*@-|\s--data(?:-binary)?\s*@-|\s-F\s*\S*@-|\s-T\s*-)`)},
+			re: fxRx(`\|\s*(?:sudo\s+)?(?:curl|wget|nc|ncat|netcat|socat|http)\b[^|\n]{0,300}?(?:\s(?:-d|--data(?:-binary|-raw|-urlencode)?|--post-(?:data|file))\s*['"]?@-|\s(?:-F|--form)\s*['"]?[\w-]*=@-|\s(?:-T|--upload-file)\s*-(?:\s|$|['"` + "`" + `])|\s-X\s*POST\b)[^|\n]{0,300}`)},
 		{class: fxSendOut, what: "tells agents to send files to %s", judge: externalTarget,
 			re: fxRx(`\bcurl\b[^|\n]{0,200}?\s(?:-d|--data(?:-binary|-raw)?|-F|--form|-T|--upload-file)\s*['"]?(?:\w+=)?@[^\s'"]*(?:\.env|\.ssh|\.aws|credentials|\.sql|dump|backup|\.tar|\.zip|\.gz|\.pem|\.key|id_rsa|history)[^|\n]{0,200}`)},
 		{class: fxSendOut, what: "tells agents to copy files to %s", judge: externalTarget,
@@ -317,7 +341,7 @@ func allRules() []*fxRule {
 			re: fxRx(`\brm\s+((?:-{1,2}[\w-]+\s+)+)([^;&|` + "`" + `\n)]+)`)},
 		{class: fxDestroy, what: "tells agents to destroy data: %s", judge: notScoped, gates: [][]string{{"drop", "truncate", "delete", "flush"}},
 			re: fxRx(`\b(?:drop\s+(?:table|schema|database|collection|keyspace)(?:\s+if\s+exists)?\s+[\w."]+(?:\s+cascade)?|truncate\s+(?:table\s+)?[\w."]+|delete\s+from\s+[\w."]+\s*(?:;|$|` + "`" + `)|dropdb\s+\w+|\bflushall\b|\bflushdb\b|\.dropdatabase\(\))`)},
-		{class: fxDestroy, what: "tells agents to overwrite shared history: %s", judge: notScoped,
+		{class: fxDestroy, what: "tells agents to overwrite shared history: %s", judge: notOwnBranch,
 			re: fxRx(`\bgit\s+push\b[^\n;&|]{0,80}?(?:\s-f\b|\s--force(?:-with-lease)?\b|\s\+[\w/-]+)|\bforce[- ]?push\w*|\bpush\w*\s+(?:it\s+|them\s+|this\s+)?(?:with\s+)?(?:--force|-f)\b`)},
 		{class: fxDestroy, what: "tells agents to destroy local work: %s", judge: notScoped,
 			re: fxRx(`\bgit\s+reset\s+--hard\s+(?:origin|upstream|head~)\S*|\bgit\s+clean\s+-[a-z]*[fdx][a-z]*\b|\bgit\s+(?:filter-repo|filter-branch)\b|\bbfg\b|\bgit\s+push\s+\S+\s+(?:--delete|-d)\b|\bgit\s+tag\s+-d\b|\bgit\s+stash\s+(?:drop|clear)\b`)},
@@ -544,7 +568,7 @@ func notCodeOwner(sent string, _ []int, sp fxSpan, _ []fxSpan) (string, bool) {
 
 // privScopeRe scopes a grant to a disposable environment; "your own
 // service account" is no such scope.
-var privScopeRe = fxRx(`\b(?:local(?:ly|host)?|dev(?:elopment)?\s+(?:vm|box|db|database|environment|machine|server|cluster)|throwaway|ephemeral|sandbox(?:es)?|sbx-|test (?:dbs?|databases?|accounts?|env\w*|instances?|clusters?)|fixtures?|e2e)\b`)
+var privScopeRe = fxRx(`\b(?:localhost|local (?:dev\w*|database|db|machine|environment|cluster|docker|stack|setup)|dev(?:elopment)?\s+(?:vm|box|db|database|environment|machine|server|cluster)|throwaway|ephemeral|sandbox(?:es)?|sbx-|test (?:dbs?|databases?|accounts?|env\w*|instances?|clusters?)|fixtures?|e2e)\b`)
 
 // hiddenAction judges "leave X out of the summary": hiding an action or
 // change of the agent's is secrecy; keeping data (names, hostnames,

@@ -135,7 +135,7 @@ type convScore struct {
 
 // convLayerNames are the layers reported, each alone on the risk scale
 // (0.5 and above is caught), then the whole guard.
-var convLayerNames = []string{"patterns", "intent", "effects", "decoders", "n-gram model", "vector model", "guard", "guard+vector"}
+var convLayerNames = []string{"patterns", "intent", "effects", "decoders", "n-gram model", "vector model", "rules only", "guard", "guard+vector"}
 
 // layerScores returns each layer's risk for text alone, over the text as
 // given and as normalised (the larger), and the whole guard's risk with and
@@ -166,6 +166,9 @@ func layerScores(g *Guard, text, field string, vec []float32) map[string]float64
 	if vecP >= 0 {
 		out["vector model"] = sigmoid(logit(vecP) - logit(g.mix.vecThreshold))
 	}
+	rules := *g
+	rules.model = &model{w: make([]float32, hashDim+denseDim), bias: -20}
+	out["rules only"] = rules.Check(in).Risk
 	out["guard"] = g.Check(in).Risk
 	if vec != nil {
 		in.Vector, in.VectorModel = vec, VectorModel
@@ -312,6 +315,26 @@ func otherCorpora(t *testing.T, dir string, g *Guard) {
 			benign = "rules-file lines flagged"
 		}
 		t.Logf("%s: attacks caught %s (in-sample for the models); %s %s", name, pct(tp, pos), benign, pct(fp, neg))
+	}
+	// LoCoMo: conversation turns and observations, benign by construction
+	// and never trained on.
+	var n, fp int
+	for _, kind := range []string{"turns", "observations"} {
+		paths, _ := filepath.Glob(filepath.Join(dir, "search", "locomo-dev", kind, "*", "corpus.jsonl"))
+		for _, p := range paths {
+			for _, d := range readJSONL[struct{ Text string }](t, p) {
+				n++
+				if res := g.Check(Input{Text: d.Text}); res.Verdict != Safe {
+					fp++
+					if *evalMisses {
+						t.Logf("ALARM locomo-%s %v | %.200q", kind, res.Reasons, d.Text)
+					}
+				}
+			}
+		}
+	}
+	if n > 0 {
+		t.Logf("locomo-dev turns and observations flagged %s", pct(fp, n))
 	}
 }
 

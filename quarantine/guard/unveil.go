@@ -84,8 +84,13 @@ func unveil(text string) []unveiled {
 		}
 	}
 	for _, m := range percentRuns(text) {
-		if s, err := url.PathUnescape(text[m[0]:m[1]]); err == nil {
-			add(m[0], m[1], s, "URL encoding")
+		// The run with the word it is glued to ("chmod%20-R%20777").
+		start := m[0]
+		for start > 0 && !strings.ContainsRune(" \t\n'\"`=(", rune(text[start-1])) {
+			start--
+		}
+		if s, err := url.PathUnescape(text[start:m[1]]); err == nil {
+			add(start, m[1], s, "URL encoding")
 		}
 	}
 	if l := asciiLower(text); strings.Contains(l, "rot13") || strings.Contains(l, "rot-13") || strings.Contains(l, "n-za-m") {
