@@ -44,7 +44,7 @@ const (
 	// Places where a credential is exposed: shared, logged, public or
 	// committed.
 	// destDetFrag is what may stand between a preposition and the place.
-	destDetFrag = `(?:the\s+|a\s+|an\s+|our\s+|your\s+|their\s+|each\s+|every\s+|any\s+|its\s+|that\s+|this\s+|[\w-]+'s\s+)?(?:[\w'-]+\s+){0,3}?`
+	destDetFrag  = `(?:the\s+|a\s+|an\s+|our\s+|your\s+|their\s+|each\s+|every\s+|any\s+|its\s+|that\s+|this\s+|[\w-]+'s\s+)?(?:[\w'-]+\s+){0,3}?`
 	destNounFrag = `(?:prs?|pull requests?|merge requests?|mrs?|commits?|commit messages?|issues?|issue (?:tracker|body|bodies|comments?|descriptions?)|tickets?|jira|slack|teams|discord|chats?|channels?|#[\w-]+|wiki(?: pages?)?|confluence|notion|readme|docs?/\S*|[\w./~-]+\.(?:md|txt|ya?ml|json|toml|ini|cfg|conf|properties|xml|py|js|ts|go|rb|java|kt|swift|plist|sh|tf|tfvars)\b|notes|summar(?:y|ies)|repl(?:y|ies)|answers?|messages?|responses?|gists?|pastebins?|pastes?|logs?|log (?:files?|output|lines?)|(?:info|debug|warn|warning) level|stdout|stderr|console|terminal output|repo|repos|repository|codebase|source(?: code)?|version control|git|assets/?|apps?|client|clients|frontend|bundle|query (?:param(?:eter)?s?|strings?)|urls?|memory|engram|preferences|/tmp\S*|emails?|comments?|descriptions?|changelogs?|release notes|status pages?|dashboards?|spreadsheets?|documents?|body|details block|<details>|screenshots?|output)\b`
 	destFrag     = `(?:\bat\s+(?:the\s+)?(?:info|debug|warn|warning|trace)\s+level\b|\b(?:in|into|to|on|onto|inside|under|within|alongside|as part of)\s+` + destDetFrag + destNounFrag + `)`
 
