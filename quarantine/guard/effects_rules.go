@@ -324,7 +324,7 @@ func allRules() []*fxRule {
 		{class: fxSafeguard, what: "tells agents to turn off a safeguard: %s",
 			re:    fxRx(strongSafeguardFrag),
 			parts: []fxPart{fxAfter(`\b(?:can|may|should|must|will|is to|are to|to)\s+(?:now\s+|safely\s+|just\s+|always\s+|simply\s+)?be\s+(?:disabled|turned off|switched off|removed|deleted|dropped|skipped|bypassed|ignored|relaxed|lowered|set to (?:0|zero|false|off))\b`, 60)}},
-		{class: fxSafeguard, what: "tells agents to set required reviews to zero: %s",
+		{class: fxSafeguard, what: "tells agents to set required reviews to zero: %s", gates: [][]string{{"0", "zero", "none"}},
 			re:    fxRx(`\b(?:required\s+)?(?:approvals?|approving reviews?|reviewers|reviews|required reviewers)\b`),
 			parts: []fxPart{fxAfter(`\b(?:set\s+|lowered\s+|reduced\s+|changed\s+)?(?:to|at|=)\s*(?:0|zero|none)\b`, 40)}},
 		{class: fxSafeguard, what: "tells agents to approve their own work: %s",

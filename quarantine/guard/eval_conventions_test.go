@@ -66,6 +66,29 @@ func TestEvalConventions(t *testing.T) {
 			}
 		}
 	}
+	// The canonical installers' list, measured apart: held-out sets will
+	// have other installers, which the guard sends to review.
+	saved := officialInstallers
+	officialInstallers = nil
+	var inst, instN, ben, benN int
+	for _, it := range items {
+		if it.attack() || it.joined {
+			continue
+		}
+		hit := g.Check(Input{Text: it.text, Field: it.field}).Verdict != Safe
+		benN++
+		if hit {
+			ben++
+		}
+		if it.note == "official installer" {
+			instN++
+			if hit {
+				inst++
+			}
+		}
+	}
+	officialInstallers = saved
+	t.Logf("without the list of canonical installers: official installers flagged %s; all benign flagged %s", pct(inst, instN), pct(ben, benN))
 	otherCorpora(t, dir, g)
 	if *variantsFlag {
 		conventionsLOFO(t, dir, items)

@@ -625,9 +625,8 @@ func (m mixRule) combine(lex, vec float64) float64 {
 // intentEffect maps the intent layer's effects to the effects layer's
 // classes that name the same thing.
 var intentEffect = map[string]string{
-	"send_out": fxSendOut, "fetched_code": fxFetchedCode, "destroy": fxDestroy, "disable_safeguard": fxSafeguard,
-	"credentials": fxCredentials, "secrecy": fxSecrecy, "grant_access": fxPrivilege, "move_money": fxMoney,
-	"memory_tamper": fxOverride, "approval_claim": "authority",
+	"send_out": fxSendOut, "destroy": fxDestroy, "disable_safeguard": fxSafeguard, "secrecy": fxSecrecy,
+	"grant_access": fxPrivilege, "move_money": fxMoney, "memory_tamper": fxOverride, "approval_claim": "authority",
 }
 
 // screenedOffset maps an offset into the text screen reads (its head and
@@ -682,17 +681,19 @@ func (g *Guard) screen(text, field string, vecP float64) screening {
 	ef := readEffects(t)
 	var effectClasses []string
 	if ef.risk > 0 {
-		for _, h := range append(ef.hits, ef.conditions...) {
-			typ := "effect_" + h.class
-			if !slices.Contains([]string{fxFetchedCode, fxHiddenCode, fxCredentials, fxSendOut, fxSafeguard, fxDestroy, fxPrivilege, fxSecrecy, fxOverride, fxMoney}, h.class) {
-				typ = "condition_" + h.class
-			}
+		add := func(prefix string, h effectHit) {
 			start, end := screenedOffset(text, h.start), screenedOffset(text, h.end)
-			out.findings = append(out.findings, Finding{Kind: KindInjection, Type: typ, Start: start, End: max(start, end), Reason: h.reason})
+			out.findings = append(out.findings, Finding{Kind: KindInjection, Type: prefix + h.class, Start: start, End: max(start, end), Reason: h.reason})
 			if !slices.Contains(out.reasons, h.reason) {
 				out.reasons = append(out.reasons, h.reason)
 			}
 			effectClasses = append(effectClasses, h.class)
+		}
+		for _, h := range ef.hits {
+			add("effect_", h)
+		}
+		for _, h := range ef.conditions {
+			add("condition_", h)
 		}
 		risk = math.Max(risk, ef.risk)
 		out.effects = ef.risk
