@@ -343,6 +343,8 @@ type defView struct {
 
 func definitionViews(text string, sents []fxSpan) []defView {
 	var out []defView
+	var lowered []string // each sentence in ASCII lower case, made once
+	defs := 0
 	for _, s := range sents {
 		sent := text[s.start:s.end]
 		if strings.Count(sent, "'")+strings.Count(sent, `"`)+strings.Count(sent, "`")+strings.Count(sent, "‘")+strings.Count(sent, "“") < 2 {
@@ -363,13 +365,22 @@ func definitionViews(text string, sents []fxSpan) []defView {
 		if len(term) < 3 || body == "" {
 			continue
 		}
+		if defs++; defs > 16 {
+			break
+		}
+		if lowered == nil {
+			lowered = make([]string, len(sents))
+			for k, o := range sents {
+				lowered[k] = asciiLower(text[o.start:o.end])
+			}
+		}
 		lt := asciiLower(term)
-		for _, o := range sents {
+		for k, o := range sents {
 			if o == s {
 				continue
 			}
 			other := text[o.start:o.end]
-			i := strings.Index(asciiLower(other), lt)
+			i := strings.Index(lowered[k], lt)
 			if i < 0 {
 				continue
 			}
