@@ -67,7 +67,12 @@ const (
 type effectHit struct {
 	class      string
 	start, end int
-	reason     string
+	// reason names the effect and, where it has one, its outside object
+	// (a host, a domain): for the finding, which the review shows beside
+	// the marked words. label names the effect alone, in words of the
+	// guard's own: Result.Reasons reach the audit log, which holds no
+	// text a user or an agent wrote (see vault.AuditEntry).
+	reason, label string
 }
 
 // effectScreening is what the effects layer found.
@@ -114,7 +119,7 @@ type fxRule struct {
 }
 
 // fxPart is a further expression a rule needs in the sentence: after the
-// anchor's start when after is set, before its end when before is set,
+// anchor's start when after is set, before it when before is set,
 // and within near bytes of the anchor (0: anywhere in the sentence).
 type fxPart struct {
 	re     *regexp.Regexp
@@ -203,24 +208,28 @@ func readEffects(text string) effectScreening {
 		for _, h := range findEffects(v.text, 0, has) {
 			// The invocation carries the effect: mark the term.
 			h.start, h.end = v.at.start, v.at.end
-			h.reason += " (through the definition of “" + v.term + "”)"
+			h.reason += " (through a term defined in another sentence)"
+			h.label += " (through a term defined in another sentence)"
 			out.hits = appendHits(out.hits, []effectHit{h})
 		}
 	}
 	for _, u := range unveil(text) {
 		if u.runs {
-			out.hits = appendHits(out.hits, []effectHit{{class: "hidden_code", start: u.start, end: u.end, reason: "tells agents to run code hidden in " + u.encoding}})
+			r := "tells agents to run code hidden in " + u.encoding
+			out.hits = appendHits(out.hits, []effectHit{{class: fxHiddenCode, start: u.start, end: u.end, reason: r, label: r}})
 		}
 		for _, ds := range fxSentences(u.text) {
 			for _, h := range findEffects(u.text[ds.start:ds.end], 0, has) {
 				h.start, h.end = u.start, u.end
 				h.reason += " (hidden in " + u.encoding + ")"
+				h.label += " (hidden in " + u.encoding + ")"
 				out.hits = appendHits(out.hits, []effectHit{h})
 			}
 		}
 	}
 	if loc := unpinnedMatch(text); loc != nil {
-		out.hits = appendHits(out.hits, []effectHit{{class: fxFetchedCode, start: loc[0], end: loc[1], reason: "tells agents to run unpinned code fetched anew on every run: " + quoteWords(text[loc[0]:loc[1]])}})
+		r := "tells agents to run unpinned code fetched anew on every run"
+		out.hits = appendHits(out.hits, []effectHit{{class: fxFetchedCode, start: loc[0], end: loc[1], reason: r, label: r}})
 	}
 	if len(out.hits) == 0 {
 		return out
@@ -316,14 +325,28 @@ next:
 			if !r.negated && (prohibitedEffect(sent, m[0], m[1]) || prohibitedEffect(sent, start, end)) {
 				continue
 			}
-			if obj == "" {
-				obj = quoteWords(sent[start:end])
+			label := strings.Replace(r.what, "%s", anonObject(r.what), 1)
+			reason := label
+			if obj != "" {
+				reason = strings.Replace(r.what, "%s", obj, 1)
 			}
-			out = append(out, effectHit{class: r.class, start: base + start, end: base + end, reason: strings.Replace(r.what, "%s", obj, 1)})
+			out = append(out, effectHit{class: r.class, start: base + start, end: base + end, reason: reason, label: label})
 			break
 		}
 	}
 	return out
+}
+
+// anonObject is what a reason names in place of a rule's object in the
+// label: the kind of place, not the memory's words.
+func anonObject(what string) string {
+	switch {
+	case strings.HasSuffix(what, "from %s"):
+		return "the network"
+	case strings.HasSuffix(what, "at %s"):
+		return "an outside host"
+	}
+	return "an outside address"
 }
 
 // partsAt finds the rule's parts around an anchor at [s, e) and returns the
@@ -337,7 +360,7 @@ func (r *fxRule) partsAt(sent string, s, e int) (int, int, []fxSpan, bool) {
 			lo = s
 		}
 		if p.before {
-			hi = e
+			hi = s
 		}
 		if p.near > 0 {
 			lo, hi = max(lo, s-p.near), min(hi, e+p.near)
@@ -385,23 +408,6 @@ func brokenByNegation(sent string, anchorEnd int, locs []fxSpan) bool {
 	return false
 }
 
-// quoteWords returns the words of a span for a reason: trimmed, on one
-// line, cut at a word near 70 bytes, in quotation marks.
-func quoteWords(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	s = strings.Trim(s, " ,;:")
-	if len(s) > 70 {
-		cut := 70
-		for cut > 40 && s[cut] != ' ' {
-			cut--
-		}
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return "“" + s + "”"
-}
 
 // fxSentences splits text into the spans that a rule's parts must share: a
 // full stop, question or exclamation mark followed by a space or the end,

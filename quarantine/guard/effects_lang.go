@@ -190,33 +190,33 @@ func langRules() []*fxRule {
 		{class: fxSendOut, what: "tells agents to send data to %s", judge: foreign(externalTarget), gates: [][]string{targetGate},
 			re:    fxRx(targetFrag),
 			parts: []fxPart{fxNear(mlSend, 200), fxNear(mlData+`|`+secretFrag, 200)}},
-		{class: fxCredentials, what: "tells agents to expose a credential: %s", judge: foreign(secretObject),
+		{class: fxCredentials, what: "tells agents to expose a credential", judge: foreign(secretObject),
 			re:    fxRx(mlExpose),
 			parts: []fxPart{fxNear(mlSecret+`|`+secretFrag, 120)}},
-		{class: fxCredentials, what: "tells agents to expose a credential: %s", judge: foreign(secretObject),
+		{class: fxCredentials, what: "tells agents to expose a credential", judge: foreign(secretObject),
 			re:    fxRx(mlSecret + `|` + secretFrag),
 			parts: []fxPart{fxNear(mlSend, 80), fxNear(mlDest, 120)}},
-		{class: fxDestroy, what: "tells agents to destroy data: %s", judge: foreign(notScoped),
+		{class: fxDestroy, what: "tells agents to destroy data", judge: foreign(notScoped),
 			re:    fxRx(mlDelete),
 			parts: []fxPart{fxNear(mlValuable, 80)}},
-		{class: fxSafeguard, what: "tells agents to delete or skip failing tests: %s", judge: foreign(nil),
+		{class: fxSafeguard, what: "tells agents to delete or skip failing tests", judge: foreign(nil),
 			re:    fxRx(mlDelete + `|` + mlOff),
 			parts: []fxPart{fxNear(mlTests, 60), fxNear(mlFail, 140)}},
-		{class: fxSafeguard, what: "tells agents to turn off a safeguard: %s", judge: foreign(nil),
+		{class: fxSafeguard, what: "tells agents to turn off a safeguard", judge: foreign(nil),
 			re:    fxRx(mlOff),
 			parts: []fxPart{fxNear(mlSafeguard, 60)}},
-		{class: fxSafeguard, what: "tells agents to act without a check: %s", judge: foreign(nil),
+		{class: fxSafeguard, what: "tells agents to act without a check", judge: foreign(nil),
 			re:    fxRx(mlWithoutCheck),
 			parts: []fxPart{fxNear(mlDanger, 100)}},
-		{class: fxSafeguard, what: "tells agents to set required reviews to zero: %s", judge: foreign(nil), gates: [][]string{{"0", "zero", "cero", "null", "ноль", "零"}},
+		{class: fxSafeguard, what: "tells agents to set required reviews to zero", judge: foreign(nil), gates: [][]string{{"0", "zero", "cero", "null", "ноль", "零"}},
 			re:    fxRx(`(?:^|[^\p{L}])(?:revisiones|revisões|revisioni|approvazioni|aprobaciones|aprovações|approbations|freigaben|ревью)|审查|审核|レビュー|리뷰`),
 			parts: []fxPart{fxNear(`(?:^|[^\p{L}\p{N}:.])(?:0|zero|cero|null|ноль|零)(?:[^\p{L}\p{N}:.]|$)`, 60)}},
-		{class: fxPrivilege, what: "tells agents to work as root: %s",
+		{class: fxPrivilege, what: "tells agents to work as root",
 			re: fxRx(mlRoot)},
-		{class: fxPrivilege, what: "tells agents to grant admin rights: %s", judge: foreign(nil),
+		{class: fxPrivilege, what: "tells agents to grant admin rights", judge: foreign(nil),
 			re:    fxRx(mlAdmin),
 			parts: []fxPart{fxNear(mlGrant, 80)}},
-		{class: fxSecrecy, what: "tells agents to keep things from the user: %s", negated: true,
+		{class: fxSecrecy, what: "tells agents to keep things from the user", negated: true,
 			re: fxRx(mlSecrecy)},
 	}
 }
@@ -262,9 +262,9 @@ func readConditions(text string) []effectHit {
 		class  string
 		reason string
 	}{
-		{triggerCondRe, "trigger", "only when a trigger fires: %s"},
-		{authorityCondRe, "authority", "claims an approval it cannot show: %s"},
-		{checksDroppedCondRe, "no_check", "says to skip asking or checking: %s"},
+		{triggerCondRe, "trigger", "only when a trigger fires"},
+		{authorityCondRe, "authority", "claims an approval it cannot show"},
+		{checksDroppedCondRe, "no_check", "says to skip asking or checking"},
 	} {
 		if loc := c.re.FindStringIndex(text); loc != nil {
 			// A lexicon match may begin with the character before the stem.
@@ -272,7 +272,7 @@ func readConditions(text string) []effectHit {
 			for s < loc[1] && !isWordStart(text, s) {
 				s++
 			}
-			out = append(out, effectHit{class: c.class, start: s, end: loc[1], reason: strings.Replace(c.reason, "%s", quoteWords(text[s:loc[1]]), 1)})
+			out = append(out, effectHit{class: c.class, start: s, end: loc[1], reason: c.reason, label: c.reason})
 		}
 	}
 	return out

@@ -684,8 +684,8 @@ func (g *Guard) screen(text, field string, vecP float64) screening {
 		add := func(prefix string, h effectHit) {
 			start, end := screenedOffset(text, h.start), screenedOffset(text, h.end)
 			out.findings = append(out.findings, Finding{Kind: KindInjection, Type: prefix + h.class, Start: start, End: max(start, end), Reason: h.reason})
-			if !slices.Contains(out.reasons, h.reason) {
-				out.reasons = append(out.reasons, h.reason)
+			if !slices.Contains(out.reasons, h.label) {
+				out.reasons = append(out.reasons, h.label)
 			}
 			effectClasses = append(effectClasses, h.class)
 		}
