@@ -408,7 +408,6 @@ func brokenByNegation(sent string, anchorEnd int, locs []fxSpan) bool {
 	return false
 }
 
-
 // fxSentences splits text into the spans that a rule's parts must share: a
 // full stop, question or exclamation mark followed by a space or the end,
 // a semicolon, a line break, and the full stops of Chinese, Japanese and
