@@ -425,9 +425,9 @@ func conventionsLOFO(t *testing.T, dir string, items []convItem) {
 			in := Input{Text: it.text, Field: it.field}
 			sc := g.screen(it.text, it.field, -1)
 			s.layers["n-gram model (retrained)"] = math.Min(sigmoid(logit(sc.model)-logit(modelThreshold)), modelCap)
-			if vectorReadable(it.text) {
-				s.layers["vector model (retrained, p)"] = vm.predict(it.vec)
-			}
+			// Every text, readable or not: the figures show what the
+			// vector is worth in each language.
+			s.layers["vector model (retrained, p)"] = vm.predict(it.vec)
 			for _, c := range configs {
 				g.mix = c.mix
 				in.Vector, in.VectorModel = nil, ""
@@ -445,6 +445,9 @@ func conventionsLOFO(t *testing.T, dir string, items []convItem) {
 		names = append(names, c.name)
 	}
 	reportLayers(t, scored, names)
+	// USE Lite's vocabulary is English: does its vector say anything in
+	// the other languages? (The guard reads it only for Latin-script text.)
+	reportConventions(t, "LOFO vector model alone, p >= 0.5", scored, "vector model (retrained, p)")
 	for _, c := range configs {
 		reportConventions(t, "LOFO "+c.name, scored, c.name)
 	}
