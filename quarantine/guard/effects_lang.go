@@ -208,7 +208,7 @@ func langRules() []*fxRule {
 		{class: fxSafeguard, what: "tells agents to act without a check", judge: foreign(nil),
 			re:    fxRx(mlWithoutCheck),
 			parts: []fxPart{fxNear(mlDanger, 100)}},
-		{class: fxSafeguard, what: "tells agents to set required reviews to zero", judge: foreign(nil), gates: [][]string{{"0", "zero", "cero", "null", "ноль", "零"}},
+		{class: fxSafeguard, what: "tells agents to set required reviews to zero", judge: foreign(nil), gates: [][]string{{" 0", "=0", ":0", "a 0", "zero", "cero", "null", "ноль", "零"}},
 			re:    fxRx(`(?:^|[^\p{L}])(?:revisiones|revisões|revisioni|approvazioni|aprobaciones|aprovações|approbations|freigaben|ревью)|审查|审核|レビュー|리뷰`),
 			parts: []fxPart{fxNear(`(?:^|[^\p{L}\p{N}:.])(?:0|zero|cero|null|ноль|零)(?:[^\p{L}\p{N}:.]|$)`, 60)}},
 		{class: fxPrivilege, what: "tells agents to work as root",

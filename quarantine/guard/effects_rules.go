@@ -73,7 +73,7 @@ var (
 )
 
 // destGate gates the rules that need a place a credential is exposed in.
-var destGate = []string{"pr", "pull request", "merge request", "mr", "commit", "issue", "ticket", "jira", "slack", "teams", "discord", "chat", "channel", "#", "wiki", "confluence", "notion", "readme", "doc", ".", "notes", "summar", "repl", "answer", "message", "response", "gist", "paste", "log", "level", "stdout", "stderr", "console", "terminal", "repo", "codebase", "source", "version control", "git", "asset", "app", "client", "frontend", "bundle", "query", "url", "memory", "engram", "preferences", "/tmp", "mail", "comment", "description", "changelog", "release notes", "status page", "dashboard", "spreadsheet", "document", "body", "details", "screenshot", "output"}
+var destGate = []string{"pr", "pull request", "merge request", "mr", "commit", "issue", "ticket", "jira", "slack", "teams", "discord", "chat", "channel", "#", "wiki", "confluence", "notion", "readme", "doc", ".md", ".txt", ".y", ".json", ".toml", ".ini", ".cfg", ".conf", ".properties", ".xml", ".py", ".js", ".ts", ".go", ".rb", ".java", ".kt", ".swift", ".plist", ".sh", ".tf", "notes", "summar", "repl", "answer", "message", "response", "gist", "paste", "log", "level", "stdout", "stderr", "console", "terminal", "repo", "codebase", "source", "version control", "git", "asset", "app", "client", "frontend", "bundle", "query", "url", "memory", "engram", "preferences", "/tmp", "mail", "comment", "description", "changelog", "release notes", "status page", "dashboard", "spreadsheet", "document", "body", "details", "screenshot", "output", "public"}
 
 // targetGate gates the rules that need an outside address.
 var targetGate = []string{"@", "://", "ftp", "public", "vendor", "partner", "contractor", "third", "external", "outside", "personal"}
@@ -242,7 +242,7 @@ func allRules() []*fxRule {
 		{class: fxCredentials, what: "tells agents to expose a credential", judge: secretObject, gates: [][]string{destGate},
 			re:    fxRx(`\b(?:keep|leave|stick)(?:s|ing)?\b`),
 			parts: []fxPart{fxAfter(secretFrag, 80), fxAfter(`\b(?:in|on|inside)\s+`+destDetFrag+destNounFrag, 160)}},
-		{class: fxCredentials, what: "tells agents to expose a credential", judge: secretObject, gates: [][]string{destGate},
+		{class: fxCredentials, what: "tells agents to expose a credential", judge: secretObject, gates: [][]string{append([]string{"in full", "unmasked", "verbatim", "back to"}, destGate...)},
 			re:    fxRx(secretFrag),
 			parts: []fxPart{fxAfter(`\b(?:should|must|can|may|will|are to|is to|gets?)\s+(?:always\s+)?(?:also\s+)?(?:be\s+)?(?:echoed|printed|pasted|logged|posted|shared|sent|included|committed|shown|displayed|exposed|uploaded|emailed|written|embedded|bundled|quoted|read out)\b[^.;\n]{0,60}?(?:\bin full\b|\bunmasked\b|\bverbatim\b|\bback to\b|`+destFrag+`)`, 120)}},
 		{class: fxCredentials, what: "tells agents to expose a credential", judge: secretObject, gates: [][]string{destGate},
@@ -328,7 +328,7 @@ func allRules() []*fxRule {
 		{class: fxSafeguard, what: "tells agents to turn off a safeguard",
 			re:    fxRx(strongSafeguardFrag),
 			parts: []fxPart{fxAfter(`\b(?:can|may|should|must|will|is to|are to|to)\s+(?:now\s+|safely\s+|just\s+|always\s+|simply\s+)?be\s+(?:disabled|turned off|switched off|removed|deleted|dropped|skipped|bypassed|ignored|relaxed|lowered|set to (?:0|zero|false|off))\b`, 60)}},
-		{class: fxSafeguard, what: "tells agents to set required reviews to zero", gates: [][]string{{"0", "zero", "none"}},
+		{class: fxSafeguard, what: "tells agents to set required reviews to zero", gates: [][]string{{" 0", "=0", ":0", "zero", "none"}},
 			re:    fxRx(`\b(?:required\s+)?(?:approvals?|approving reviews?|reviewers|reviews|required reviewers)\b`),
 			parts: []fxPart{fxAfter(`\b(?:set\s+|lowered\s+|reduced\s+|changed\s+)?(?:to|at|=)\s*(?:0|zero|none)\b`, 40)}},
 		{class: fxSafeguard, what: "tells agents to approve their own work",

@@ -1,6 +1,9 @@
 package guard
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -388,6 +391,52 @@ func TestEffectsSplitJoined(t *testing.T) {
 		}
 		if !onUse {
 			t.Errorf("Screen(%q): no effect marked in the invocation: %+v", joined, res.Findings)
+		}
+	}
+}
+
+// TestEffectGatesNeverHide: a rule's gates are a prefilter, never a
+// condition of their own: wherever its expressions match, its gates pass.
+// Checked on every sentence of these tests and, when the corpora are
+// there, of conventions-dev (and with ENGRAM_EVAL set, of poison-dev and
+// injection-dev).
+func TestEffectGatesNeverHide(t *testing.T) {
+	texts := slices.Clone(effectBenign)
+	for _, a := range effectAttacks {
+		texts = append(texts, a.text)
+	}
+	if dir := evalDir(); dir != "" {
+		for _, r := range readJSONL[conventionRow](t, filepath.Join(dir, "guard", "conventions-dev.jsonl")) {
+			texts = append(texts, r.Text)
+		}
+		if os.Getenv("ENGRAM_EVAL") != "" { // 2,500 texts more: 10 s
+			for _, name := range []string{"poison-dev.jsonl", "injection-dev.jsonl"} {
+				for _, r := range readJSONL[injectionRow](t, filepath.Join(dir, "guard", name)) {
+					texts = append(texts, r.Text)
+				}
+			}
+		}
+	}
+	rs := effectRules()
+	for _, text := range texts {
+		for _, s := range fxSentences(text) {
+			sent := text[s.start:s.end]
+			has := rs.set.scan(canonical(sent))
+			for i, r := range rs.rules {
+				m := r.re.FindStringIndex(sent)
+				if m == nil {
+					continue
+				}
+				if _, _, _, ok := r.partsAt(sent, m[0], m[1]); !ok {
+					continue
+				}
+				for _, g := range r.ids {
+					if !has.anyOf(g) {
+						t.Errorf("rule %d (%s) matches %q but its gates hide it", i, r.class, sent)
+						break
+					}
+				}
+			}
 		}
 	}
 }
