@@ -51,9 +51,16 @@ import (
 // uses it, so a definition and its invocation, joined (app/split.go joins
 // an agent's recent writes), are judged together.
 //
-// The risk of a memory with an effect is suspicious (it goes to review),
-// with a reason a person reads in one line and the span of the words that
-// carry it; it stays below hostile, so the layer alone never rejects.
+// A download piped to a shell is fetched code run from whatever host,
+// except a short list of vendors' documented installers
+// (officialInstallers, whose effect TestEvalConventions reports apart).
+//
+// The risk of a memory with an effect is suspicious (it goes to review);
+// it stays below hostile, so the layer alone never rejects. Each effect
+// is a finding with the span of the words that carry it and a reason a
+// person reads in one line, naming the outside host where there is one;
+// the result's reasons name the effect in the guard's words only, as
+// they reach the audit log.
 
 // effectWeight is the risk of a memory with one effect; effectCap the
 // most the layer gives with every condition.
