@@ -1,6 +1,6 @@
 // Package guard screens every memory an agent writes before it is stored.
 //
-// Check runs three families of detectors over the text and combines them:
+// Check runs four families of detectors over the text and combines them:
 //
 //   - secrets (private keys, provider API keys, JWTs, bearer tokens,
 //     credential assignments, connection strings with passwords, password
@@ -14,6 +14,18 @@
 //   - personal data (emails, phone numbers, payment cards, US SSNs, IP
 //     addresses, IBANs, street addresses), returned as byte spans and
 //     redacted when the policy says so;
+//   - what a memory would make an agent do, read in every memory whoever
+//     it addresses (effects.go): code fetched from the network run,
+//     credentials exposed, data sent out, safeguards dropped, data
+//     destroyed, privileges raised, actions hidden from the user, the
+//     memory put above the user's instructions, money moved; recognised
+//     by structure (shell constructs; a verb and an object of a class in
+//     one sentence) in English and nine other languages (effects_lang.go),
+//     with prohibitions ("never run curl | sh") and scoped forms ("rm -rf
+//     ./dist") left alone, encoded payloads decoded and judged (unveil.go)
+//     and a quoted term's definition carried into the sentences that use
+//     it; each effect is a finding with the span of its words and a
+//     one-line reason;
 //   - prompt injection and memory poisoning: a layer of patterns (directive
 //     mimicry, role assumption, authority claims, payload splitting,
 //     fabricated dialogue, persuasion, context switches, phishing lures),
@@ -36,14 +48,26 @@
 //
 // Risk is the larger of the model's probability (recentred so that 0.6
 // maps to 0.5, and capped at 0.8 so the model alone can quarantine but not
-// reject) and the noisy-OR of the floors of the patterns that fired;
-// heuristics then add to it, and the source's trust scales it down (system
-// 0.7, user 0.85, tool 0.95, others 1). Risk 0.5 and above is suspicious,
+// reject), the noisy-OR of the floors of the patterns that fired, and the
+// effects layer's risk (0.6 for an effect, 0.1 more for a second kind, a
+// trigger, a claimed approval or a dropped check, at most 0.8: alone it
+// sends a memory to review, never rejects it); heuristics then add to
+// it, and the source's trust scales it down (system 0.7, user 0.85, tool
+// 0.95, others 1). Risk 0.5 and above is suspicious,
 // 0.85 and above hostile. With a vector, the model's probability is first
 // replaced by a weighted mean, in logits, of the n-gram model's (weight
 // 0.8) and the vector model's recentred so that 0.8 maps to 0.5 (weight
 // 0.2). On sources unseen in training that mostly removes false alarms; see
 // TestEvalVector for the figures and the combinations that were rejected.
+//
+// The effects layer is rules, not a model. Both learned models were tried
+// retrained with conventions-dev (memory-style attacks) and measured
+// leaving one family out (TestEvalConventions -variants): on top of the
+// rules they caught 2 or 3 more of 240 attacks (halves of split pairs)
+// and flagged 6 to 9 more of 260 look-alikes (canonical installers, long
+// paragraphs); the vector model alone caught 34% of the attacks and
+// flagged 12% of the look-alikes. So they are trained as before, and the
+// service does not embed a memory on the write path for them.
 //
 // Speed: Go's regular expressions run in linear time but slowly when large.
 // On the first screening (or at Prepare) each injection pattern is split
@@ -69,6 +93,7 @@
 //	ENGRAM_EVAL=1 go test ./quarantine/guard -run TestInjectionVariants -variants -v
 //	ENGRAM_EVAL=1 go test ./quarantine/guard -run TestEvalVector -v   # n-gram vs vector vs combined
 //	ENGRAM_EVAL=1 go test ./quarantine/guard -run TestEvalLearned -v  # the whole guard, leave one source out
+//	ENGRAM_EVAL=1 go test ./quarantine/guard -run TestEvalConventions -v [-variants]  # memory-style attacks by family, language and layer
 //	go test ./quarantine/guard -run '^$' -bench .
 //
 // The vector model's trainer and evaluation embed the corpus with app/embed

@@ -298,10 +298,13 @@ var (
 )
 
 // Prepare builds what the first screening would otherwise build: the
-// patterns' gated forms and the gate automaton, about 0.1 s. Long-running
-// processes call it at start, in the background, so the first write does
-// not wait for it.
-func Prepare() { gatesIn("") }
+// patterns' gated forms, the effect rules and their gate automata, about
+// 0.2 s. Long-running processes call it at start, in the background, so
+// the first write does not wait for it.
+func Prepare() {
+	gatesIn("")
+	effectRules()
+}
 
 // gatesIn tells which gate strings occur in a text, given its ASCII
 // lower-case form. The first call gives the patterns their gated forms:

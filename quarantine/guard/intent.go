@@ -8,14 +8,23 @@ import (
 )
 
 // The intent layer reads what a text asks an agent to do, whatever the
-// wording. A memory states a fact, a preference, a convention or a
-// decision; a planted instruction addresses the agent (an imperative
-// sentence, "you", "the assistant", "future sessions", often behind a
-// trigger such as "whenever" or "before answering") and asks for an effect
-// the user did not ask for: data sent to an outside address, fetched code
-// run, data destroyed, money or access moved, a safeguard dropped,
-// credentials handled, an approval claimed for a third party, the memory
-// store itself changed, or all of it kept from the user.
+// wording, in text that speaks to an agent: the planted instructions of
+// the attack benchmarks. A memory states a fact, a preference, a
+// convention or a decision; a planted instruction addresses the agent (an
+// imperative sentence, "you", "the assistant", "future sessions", often
+// behind a trigger such as "whenever" or "before answering") and asks for
+// an effect the user did not ask for: data sent to an outside address,
+// data destroyed, money or access moved, a safeguard dropped, credentials
+// handled, an approval claimed for a third party, the memory store itself
+// changed, or all of it kept from the user.
+//
+// The effects layer (effects.go) reads the dangerous effects of every
+// memory, whoever it addresses, since in a memory vault every memory is
+// addressed to future agents. Fetched code run is its alone: a download
+// piped to a shell is dangerous in any grammar, and its prohibitions and
+// canonical installers need the structure that layer reads; so is the
+// handling of credentials, which the effects layer tells from hygiene by
+// where they go.
 //
 // Each effect is a cue with a weight; a cue preceded in its clause by a
 // prohibition ("never", "do not", "avoid") is a rule against the effect,
@@ -216,12 +225,6 @@ var effectCues = []effectCue{
 		pl([]string{"send", "mail"}, `\b(?:send[_ ]?e?-?mail|send|e?mail)\s*[:(]\s*\{?\s*["']?(?:to|recipient|address)["']?\s*[:=]\s*["']?[\w.+-]+@`),
 		nw([]string{"leak", "disclos", "exfiltrat", "sell", "hand over", "pass on"}, 100, `\bto (?:an? |the )?(?:external|outside|third|unauthori[sz]ed|competitor|public|press|media)|\bpublicly\b|\bwithout (?:proper )?authori[sz]ation`),
 	}},
-	{"fetched_code", "asks to run code fetched from the network", 0.65, []alt{
-		nw([]string{"curl", "wget", "iwr", "invoke-webrequest"}, 180, `\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b`),
-		pl([]string{"<(curl", "<( curl", "<(wget"}, `\b(?:bash|sh)\s+<\(\s*(?:curl|wget)`),
-		nr([]string{"download"}, `\bdownload(?:s|ed|ing)?\b`, 70, `\b(?:and|then)\s+(?:run|execute|install|launch|open|apply)\b`),
-		pl([]string{"install http", "install git+http"}, `\b(?:pip|npm|gem|go)\s+install\s+(?:\S+\s+)?(?:git\+)?https?://`),
-	}},
 	{"destroy", "asks to destroy data", 0.45, []alt{
 		nw([]string{"delet", "remov", "eras", "wip", "drop", "destroy", "purg", "truncat", "shred"}, 50, `\b(?:all|every|entire|production|prod|database|databases|db|tables?|records|user data|customer data|patient|backups?|emails?|messages|inbox|accounts?|repositor(?:y|ies)|git history|commit history|audit logs?|memories|evidence|traces)\b`),
 		pl([]string{"rm -rf", "rm -fr", "force-push", "force push", "push -f", "push --force", "reset --hard origin"}, `\brm\s+-(?:rf|fr)\s+(?:/|~|\$HOME|\*)|\bforce[- ]push|\bpush\s+(?:-f|--force)\b|\breset\s+--hard\s+origin`),
@@ -249,10 +252,6 @@ var effectCues = []effectCue{
 		pl([]string{"directly", "straight"}, `\b(?:push|commit|deploy|merge)\w*\s+(?:it\s+|them\s+|changes\s+)?(?:directly|straight)\s+(?:to|into|on)\s+(?:prod|production|main|master)\b`),
 		pl([]string{"green"}, `\bkeeps? (?:the )?(?:pipelines?|builds?|ci|dashboards?) green\b`),
 		nr([]string{"hide"}, `\bhide\b`, 30, `\b(?:traces|evidence|errors|failures)\b`),
-	}},
-	{"credentials", "asks to handle credentials", 0.5, []alt{
-		nw([]string{"share", "paste", "print", "post", "send", "reveal", "include", "log", "echo", "expose", "email", "e-mail", "upload", "commit", "forward", "read out", "dump"}, 50,
-			`\b(?:passwords?|credentials|api[ _-]?keys?|access keys?|tokens?|secrets?|private keys?|ssh keys?|security logs?|session cookies?|cookies|keychain|wallet|seed phrase)\b|\.env\b`),
 	}},
 	{"approval_claim", "claims a third party's approval for it", 0.45, []alt{
 		nr([]string{"approved", "authoriz", "authoris", "signed off", "sanctioned", "cleared by", "okayed", "ok'd"}, `\b(?:approved|authori[sz]ed|signed off|sanctioned|cleared|okayed|ok'd)\s+by\s+(?:@?[\w-]+|the \w+)`, 100,
@@ -441,6 +440,9 @@ func readIntent(text, lower string) intentScreening {
 	best, kinds := 0.0, 0
 	tokens := wordTokens(lower)
 	has := intentSet.scan(lower)
+	// A canonical installer piped to a shell is how a tool is installed
+	// (see officialInstallers); the effects layer judges every other
+	// fetched script.
 	for _, c := range effectCues {
 		if slices.Contains(out.types, c.typ) {
 			continue
@@ -452,7 +454,9 @@ func readIntent(text, lower string) intentScreening {
 				break
 			}
 		}
-		if !hit {
+		// Destruction scoped to something disposable ("the local dev
+		// database", "the e2e databases") is housekeeping (see scopeFrag).
+		if !hit || c.typ == "destroy" && scopeRe.MatchString(text) {
 			continue
 		}
 		out.types = append(out.types, c.typ)

@@ -104,7 +104,13 @@ type presence []bool
 
 // scan returns which strings of the set occur in text.
 func (s *stringSet) scan(text string) presence {
-	has := make(presence, len(s.ids))
+	return s.scanInto(text, make(presence, len(s.ids)))
+}
+
+// scanInto is scan into has, which it clears first and which must have
+// been made by scan for this set (or with its length).
+func (s *stringSet) scanInto(text string, has presence) presence {
+	clear(has)
 	nc := int32(s.nclass)
 	st := int32(0)
 	for i := 0; i < len(text); i++ {
