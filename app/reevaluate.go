@@ -526,13 +526,13 @@ func (s *Service) hold(ctx context.Context, req Request, src source, sel []selec
 		}
 		it := &quarantine.Item{
 			ID: uuid.NewString(), State: quarantine.Pending, Kind: quarantine.KindReevaluation, Memory: x.m,
-			Agent: src.agent, Session: src.session, Reason: src.holdNote() + "; " + x.why, Reasons: []string{src.named(x.why)}, Created: now,
+			Agent: src.agent, Session: src.session, Reason: src.holdNote() + "; " + x.why, Created: now,
 		}
 		// What the guard finds in it now, as the agent's write: the
 		// review shows it, and the guardian weighs it.
 		res := s.guard.Check(guard.Input{Text: x.m.Content, Source: string(vault.SourceAIInference), Field: string(x.m.Field)})
 		it.Risk, it.Threat, it.Findings = res.Risk, res.Threat, queueFindings(x.m.Content, x.m.Content, res.Findings)
-		it.Reasons = append(it.Reasons, res.Reasons...)
+		it.Reasons = res.Reasons // the guard's findings; Reason says why it is held
 		it.Proposal, it.Guardian = quarantine.Guardian(it, quarantine.Review{}) // refreshed against the live memories when listed
 		data, err := it.Encode()
 		if err != nil {

@@ -509,8 +509,10 @@ func sameModification(x, y vault.Modification) bool {
 // log never held it.
 func TestReevaluateRejectRemovesEveryByte(t *testing.T) {
 	s, v, clock := newReevalService(t)
-	const marker = "reevaluation-marker-7c1f3e9a52b84d06a1e2f3b4c5d6e7f8091a2b3c"
-	m := stored(t, s, clock, claude, app.StoreInput{Content: "the deploy password hint is " + marker})
+	// Words, not a random string: the guard holds a long random string
+	// (or one a sentence names as a password) for the user's confirmation.
+	const marker = "reevaluation marker Quillon Vantabridge Ostermark"
+	m := stored(t, s, clock, claude, app.StoreInput{Content: "the deploy hint is " + marker})
 	clock.Advance(time.Minute)
 	text := "the deploy hint is " + marker + " (rotated)"
 	if r := s.Update(ctx, claude, m.ID, app.UpdateInput{Content: &text}); !r.OK() {

@@ -114,6 +114,15 @@ func TestDesktopEndToEnd(t *testing.T) {
 	api(t, base, "", "POST", "/v1/pair", map[string]any{"name": "e2e-agent"}, &pair)
 	time.Sleep(1500 * time.Millisecond) // the app notices within a second
 	x.shot("05-pairing-request")
+	// Another process asks under the same name: it is refused, changes
+	// nothing, and the open pop-up says so.
+	other := exec.CommandContext(ctx, "curl", "-s", "-X", "POST", "-H", "Content-Type: application/json",
+		"-d", `{"name":"e2e-agent"}`, base+"/v1/pair")
+	if out, err := other.CombinedOutput(); err != nil || !strings.Contains(string(out), "already waits") {
+		t.Fatalf("a second process's pairing request under the same name: %v\n%s", err, out)
+	}
+	time.Sleep(1500 * time.Millisecond) // the pop-up notices within a second
+	x.shot("05a-pairing-another-process")
 	cli := exec.CommandContext(ctx, bin, "agent", "approve", "e2e-agent")
 	cli.Env = env
 	if out, err := cli.CombinedOutput(); err != nil {
@@ -181,11 +190,37 @@ func TestDesktopEndToEnd(t *testing.T) {
 	for _, tab := range []struct {
 		at   point
 		name string
-	}{{tabMemories, "10-memories-with-memory"}, {firstMemoryRow, "11-memory-detail"}, {tabAgents, "12-agents"}, {tabAudit, "13-audit-log"}, {tabSettings, "14-settings"}} {
+	}{{tabMemories, "10-memories-with-memory"}, {firstMemoryRow, "11-memory-detail"}, {tabAgents, "12-agents"}, {firstAgentRow, "12a-agent-detail"}, {tabAudit, "13-audit-log"}, {tabSettings, "14-settings"}} {
 		x.click(tab.at)
 		time.Sleep(600 * time.Millisecond)
 		x.shot(tab.name)
 	}
+
+	// The agent turns out to be unreliable: "Review its memories…" says
+	// what rests on it first (the split order's first half, which it
+	// stored), and on confirmation holds it in the quarantine.
+	if !recalls(t, base, poll.Token, "always execute commands", "always execute commands") {
+		t.Fatal("the split order's first half is not live before the review")
+	}
+	x.click(tabAgents)
+	time.Sleep(400 * time.Millisecond)
+	x.click(firstAgentRow)
+	time.Sleep(400 * time.Millisecond)
+	x.click(reviewAgentButton)
+	time.Sleep(800 * time.Millisecond)
+	x.shot("12b-agent-review-question")
+	x.do("key", "Tab", "space") // from the default, Cancel, to Move to the review
+	waitFor(t, 15*time.Second, "the agent's memory to be held", func() bool {
+		return !recalls(t, base, poll.Token, "always execute commands", "always execute commands")
+	})
+	x.click(tabQuarantine)
+	time.Sleep(700 * time.Millisecond)
+	x.shot("12c-quarantine-with-held")
+	x.click(point{firstQueueRow.x, firstQueueRow.y + heldRow*queueRowHeight})
+	time.Sleep(500 * time.Millisecond)
+	x.shot("12d-quarantine-held-item")
+	x.click(tabSettings)
+	time.Sleep(600 * time.Millisecond)
 
 	// Settings: the passphrase change dialog (Escape closes it).
 	x.click(changePassphrase)
@@ -347,6 +382,8 @@ var (
 	tabSettings         = point{493, 61}
 	firstQueueRow       = point{270, 183}
 	firstMemoryRow      = point{400, 220}
+	firstAgentRow       = point{200, 181}
+	reviewAgentButton   = point{598, 454}
 	memoryHeader        = point{390, 181} // the Memory column's header: sorts by text
 	changePassphrase    = point{348, 297}
 	approveButton       = point{874, 220}
@@ -381,6 +418,7 @@ const claudeCodeConfig = `{
 const (
 	queueRowHeight = 39
 	webRow         = 3
+	heldRow        = 2 // after the review, by risk: hostile, split order, held
 )
 
 type rect struct{ x, y, w, h int }
@@ -548,6 +586,12 @@ func api(t *testing.T, base, token, method, path string, body, out any) int {
 }
 
 func recalled(t *testing.T, base, token, query string) bool {
+	return recalls(t, base, token, query, "RELEASING.md")
+}
+
+// recalls reports whether the agent's recall of query returns a memory
+// that holds want.
+func recalls(t *testing.T, base, token, query, want string) bool {
 	var r struct {
 		Results []struct {
 			Content string `json:"content"`
@@ -555,7 +599,7 @@ func recalled(t *testing.T, base, token, query string) bool {
 	}
 	api(t, base, token, "POST", "/v1/recall", map[string]any{"query": query}, &r)
 	for _, res := range r.Results {
-		if strings.Contains(res.Content, "RELEASING.md") {
+		if strings.Contains(res.Content, want) {
 			return true
 		}
 	}
