@@ -64,7 +64,6 @@ func TestRunRelays(t *testing.T) {
 		line    string
 		env     []string
 		stdin   string
-		noLine  bool
 		args    []string
 		dirSeen string
 	}
