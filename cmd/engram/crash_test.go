@@ -76,12 +76,26 @@ func TestCrashHarness(t *testing.T) {
 			st.checkIndex(t, base, token, kill)
 		}
 		// Four agents' writers store, update and delete until the kill,
-		// which comes at a random moment.
+		// which comes at a random moment. Most kills wait for the first
+		// acknowledged change of this run, so that a slow start (a busy
+		// machine, the guard's tables built on the first write) cannot
+		// leave every kill before any write; one in four comes while the
+		// server may still be starting its first write.
 		ctx, stop := context.WithCancel(context.Background())
+		acked := make(chan struct{})
+		var ackOnce sync.Once
+		st.onAck = func() { ackOnce.Do(func() { close(acked) }) }
 		var wg sync.WaitGroup
 		for w := range 4 {
 			wrng := rand.New(rand.NewPCG(seed+uint64(kill*10+w), 1))
 			wg.Go(func() { st.write(ctx, wrng, base, token, kill, w) })
+		}
+		if rng.IntN(4) != 0 {
+			select {
+			case <-acked:
+			case <-time.After(2 * time.Minute):
+				t.Fatalf("kill %d: the server acknowledged no change in 2 minutes", kill)
+			}
 		}
 		time.Sleep(time.Duration(20+rng.IntN(300)) * time.Millisecond)
 		if err := srv.Process.Signal(syscall.SIGKILL); err != nil {
@@ -129,10 +143,17 @@ type crashState struct {
 	want                     map[string][]string // id -> allowed contents ("" allows absence)
 	attempted                map[string]bool     // every content ever sent
 	stores, updates, deletes int
+	onAck                    func() // called (under mu) on each acknowledged change
 }
 
 func (st *crashState) init() {
 	st.want, st.attempted = map[string][]string{}, map[string]bool{}
+}
+
+func (st *crashState) ack() {
+	if st.onAck != nil {
+		st.onAck()
+	}
 }
 
 // certain returns a memory id whose state is known, if there is one.
@@ -164,6 +185,7 @@ func (st *crashState) write(ctx context.Context, rng *rand.Rand, base, token str
 				st.mu.Lock()
 				st.want[r.Memory.ID] = []string{content}
 				st.stores++
+				st.ack()
 				st.mu.Unlock()
 			}
 		case op < 9:
@@ -181,6 +203,7 @@ func (st *crashState) write(ctx context.Context, rng *rand.Rand, base, token str
 				st.mu.Lock()
 				st.want[id] = []string{content}
 				st.updates++
+				st.ack()
 				st.mu.Unlock()
 			}
 		default:
@@ -196,6 +219,7 @@ func (st *crashState) write(ctx context.Context, rng *rand.Rand, base, token str
 				st.mu.Lock()
 				st.want[id] = []string{""}
 				st.deletes++
+				st.ack()
 				st.mu.Unlock()
 			}
 		}
