@@ -71,11 +71,17 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 			return MemoryResponse{Response: Response{StatusRejected, why}}
 		}
 	}
-	a := s.admit(req, proposal{confirmed: in.Confirmed, m: vault.Memory{
+	pm := vault.Memory{
 		Content: in.Content, Kind: orDefault(in.Kind, vault.Fact), Field: orDefault(in.Field, vault.Learnings),
 		Tier: orDefault(in.Tier, vault.Episodic), Partition: in.Partition,
 		Tags: tags, Source: in.Source, Pinned: in.Pinned,
-	}})
+	}
+	exp, r := s.expiryFor(req, pm, in.Expires)
+	if !r.OK() {
+		return MemoryResponse{Response: r}
+	}
+	pm.Expires = exp
+	a := s.admit(req, proposal{confirmed: in.Confirmed, m: pm})
 	warnings = append(warnings, a.warnings...)
 	switch a.outcome {
 	case admitted:

@@ -306,7 +306,7 @@ func (c *cmd) open() error {
 	if serr != nil {
 		fmt.Fprintf(c.o.Stderr, "engram: the stored settings could not be read (%v); the defaults are in use\n", serr)
 	}
-	svc, err := app.New(v, app.Options{Now: c.o.Now, Guard: st.GuardPolicy(), Conflicts: st.Conflicts})
+	svc, err := app.New(v, app.Options{Now: c.o.Now, Guard: st.GuardPolicy(), Conflicts: st.Conflicts, Lifecycle: st.DecayPolicy()})
 	if err != nil {
 		v.Close()
 		return err
@@ -471,13 +471,13 @@ const helpText = `Engram: an encrypted memory vault for AI agents.
 
 Usage:
   engram init [--passphrase-file F] [--no-keyring]
-  engram memory add [--partition public|internal|sensitive] [--kind K] [--field F] [--tier T] [--tag T]... [--confirm] [--json] TEXT
+  engram memory add [--partition public|internal|sensitive] [--kind K] [--field F] [--tier T] [--tag T]... [--expires TIME|DURATION] [--confirm] [--json] TEXT
                                                      # --confirm: store it as it is although it may hold a secret
   engram memory recall QUERY [--mode hybrid|semantic|exact] [--limit N] [--context] [--json]
                                                      # says 'keyword recall only: WHY' without the model
   engram memory get|history ID [--json]
   engram memory list [--partition P] [--json]
-  engram memory update ID TEXT [--confirm]
+  engram memory update ID [TEXT] [--expires TIME|DURATION|default] [--confirm]
   engram memory confirm ID [EVIDENCE]                # your verdict: its confidence and time to live start again
   engram memory refute ID EVIDENCE                   # found wrong: the next sweep archives it, the evidence its note
   engram memory rollback ID --to N

@@ -30,6 +30,7 @@ func (c *cmd) memory(args []string) error {
 		var tags listFlag
 		fs.Var(&tags, "tag", "a tag (repeatable)")
 		confirm := fs.Bool("confirm", false, "store it as it is although it may hold a secret (a long random string or hash)")
+		expires := fs.String("expires", "", "when it expires: an RFC 3339 time, a date (YYYY-MM-DD) or a duration such as 36h, 30d or 2w")
 		pos, err := parse(fs, args, 1, 1, "one TEXT argument (quote it)")
 		if err != nil {
 			return err
@@ -39,7 +40,7 @@ func (c *cmd) memory(args []string) error {
 		}
 		r := c.svc.Store(c.ctx, operator, app.StoreInput{
 			Content: pos[0], Partition: vault.Partition(*part), Kind: vault.Kind(*kind),
-			Field: vault.Field(*field), Tier: vault.Tier(*tier), Tags: tags, Confirmed: *confirm,
+			Field: vault.Field(*field), Tier: vault.Tier(*tier), Tags: tags, Confirmed: *confirm, Expires: *expires,
 		})
 		if err := fromResponse(r.Response); err != nil {
 			return err
@@ -99,14 +100,22 @@ func (c *cmd) memory(args []string) error {
 
 	case "update":
 		confirm := fs.Bool("confirm", false, "store the new text as it is although it may hold a secret (a long random string or hash)")
-		pos, err := parse(fs, args, 2, 2, "a memory ID and the new TEXT")
+		expires := fs.String("expires", "", "a new expiry: an RFC 3339 time, a date, a duration such as 30d, or default (the policy's)")
+		pos, err := parse(fs, args, 1, 2, "a memory ID and the new TEXT (the TEXT may be left out with --expires)")
 		if err != nil {
 			return err
+		}
+		if len(pos) == 1 && *expires == "" {
+			return usage("memory update needs the new TEXT, or --expires")
 		}
 		if err := c.openForMemory(pos[0], *passFile); err != nil {
 			return err
 		}
-		r := c.svc.Update(c.ctx, operator, pos[0], app.UpdateInput{Operation: vault.OpUpdate, Content: &pos[1], Confirmed: *confirm})
+		in := app.UpdateInput{Operation: vault.OpUpdate, Confirmed: *confirm, Expires: *expires}
+		if len(pos) == 2 {
+			in.Content = &pos[1]
+		}
+		r := c.svc.Update(c.ctx, operator, pos[0], in)
 		if err := fromResponse(r.Response); err != nil {
 			return err
 		}

@@ -53,7 +53,7 @@ func (l local) run(ctx context.Context, session, tool string, args json.RawMessa
 		if err := decodeArgs(args, &in); err != nil {
 			return nil, app.StatusInvalid, err
 		}
-		si := app.StoreInput{Content: in.Content, Field: vault.Field(in.Field), Kind: vault.Kind(in.Kind), Tier: vault.Tier(in.Tier), Tags: in.Tags, Confirmed: in.Confirmed, Supersedes: in.Supersedes}
+		si := app.StoreInput{Content: in.Content, Field: vault.Field(in.Field), Kind: vault.Kind(in.Kind), Tier: vault.Tier(in.Tier), Tags: in.Tags, Confirmed: in.Confirmed, Supersedes: in.Supersedes, Expires: in.Expires}
 		if in.Source != nil {
 			si.Source = vault.Source{Type: vault.SourceType(in.Source.Type), MessageID: in.Source.MessageID, Tool: in.Source.Tool}
 		}
@@ -64,7 +64,7 @@ func (l local) run(ctx context.Context, session, tool string, args json.RawMessa
 		if err := decodeArgs(args, &in); err != nil {
 			return nil, app.StatusInvalid, err
 		}
-		ui := app.UpdateInput{Operation: vault.Operation(in.Operation), Tags: in.Tags, Confirmed: in.Confirmed}
+		ui := app.UpdateInput{Operation: vault.Operation(in.Operation), Tags: in.Tags, Confirmed: in.Confirmed, Expires: in.Expires}
 		if in.Content != "" {
 			ui.Content = &in.Content
 		}

@@ -30,6 +30,7 @@ type (
 		Source     *SourceInfo `json:"source,omitempty" jsonschema:"where the content came from"`
 		Confirmed  bool        `json:"confirmed,omitempty" jsonschema:"set only when the user told you they confirm this memory. It is your report, not the user's confirmation: unless the user granted you may-confirm, the memory waits for the user in Engram's review"`
 		Supersedes string      `json:"supersedes,omitempty" jsonschema:"id of an earlier memory this one corrects or replaces; the older one is archived unless it is more trusted"`
+		Expires    string      `json:"expires,omitempty" jsonschema:"when it stops being true, if sooner than Engram would let it expire: an RFC 3339 time, a date (YYYY-MM-DD) or a duration such as 36h, 7d or 2w. You may only shorten what the user's policy gives your memories"`
 	}
 	SourceInfo struct {
 		Type      string `json:"type,omitempty" jsonschema:"where you got it: user_message, tool_output, web_fetch or ai_inference. Kept as your report: it never raises the memory's trust (web_fetch sends it to the user's review)"`
@@ -42,6 +43,7 @@ type (
 		Content   string   `json:"content,omitempty" jsonschema:"the new content, for UPDATE"`
 		Tags      []string `json:"tags,omitempty" jsonschema:"the new tags, for TAG"`
 		Confirmed bool     `json:"confirmed,omitempty" jsonschema:"set only when the user told you they confirm the new content; it counts only if the user granted you may-confirm"`
+		Expires   string   `json:"expires,omitempty" jsonschema:"a new expiry, for UPDATE (alone, it changes only the expiry): an RFC 3339 time, a date or a duration such as 7d; default goes back to the policy's. You may only shorten what the policy gives"`
 	}
 	IDInput struct {
 		ID string `json:"id" jsonschema:"the memory id"`
