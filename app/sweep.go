@@ -75,6 +75,9 @@ func recordOf(m *vault.Memory) decay.Record {
 			}
 		}
 	}
+	if _, ok := QuestionedBy(m); ok {
+		r.Initial *= QuestionFactor // until the user confirms or refutes it
+	}
 	if m.Expires != nil {
 		start := r.Created
 		if r.Confirmed.After(start) {
@@ -114,6 +117,9 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 			return err
 		}
 		d := decay.Decide(recordOf(m), now, p)
+		if _, ok := QuestionedBy(m); ok && d.Reason == decay.ReasonLowConfidence {
+			return nil // a questioned memory keeps its place until the user decides
+		}
 		switch d.Action {
 		case decay.Archive:
 			if m.Partition == vault.Archive {

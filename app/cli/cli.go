@@ -480,6 +480,9 @@ Usage:
   engram memory update ID [TEXT] [--expires TIME|DURATION|default] [--confirm]
   engram memory confirm ID [EVIDENCE]                # your verdict: its confidence and time to live start again
   engram memory refute ID EVIDENCE                   # found wrong: the next sweep archives it, the evidence its note
+  engram memory question ID REASON                   # doubt it: it stays, with half its confidence, labelled
+                                                     # "questioned: REASON" until you confirm or refute it
+  engram memory questions [--json]                   # what you and agents questioned, waiting for your verdict
   engram memory rollback ID --to N
   engram memory merge ID ID... [--strategy union|prioritize]   # sources archived with a pointer
   engram memory split ID PART PART...                          # the original archived with a pointer

@@ -7,7 +7,7 @@ import (
 
 func (c *cmd) memory(args []string) error {
 	if len(args) == 0 {
-		return usage("memory needs a subcommand: add, recall, get, history, list, update, rollback, merge, split, pin, unpin, confirm, refute, delete, restore, forget, clear")
+		return usage("memory needs a subcommand: add, recall, get, history, list, update, rollback, merge, split, pin, unpin, confirm, refute, question, questions, delete, restore, forget, clear")
 	}
 	sub, args := args[0], args[1:]
 	switch sub {
@@ -158,6 +158,41 @@ func (c *cmd) memory(args []string) error {
 			return printf(c.out, "refuted %s: the next sweep archives it with the evidence as its note\n", pos[0])
 		}
 		return printf(c.out, "confirmed %s: its confidence and time to live start again\n", pos[0])
+
+	case "question":
+		// The user's doubt: the memory keeps its place, its confidence is
+		// halved, and it waits in memory questions until confirmed or refuted.
+		pos, err := parse(fs, args, 2, 2, "a memory ID and the REASON it may be wrong")
+		if err != nil {
+			return err
+		}
+		if err := c.openForMemory(pos[0], *passFile); err != nil {
+			return err
+		}
+		r := c.svc.Question(c.ctx, operator, pos[0], pos[1])
+		if err := fromResponse(r.Response); err != nil {
+			return err
+		}
+		if *jsonOut {
+			return printJSON(c.out, r.Memory)
+		}
+		return printf(c.out, "questioned %s: it stays, with half its confidence, until you confirm or refute it\n", pos[0])
+
+	case "questions":
+		if _, err := parse(fs, args, 0, 0, "no arguments"); err != nil {
+			return err
+		}
+		if err := c.openAndUnlock(modeFor(""), *passFile); err != nil {
+			return err
+		}
+		r := c.svc.Questions(c.ctx, operator)
+		if err := fromResponse(r.Response); err != nil {
+			return err
+		}
+		if *jsonOut {
+			return printJSON(c.out, r)
+		}
+		return printQuestions(c.out, r.Memories)
 
 	case "rollback":
 		to := fs.Int("to", 0, "the version to restore")

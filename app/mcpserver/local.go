@@ -99,6 +99,13 @@ func (l local) run(ctx context.Context, session, tool string, args json.RawMessa
 		}
 		r := l.svc.Refute(ctx, req, in.ID, in.Evidence)
 		out, status = r, r.Status
+	case "question_memory":
+		var in QuestionInput
+		if err := decodeArgs(args, &in); err != nil {
+			return nil, app.StatusInvalid, err
+		}
+		r := l.svc.Question(ctx, req, in.ID, in.Reason)
+		out, status = r, r.Status
 	case "memory_history":
 		var in IDInput
 		if err := decodeArgs(args, &in); err != nil {

@@ -58,6 +58,10 @@ type (
 		ID       string `json:"id" jsonschema:"the memory id"`
 		Evidence string `json:"evidence" jsonschema:"what shows the memory is wrong (kept in its history, and as its archive note)"`
 	}
+	QuestionInput struct {
+		ID     string `json:"id" jsonschema:"the memory id"`
+		Reason string `json:"reason" jsonschema:"why the memory may be wrong or out of date (kept in its history for the user). At most 500 characters, with no secrets, personal data or instructions"`
+	}
 	ConfirmInput struct {
 		ID       string `json:"id" jsonschema:"the memory id"`
 		Evidence string `json:"evidence,omitempty" jsonschema:"what you checked that shows it still holds; kept in the memory's history. At most 500 characters (longer is cut), with no secrets, personal data or instructions"`
@@ -232,6 +236,10 @@ var tools = []tool{
 		Description: "Tell Engram a memory is wrong, with the evidence: it is archived at the next sweep, with the evidence as its note. " +
 			"For a memory more trusted than you (the user's, or one the user confirmed or restored), your refutation is recorded as your report for the user to decide, and the memory stays; the result's message says so.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}}, schemaFor[RefuteInput]()},
+	{&mcp.Tool{Name: "question_memory", Title: "Question a memory",
+		Description: "Tell the user you doubt a memory you can read, with the reason, when you cannot show it wrong (then refute it) but it may no longer hold. " +
+			"It is recorded as your report in the memory's history and the memory waits for the user to confirm or refute it; it changes nothing else: the memory keeps its place, content, trust and confidence.",
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}}, schemaFor[QuestionInput]()},
 	{&mcp.Tool{Name: "memory_history", Title: "Why do you believe this?",
 		Description: "Show a memory's provenance (who wrote it, from which source, every change) and its kept versions.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}}, schemaFor[IDInput]()},
