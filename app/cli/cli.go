@@ -484,7 +484,8 @@ Usage:
                                                      # "questioned: REASON" until you confirm or refute it
   engram memory questions [--json]                   # what you and agents questioned, waiting for your verdict
   engram memory rollback ID --to N
-  engram memory merge ID ID... [--strategy union|prioritize]   # sources archived with a pointer
+  engram memory merge ID ID... [--strategy union|prioritize|intersection]   # sources archived with a pointer;
+                                                     # intersection keeps the sentences all of them hold
   engram memory split ID PART PART...                          # the original archived with a pointer
   engram memory pin|unpin|delete|restore ID          # restore counts as your confirmation
   engram memory confirm ID [EVIDENCE] | refute ID EVIDENCE   # your verdicts; refuted: archived at the next sweep

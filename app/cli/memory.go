@@ -237,7 +237,7 @@ func (c *cmd) memory(args []string) error {
 		return printList(c.out, c.o.Stderr, r.Memories, r.Hidden, r.Damaged)
 
 	case "merge":
-		strategy := fs.String("strategy", "union", "union (keep every text) or prioritize (keep the most trusted)")
+		strategy := fs.String("strategy", "union", "union (keep every text), prioritize (keep the most trusted) or intersection (keep what all agree on)")
 		pos, err := parse(fs, args, 2, -1, "two or more memory IDs")
 		if err != nil {
 			return err
