@@ -55,7 +55,7 @@ func (l local) run(ctx context.Context, session, tool string, args json.RawMessa
 		}
 		si := app.StoreInput{Content: in.Content, Field: vault.Field(in.Field), Kind: vault.Kind(in.Kind), Tier: vault.Tier(in.Tier), Tags: in.Tags, Confirmed: in.Confirmed, Supersedes: in.Supersedes, Expires: in.Expires}
 		if in.Source != nil {
-			si.Source = vault.Source{Type: vault.SourceType(in.Source.Type), MessageID: in.Source.MessageID, Tool: in.Source.Tool}
+			si.Source = vault.Source{Type: vault.SourceType(in.Source.Type), MessageID: in.Source.MessageID, Tool: in.Source.Tool, Role: vault.Role(in.Source.Role), External: in.Source.External}
 		}
 		r := l.svc.Store(ctx, req, si)
 		out, status = storeView(r), r.Status

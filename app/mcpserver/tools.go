@@ -36,6 +36,8 @@ type (
 		Type      string `json:"type,omitempty" jsonschema:"where you got it: user_message, tool_output, web_fetch or ai_inference. Kept as your report: it never raises the memory's trust (web_fetch sends it to the user's review)"`
 		MessageID string `json:"message_id,omitempty" jsonschema:"the conversation message it came from"`
 		Tool      string `json:"tool,omitempty" jsonschema:"the tool whose output it came from"`
+		Role      string `json:"role,omitempty" jsonschema:"who said it in the conversation: user, assistant or tool. Kept as your report"`
+		External  bool   `json:"from_external_content,omitempty" jsonschema:"set when the content came from outside the conversation (a web page, a file, a tool's output); web_fetch and tool_output set it"`
 	}
 	UpdateInput struct {
 		ID        string   `json:"id" jsonschema:"the memory id"`
@@ -124,6 +126,8 @@ func constrain(s *jsonschema.Schema, parent string) {
 			p.Description += fmt.Sprintf("; at most %d tags of %d characters, no secrets or personal data", maxTags, maxTagLen)
 		case name == "type" && parent == "source":
 			p.Enum = enum(app.SourceTypes)
+		case name == "role" && parent == "source":
+			p.Enum = enum(vault.Roles)
 		case parent == "filters":
 			filterSchema(name, p)
 		}
