@@ -691,7 +691,7 @@ func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateI
 		var facts []vault.AuditEntry // committed with the change
 		if a.secretTypes != "" {
 			facts = append(facts, vault.AuditEntry{Action: vault.ActionSecretRedacted, Agent: req.Caller.Name(), Session: req.Caller.Session,
-				Field: cur.Field, ContentHash: s.fingerprint(*in.Content), Result: vault.ResultOK, Reason: a.secretTypes})
+				Field: cur.Field, ContentHash: s.fingerprint(*in.Content), Result: vault.ResultOK, Reason: a.secretTypes, Redactions: redactions(a.res.Findings)})
 		}
 		r := s.changeWith(ctx, req, id, op, in.IfVersion, facts, func(m *vault.Memory) error {
 			if m.Version != cur.Version {

@@ -98,7 +98,9 @@ func recordOf(m *vault.Memory) decay.Record {
 // purged, purges hostile quarantine copies past their retention and prunes
 // the audit log past auditRetention. Pinned memories are never touched.
 // Sealed memories are only seen while the vault is unlocked; the report
-// counts the ones it skipped. Operator only.
+// counts the ones it skipped. Each sweep ends with one lifecycle:sweep
+// audit entry counting what it archived and purged by tier and field.
+// Operator only.
 func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay.Policy, auditRetention time.Duration) SweepResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return SweepResponse{Response: r}
@@ -112,6 +114,8 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 	// transaction, so reading and writing use both cores; purges wait for
 	// the scan (they end in a compaction).
 	arch := newArchiver(s, a)
+	counts := map[string]int{} // the summary entry's, see vault.ActionSweep
+	purgeKey := map[string]string{}
 	hidden, err := s.v.Each(vault.ListFilter{Partitions: []vault.Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}, OnDamaged: s.skipDamaged}, func(m *vault.Memory) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -132,6 +136,7 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 			// The audit entry gets the decay reason; the evidence of a
 			// refutation stays with the archived memory (see ArchiveRequest).
 			toArchive = append(toArchive, vault.ArchiveRequest{ID: m.ID, Reason: string(d.Reason), Note: note})
+			counts["archived/"+string(m.Tier)+"/"+string(m.Field)]++
 			out.Actions = append(out.Actions, SweepAction{m.ID, "archive", note})
 			if len(toArchive) == archiveBatch {
 				arch.queue(toArchive)
@@ -139,6 +144,7 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 			}
 		case decay.Purge:
 			toPurge = append(toPurge, SweepAction{m.ID, "purge", string(d.Reason)})
+			purgeKey[m.ID] = "purged/" + string(m.Tier) + "/" + string(m.Field)
 		}
 		return nil
 	})
@@ -157,6 +163,7 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 			return SweepResponse{Response: s.fail("sweep purge", err)}
 		}
 		s.unindex(act.ID)
+		counts[purgeKey[act.ID]]++
 		out.Purged++
 		out.Actions = append(out.Actions, act)
 	}
@@ -177,6 +184,11 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 	}
 	if out.Archived+out.Purged > 0 {
 		out.Message = fmt.Sprintf("archived %d, purged %d", out.Archived, out.Purged)
+	}
+	// One summary entry a sweep, whatever it did: counts, never content.
+	if err := s.v.Audit(vault.AuditEntry{Action: vault.ActionSweep, Agent: vault.AgentOperator, Result: vault.ResultOK,
+		Reason: "sweep", Count: out.Archived + out.Purged, Counts: counts}); err != nil {
+		s.log.Error("audit sweep", "err", err)
 	}
 	return out
 }
