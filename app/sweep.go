@@ -27,6 +27,10 @@ type SweepResponse struct {
 	SkippedLocked int           `json:"skipped_locked,omitempty"` // sealed memories not seen while locked
 	HostilePurged int           `json:"hostile_purged,omitempty"`
 	AuditPruned   int           `json:"audit_pruned,omitempty"`
+	// L3Proposed counts the L3 access records past the sensitive
+	// retention: the sweep proposes their removal and keeps them until
+	// the user approves it (Service.PruneL3, engram audit prune --l3).
+	L3Proposed int `json:"l3_removal_proposed,omitempty"`
 	// Compacted is set when purges were followed by a compaction of the
 	// file, with its size before and after.
 	Compacted   bool  `json:"compacted"`
@@ -96,7 +100,8 @@ func recordOf(m *vault.Memory) decay.Record {
 // Sweep applies the lifecycle rules as of now: decay, expiry, archive and
 // purge (package decay decides), then compacts the file if anything was
 // purged, purges hostile quarantine copies past their retention and prunes
-// the audit log past auditRetention. Pinned memories are never touched.
+// the audit log past auditRetention, except L3 access records, whose
+// removal it only proposes (L3Proposed). Pinned memories are never touched.
 // Sealed memories are only seen while the vault is unlocked; the report
 // counts the ones it skipped. Each sweep ends with one lifecycle:sweep
 // audit entry counting what it archived and purged by tier and field.
@@ -171,8 +176,11 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 		out.HostilePurged = n
 	}
 	if auditRetention > 0 {
-		if n, err := s.v.PruneAudit(now.Add(-auditRetention), s.sensitiveCutoff(now, auditRetention)); err == nil {
+		if n, err := s.v.PruneAudit(now.Add(-auditRetention), time.Time{}); err == nil {
 			out.AuditPruned = n
+		}
+		if n, err := s.l3Due(now, auditRetention); err == nil {
+			out.L3Proposed = n
 		}
 	}
 	if out.Purged > 0 || out.HostilePurged > 0 {

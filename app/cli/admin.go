@@ -59,6 +59,7 @@ func (c *cmd) audit(args []string) error {
 	if len(args) > 0 && args[0] == "prune" {
 		fs := newFlags("audit prune")
 		days := fs.Int("days", 0, "keep this many days (default $ENGRAM_AUDIT_RETENTION_DAYS, else 90)")
+		l3 := fs.Bool("l3", false, "also remove L3 access records past their retention of a year (the sweep proposes it; they stay until you approve)")
 		if _, err := parse(fs, args[1:], 0, 0, "no arguments"); err != nil {
 			return err
 		}
@@ -79,7 +80,11 @@ func (c *cmd) audit(args []string) error {
 		if err := c.open(); err != nil {
 			return err
 		}
-		r := c.svc.PruneAudit(c.ctx, operator, c.o.Now(), keep)
+		prune := c.svc.PruneAudit
+		if *l3 {
+			prune = c.svc.PruneL3
+		}
+		r := prune(c.ctx, operator, c.o.Now(), keep)
 		if err := fromResponse(r.Response); err != nil {
 			return err
 		}

@@ -493,7 +493,8 @@ Usage:
   engram memory clear episodic|semantic|all [--yes]  # all needs --yes --yes
   engram audit [--agent A] [--field F] [--last N] [--json]
   engram audit verify
-  engram audit prune [--days N]                      # default 90, or $ENGRAM_AUDIT_RETENTION_DAYS
+  engram audit prune [--days N] [--l3]               # default 90, or $ENGRAM_AUDIT_RETENTION_DAYS; L3 access
+                                                     # records go only with --l3, past a year (the sweep proposes it)
   engram doctor [--salvage FILE]                     # check the vault and the embedding model; with
                                                      # --salvage, recover a damaged file into a backup
   engram passphrase change
