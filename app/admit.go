@@ -261,6 +261,9 @@ func (s *Service) admit(req Request, p proposal) admission {
 	if strings.TrimSpace(m.Content) == "" {
 		return no(invalid, StatusInvalid, "invalid: empty content")
 	}
+	if why := mediaIn(m.Content); why != "" {
+		return no(invalid, StatusInvalid, "invalid: the content holds "+why)
+	}
 
 	// Confirmation: the user's at the CLI or in the app; an agent's only
 	// with the user's grant, else a report to be confirmed in review.
