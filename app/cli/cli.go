@@ -495,7 +495,8 @@ Usage:
   engram audit verify
   engram audit prune [--days N] [--l3]               # default 90, or $ENGRAM_AUDIT_RETENTION_DAYS; L3 access
                                                      # records go only with --l3, past a year (the sweep proposes it)
-  engram doctor [--salvage FILE]                     # check the vault and the embedding model; with
+  engram doctor [--json] [--salvage FILE]            # check the vault and the embedding model, and list what
+                                                     # waits for you (--json: the counts, for scripts); with
                                                      # --salvage, recover a damaged file into a backup
   engram passphrase change
   engram lock
