@@ -55,8 +55,9 @@ func recordOf(m *vault.Memory) decay.Record {
 	// does not count; its writing the same again in a later session
 	// counts once, as any other writer's. A refutation stands until the
 	// user's next confirmation (a restore records one); an agent's report
-	// that a more trusted memory is wrong (QUESTIONED, see Refute) changes
-	// nothing here.
+	// that a memory is wrong (its QUESTIONED, see Refute and Question)
+	// changes nothing here, and the user's standing question halves the
+	// initial confidence (QuestionedBy, QuestionFactor).
 	confirmedBy, observedBy := map[string]bool{}, map[string]bool{}
 	for _, v := range m.Provenance.Verifications {
 		switch v.Verdict {
