@@ -92,18 +92,52 @@ type PruneResponse struct {
 }
 
 // PruneAudit removes audit entries older than retention (keeping the chain
-// verifiable through its checkpoint), and L3 access records only past the
-// sensitive retention. Operator only.
+// verifiable through its checkpoint). L3 access records (entries about the
+// sensitive partition) are kept until the user approves their removal
+// (PruneL3): the chain can only be cut at its start, so pruning stops at
+// the first of them. Operator only.
 func (s *Service) PruneAudit(ctx context.Context, req Request, now time.Time, retention time.Duration) PruneResponse {
+	return s.pruneAudit(req, now, retention, false)
+}
+
+// PruneL3 is the user's approval of the removal the sweep proposes
+// (SweepResponse.L3Proposed): it prunes as PruneAudit does, and L3 access
+// records too once past the sensitive retention (a year by default).
+// Operator only.
+func (s *Service) PruneL3(ctx context.Context, req Request, now time.Time, retention time.Duration) PruneResponse {
+	return s.pruneAudit(req, now, retention, true)
+}
+
+func (s *Service) pruneAudit(req Request, now time.Time, retention time.Duration, l3 bool) PruneResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return PruneResponse{Response: r}
 	}
 	if retention <= 0 {
 		return PruneResponse{Response: Response{StatusInvalid, "the retention must be positive"}}
 	}
-	n, err := s.v.PruneAudit(now.Add(-retention), s.sensitiveCutoff(now, retention))
+	var sensitive time.Time // zero: no L3 record goes
+	if l3 {
+		sensitive = s.sensitiveCutoff(now, retention)
+	}
+	n, err := s.v.PruneAudit(now.Add(-retention), sensitive)
 	if err != nil {
 		return PruneResponse{Response: s.fail("prune audit", err)}
 	}
 	return PruneResponse{Response: Response{Status: StatusOK}, Pruned: n}
+}
+
+// l3Due counts the L3 access records past the sensitive retention: their
+// removal waits for the user's approval (PruneL3).
+func (s *Service) l3Due(now time.Time, retention time.Duration) (int, error) {
+	es, err := s.v.AuditLog(vault.AuditFilter{})
+	if err != nil {
+		return 0, err
+	}
+	cut, n := s.sensitiveCutoff(now, retention), 0
+	for _, e := range es {
+		if e.Partition == vault.Sensitive && e.Time.Before(cut) {
+			n++
+		}
+	}
+	return n, nil
 }

@@ -234,6 +234,7 @@ func (s *Service) admit(req Request, p proposal) admission {
 				return no(invalid, StatusInvalid, why)
 			}
 			src.AgentID, src.SessionID, src.MessageID, src.Tool = c.Agent, m.Source.SessionID, m.Source.MessageID, m.Source.Tool
+			src.Role, src.External = m.Source.Role, m.Source.External // reports; they raise nothing
 			m.Source = src
 			m.Product = c.Product
 			m.Trust = lowerTrust(vault.TrustStandard, c.Trust)
@@ -247,6 +248,7 @@ func (s *Service) admit(req Request, p proposal) admission {
 		if m.Source.SessionID == "" {
 			m.Source.SessionID = c.Session
 		}
+		m.Source.External = m.Source.External || externalSource(m.Source.Type)
 	} else if agent {
 		// An agent's change is the agent's word, whatever the memory held
 		// before (one the user merged, reclassified or raised): it keeps
@@ -258,6 +260,9 @@ func (s *Service) admit(req Request, p proposal) admission {
 	}
 	if strings.TrimSpace(m.Content) == "" {
 		return no(invalid, StatusInvalid, "invalid: empty content")
+	}
+	if why := mediaIn(m.Content); why != "" {
+		return no(invalid, StatusInvalid, "invalid: the content holds "+why)
 	}
 
 	// Confirmation: the user's at the CLI or in the app; an agent's only
@@ -368,18 +373,33 @@ func (s *Service) admit(req Request, p proposal) admission {
 	return a
 }
 
-// ReportedNote describes a source an agent reported without the channel
-// vouching for it ("reported by claude-code as user_message, not
-// verified"), for history views; "" when there is none.
+// externalSource reports whether content from a source of type t came
+// from outside the conversation: a web page or a tool's output (which an
+// import is).
+func externalSource(t vault.SourceType) bool {
+	return t == vault.SourceWebFetch || t == vault.SourceToolOutput
+}
+
+// ReportedNote describes what a writer reported of a source without the
+// channel vouching for it ("reported by claude-code as user_message, not
+// verified"; "spoken by the user, as reported by claude-code"), for
+// history views; "" when there is nothing.
 func ReportedNote(s vault.Source) string {
-	if s.Reported == "" {
-		return ""
-	}
 	who := s.AgentID
 	if who == "" {
 		who = "an agent"
 	}
-	return fmt.Sprintf("reported by %s as %s, not verified", who, s.Reported)
+	var parts []string
+	if s.Reported != "" {
+		parts = append(parts, fmt.Sprintf("reported by %s as %s, not verified", who, s.Reported))
+	}
+	if s.Role != "" {
+		if s.AgentID == "" {
+			who = "the writer"
+		}
+		parts = append(parts, fmt.Sprintf("spoken by the %s, as reported by %s", s.Role, who))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // confirmHow tells the writer how the user confirms.

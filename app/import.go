@@ -340,7 +340,7 @@ func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, R
 	var facts []vault.AuditEntry
 	if a.secretTypes != "" {
 		facts = append(facts, vault.AuditEntry{Action: vault.ActionSecretRedacted, Agent: req.Caller.Name(), Session: req.Caller.Session,
-			Field: m.Field, ContentHash: s.fingerprint(in.Content), Result: vault.ResultOK, Reason: a.secretTypes})
+			Field: m.Field, ContentHash: s.fingerprint(in.Content), Result: vault.ResultOK, Reason: a.secretTypes, Redactions: redactions(a.res.Findings)})
 	}
 	got, err := s.v.Add(m, vault.Actor{Agent: req.Caller.Name(), Session: req.Caller.Session, Reason: res.Where, Score: 1 - a.res.Risk, Audit: facts})
 	if err != nil {

@@ -62,6 +62,7 @@ func ValidateStoreInput(in StoreInput) Response {
 		checkValue("tier", in.Tier, WriteTiers),
 		checkValue("partition", in.Partition, vault.Partitions),
 		checkValue("source type", in.Source.Type, SourceTypes),
+		checkValue("source.role", in.Source.Role, vault.Roles),
 		checkText("supersedes", in.Supersedes),
 		checkText("source.agent_id", in.Source.AgentID),
 		checkText("source.session_id", in.Source.SessionID),

@@ -21,12 +21,71 @@ const (
 	// MergePrioritize keeps the text of the most trusted source (then the
 	// most confident, then the newest) and its trust.
 	MergePrioritize MergeStrategy = "prioritize"
+	// MergeIntersection keeps what the sources agree on: the statements
+	// (lines and sentences, compared ignoring case, spacing and
+	// punctuation) found in every source, in the oldest source's order;
+	// the result has the lowest trust of its sources. Sources that agree
+	// on nothing are not merged.
+	MergeIntersection MergeStrategy = "intersection"
 )
+
+// MergeStrategies are the strategies Merge offers.
+var MergeStrategies = []MergeStrategy{MergeUnion, MergePrioritize, MergeIntersection}
+
+// statements cuts a text into lines and sentences (ended by ., ! or ?
+// before a space), trimmed, empty ones dropped.
+func statements(s string) []string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		start := 0
+		for i := 0; i < len(line); i++ {
+			if c := line[i]; (c == '.' || c == '!' || c == '?') && (i+1 == len(line) || line[i+1] == ' ') {
+				if t := strings.TrimSpace(line[start : i+1]); t != "" {
+					out = append(out, t)
+				}
+				start = i + 1
+			}
+		}
+		if t := strings.TrimSpace(line[start:]); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// agreed is the intersection of texts: the statements of texts[0] that
+// every other text also holds, joined by spaces, each once.
+func agreed(texts []string) string {
+	held := make([]map[string]bool, len(texts))
+	for i, t := range texts {
+		held[i] = map[string]bool{}
+		for _, st := range statements(t) {
+			held[i][normalise(st)] = true
+		}
+	}
+	var keep []string
+	seen := map[string]bool{}
+	for _, st := range statements(texts[0]) {
+		n := normalise(st)
+		if n == "" || seen[n] {
+			continue
+		}
+		all := true
+		for _, h := range held[1:] {
+			all = all && h[n]
+		}
+		if all {
+			seen[n] = true
+			keep = append(keep, st)
+		}
+	}
+	return strings.Join(keep, " ")
+}
 
 // MergeInput names the memories to merge.
 type MergeInput struct {
 	IDs      []string      `json:"ids"`
-	Strategy MergeStrategy `json:"strategy,omitempty"` // union (default) or prioritize
+	Strategy MergeStrategy `json:"strategy,omitempty"` // union (default), prioritize or intersection
 }
 
 // Merge replaces several memories with one: the merged memory is stored as
@@ -40,8 +99,8 @@ func (s *Service) Merge(ctx context.Context, req Request, in MergeInput) MemoryR
 		return MemoryResponse{Response: r}
 	}
 	strategy := orDefault(in.Strategy, MergeUnion)
-	if strategy != MergeUnion && strategy != MergePrioritize {
-		return MemoryResponse{Response: Response{StatusInvalid, fmt.Sprintf("invalid: merge strategy %q (union or prioritize)", in.Strategy)}}
+	if !slices.Contains(MergeStrategies, strategy) {
+		return MemoryResponse{Response: Response{StatusInvalid, fmt.Sprintf("invalid: merge strategy %q (union, prioritize or intersection)", in.Strategy)}}
 	}
 	ids := slices.Compact(slices.Sorted(slices.Values(in.IDs)))
 	if len(ids) < 2 {
@@ -101,7 +160,25 @@ func (s *Service) Merge(ctx context.Context, req Request, in MergeInput) MemoryR
 		merged.Content, merged.Trust, merged.Confidence, merged.Source = best.Content, best.Trust, best.Confidence, best.Source
 		merged.Owner, merged.Product = best.Owner, best.Product
 	}
+	if strategy == MergeIntersection {
+		all := make([]string, len(sources))
+		for i, m := range sources {
+			all[i] = m.Content
+		}
+		if merged.Content = agreed(all); merged.Content == "" {
+			return MemoryResponse{Response: Response{StatusInvalid, "invalid: the memories agree on nothing (no line or sentence is in all of them); nothing was merged"}}
+		}
+		texts = []string{merged.Content}
+	}
 	merged.Content, _ = vault.Truncate(merged.Content)
+	if !req.Caller.Operator && strategy == MergeIntersection {
+		// Statements dropped from a text may leave an order standing alone.
+		in := guard.Input{Text: merged.Content, Source: string(vault.SourceAIInference), Field: string(merged.Field)}
+		if res := s.guard.Screen(in); res.Verdict != guard.Safe {
+			why := "the merged text looks like an attempt to plant instructions (" + strings.Join(res.Reasons, "; ") + "); the memories were left as they are"
+			return MemoryResponse{Response: s.settle(req, admission{outcome: refused, status: StatusRejected, why: why, m: merged, res: res})}
+		}
+	}
 	if !req.Caller.Operator && strategy == MergeUnion && len(texts) > 1 {
 		// Each source passed the guard alone; joined, they may make the
 		// order that no single write gave (a split order stored across

@@ -185,3 +185,36 @@ func TestSplitByAgentCarriesItsTrust(t *testing.T) {
 		t.Fatalf("the user's split = %+v", r)
 	}
 }
+
+// TestMergeIntersection: intersection keeps the statements every source
+// holds, in the oldest source's order, with the lowest trust; sources
+// that agree on nothing are left as they are.
+func TestMergeIntersection(t *testing.T) {
+	v, clock := vaulttest.New(t)
+	s, err := app.New(v, app.Options{Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := mustStore(t, s, claude, app.StoreInput{Content: "Deploys go through ops/deploy.sh. Deploys need two reviewers.\nStaging runs in eu-west-1"})
+	clock.Advance(time.Minute)
+	b := mustStore(t, s, operator, app.StoreInput{Content: "deploys need two reviewers! Staging runs in EU-west-1. Prod runs in us-east-2."})
+	clock.Advance(time.Minute)
+	c := mustStore(t, s, operator, app.StoreInput{Content: "The build uses Go 1.27."})
+
+	if r := s.Merge(ctx, operator, app.MergeInput{IDs: []string{a.ID, c.ID}, Strategy: app.MergeIntersection}); r.Status != app.StatusInvalid || !strings.Contains(r.Message, "agree on nothing") {
+		t.Fatalf("Merge of memories that agree on nothing = %+v; want invalid", r.Response)
+	}
+	if got := live(t, s); len(got) != 3 {
+		t.Fatalf("after a refused merge, live = %v; want the three memories", got)
+	}
+	r := s.Merge(ctx, operator, app.MergeInput{IDs: []string{b.ID, a.ID}, Strategy: app.MergeIntersection})
+	if !r.OK() {
+		t.Fatalf("Merge(intersection) = %+v", r.Response)
+	}
+	if want := "Deploys need two reviewers. Staging runs in eu-west-1"; r.Memory.Content != want || r.Memory.Trust != vault.TrustStandard {
+		t.Errorf("merged = %q trust %s; want %q with the lowest trust", r.Memory.Content, r.Memory.Trust, want)
+	}
+	if r := s.Merge(ctx, operator, app.MergeInput{IDs: []string{a.ID, c.ID}, Strategy: "overlap"}); r.Status != app.StatusInvalid || !strings.Contains(r.Message, "intersection") {
+		t.Errorf("Merge(overlap) = %+v; want invalid naming the strategies", r.Response)
+	}
+}

@@ -38,6 +38,8 @@ type RecallResult struct {
 	Confidence float64   `json:"confidence"`
 	Source     Source    `json:"source"`
 	Created    time.Time `json:"created"`
+	// Questioned is the reason of the user's standing question, if any.
+	Questioned string `json:"questioned,omitempty"`
 }
 
 // RecallResponse returns the recalled memories, best first, and the same
@@ -120,7 +122,7 @@ func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) Recal
 	out := make([]RecallResult, len(res.Hits))
 	for i, h := range res.Hits {
 		d := h.Doc
-		out[i] = RecallResult{ID: d.ID, Content: d.Content, Score: h.Score, Partition: d.Partition, Trust: d.Trust, Confidence: d.ConfidenceAt(now), Source: d.Source, Created: d.Created}
+		out[i] = RecallResult{ID: d.ID, Content: d.Content, Score: h.Score, Partition: d.Partition, Trust: d.Trust, Confidence: d.ConfidenceAt(now), Source: d.Source, Created: d.Created, Questioned: d.Questioned}
 		if d.Sensitive {
 			s.audit(req, vault.AuditEntry{Action: vault.ActionL3Access, MemoryID: d.ID, Field: d.Field, Partition: d.Partition, Result: vault.ResultOK, Reason: "recall"})
 		}
@@ -315,6 +317,9 @@ func docOf(m *Memory) recall.Doc {
 	d := recall.DocOf(m)
 	r := recordOf(m)
 	d.Confirmed, d.Verifications, d.Observations = r.Confirmed, r.Verifications, r.Observations
+	if why, ok := QuestionedBy(m); ok {
+		d.Confidence, d.Questioned = r.Initial, why
+	}
 	return d
 }
 

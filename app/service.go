@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/engram-app/engram/app/recall"
+	"github.com/engram-app/engram/decay"
 	"github.com/engram-app/engram/partitions"
 	"github.com/engram-app/engram/quarantine/guard"
 	"github.com/engram-app/engram/vault"
@@ -144,6 +145,7 @@ type Service struct {
 	scrub   scrubber
 
 	sensitiveRetention time.Duration // see Options.SensitiveAuditRetention
+	lifecycle          decay.Policy  // see Options.Lifecycle
 }
 
 // Options configure a Service. The zero value is usable.
@@ -183,6 +185,10 @@ type Options struct {
 	// sensitive partition are kept at least; default
 	// DefaultSensitiveAuditRetention (a year).
 	SensitiveAuditRetention time.Duration
+	// Lifecycle is the lifecycle policy the sweep runs with: an agent may
+	// set an expiry only before the one it gives. The zero value is
+	// decay.DefaultPolicy.
+	Lifecycle decay.Policy
 }
 
 // New returns a service over an open vault. It fails for an invalid guard
@@ -209,7 +215,7 @@ func New(v *vault.Vault, o Options) (*Service, error) {
 		o.SensitiveAuditRetention = DefaultSensitiveAuditRetention
 	}
 	s := &Service{v: v, log: o.Log, guard: g, policy: o.Guard, now: o.Now, sessions: map[string]*session{}, recall: o.Recall, recallStatus: o.RecallStatus,
-		indexed: make(chan struct{}), conflicts: o.Conflicts, idleEmbedding: o.IdleEmbedding, sensitiveRetention: o.SensitiveAuditRetention}
+		indexed: make(chan struct{}), conflicts: o.Conflicts, idleEmbedding: o.IdleEmbedding, sensitiveRetention: o.SensitiveAuditRetention, lifecycle: o.Lifecycle}
 	if !o.IndexInBackground {
 		defer close(s.indexed)
 		if err := s.Reindex(context.Background()); err != nil {
@@ -363,6 +369,10 @@ type StoreInput struct {
 	Tags      []string  `json:"tags,omitempty"`
 	Source    Source    `json:"source,omitempty"`
 	Pinned    bool      `json:"pinned,omitempty"`
+	// Expires is when the memory expires (see ParseExpiry): a time, a
+	// date or a duration from now. An agent may only shorten what the
+	// lifecycle policy gives the memory. Empty: the policy's.
+	Expires string `json:"expires,omitempty"`
 	// Supersedes names an earlier memory this one replaces; the conflict
 	// strategy decides which stays in recall (the other is archived with
 	// a pointer to it).
@@ -598,6 +608,10 @@ type UpdateInput struct {
 	Tags      []string        `json:"tags,omitempty"`
 	Partition *Partition      `json:"partition,omitempty"`
 	IfVersion int             `json:"if_version,omitempty"`
+	// Expires sets a new expiry as StoreInput's does; ExpiryDefault
+	// clears it. An update with an expiry and no content changes only
+	// the expiry.
+	Expires string `json:"expires,omitempty"`
 	// Confirmed is set when the user confirmed the new content, as for
 	// StoreInput.
 	Confirmed bool `json:"confirmed,omitempty"`
@@ -649,6 +663,9 @@ func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateI
 	default:
 		return MemoryResponse{Response: Response{StatusInvalid, fmt.Sprintf("invalid: operation %q", op)}}
 	}
+	if in.Content == nil && in.Expires != "" {
+		return s.updateExpiry(ctx, req, id, in)
+	}
 	if in.Content == nil {
 		return MemoryResponse{Response: Response{StatusInvalid, "invalid: an update needs new content"}}
 	}
@@ -674,7 +691,7 @@ func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateI
 		var facts []vault.AuditEntry // committed with the change
 		if a.secretTypes != "" {
 			facts = append(facts, vault.AuditEntry{Action: vault.ActionSecretRedacted, Agent: req.Caller.Name(), Session: req.Caller.Session,
-				Field: cur.Field, ContentHash: s.fingerprint(*in.Content), Result: vault.ResultOK, Reason: a.secretTypes})
+				Field: cur.Field, ContentHash: s.fingerprint(*in.Content), Result: vault.ResultOK, Reason: a.secretTypes, Redactions: redactions(a.res.Findings)})
 		}
 		r := s.changeWith(ctx, req, id, op, in.IfVersion, facts, func(m *vault.Memory) error {
 			if m.Version != cur.Version {
@@ -682,6 +699,13 @@ func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateI
 				return errMoved
 			}
 			m.Content, m.Tier, m.Partition, m.Trust = a.m.Content, a.m.Tier, a.m.Partition, a.m.Trust
+			if in.Expires != "" {
+				exp, r := s.expiryFor(req, *m, in.Expires)
+				if !r.OK() {
+					return fmt.Errorf("%w: %s", vault.ErrInvalid, strings.TrimPrefix(r.Message, "invalid: "))
+				}
+				m.Expires = exp
+			}
 			return nil
 		})
 		if moved {

@@ -27,6 +27,10 @@ type SweepResponse struct {
 	SkippedLocked int           `json:"skipped_locked,omitempty"` // sealed memories not seen while locked
 	HostilePurged int           `json:"hostile_purged,omitempty"`
 	AuditPruned   int           `json:"audit_pruned,omitempty"`
+	// L3Proposed counts the L3 access records past the sensitive
+	// retention: the sweep proposes their removal and keeps them until
+	// the user approves it (Service.PruneL3, engram audit prune --l3).
+	L3Proposed int `json:"l3_removal_proposed,omitempty"`
 	// Compacted is set when purges were followed by a compaction of the
 	// file, with its size before and after.
 	Compacted   bool  `json:"compacted"`
@@ -51,8 +55,9 @@ func recordOf(m *vault.Memory) decay.Record {
 	// does not count; its writing the same again in a later session
 	// counts once, as any other writer's. A refutation stands until the
 	// user's next confirmation (a restore records one); an agent's report
-	// that a more trusted memory is wrong (QUESTIONED, see Refute) changes
-	// nothing here.
+	// that a memory is wrong (its QUESTIONED, see Refute and Question)
+	// changes nothing here, and the user's standing question halves the
+	// initial confidence (QuestionedBy, QuestionFactor).
 	confirmedBy, observedBy := map[string]bool{}, map[string]bool{}
 	for _, v := range m.Provenance.Verifications {
 		switch v.Verdict {
@@ -75,6 +80,9 @@ func recordOf(m *vault.Memory) decay.Record {
 			}
 		}
 	}
+	if _, ok := QuestionedBy(m); ok {
+		r.Initial *= QuestionFactor // until the user confirms or refutes it
+	}
 	if m.Expires != nil {
 		start := r.Created
 		if r.Confirmed.After(start) {
@@ -93,9 +101,12 @@ func recordOf(m *vault.Memory) decay.Record {
 // Sweep applies the lifecycle rules as of now: decay, expiry, archive and
 // purge (package decay decides), then compacts the file if anything was
 // purged, purges hostile quarantine copies past their retention and prunes
-// the audit log past auditRetention. Pinned memories are never touched.
+// the audit log past auditRetention, except L3 access records, whose
+// removal it only proposes (L3Proposed). Pinned memories are never touched.
 // Sealed memories are only seen while the vault is unlocked; the report
-// counts the ones it skipped. Operator only.
+// counts the ones it skipped. Each sweep ends with one lifecycle:sweep
+// audit entry counting what it archived and purged by tier and field.
+// Operator only.
 func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay.Policy, auditRetention time.Duration) SweepResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return SweepResponse{Response: r}
@@ -109,11 +120,16 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 	// transaction, so reading and writing use both cores; purges wait for
 	// the scan (they end in a compaction).
 	arch := newArchiver(s, a)
+	counts := map[string]int{} // the summary entry's, see vault.ActionSweep
+	purgeKey := map[string]string{}
 	hidden, err := s.v.Each(vault.ListFilter{Partitions: []vault.Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}, OnDamaged: s.skipDamaged}, func(m *vault.Memory) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		d := decay.Decide(recordOf(m), now, p)
+		if _, ok := QuestionedBy(m); ok && d.Reason == decay.ReasonLowConfidence {
+			return nil // a questioned memory keeps its place until the user decides
+		}
 		switch d.Action {
 		case decay.Archive:
 			if m.Partition == vault.Archive {
@@ -126,6 +142,7 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 			// The audit entry gets the decay reason; the evidence of a
 			// refutation stays with the archived memory (see ArchiveRequest).
 			toArchive = append(toArchive, vault.ArchiveRequest{ID: m.ID, Reason: string(d.Reason), Note: note})
+			counts["archived/"+string(m.Tier)+"/"+string(m.Field)]++
 			out.Actions = append(out.Actions, SweepAction{m.ID, "archive", note})
 			if len(toArchive) == archiveBatch {
 				arch.queue(toArchive)
@@ -133,6 +150,7 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 			}
 		case decay.Purge:
 			toPurge = append(toPurge, SweepAction{m.ID, "purge", string(d.Reason)})
+			purgeKey[m.ID] = "purged/" + string(m.Tier) + "/" + string(m.Field)
 		}
 		return nil
 	})
@@ -151,6 +169,7 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 			return SweepResponse{Response: s.fail("sweep purge", err)}
 		}
 		s.unindex(act.ID)
+		counts[purgeKey[act.ID]]++
 		out.Purged++
 		out.Actions = append(out.Actions, act)
 	}
@@ -158,8 +177,11 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 		out.HostilePurged = n
 	}
 	if auditRetention > 0 {
-		if n, err := s.v.PruneAudit(now.Add(-auditRetention), s.sensitiveCutoff(now, auditRetention)); err == nil {
+		if n, err := s.v.PruneAudit(now.Add(-auditRetention), time.Time{}); err == nil {
 			out.AuditPruned = n
+		}
+		if n, err := s.l3Due(now, auditRetention); err == nil {
+			out.L3Proposed = n
 		}
 	}
 	if out.Purged > 0 || out.HostilePurged > 0 {
@@ -171,6 +193,11 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 	}
 	if out.Archived+out.Purged > 0 {
 		out.Message = fmt.Sprintf("archived %d, purged %d", out.Archived, out.Purged)
+	}
+	// One summary entry a sweep, whatever it did: counts, never content.
+	if err := s.v.Audit(vault.AuditEntry{Action: vault.ActionSweep, Agent: vault.AgentOperator, Result: vault.ResultOK,
+		Reason: "sweep", Count: out.Archived + out.Purged, Counts: counts}); err != nil {
+		s.log.Error("audit sweep", "err", err)
 	}
 	return out
 }

@@ -71,11 +71,17 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 			return MemoryResponse{Response: Response{StatusRejected, why}}
 		}
 	}
-	a := s.admit(req, proposal{confirmed: in.Confirmed, m: vault.Memory{
+	pm := vault.Memory{
 		Content: in.Content, Kind: orDefault(in.Kind, vault.Fact), Field: orDefault(in.Field, vault.Learnings),
 		Tier: orDefault(in.Tier, vault.Episodic), Partition: in.Partition,
 		Tags: tags, Source: in.Source, Pinned: in.Pinned,
-	}})
+	}
+	exp, r := s.expiryFor(req, pm, in.Expires)
+	if !r.OK() {
+		return MemoryResponse{Response: r}
+	}
+	pm.Expires = exp
+	a := s.admit(req, proposal{confirmed: in.Confirmed, m: pm})
 	warnings = append(warnings, a.warnings...)
 	switch a.outcome {
 	case admitted:
@@ -91,7 +97,7 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 	var facts []vault.AuditEntry // committed with the memory
 	if a.secretTypes != "" {
 		facts = append(facts, vault.AuditEntry{Action: vault.ActionSecretRedacted, Agent: req.Caller.Name(), Session: req.Caller.Session,
-			Field: m.Field, ContentHash: s.fingerprint(in.Content), Result: vault.ResultOK, Reason: a.secretTypes})
+			Field: m.Field, ContentHash: s.fingerprint(in.Content), Result: vault.ResultOK, Reason: a.secretTypes, Redactions: redactions(a.res.Findings)})
 	}
 	if agent {
 		if joined, earlier, ok := s.splitOrder(req, m.Content, guard.Input{Source: string(m.Source.Type), Field: string(m.Field)}); ok {
@@ -213,6 +219,18 @@ func classify(m vault.Memory, pii, userChoice bool) (p vault.Partition, why stri
 		return "", fmt.Sprintf("invalid: the %s partition was requested, but %s (%s): write it as internal, or without a partition", m.Partition, d.Reasons[len(d.Reasons)-1], whose)
 	}
 	return vault.Partition(d.Bucket), ""
+}
+
+// redactions are the spans of fs that the guard redacts (definite and
+// probable secrets), for the audit: detector and offsets, never the text.
+func redactions(fs []guard.Finding) []vault.Redaction {
+	var out []vault.Redaction
+	for _, f := range fs {
+		if f.Kind == guard.KindSecret && f.Level != guard.LevelPossible {
+			out = append(out, vault.Redaction{Detector: f.Type, Start: f.Start, End: f.End})
+		}
+	}
+	return out
 }
 
 func secretTypes(fs []guard.Finding) string {

@@ -124,6 +124,7 @@ func (d *detailPane) render() {
 		widget.NewFormItem("Confidence", wrapped(fmt.Sprintf("%.2f now (stored %.2f); %s", conf, m.Confidence, strings.Join(future, ", ")))),
 		widget.NewFormItem("Tags", wrapped(tags)),
 		widget.NewFormItem("Expiry", wrapped(expires)),
+		widget.NewFormItem("Questioned", wrapped(questioned(m))),
 		widget.NewFormItem("Pinned", wrapped(pinned)),
 		widget.NewFormItem("Created / used", wrapped(when(m.Created)+" / "+when(m.Accessed))),
 	)
@@ -209,6 +210,9 @@ func sourceText(s app.Source) string {
 	}
 	if note := app.ReportedNote(s); note != "" {
 		out += "; " + note
+	}
+	if s.External {
+		out += "; from external content"
 	}
 	return out
 }
@@ -330,8 +334,65 @@ func (d *detailPane) actions() fyne.CanvasObject {
 			})
 		}),
 		widget.NewButtonWithIcon("Refute…", theme.CancelIcon(), d.refute),
+		widget.NewButtonWithIcon("Question…", theme.QuestionIcon(), d.question),
+		widget.NewButtonWithIcon("Expiry…", theme.HistoryIcon(), d.expiry),
 		widget.NewButtonWithIcon("Forget", theme.DeleteIcon(), d.forget),
 	)
+}
+
+// questioned says whether the user questioned m ("questioned: REASON"),
+// and how many agents' reports wait with it.
+func questioned(m *app.Memory) string {
+	out := "no"
+	if why, ok := app.QuestionedBy(m); ok {
+		out = app.QuestionLabel(why)
+	}
+	if n := len(app.OpenQuestions(m)); n > 0 {
+		if _, ok := app.QuestionedBy(m); ok {
+			n--
+		}
+		if n > 0 {
+			out += fmt.Sprintf("; %d agents' reports (in the history)", n)
+		}
+	}
+	return out
+}
+
+// question asks for the reason the memory may be wrong: it stays, with
+// half its confidence, until the user confirms or refutes it.
+func (d *detailPane) question() {
+	m := d.mem
+	e := multiLineEntry(d.u)
+	e.SetPlaceHolder("why it may be wrong or out of date")
+	d.u.formDialog("Question this memory", "Question", []*widget.FormItem{widget.NewFormItem("Reason", e)}, fyne.NewSize(560, 280), e, func() {
+		if strings.TrimSpace(e.Text) == "" {
+			return
+		}
+		reason := e.Text
+		d.apply(func() app.MemoryResponse {
+			return d.u.h.Service().Question(d.u.ctx, d.u.h.Operator(), m.ID, reason)
+		})
+	})
+}
+
+// expiry sets when the memory expires: a date, a time or a duration such
+// as 30d; "default" goes back to the policy's.
+func (d *detailPane) expiry() {
+	m := d.mem
+	e := newShortcutEntry(d.u)
+	if m.Expires != nil {
+		e.SetText(m.Expires.Local().Format("2006-01-02"))
+	}
+	e.SetPlaceHolder("2027-01-31, 30d, 36h or default")
+	d.u.formDialog("Set the expiry", "Save", []*widget.FormItem{widget.NewFormItem("Expires", e)}, fyne.NewSize(480, 160), e, func() {
+		spec := strings.TrimSpace(e.Text)
+		if spec == "" {
+			return
+		}
+		d.apply(func() app.MemoryResponse {
+			return d.u.h.Service().Update(d.u.ctx, d.u.h.Operator(), m.ID, app.UpdateInput{Expires: spec, IfVersion: m.Version})
+		})
+	})
 }
 
 // apply runs a change in the background and shows the new state.

@@ -42,6 +42,9 @@ const (
 	ActionAgent            Action = "agent:change"
 	ActionAuthFail         Action = "agent:auth_failed"
 	ActionSettings         Action = "vault:settings"
+	// ActionSweep is a lifecycle sweep's summary: Counts holds how many
+	// memories it archived and purged, by tier and field.
+	ActionSweep Action = "lifecycle:sweep"
 )
 
 // Results of audited operations.
@@ -99,6 +102,28 @@ type AuditEntry struct {
 	// StateFingerprint: see above. Added within format 1; older readers
 	// ignore it.
 	StateFingerprint string `json:"state_fingerprint,omitempty"`
+
+	// SourceType, Tier and Trust are, on a memory:write entry, the new
+	// memory's source type, tier and trust.
+	SourceType SourceType `json:"source_type,omitempty"`
+	Tier       Tier       `json:"tier,omitempty"`
+	Trust      Trust      `json:"trust,omitempty"`
+	// Redactions are, on a secret_redacted entry, what was redacted: the
+	// detector and the byte offsets in the text as written, never the
+	// text.
+	Redactions []Redaction `json:"redactions,omitempty"`
+	// Counts are, on a lifecycle:sweep entry, how many memories the
+	// sweep archived and purged, keyed "archived/TIER/FIELD" and
+	// "purged/TIER/FIELD".
+	Counts map[string]int `json:"counts,omitempty"`
+}
+
+// Redaction is one span the write guard redacted: the detector that
+// found it (a secret type such as "aws_access_key") and its byte offsets.
+type Redaction struct {
+	Detector string `json:"detector"`
+	Start    int    `json:"start"`
+	End      int    `json:"end"`
 }
 
 // audit_meta keys.

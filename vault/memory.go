@@ -130,7 +130,28 @@ type Source struct {
 	// it wrote through does not vouch for it (an agent saying "the user
 	// said so"): kept to show as reported by that agent, never trusted.
 	Reported SourceType `json:"reported,omitempty"`
+	// Role is who spoke the text in the conversation (RoleUser,
+	// RoleAssistant or RoleTool) as the writer reported it: kept and
+	// shown as reported, never trusted.
+	Role Role `json:"role,omitempty"`
+	// External is set when the content came from outside the
+	// conversation (a web page, a tool's output, an imported file),
+	// whoever wrote it: recall labels it as external content.
+	External bool `json:"from_external_content,omitempty"`
 }
+
+// Role is who spoke a text in a conversation, as a writer reports it.
+type Role string
+
+// Roles.
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Roles are the roles a writer may report.
+var Roles = []Role{RoleUser, RoleAssistant, RoleTool}
 
 // InitialConfidence is the confidence a new memory starts with, by source:
 // user input 0.95, agent inference 0.70, external content 0.85, system 1.0,

@@ -128,6 +128,7 @@ func addTx(tx *bolt.Tx, m *Memory, dek []byte, a Actor, now time.Time) error {
 		Action: ActionWrite, Agent: a.agent(), Session: a.Session, Field: m.Field, Partition: m.Partition,
 		MemoryID: m.ID, ContentHash: contentHashFor(m.Content, m.sealed(), dek), StateFingerprint: stateFingerprint(m, dek),
 		Result: ResultOK, Reason: a.Reason, VersionAfter: 1, Size: len(m.Content),
+		SourceType: m.Source.Type, Tier: m.Tier, Trust: m.Trust,
 	})
 	for _, e := range a.Audit {
 		if err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/app/embed"
 	"github.com/engram-app/engram/app/host"
-	"github.com/engram-app/engram/quarantine"
 	"github.com/engram-app/engram/vault"
 )
 
@@ -59,6 +58,7 @@ func (c *cmd) audit(args []string) error {
 	if len(args) > 0 && args[0] == "prune" {
 		fs := newFlags("audit prune")
 		days := fs.Int("days", 0, "keep this many days (default $ENGRAM_AUDIT_RETENTION_DAYS, else 90)")
+		l3 := fs.Bool("l3", false, "also remove L3 access records past their retention of a year (the sweep proposes it; they stay until you approve)")
 		if _, err := parse(fs, args[1:], 0, 0, "no arguments"); err != nil {
 			return err
 		}
@@ -79,7 +79,11 @@ func (c *cmd) audit(args []string) error {
 		if err := c.open(); err != nil {
 			return err
 		}
-		r := c.svc.PruneAudit(c.ctx, operator, c.o.Now(), keep)
+		prune := c.svc.PruneAudit
+		if *l3 {
+			prune = c.svc.PruneL3
+		}
+		r := prune(c.ctx, operator, c.o.Now(), keep)
 		if err := fromResponse(r.Response); err != nil {
 			return err
 		}
@@ -134,6 +138,7 @@ func (c *cmd) doctor(args []string) error {
 	fs := newFlags("doctor")
 	passFile := fs.String("passphrase-file", "", "read the passphrase from this file")
 	salvage := fs.String("salvage", "", "recover what can be read of a damaged vault into this backup FILE")
+	jsonOut := fs.Bool("json", false, "print the check and the counts of what waits as JSON (the exit code is the same)")
 	if _, err := parse(fs, args, 0, 0, "no arguments (or --salvage FILE)"); err != nil {
 		return err
 	}
@@ -142,7 +147,11 @@ func (c *cmd) doctor(args []string) error {
 	}
 	if err := c.open(); err != nil {
 		if isDamage(err) {
-			fmt.Fprintf(c.out, "PROBLEM file: %v\n", err)
+			if *jsonOut {
+				printJSON(c.out, doctorReport{Problems: []vault.Problem{{Where: "file", What: err.Error()}}})
+			} else {
+				fmt.Fprintf(c.out, "PROBLEM file: %v\n", err)
+			}
 			return fail(exitDamaged, "the vault file cannot be opened. Recover what can still be read with 'engram doctor --salvage FILE.age', or restore from a backup with 'engram import'")
 		}
 		return err
@@ -157,14 +166,32 @@ func (c *cmd) doctor(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.out, "vault: %s\n", c.v.Path())
-	fmt.Fprintf(c.out, "memories: %d (%d sealed), versions: %d, audit entries: %d\n", r.Memories, r.Sealed, r.Versions, r.Audit)
-	fmt.Fprintf(c.out, "model: %s\n", c.model())
-	for _, p := range r.Problems {
-		fmt.Fprintf(c.out, "PROBLEM %s\n", p)
-	}
+	out := doctorReport{Vault: c.v.Path(), Report: r, Model: c.model(), Problems: r.Problems}
 	if len(r.Problems) == 0 || r.Problems[0].Where != "file" {
-		c.printWaiting()
+		if w := c.svc.WaitingFor(c.ctx, operator, c.o.Now()); w.OK() {
+			out.Waiting = &w.Waiting
+		}
+	}
+	out.Healthy = r.OK()
+	if out.Problems == nil {
+		out.Problems = []vault.Problem{}
+	}
+	if *jsonOut {
+		if err := printJSON(c.out, out); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(c.out, "vault: %s\n", out.Vault)
+		fmt.Fprintf(c.out, "memories: %d (%d sealed), versions: %d, audit entries: %d\n", r.Memories, r.Sealed, r.Versions, r.Audit)
+		fmt.Fprintf(c.out, "model: %s\n", out.Model)
+		for _, p := range r.Problems {
+			fmt.Fprintf(c.out, "PROBLEM %s\n", p)
+		}
+		if out.Waiting != nil {
+			for _, l := range waitingLines(*out.Waiting) {
+				fmt.Fprintf(c.out, "waiting: %s\n", l)
+			}
+		}
 	}
 	switch {
 	case len(r.Problems) > 0 && r.Problems[0].Where == "file":
@@ -174,7 +201,21 @@ func (c *cmd) doctor(args []string) error {
 	case r.Unchecked > 0:
 		return fail(exitAuth, "%d sealed records were not checked because the vault is locked", r.Unchecked)
 	}
+	if *jsonOut {
+		return nil
+	}
 	return printLine(c.out, "healthy: bbolt consistency, every record decrypted and hashed, audit chain intact")
+}
+
+// doctorReport is what engram doctor --json prints: the check's figures
+// and problems, the model, and the counts of what waits for the user.
+type doctorReport struct {
+	Vault string `json:"vault,omitempty"`
+	*vault.Report
+	Model    string          `json:"model,omitempty"`
+	Problems []vault.Problem `json:"problems"`
+	Healthy  bool            `json:"healthy"`
+	Waiting  *app.Waiting    `json:"waiting,omitempty"`
 }
 
 func (c *cmd) passphrase(args []string) error {
@@ -258,51 +299,35 @@ func (c *cmd) model() string {
 	return modelLine(st)
 }
 
-// printWaiting says what waits for the user: writes in the quarantine,
-// paused agents, pairing requests. It is information for doctor: a vault
-// with things waiting is still healthy.
-func (c *cmd) printWaiting() {
+// waitingLines says what waits for the user (app.Waiting), one line
+// each with the command that settles it.
+func waitingLines(w app.Waiting) []string {
 	var lines []string
-	if q := c.svc.Quarantine(c.ctx, operator); q.OK() {
-		pending, held, hostile := 0, 0, 0
-		for _, it := range q.Items {
-			switch {
-			case it.Kind == app.KindReevaluation:
-				held++
-			case it.State == quarantine.Pending:
-				pending++
-			case it.State == quarantine.Hostile:
-				hostile++
-			}
-		}
-		if pending > 0 {
-			lines = append(lines, fmt.Sprintf("%s in the quarantine for your review ('engram quarantine list')", count(pending, "write", "writes")))
-		}
-		if held > 0 {
-			lines = append(lines, fmt.Sprintf("%s held in the quarantine for your review, their source found unreliable ('engram quarantine list')", count(held, "memory", "memories")))
-		}
-		if hostile > 0 {
-			lines = append(lines, fmt.Sprintf("%s kept as evidence in the quarantine ('engram quarantine discard ID' removes one; each goes after 30 days)", count(hostile, "hostile copy", "hostile copies")))
-		}
-		if q.Hidden > 0 {
-			lines = append(lines, fmt.Sprintf("%s in the quarantine, not counted above: the vault is locked", count(q.Hidden, "sealed item", "sealed items")))
-		}
+	if w.Quarantine > 0 {
+		lines = append(lines, fmt.Sprintf("%s in the quarantine for your review ('engram quarantine list')", count(w.Quarantine, "write", "writes")))
 	}
-	if a := c.svc.Agents(c.ctx, operator); a.OK() {
-		for _, ag := range a.Agents {
-			if ag.Status == vault.AgentPaused {
-				lines = append(lines, fmt.Sprintf("agent %s is paused ('engram agent resume %s')", ag.Name, ag.Name))
-			}
-		}
+	if w.Held > 0 {
+		lines = append(lines, fmt.Sprintf("%s held in the quarantine for your review, their source found unreliable ('engram quarantine list')", count(w.Held, "memory", "memories")))
 	}
-	if p := c.svc.PendingPairings(c.ctx, operator); p.OK() {
-		for _, ag := range p.Agents {
-			lines = append(lines, fmt.Sprintf("%s asks to pair ('engram agent approve %s' or 'engram agent deny %s')", ag.Name, ag.Name, ag.Name))
-		}
+	if w.Hostile > 0 {
+		lines = append(lines, fmt.Sprintf("%s kept as evidence in the quarantine ('engram quarantine discard ID' removes one; each goes after 30 days)", count(w.Hostile, "hostile copy", "hostile copies")))
 	}
-	for _, l := range lines {
-		fmt.Fprintf(c.out, "waiting: %s\n", l)
+	if w.SealedHidden > 0 {
+		lines = append(lines, fmt.Sprintf("%s in the quarantine, not counted above: the vault is locked", count(w.SealedHidden, "sealed item", "sealed items")))
 	}
+	for _, name := range w.PausedNames {
+		lines = append(lines, fmt.Sprintf("agent %s is paused ('engram agent resume %s')", name, name))
+	}
+	for _, name := range w.PairingNames {
+		lines = append(lines, fmt.Sprintf("%s asks to pair ('engram agent approve %s' or 'engram agent deny %s')", name, name, name))
+	}
+	if w.Questioned > 0 {
+		lines = append(lines, fmt.Sprintf("%s questioned, waiting for your confirmation or refutation ('engram memory questions')", count(w.Questioned, "memory", "memories")))
+	}
+	if w.L3Proposed > 0 {
+		lines = append(lines, fmt.Sprintf("%s past their retention, kept until you approve their removal ('engram audit prune --l3')", count(w.L3Proposed, "L3 access record", "L3 access records")))
+	}
+	return lines
 }
 
 // count is "1 write" or "3 writes".

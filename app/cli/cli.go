@@ -306,7 +306,7 @@ func (c *cmd) open() error {
 	if serr != nil {
 		fmt.Fprintf(c.o.Stderr, "engram: the stored settings could not be read (%v); the defaults are in use\n", serr)
 	}
-	svc, err := app.New(v, app.Options{Now: c.o.Now, Guard: st.GuardPolicy(), Conflicts: st.Conflicts})
+	svc, err := app.New(v, app.Options{Now: c.o.Now, Guard: st.GuardPolicy(), Conflicts: st.Conflicts, Lifecycle: st.DecayPolicy()})
 	if err != nil {
 		v.Close()
 		return err
@@ -471,17 +471,21 @@ const helpText = `Engram: an encrypted memory vault for AI agents.
 
 Usage:
   engram init [--passphrase-file F] [--no-keyring]
-  engram memory add [--partition public|internal|sensitive] [--kind K] [--field F] [--tier T] [--tag T]... [--confirm] [--json] TEXT
+  engram memory add [--partition public|internal|sensitive] [--kind K] [--field F] [--tier T] [--tag T]... [--expires TIME|DURATION] [--confirm] [--json] TEXT
                                                      # --confirm: store it as it is although it may hold a secret
   engram memory recall QUERY [--mode hybrid|semantic|exact] [--limit N] [--context] [--json]
                                                      # says 'keyword recall only: WHY' without the model
   engram memory get|history ID [--json]
   engram memory list [--partition P] [--json]
-  engram memory update ID TEXT [--confirm]
+  engram memory update ID [TEXT] [--expires TIME|DURATION|default] [--confirm]
   engram memory confirm ID [EVIDENCE]                # your verdict: its confidence and time to live start again
   engram memory refute ID EVIDENCE                   # found wrong: the next sweep archives it, the evidence its note
+  engram memory question ID REASON                   # doubt it: it stays, with half its confidence, labelled
+                                                     # "questioned: REASON" until you confirm or refute it
+  engram memory questions [--json]                   # what you and agents questioned, waiting for your verdict
   engram memory rollback ID --to N
-  engram memory merge ID ID... [--strategy union|prioritize]   # sources archived with a pointer
+  engram memory merge ID ID... [--strategy union|prioritize|intersection]   # sources archived with a pointer;
+                                                     # intersection keeps the sentences all of them hold
   engram memory split ID PART PART...                          # the original archived with a pointer
   engram memory pin|unpin|delete|restore ID          # restore counts as your confirmation
   engram memory confirm ID [EVIDENCE] | refute ID EVIDENCE   # your verdicts; refuted: archived at the next sweep
@@ -489,8 +493,10 @@ Usage:
   engram memory clear episodic|semantic|all [--yes]  # all needs --yes --yes
   engram audit [--agent A] [--field F] [--last N] [--json]
   engram audit verify
-  engram audit prune [--days N]                      # default 90, or $ENGRAM_AUDIT_RETENTION_DAYS
-  engram doctor [--salvage FILE]                     # check the vault and the embedding model; with
+  engram audit prune [--days N] [--l3]               # default 90, or $ENGRAM_AUDIT_RETENTION_DAYS; L3 access
+                                                     # records go only with --l3, past a year (the sweep proposes it)
+  engram doctor [--json] [--salvage FILE]            # check the vault and the embedding model, and list what
+                                                     # waits for you (--json: the counts, for scripts); with
                                                      # --salvage, recover a damaged file into a backup
   engram passphrase change
   engram lock

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/vault"
 )
 
 func printJSON(w io.Writer, v any) error {
@@ -70,6 +71,14 @@ func printMemory(w io.Writer, m *app.Memory) error {
 	fmt.Fprintf(tw, "created:\t%s by %s\n", stamp(m.Created), m.Owner)
 	if m.Expires != nil {
 		fmt.Fprintf(tw, "expires:\t%s\n", stamp(*m.Expires))
+	}
+	if why, ok := app.QuestionedBy(m); ok {
+		fmt.Fprintf(tw, "status:\t%s\n", app.QuestionLabel(why))
+	}
+	for _, q := range app.OpenQuestions(m) {
+		if q.Agent != vault.AgentOperator {
+			fmt.Fprintf(tw, "report:\t%s\n", app.VerificationLine(q))
+		}
 	}
 	fmt.Fprintf(tw, "pinned:\t%s\n", yesNo(m.Pinned))
 	fmt.Fprintf(tw, "content hash:\t%s\n", m.ContentHash)
@@ -151,4 +160,23 @@ func printAudit(w io.Writer, es []app.AuditEntry) error {
 
 func printJSONLine(w io.Writer, v any) error {
 	return json.NewEncoder(w).Encode(v)
+}
+
+// printQuestions lists the memories waiting for the user's verdict, with
+// each standing question.
+func printQuestions(w io.Writer, ms []app.Memory) error {
+	if len(ms) == 0 {
+		return printLine(w, "no memory is questioned")
+	}
+	for _, m := range ms {
+		fmt.Fprintf(w, "%s  %s\n", m.ID, preview(m.Content, 60))
+		for _, q := range app.OpenQuestions(&m) {
+			line := app.VerificationLine(q)
+			if q.Agent == vault.AgentOperator {
+				line = "you: " + app.QuestionLabel(q.Evidence)
+			}
+			fmt.Fprintf(w, "    %s\n", line)
+		}
+	}
+	return printLine(w, "confirm or refute each: engram memory confirm|refute ID")
 }

@@ -7,7 +7,7 @@ import (
 
 func (c *cmd) memory(args []string) error {
 	if len(args) == 0 {
-		return usage("memory needs a subcommand: add, recall, get, history, list, update, rollback, merge, split, pin, unpin, confirm, refute, delete, restore, forget, clear")
+		return usage("memory needs a subcommand: add, recall, get, history, list, update, rollback, merge, split, pin, unpin, confirm, refute, question, questions, delete, restore, forget, clear")
 	}
 	sub, args := args[0], args[1:]
 	switch sub {
@@ -30,6 +30,7 @@ func (c *cmd) memory(args []string) error {
 		var tags listFlag
 		fs.Var(&tags, "tag", "a tag (repeatable)")
 		confirm := fs.Bool("confirm", false, "store it as it is although it may hold a secret (a long random string or hash)")
+		expires := fs.String("expires", "", "when it expires: an RFC 3339 time, a date (YYYY-MM-DD) or a duration such as 36h, 30d or 2w")
 		pos, err := parse(fs, args, 1, 1, "one TEXT argument (quote it)")
 		if err != nil {
 			return err
@@ -39,7 +40,7 @@ func (c *cmd) memory(args []string) error {
 		}
 		r := c.svc.Store(c.ctx, operator, app.StoreInput{
 			Content: pos[0], Partition: vault.Partition(*part), Kind: vault.Kind(*kind),
-			Field: vault.Field(*field), Tier: vault.Tier(*tier), Tags: tags, Confirmed: *confirm,
+			Field: vault.Field(*field), Tier: vault.Tier(*tier), Tags: tags, Confirmed: *confirm, Expires: *expires,
 		})
 		if err := fromResponse(r.Response); err != nil {
 			return err
@@ -99,14 +100,22 @@ func (c *cmd) memory(args []string) error {
 
 	case "update":
 		confirm := fs.Bool("confirm", false, "store the new text as it is although it may hold a secret (a long random string or hash)")
-		pos, err := parse(fs, args, 2, 2, "a memory ID and the new TEXT")
+		expires := fs.String("expires", "", "a new expiry: an RFC 3339 time, a date, a duration such as 30d, or default (the policy's)")
+		pos, err := parse(fs, args, 1, 2, "a memory ID and the new TEXT (the TEXT may be left out with --expires)")
 		if err != nil {
 			return err
+		}
+		if len(pos) == 1 && *expires == "" {
+			return usage("memory update needs the new TEXT, or --expires")
 		}
 		if err := c.openForMemory(pos[0], *passFile); err != nil {
 			return err
 		}
-		r := c.svc.Update(c.ctx, operator, pos[0], app.UpdateInput{Operation: vault.OpUpdate, Content: &pos[1], Confirmed: *confirm})
+		in := app.UpdateInput{Operation: vault.OpUpdate, Confirmed: *confirm, Expires: *expires}
+		if len(pos) == 2 {
+			in.Content = &pos[1]
+		}
+		r := c.svc.Update(c.ctx, operator, pos[0], in)
 		if err := fromResponse(r.Response); err != nil {
 			return err
 		}
@@ -149,6 +158,41 @@ func (c *cmd) memory(args []string) error {
 			return printf(c.out, "refuted %s: the next sweep archives it with the evidence as its note\n", pos[0])
 		}
 		return printf(c.out, "confirmed %s: its confidence and time to live start again\n", pos[0])
+
+	case "question":
+		// The user's doubt: the memory keeps its place, its confidence is
+		// halved, and it waits in memory questions until confirmed or refuted.
+		pos, err := parse(fs, args, 2, 2, "a memory ID and the REASON it may be wrong")
+		if err != nil {
+			return err
+		}
+		if err := c.openForMemory(pos[0], *passFile); err != nil {
+			return err
+		}
+		r := c.svc.Question(c.ctx, operator, pos[0], pos[1])
+		if err := fromResponse(r.Response); err != nil {
+			return err
+		}
+		if *jsonOut {
+			return printJSON(c.out, r.Memory)
+		}
+		return printf(c.out, "questioned %s: it stays, with half its confidence, until you confirm or refute it\n", pos[0])
+
+	case "questions":
+		if _, err := parse(fs, args, 0, 0, "no arguments"); err != nil {
+			return err
+		}
+		if err := c.openAndUnlock(modeFor(""), *passFile); err != nil {
+			return err
+		}
+		r := c.svc.Questions(c.ctx, operator)
+		if err := fromResponse(r.Response); err != nil {
+			return err
+		}
+		if *jsonOut {
+			return printJSON(c.out, r)
+		}
+		return printQuestions(c.out, r.Memories)
 
 	case "rollback":
 		to := fs.Int("to", 0, "the version to restore")
@@ -193,7 +237,7 @@ func (c *cmd) memory(args []string) error {
 		return printList(c.out, c.o.Stderr, r.Memories, r.Hidden, r.Damaged)
 
 	case "merge":
-		strategy := fs.String("strategy", "union", "union (keep every text) or prioritize (keep the most trusted)")
+		strategy := fs.String("strategy", "union", "union (keep every text), prioritize (keep the most trusted) or intersection (keep what all agree on)")
 		pos, err := parse(fs, args, 2, -1, "two or more memory IDs")
 		if err != nil {
 			return err

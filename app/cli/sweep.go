@@ -48,6 +48,9 @@ func (c *cmd) sweep(args []string) error {
 		fmt.Fprintf(c.out, "; file compacted %d -> %d bytes", r.BytesBefore, r.BytesAfter)
 	}
 	fmt.Fprintln(c.out)
+	if r.L3Proposed > 0 {
+		fmt.Fprintf(c.out, "%d L3 access records are past their retention: they stay until you approve their removal with engram audit prune --l3\n", r.L3Proposed)
+	}
 	if r.SkippedLocked > 0 {
 		fmt.Fprintf(c.o.Stderr, "engram: %d sensitive memories were not swept: the vault is locked\n", r.SkippedLocked)
 	}

@@ -177,7 +177,7 @@ func newHost(cfg Config, v *vault.Vault) (*Host, error) {
 		h.Warnings = append(h.Warnings, "Semantic recall is off: "+status.KeywordOnly+"; keyword recall still works.")
 	}
 	app.SpareProc()
-	svc, err := app.New(v, app.Options{Log: cfg.Log, Guard: h.settings.GuardPolicy(), Now: cfg.Now, Recall: engine, RecallStatus: status, IndexInBackground: true, Conflicts: h.settings.Conflicts, IdleEmbedding: true})
+	svc, err := app.New(v, app.Options{Log: cfg.Log, Guard: h.settings.GuardPolicy(), Now: cfg.Now, Recall: engine, RecallStatus: status, IndexInBackground: true, Conflicts: h.settings.Conflicts, IdleEmbedding: true, Lifecycle: h.settings.DecayPolicy()})
 	if err != nil {
 		v.Close()
 		return nil, err

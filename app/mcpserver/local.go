@@ -53,9 +53,9 @@ func (l local) run(ctx context.Context, session, tool string, args json.RawMessa
 		if err := decodeArgs(args, &in); err != nil {
 			return nil, app.StatusInvalid, err
 		}
-		si := app.StoreInput{Content: in.Content, Field: vault.Field(in.Field), Kind: vault.Kind(in.Kind), Tier: vault.Tier(in.Tier), Tags: in.Tags, Confirmed: in.Confirmed, Supersedes: in.Supersedes}
+		si := app.StoreInput{Content: in.Content, Field: vault.Field(in.Field), Kind: vault.Kind(in.Kind), Tier: vault.Tier(in.Tier), Tags: in.Tags, Confirmed: in.Confirmed, Supersedes: in.Supersedes, Expires: in.Expires}
 		if in.Source != nil {
-			si.Source = vault.Source{Type: vault.SourceType(in.Source.Type), MessageID: in.Source.MessageID, Tool: in.Source.Tool}
+			si.Source = vault.Source{Type: vault.SourceType(in.Source.Type), MessageID: in.Source.MessageID, Tool: in.Source.Tool, Role: vault.Role(in.Source.Role), External: in.Source.External}
 		}
 		r := l.svc.Store(ctx, req, si)
 		out, status = storeView(r), r.Status
@@ -64,7 +64,7 @@ func (l local) run(ctx context.Context, session, tool string, args json.RawMessa
 		if err := decodeArgs(args, &in); err != nil {
 			return nil, app.StatusInvalid, err
 		}
-		ui := app.UpdateInput{Operation: vault.Operation(in.Operation), Tags: in.Tags, Confirmed: in.Confirmed}
+		ui := app.UpdateInput{Operation: vault.Operation(in.Operation), Tags: in.Tags, Confirmed: in.Confirmed, Expires: in.Expires}
 		if in.Content != "" {
 			ui.Content = &in.Content
 		}
@@ -98,6 +98,13 @@ func (l local) run(ctx context.Context, session, tool string, args json.RawMessa
 			return nil, app.StatusInvalid, err
 		}
 		r := l.svc.Refute(ctx, req, in.ID, in.Evidence)
+		out, status = r, r.Status
+	case "question_memory":
+		var in QuestionInput
+		if err := decodeArgs(args, &in); err != nil {
+			return nil, app.StatusInvalid, err
+		}
+		r := l.svc.Question(ctx, req, in.ID, in.Reason)
 		out, status = r, r.Status
 	case "memory_history":
 		var in IDInput

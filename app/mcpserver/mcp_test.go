@@ -110,7 +110,7 @@ func exercise(t *testing.T, cs *mcp.ClientSession) {
 			t.Errorf("tool %s lacks a description, schema or annotations", tl.Name)
 		}
 	}
-	if got := strings.Join(names, ","); got != "confirm_memory,forget_memory,memory_history,recall_memory,refute_memory,store_memory,update_memory" {
+	if got := strings.Join(names, ","); got != "confirm_memory,forget_memory,memory_history,question_memory,recall_memory,refute_memory,store_memory,update_memory" {
 		t.Fatalf("tools = %s", got)
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "store_memory", Arguments: map[string]any{"content": "the build needs Go 1.27", "tags": []string{"build"}}})

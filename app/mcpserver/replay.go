@@ -119,7 +119,7 @@ func (r *replays) remove(e *list.Element) {
 
 // writes are the tools whose calls are remembered by key: the ones that
 // change the vault. Reads run again; their answer may have changed.
-var writes = map[string]bool{"store_memory": true, "update_memory": true, "forget_memory": true, "confirm_memory": true, "refute_memory": true}
+var writes = map[string]bool{"store_memory": true, "update_memory": true, "forget_memory": true, "confirm_memory": true, "refute_memory": true, "question_memory": true}
 
 // canonical re-encodes JSON arguments so that the same call sent twice
 // hashes the same whatever its spacing.

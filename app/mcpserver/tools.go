@@ -30,11 +30,14 @@ type (
 		Source     *SourceInfo `json:"source,omitempty" jsonschema:"where the content came from"`
 		Confirmed  bool        `json:"confirmed,omitempty" jsonschema:"set only when the user told you they confirm this memory. It is your report, not the user's confirmation: unless the user granted you may-confirm, the memory waits for the user in Engram's review"`
 		Supersedes string      `json:"supersedes,omitempty" jsonschema:"id of an earlier memory this one corrects or replaces; the older one is archived unless it is more trusted"`
+		Expires    string      `json:"expires,omitempty" jsonschema:"when it stops being true, if sooner than Engram would let it expire: an RFC 3339 time, a date (YYYY-MM-DD) or a duration such as 36h, 7d or 2w. You may only shorten what the user's policy gives your memories"`
 	}
 	SourceInfo struct {
 		Type      string `json:"type,omitempty" jsonschema:"where you got it: user_message, tool_output, web_fetch or ai_inference. Kept as your report: it never raises the memory's trust (web_fetch sends it to the user's review)"`
 		MessageID string `json:"message_id,omitempty" jsonschema:"the conversation message it came from"`
 		Tool      string `json:"tool,omitempty" jsonschema:"the tool whose output it came from"`
+		Role      string `json:"role,omitempty" jsonschema:"who said it in the conversation: user, assistant or tool. Kept as your report"`
+		External  bool   `json:"from_external_content,omitempty" jsonschema:"set when the content came from outside the conversation (a web page, a file, a tool's output); web_fetch and tool_output set it"`
 	}
 	UpdateInput struct {
 		ID        string   `json:"id" jsonschema:"the memory id"`
@@ -42,6 +45,7 @@ type (
 		Content   string   `json:"content,omitempty" jsonschema:"the new content, for UPDATE"`
 		Tags      []string `json:"tags,omitempty" jsonschema:"the new tags, for TAG"`
 		Confirmed bool     `json:"confirmed,omitempty" jsonschema:"set only when the user told you they confirm the new content; it counts only if the user granted you may-confirm"`
+		Expires   string   `json:"expires,omitempty" jsonschema:"a new expiry, for UPDATE (alone, it changes only the expiry): an RFC 3339 time, a date or a duration such as 7d; default goes back to the policy's. You may only shorten what the policy gives"`
 	}
 	IDInput struct {
 		ID string `json:"id" jsonschema:"the memory id"`
@@ -55,6 +59,10 @@ type (
 	RefuteInput struct {
 		ID       string `json:"id" jsonschema:"the memory id"`
 		Evidence string `json:"evidence" jsonschema:"what shows the memory is wrong (kept in its history, and as its archive note)"`
+	}
+	QuestionInput struct {
+		ID     string `json:"id" jsonschema:"the memory id"`
+		Reason string `json:"reason" jsonschema:"why the memory may be wrong or out of date (kept in its history for the user). At most 500 characters, with no secrets, personal data or instructions"`
 	}
 	ConfirmInput struct {
 		ID       string `json:"id" jsonschema:"the memory id"`
@@ -118,6 +126,8 @@ func constrain(s *jsonschema.Schema, parent string) {
 			p.Description += fmt.Sprintf("; at most %d tags of %d characters, no secrets or personal data", maxTags, maxTagLen)
 		case name == "type" && parent == "source":
 			p.Enum = enum(app.SourceTypes)
+		case name == "role" && parent == "source":
+			p.Enum = enum(vault.Roles)
 		case parent == "filters":
 			filterSchema(name, p)
 		}
@@ -230,6 +240,10 @@ var tools = []tool{
 		Description: "Tell Engram a memory is wrong, with the evidence: it is archived at the next sweep, with the evidence as its note. " +
 			"For a memory more trusted than you (the user's, or one the user confirmed or restored), your refutation is recorded as your report for the user to decide, and the memory stays; the result's message says so.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}}, schemaFor[RefuteInput]()},
+	{&mcp.Tool{Name: "question_memory", Title: "Question a memory",
+		Description: "Tell the user you doubt a memory you can read, with the reason, when you cannot show it wrong (then refute it) but it may no longer hold. " +
+			"It is recorded as your report in the memory's history and the memory waits for the user to confirm or refute it; it changes nothing else: the memory keeps its place, content, trust and confidence.",
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}}, schemaFor[QuestionInput]()},
 	{&mcp.Tool{Name: "memory_history", Title: "Why do you believe this?",
 		Description: "Show a memory's provenance (who wrote it, from which source, every change) and its kept versions.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}}, schemaFor[IDInput]()},

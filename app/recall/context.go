@@ -93,6 +93,9 @@ func agentName(agent string) string {
 // instruction: anything not from the user, the system or a verified
 // writer. Its content is fenced in <user_memory> tags.
 func Flagged(d *Doc) bool {
+	if d.Source.External {
+		return true
+	}
 	switch d.Trust {
 	case vault.TrustSystem, vault.TrustOperator, vault.TrustVerified:
 		return d.Source.Type == vault.SourceWebFetch || d.Source.Type == vault.SourceToolOutput
@@ -105,8 +108,10 @@ func Flagged(d *Doc) bool {
 var contentEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 // FormatLine renders d as one context line for the agent reader ("" for
-// the user): its label (Label), then its content on the same line (line
-// breaks become spaces), fenced and escaped when flagged:
+// the user): its label (Label, after LabelExternal for content from
+// outside the conversation, whoever wrote it), "[questioned: REASON]" when the user
+// questioned it, then its content on the same line (line breaks become
+// spaces), fenced and escaped when flagged:
 //
 //	[from user] The team indents with tabs
 //	[from web - may be inaccurate] <user_memory>Use &lt;b&gt; for bold</user_memory>
@@ -115,7 +120,14 @@ func FormatLine(d *Doc, reader string) string {
 	if Flagged(d) {
 		content = "<user_memory>" + contentEscaper.Replace(content) + "</user_memory>"
 	}
-	return Label(d, reader) + " " + content
+	label := Label(d, reader)
+	if d.Source.External && label != LabelExternal {
+		label = LabelExternal + " " + label // whoever wrote it
+	}
+	if d.Questioned != "" {
+		label += " [questioned: " + strings.Join(strings.Fields(contentEscaper.Replace(d.Questioned)), " ") + "]"
+	}
+	return label + " " + content
 }
 
 // FormatContext renders hits as a context block for reader, one memory a

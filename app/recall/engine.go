@@ -224,6 +224,9 @@ type Doc struct {
 	Verifications, Observations int
 	// Sensitive memories are indexed by keyword only.
 	Sensitive bool
+	// Questioned is the reason of the user's standing question of the
+	// memory, "" for none: its line is labelled "[questioned: REASON]".
+	Questioned string
 }
 
 // ConfidenceAt is d's confidence at now, as the lifecycle rules of package

@@ -26,6 +26,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/memories/{id}/history", s.authed(s.history))
 	mux.HandleFunc("POST /v1/memories/{id}/confirm", s.authed(s.confirm))
 	mux.HandleFunc("POST /v1/memories/{id}/refute", s.authed(s.refute))
+	mux.HandleFunc("POST /v1/memories/{id}/question", s.authed(s.question))
 	mux.HandleFunc("POST /v1/recall", s.authed(s.recall))
 	mux.HandleFunc("POST /v1/sessions/{id}/end", s.authed(s.endSession))
 	mux.HandleFunc("POST /v1/pair", s.pair)
@@ -123,6 +124,19 @@ func (s *Server) refute(w http.ResponseWriter, r *http.Request, req app.Request)
 		return
 	}
 	res := s.svc.Refute(r.Context(), req, r.PathValue("id"), in.Evidence)
+	reply(w, res.Status, res)
+}
+
+// question records that the caller doubts a memory, with the reason (see
+// app.Service.Question: an agent's question is its report).
+func (s *Server) question(w http.ResponseWriter, r *http.Request, req app.Request) {
+	var in struct {
+		Reason string `json:"reason"`
+	}
+	if !decode(w, r, &in) {
+		return
+	}
+	res := s.svc.Question(r.Context(), req, r.PathValue("id"), in.Reason)
 	reply(w, res.Status, res)
 }
 

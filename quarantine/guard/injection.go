@@ -86,7 +86,11 @@ func (p injectionPattern) match(text, lower string, has presence) bool {
 
 var injectionPatterns = []injectionPattern{
 	{"directive_mimicry", regexp.MustCompile(`(?i)<\|\s*(?:system|im_start|im_end|assistant|endoftext)\s*\|>|\[/?INST\]|<</?SYS>>|^\s*###\s*(?:system|instruction)s?\s*:?\s*$`), 0.9, "chat-template or system token", []string{"<|", "[inst", "[/inst", "<<sys", "<</sys", "###"}, nil},
-	{"directive_mimicry", regexp.MustCompile(`(?i)<\s*/?\s*system\b[^>]{0,40}>|\[\s*system\s*(?:message|prompt|note|override)?\s*\]`), 0.6, "system tag", []string{"system"}, nil},
+	// A tag that frames text as instructions to the model: <system> and
+	// the tags that do the same (<prompt>, <instructions>, <rules>,
+	// <system_prompt>, ...), opening or closing. The name must end the
+	// tag or be followed by attributes: <prompt-input> is another tag.
+	{"directive_mimicry", regexp.MustCompile(`(?i)<\s*/?\s*(?:system|(?:system[_-]?)?prompt|(?:system[_-]?|user[_-]?|important[_-]?)?instructions?|(?:system[_-]?)?rules|directives?|guidelines|assistant|developer|admin|override|persona)(?:\s[^<>]{0,40})?/?>|\[\s*system\s*(?:message|prompt|note|override)?\s*\]`), 0.6, "system or instruction tag", []string{"system", "prompt", "instruction", "rules", "directive", "guideline", "assistant", "developer", "admin", "override", "persona"}, nil},
 	{"ignore_previous", regexp.MustCompile(`(?i)\b(?:ignore|disregard|forget|overlook|override|bypass|skip|neglect|set aside|abandon|discard)\b[^.\n]{0,40}?\b(?:previous|prior|above|earlier|preceding|all|any|your|the|what|everything)\b[^.\n]{0,30}?\b(?:instructions?|directives?|rules|guidelines|prompts?|told|instructed|programming|constraints|restrictions|taught)\b`), 0.8, "asks to ignore previous instructions", []string{"ignore", "disregard", "forget", "overlook", "override", "bypass", "skip", "neglect", "set aside", "abandon", "discard"}, nil},
 	{"role_assumption", regexp.MustCompile(`(?i)\byou are (?:now|no longer)\b|\bfrom now on,? you\b|\bdo anything now\b|\bDAN\b|\bdeveloper mode\b`), 0.3, "role assumption", []string{"you are", "from now on", "do anything now", "dan", "developer mode"}, nil},
 	{"role_assumption", regexp.MustCompile(`(?i)\bpretend (?:to be|you are)\b|\bact as (?:if|an?|the|my)\b|\broleplay as\b|\bjailbreak(?:ed)?\b`), 0, "role assumption", []string{"pretend", "act as", "roleplay", "jailbreak"}, nil},
@@ -524,6 +528,9 @@ type signals struct {
 	agents            int
 	imperative        float64
 	sentences         int
+	// memoryStore is set when the text is about the memory store itself
+	// (aboutMemoryStore). It is no feature of the model.
+	memoryStore bool
 }
 
 func observe(text string) signals {
@@ -547,8 +554,23 @@ func observe(text string) signals {
 	s.entropy = charEntropy(text)
 	s.agents = agentMentions(text)
 	s.imperative, s.sentences = imperativeDensity(text)
+	s.memoryStore = aboutMemoryStore(lower)
 	return s
 }
+
+// memoryStoreTerms name the memory store itself, its memories and the
+// tools that change them.
+var memoryStoreTerms = []string{
+	"memory store", "memory vault", "memory bank", "memory database", "your memory", "your memories",
+	"other memories", "all memories", "stored memories", "existing memories", "previous memories",
+	"future memories", "saved memories", "long-term memory", "persistent memory",
+	"store_memory", "recall_memory", "update_memory", "forget_memory", "refute_memory", "confirm_memory",
+}
+
+// aboutMemoryStore reports whether lower (ASCII lower-cased text) talks
+// about the memory store itself rather than the user's work: unusual for
+// a memory, and what a memory that tampers with the others must do.
+func aboutMemoryStore(lower string) bool { return containsAny(lower, memoryStoreTerms) }
 
 type screening struct {
 	risk     float64
@@ -563,8 +585,11 @@ type screening struct {
 }
 
 // Heuristic thresholds from the design: text this random, this crowded with
-// other agents or this bossy is unusual for a memory.
+// other agents or this bossy is unusual for a memory. Each adds a little
+// risk; stackedHeuristics of them together, one of them about other
+// agents or the memory store, send the text to review.
 const (
+	stackedHeuristics = 2
 	// hiddenFloor is the risk of a memory that hides readable text.
 	hiddenFloor     = 0.55
 	entropyLimit    = 4.5
@@ -733,28 +758,42 @@ func (g *Guard) screen(text, field string, vecP float64) screening {
 		risk = math.Max(risk, 0.7)
 		out.decoders = math.Max(out.decoders, 0.7)
 	}
-	bump := 0.0
+	bump, heuristics := 0.0, 0
+	heuristic := func(reason string, add float64) {
+		out.reasons = append(out.reasons, reason)
+		bump += add
+		heuristics++
+	}
+	// Stacking counts only with a finding about whom or what the text
+	// addresses (other agents, the memory store): entropy and imperative
+	// mood together are the ordinary shape of a rules-file line.
+	addresses := s.agents > agentLimit || s.memoryStore
 	// Chinese, Japanese, Korean and Devanagari text is high in entropy by
 	// nature: the heuristic reads Latin-script text only.
 	if s.entropy > entropyLimit && !mostlyOtherScripts(t) {
-		out.reasons = append(out.reasons, "high character entropy")
-		bump += 0.1
+		heuristic("high character entropy", 0.1)
 	}
 	if s.agents > agentLimit {
-		out.reasons = append(out.reasons, "mentions more than two other agents")
-		bump += 0.15
+		heuristic("mentions more than two other agents", 0.15)
 	}
 	if s.sentences >= 2 && s.imperative > imperativeLimit {
-		out.reasons = append(out.reasons, "mostly imperative sentences")
-		bump += 0.1
+		heuristic("mostly imperative sentences", 0.1)
+	}
+	if s.memoryStore {
+		heuristic("about the memory store itself", 0.1)
 	}
 	if limit, ok := g.limits[field]; ok && limit > 0 && utf8.RuneCountInString(text) > limit {
-		out.reasons = append(out.reasons, "longer than the "+field+" field limit")
-		bump += 0.2
+		heuristic("longer than the "+field+" field limit", 0.2)
 	}
 	risk = risk + (1-risk)*bump
 	if risk > 1 {
 		risk = 1
+	}
+	// One heuristic is a small score; several together are unusual enough
+	// for the user to look.
+	if addresses && heuristics >= stackedHeuristics && risk < suspiciousAt {
+		out.reasons = append(out.reasons, "several heuristic findings together")
+		risk = suspiciousAt
 	}
 	if p >= suspiciousAt {
 		if vecP >= 0 {
