@@ -675,3 +675,28 @@ func TestDuplicateCheckTellsNothingOfUnreadable(t *testing.T) {
 		t.Errorf("a word only unreadable memories hold changes the warnings: %q, against %q for a word held nowhere", held, nowhere)
 	}
 }
+
+// TestSearchShowsEveryAnswer is issue 36, item 3: the desktop's and the
+// CLI's search (Service.Search) returns every memory above the relevance
+// floor with their number, not the agents' recall caps (10 episodic, 20
+// semantic, 4,000 tokens); a limit cuts the results but not the total.
+// An agent's Recall keeps its caps.
+func TestSearchShowsEveryAnswer(t *testing.T) {
+	v, _ := vaulttest.New(t)
+	s := newRecallService(t, v, &countingEmbedder{})
+	for i := range 38 {
+		mustStore(t, s, operator, app.StoreInput{Content: fmt.Sprintf("deploy note %d: the %s stage runs after review", i, strings.Repeat("x", i%7+1)), Tier: vault.Episodic})
+	}
+	mustStore(t, s, operator, app.StoreInput{Content: "the kiwi tree needs water", Tier: vault.Episodic})
+	r := s.Search(ctx, operator, app.RecallInput{Query: "deploy"})
+	if !r.OK() || len(r.Results) != 38 || r.Total != 38 {
+		t.Fatalf("Search(deploy) = %s, %d results, total %d; want 38 and 38", r.Status, len(r.Results), r.Total)
+	}
+	r = s.Search(ctx, operator, app.RecallInput{Query: "deploy", Limit: 10})
+	if len(r.Results) != 10 || r.Total != 38 {
+		t.Errorf("Search(deploy, limit 10) = %d results, total %d; want 10 of 38", len(r.Results), r.Total)
+	}
+	if a := s.Recall(ctx, operator, app.RecallInput{Query: "deploy"}); len(a.Results) != 10 || a.Total != 38 {
+		t.Errorf("Recall(deploy) = %d results, total %d; want the cap of 10 episodic of 38", len(a.Results), a.Total)
+	}
+}

@@ -47,6 +47,11 @@ type Query struct {
 	// Limit caps the number of results below the engine's limits; 0 means
 	// only the engine's limits apply.
 	Limit int
+	// Unlimited lifts the per-recall limits (Config.MaxEpisodic,
+	// MaxSemantic, MaxTokens), which are for a model's context: every
+	// memory above the floor is returned, up to Limit, from at least
+	// UnlimitedCandidates of each index. The user's search asks for it.
+	Unlimited bool
 	// Now is the time recency and confidence are measured at; zero means
 	// time.Now.
 	Now time.Time
@@ -201,7 +206,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 		out = append(out, h)
 	}
 	slices.SortFunc(out, byScore)
-	res := e.limit(out, q.Limit, q.Reader)
+	res := e.limit(out, q.Limit, q.Reader, q.Unlimited)
 	res.BelowFloor = below
 	res.Unheard = unheard.words
 	return res, nil
@@ -275,6 +280,9 @@ func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useK
 	}
 	var kwList, vecList []ranked
 	n := max(e.cfg.Candidates, q.Limit)
+	if q.Unlimited {
+		n = max(n, UnlimitedCandidates)
+	}
 	var acc []float32 // BM25 of every matching slot, while fusing
 	var maxKw float64 // the most a memory could score for terms
 	if useKw && len(terms) > 0 {
@@ -408,11 +416,15 @@ func topSlots(acc []float32, touched []uint32, k int, keep func(uint32) bool, to
 	return top
 }
 
-// limit cuts hits to the query's limit, the per-tier limits and the token
-// budget, in score order. A hit that does not fit the remaining budget is
-// skipped and a shorter one after it may still be taken. The context
-// lines are labelled for reader.
-func (e *Engine) limit(hits []*Hit, limit int, reader string) Result {
+// UnlimitedCandidates is the fewest candidates each index offers a query
+// with Unlimited set.
+const UnlimitedCandidates = 1000
+
+// limit cuts hits to the query's limit and, unless unlimited, the
+// per-tier limits and the token budget, in score order. A hit that does
+// not fit the remaining budget is skipped and a shorter one after it may
+// still be taken. The context lines are labelled for reader.
+func (e *Engine) limit(hits []*Hit, limit int, reader string, unlimited bool) Result {
 	var res Result
 	var episodic, semantic, tokens int
 	lines := make([]string, 0, min(len(hits), 32))
@@ -422,6 +434,7 @@ func (e *Engine) limit(hits []*Hit, limit int, reader string) Result {
 			continue
 		}
 		switch {
+		case unlimited:
 		case h.Doc.Tier == vault.Episodic && e.cfg.MaxEpisodic >= 0 && episodic >= e.cfg.MaxEpisodic,
 			h.Doc.Tier != vault.Episodic && e.cfg.MaxSemantic >= 0 && semantic >= e.cfg.MaxSemantic:
 			res.Dropped++
@@ -429,7 +442,7 @@ func (e *Engine) limit(hits []*Hit, limit int, reader string) Result {
 		}
 		line := FormatLine(h.Doc, reader)
 		n := EstimateTokens(line)
-		if e.cfg.MaxTokens >= 0 && tokens+n > e.cfg.MaxTokens {
+		if !unlimited && e.cfg.MaxTokens >= 0 && tokens+n > e.cfg.MaxTokens {
 			res.Dropped++
 			continue
 		}
