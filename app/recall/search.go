@@ -104,7 +104,9 @@ type Hit struct {
 	// KeywordShare is the memory's BM25 score as a share of the most a
 	// memory could score for the query (every query term matched, with
 	// a saturated frequency), both with the statistics of the documents
-	// the query admits: 0 without a keyword match, below 1 always.
+	// the query admits: 0 without a keyword match, at most 1. The words
+	// of a time the query names (when it asks for the floor) do not
+	// count in the most: the memories' dates answer them.
 	// Similarity is the cosine of the query with the memory's most
 	// similar chunk, or NaN when either has no vector. The relevance
 	// floor compares them with the mode's Floor.
@@ -168,8 +170,12 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	useVec := mode != Exact && (e.cfg.Embedder != nil || q.Vector != nil)
 	useKw := mode != Semantic
 	qvec := q.Vector
+	// A time the query names is matched against the memories' dates
+	// (the time boost), not their words: its words are embedded as
+	// little as they are counted in the floor's keyword share.
+	span, timed := when(q.Text, q.Now)
 	if useVec && qvec == nil && q.Text != "" {
-		vs, err := e.cfg.Embedder.Embed(ctx, []string{q.Text})
+		vs, err := e.cfg.Embedder.Embed(ctx, []string{EmbeddedText(q.Text, q.Now)})
 		if err != nil {
 			return Result{}, fmt.Errorf("embed query: %w", err)
 		}
@@ -178,7 +184,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	useVec = useVec && usable(qvec)
 	terms := Terms(nil, q.Text)
 
-	hits, unheard, err := e.gather(q, mode, terms, qvec, useKw, useVec)
+	hits, unheard, err := e.gather(q, mode, terms, span.terms(), qvec, useKw, useVec)
 	if err != nil {
 		return Result{}, err
 	}
@@ -192,7 +198,6 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 		// nothing rather than the nearest unrelated memories.
 		below, hits = len(hits), nil
 	}
-	span, timed := when(q.Text, q.Now)
 	timed = timed && e.cfg.TimeBoost > 0
 	for _, h := range hits {
 		if q.Floor && !e.passes(h, mode) {
@@ -210,6 +215,14 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	res.BelowFloor = below
 	res.Unheard = unheard.words
 	return res, nil
+}
+
+// EmbeddedText is the text of a query, asked at now, that a search
+// embeds when it is not given the query's vector: the query without the
+// time it names, if any, when other words are left (see Search).
+func EmbeddedText(text string, now time.Time) string {
+	span, _ := when(text, now)
+	return span.without(text)
 }
 
 // answers reports whether any of hits clears the gate of mode's floor
@@ -260,7 +273,7 @@ func clears(h *Hit, mode Mode, f Floor) bool {
 // documents, which the engine never changes in place (Put replaces an
 // entry), so that scoring, sorting and the limits run without the lock
 // and do not hold up writers.
-func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useKw, useVec bool) (map[uint32]*Hit, unheard, error) {
+func (e *Engine) gather(q Query, mode Mode, terms, dateTerms []string, qvec []float32, useKw, useVec bool) (map[uint32]*Hit, unheard, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if d := e.vec.dim; useVec && d != 0 && len(qvec) != d {
@@ -277,6 +290,12 @@ func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useK
 	admitted, perDoc := e.cls.admitted(&q), q.Filters.perDoc()
 	keep := func(slot uint32) bool {
 		return admitted[e.cls.of[slot]] && (!perDoc || q.Filters.matchDoc(&e.docs[slot].doc, q.Now))
+	}
+	// A name the query spells otherwise than the memories it may see is
+	// searched for as they spell it (respell), and is heard.
+	var respelled map[string]bool
+	if q.Floor {
+		terms, respelled = e.respell(terms, names(q.Text), e.holder(mode, keep))
 	}
 	var kwList, vecList []ranked
 	n := max(e.cfg.Candidates, q.Limit)
@@ -296,6 +315,14 @@ func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useK
 			acc, kwList, release = e.keywordTop(qt, &sc, n, keep)
 			defer release()
 			maxKw = e.kw.maxScore(qt, sc.n)
+			if q.Floor && len(dateTerms) > 0 && q.MaxTerms == 0 {
+				// The share of the query's words other than the time it
+				// names, which the memories' dates answer.
+				rest := slices.DeleteFunc(slices.Clone(terms), func(t string) bool { return slices.Contains(dateTerms, t) })
+				if m := e.kw.maxScore(e.kw.query(rest, &sc), sc.n); m > 0 {
+					maxKw = m
+				}
+			}
 		}
 	}
 	var unitQ []float32
@@ -321,7 +348,7 @@ func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useK
 			pool = append(pool, Hit{Doc: &e.docs[slot].doc, Similarity: sim})
 			h = &pool[len(pool)-1]
 			if acc != nil && maxKw > 0 {
-				h.KeywordShare = float64(acc[slot]) / maxKw
+				h.KeywordShare = min(float64(acc[slot])/maxKw, 1)
 			}
 			if v := e.docs[slot].vec; math.IsNaN(sim) && unitQ != nil && v != nil {
 				h.Similarity = float64(bestDot(unitQ, v))
@@ -349,9 +376,16 @@ func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useK
 	}
 	var u unheard
 	if q.Floor {
-		u = e.unheard(q.Text, mode, keep, hits)
+		u = e.unheard(q.Text, e.holder(mode, keep), hits, respelled)
 	}
 	return hits, u, nil
+}
+
+// holder returns whether a slot counts as holding a word a query names:
+// keep accepts it and, in semantic mode, which finds only documents with
+// a vector, it has one.
+func (e *Engine) holder(mode Mode, keep func(uint32) bool) func(uint32) bool {
+	return func(s uint32) bool { return keep(s) && (mode != Semantic || e.docs[s].vec != nil) }
 }
 
 // recency is the boost factor 1 + w × 2^(-age/halfLife).

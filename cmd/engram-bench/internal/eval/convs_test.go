@@ -1,0 +1,61 @@
+package eval
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/engram-app/engram/app/recall"
+)
+
+// TestConversations logs the conversation sets' figures (ConvSets) in
+// hybrid mode with the default configuration, per set: recall_any@3, @5,
+// @10 and the share answered with nothing. ENGRAM_EVAL=1 as for the
+// cross-validation; ENGRAM_EVAL_LIST, a regular expression, lists the
+// questions with an answer of the sets it names that were answered with
+// nothing.
+func TestConversations(t *testing.T) {
+	if os.Getenv("ENGRAM_EVAL") == "" {
+		t.Skip("set ENGRAM_EVAL=1 to measure the conversation sets")
+	}
+	convs, err := LoadConversations(filepath.Join(locomoRoot(), "turns"))
+	if err != nil {
+		t.Skip(err)
+	}
+	emb, err := loadModel(os.Getenv("ENGRAM_MODEL_DIR"), true)
+	if err != nil {
+		t.Skip(err)
+	}
+	sets := ConvSets(convs)
+	var docs []recall.Doc
+	for _, c := range convs {
+		docs = append(docs, c.Docs...)
+	}
+	ctx := context.Background()
+	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	cv, err := NewConvVectors(ctx, emb, docs, ConvTexts(sets, now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []recall.Mode{recall.Hybrid, recall.Exact} {
+		list := regexp.MustCompile(os.Getenv("ENGRAM_EVAL_LIST") + "$^")
+		if l := os.Getenv("ENGRAM_EVAL_LIST"); l != "" {
+			list = regexp.MustCompile(l)
+		}
+		figs, err := ConvRun(ctx, convs, sets, cv, mode, recall.DefaultConfig(emb), now, func(set string, c ConvCase, r recall.Result) {
+			if c.Gold != nil && list.MatchString(set) {
+				t.Logf("%s: empty %s %q unheard %q below %d", mode, set, c.Text, r.Unheard, r.BelowFloor)
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range sets {
+			f := Sum(figs[i], nil)
+			t.Logf("%-7s %-36s n %4d  @3 %5.1f  @5 %5.1f  @10 %5.1f  empty %5.1f%%", mode, s.Name, f.N, f.Any3, f.Any5, f.Any10, f.Empty)
+		}
+	}
+}
