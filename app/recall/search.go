@@ -192,7 +192,8 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	// and moving them took 1.0 s of Search's 2.5 s in one profile.
 	out := make([]*Hit, 0, len(hits))
 	below := 0
-	if q.Floor && !e.answers(hits, mode, unheard.all) {
+	floor, floored := e.floorFor(mode, terms)
+	if q.Floor && floored && !answers(hits, mode, floor, unheard.all) {
 		// No memory matches the query well enough for any to be an
 		// answer: a query about what Engram never heard of returns
 		// nothing rather than the nearest unrelated memories.
@@ -200,7 +201,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	timed = timed && e.cfg.TimeBoost > 0
 	for _, h := range hits {
-		if q.Floor && !e.passes(h, mode) {
+		if q.Floor && floored && !passes(h, mode, floor) {
 			below++
 			continue
 		}
@@ -225,16 +226,37 @@ func EmbeddedText(text string, now time.Time) string {
 	return span.without(text)
 }
 
-// answers reports whether any of hits clears the gate of mode's floor
-// (Floor.Gate, or Floor.Unheard for a query whose names are all
-// unheard): whether the query is answered at all.
-func (e *Engine) answers(hits map[uint32]*Hit, mode Mode, unheard bool) bool {
+// floorFor returns the relevance floor of mode for a query of terms
+// (Config.Floors; Floor.Short for a short query), and whether there is
+// one.
+func (e *Engine) floorFor(mode Mode, terms []string) (Floor, bool) {
 	f, ok := e.cfg.Floors[mode]
+	if ok && f.Short != nil && distinct(terms) <= ShortQuery {
+		f = *f.Short
+	}
+	return f, ok
+}
+
+// distinct counts the distinct strings of ts.
+func distinct(ts []string) int {
+	n := 0
+	for i, t := range ts {
+		if !slices.Contains(ts[:i], t) {
+			n++
+		}
+	}
+	return n
+}
+
+// answers reports whether any of hits clears the gate of f (f.Gate, or
+// f.Unheard for a query whose names are all unheard): whether the query
+// is answered at all.
+func answers(hits map[uint32]*Hit, mode Mode, f Floor, unheard bool) bool {
 	gate := f.Gate
 	if unheard && f.Unheard != nil {
 		gate = f.Unheard
 	}
-	if !ok || gate == nil || len(hits) == 0 {
+	if gate == nil || len(hits) == 0 {
 		return true
 	}
 	for _, h := range hits {
@@ -245,10 +267,9 @@ func (e *Engine) answers(hits map[uint32]*Hit, mode Mode, unheard bool) bool {
 	return false
 }
 
-// passes reports whether h clears the relevance floor of mode (see Floor).
-func (e *Engine) passes(h *Hit, mode Mode) bool {
-	f, ok := e.cfg.Floors[mode]
-	if !ok || (f.Keyword == 0 && f.Vector == 0) {
+// passes reports whether h clears the relevance floor f (see Floor).
+func passes(h *Hit, mode Mode, f Floor) bool {
+	if f.Keyword == 0 && f.Vector == 0 {
 		return true
 	}
 	return clears(h, mode, f)

@@ -192,7 +192,7 @@ type ConvFigures struct {
 //     also asked of the other conversations (no answer); and cut to
 //     the two rarest of its words that no answering memory contains (the
 //     words an asker uses that the memory does not: only meaning can
-//     find it);
+//     find it), also asked of the other conversations (no answer);
 //   - misspelled names: each question naming a speaker, the name spelled
 //     with one of the slips people make writing a name they heard (a
 //     doubled or single consonant, c for k, a vowel for another, a
@@ -209,6 +209,7 @@ func ConvSets(convs []*Conv) []ConvSet {
 	short1 := ConvSet{Name: "short: 1 rarest word", About: "the question's rarest word (speakers aside)"}
 	short2 := ConvSet{Name: "short: 2 rarest words", About: "the question's two rarest words (speakers aside)"}
 	shortNone := ConvSet{Name: "short, no answer", About: "the two rarest words asked of every other conversation's vault (empty is right)"}
+	shortMNone := ConvSet{Name: "short, lacking, no answer", About: "the words the memory lacks asked of every other conversation's vault (empty is right)"}
 	shortM := ConvSet{Name: "short: 2 words the memory lacks", About: "the two rarest question words no answering memory holds"}
 	typo := ConvSet{Name: "misspelled names", About: "a speaker's name with one slip"}
 	dated := ConvSet{Name: "dated questions", About: "questions naming a day or month, as written"}
@@ -260,7 +261,13 @@ func ConvSets(convs []*Conv) []ConvSet {
 				}
 			}
 			if m := rarestWords(q.Text, df, func(t string) bool { return !speakerTerms[t] && !goldTerms[t] }); len(m) >= 1 {
-				shortM.Cases = append(shortM.Cases, ConvCase{strings.Join(m[:min(2, len(m))], " "), c.Name, q.Gold, ci})
+				text := strings.Join(m[:min(2, len(m))], " ")
+				shortM.Cases = append(shortM.Cases, ConvCase{text, c.Name, q.Gold, ci})
+				for _, o := range convs {
+					if o != c {
+						shortMNone.Cases = append(shortMNone.Cases, ConvCase{text, o.Name, nil, ci})
+					}
+				}
 			}
 			if t, ok := misspell(q.Text, c.Speakers, qi); ok {
 				typo.Cases = append(typo.Cases, ConvCase{t, c.Name, q.Gold, ci})
@@ -271,7 +278,7 @@ func ConvSets(convs []*Conv) []ConvSet {
 			}
 		}
 	}
-	return []ConvSet{real, one, none, swapped, short1, short2, shortM, shortNone, typo, dated, redated}
+	return []ConvSet{real, one, none, swapped, short1, short2, shortM, shortNone, shortMNone, typo, dated, redated}
 }
 
 // rarestWords returns the words of text whose term ok accepts, rarest
