@@ -519,7 +519,7 @@ func TestRecallReadsAsGet(t *testing.T) {
 // agent, and one that reads public memories only, asks about a name that
 // only memories it may not read hold (Get says which), and is answered as
 // about a name held nowhere (embedded alike); about a name a memory it
-// may read holds, otherwise.
+// may read holds, otherwise. Every other name is asked misspelled.
 func TestRecallUnreadableWordProperty(t *testing.T) {
 	words := strings.Fields("deploy service tabs spaces queue cache build release schema index backup token router linter config script server metric alert pager")
 	const consonants = "bcdfghjklmnpqrtvwxz" // no s or y: stemming leaves the names alone
@@ -600,7 +600,14 @@ func TestRecallUnreadableWordProperty(t *testing.T) {
 			ask := func(text, name string, mode recall.Mode) app.RecallResponse {
 				return s.Recall(ctx, c, app.RecallInput{Query: fmt.Sprintf(text, name), Mode: mode})
 			}
-			for _, w := range append(unread, read...) {
+			for i, name := range append(unread, read...) {
+				// Every other name is asked with a slip (a letter doubled),
+				// which recall matches against the names of the memories
+				// the caller may read only.
+				w := name
+				if i%2 == 1 {
+					w = name[:3] + name[2:]
+				}
 				nowhere := randName()
 				for slices.Contains(names, nowhere) || bagBucket(nowhere) != bagBucket(w) {
 					nowhere = randName()
@@ -613,7 +620,7 @@ func TestRecallUnreadableWordProperty(t *testing.T) {
 						t.Fatalf("Recall = %+v", none.Response)
 					}
 					d := sameAnswer(held, none, w, nowhere)
-					if slices.Contains(unread, w) {
+					if slices.Contains(unread, name) {
 						cases++
 						if d != "" {
 							t.Fatalf("seed %d, %s (%+v), %s: %q about %s, which only unreadable memories hold, is answered otherwise than about %s, held nowhere: %s",
