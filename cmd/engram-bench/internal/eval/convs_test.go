@@ -124,3 +124,20 @@ func TestShortFloor(t *testing.T) {
 		}
 	}
 }
+
+// TestConvReport prints the report's conversation section
+// (ConvReport). ENGRAM_EVAL=1 as for the cross-validation.
+func TestConvReport(t *testing.T) {
+	if os.Getenv("ENGRAM_EVAL") == "" {
+		t.Skip("set ENGRAM_EVAL=1 to measure the conversation sets")
+	}
+	emb, err := loadModel(os.Getenv("ENGRAM_MODEL_DIR"), true)
+	if err != nil {
+		t.Skip(err)
+	}
+	md, err := ConvReport(context.Background(), filepath.Join(locomoRoot(), "turns"), emb, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + md)
+}
