@@ -175,7 +175,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	// little as they are counted in the floor's keyword share.
 	span, timed := when(q.Text, q.Now)
 	if useVec && qvec == nil && q.Text != "" {
-		vs, err := e.cfg.Embedder.Embed(ctx, []string{EmbeddedText(q.Text, q.Now)})
+		vs, err := e.cfg.Embedder.Embed(ctx, []string{span.without(q.Text)})
 		if err != nil {
 			return Result{}, fmt.Errorf("embed query: %w", err)
 		}

@@ -73,13 +73,17 @@ func when(query string, now time.Time) (window, bool) {
 }
 
 // timeCues are the words of which every expression when reads holds
-// one, unless it is a date in figures: a month's first three letters,
-// "yesterday", "last …", or a year after a space.
-var timeCues = append(strings.Split(monthAbbrs, "|"), "may", "yesterday", "last ", " 19", " 20")
+// one, unless it is a date in figures or names a month abbreviated: a
+// month, "yesterday", "last …", or a year after a space.
+var timeCues = append(strings.Split(monthNames, "|"), "yesterday", "last ", " 19", " 20")
+
+// abbrCues are the months' abbreviations, cues only as whole words
+// ("Dec 13", not "decide").
+var abbrCues = strings.Split(monthAbbrs, "|")
 
 // mayNameTime reports whether query could hold an expression that when
 // reads. Most texts hold none (a duplicate check passes a whole memory),
-// and the six case-insensitive expressions cost more than looking for
+// and the case-insensitive expressions cost more than looking for
 // the words they need. Outside ASCII it answers true: case-insensitive
 // matching folds some letters that strings.ToLower does not ("ſ" is
 // "s"), so only the expressions can tell.
@@ -98,6 +102,20 @@ func mayNameTime(query string) bool {
 	for _, w := range timeCues {
 		if bytes.Contains(lower, []byte(w)) {
 			return true
+		}
+	}
+	for _, w := range abbrCues {
+		for i := 0; ; {
+			j := bytes.Index(lower[i:], []byte(w))
+			if j < 0 {
+				break
+			}
+			j += i
+			end := j + len(w)
+			if (j == 0 || !isLetter(lower[j-1])) && (end == len(lower) || !isLetter(lower[end])) {
+				return true
+			}
+			i = j + 1
 		}
 	}
 	// A date in figures: a digit, a dot, slash or hyphen, a digit.
@@ -233,3 +251,5 @@ func monthNum(name string) int {
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' }
