@@ -31,8 +31,12 @@ const maxNameChecks = 64
 // dropped (an initial vowel reads as 'a'). "Muhammad", "Mohammed" and
 // "Muhhamed" share mhmd; "Nicholas" and "Nikolas" nkls.
 func soundKey(w string) string {
-	w = fold(w)
-	var b []byte
+	if ascii(w) {
+		w = strings.ToLower(w)
+	} else {
+		w = fold(w)
+	}
+	b := make([]byte, 0, len(w)+1)
 	vowel := func(c byte) bool { return strings.IndexByte("aeiouy", c) >= 0 }
 	for i := 0; i < len(w); i++ {
 		c := w[i]
@@ -82,7 +86,14 @@ func soundKey(w string) string {
 // swapped with the next to turn a into b (optimal string alignment), or
 // more than max once it must exceed max.
 func editDistance(a, b string, limit int) int {
-	ra, rb := []rune(a), []rune(b)
+	if ascii(a) && ascii(b) {
+		return editDistanceOf([]byte(a), []byte(b), limit)
+	}
+	return editDistanceOf([]rune(a), []rune(b), limit)
+}
+
+// editDistanceOf is editDistance over letters.
+func editDistanceOf[L byte | rune](ra, rb []L, limit int) int {
 	if d := len(ra) - len(rb); d > limit || -d > limit {
 		return limit + 1
 	}
@@ -159,7 +170,7 @@ func (e *Engine) respell(terms []string, ns []name, held func(uint32) bool) ([]s
 		}
 		var found []string
 		fw, ft := firstSound(n.word), firstSound(n.term)
-		for u := range e.kw.ids {
+		for _, u := range e.kw.terms {
 			// Cheap tests first: a name and its misspelling begin with
 			// the same letter or sound and are about as long.
 			if d := len(u) - len(n.term); d > 3 || d < -3 {
@@ -175,7 +186,7 @@ func (e *Engine) respell(terms []string, ns []name, held func(uint32) bool) ([]s
 		if len(found) == 0 {
 			continue
 		}
-		slices.Sort(found) // map order must not show
+		slices.Sort(found) // the order terms were first met in must not show
 		if heard == nil {
 			heard = map[string]bool{}
 		}
@@ -197,7 +208,32 @@ func (e *Engine) respell(terms []string, ns []name, held func(uint32) bool) ([]s
 // letters when they are ASCII.
 func firstSound(w string) byte {
 	if len(w) >= 2 && w[0] < utf8.RuneSelf && w[1] < utf8.RuneSelf {
-		w = w[:2]
+		var buf [2]byte
+		for i := range buf {
+			c := w[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			buf[i] = c
+		}
+		switch c := buf[0]; {
+		case strings.IndexByte("aeiouy", c) >= 0:
+			return 'a'
+		case c == 'p' && buf[1] == 'h':
+			return 'f'
+		case c == 'c' && (buf[1] == 'e' || buf[1] == 'i' || buf[1] == 'y'):
+			return 's'
+		case c == 'c', c == 'q':
+			return 'k'
+		case c == 'z':
+			return 's'
+		case c == 'w':
+			return 'v'
+		case c == 'x':
+			return 'k'
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			return c
+		}
 	}
 	if k := soundKey(w); k != "" {
 		return k[0]

@@ -90,3 +90,13 @@ func TestFloorMisspelledName(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstSound: the shortcut for two ASCII letters gives the first
+// letter of soundKey.
+func TestFirstSound(t *testing.T) {
+	for _, w := range []string{"Muhammad", "phil", "Cecil", "cyan", "Carl", "quinn", "Zoe", "Walt", "Xavier", "ida", "Yves", "42nd", "ab", "Zürich", "élan", "ph", "ck", "hh"} {
+		if k := soundKey(w); firstSound(w) != k[0] {
+			t.Errorf("firstSound(%q) = %q, soundKey = %q", w, firstSound(w), k)
+		}
+	}
+}
