@@ -48,9 +48,10 @@ type RecallResponse struct {
 	Response
 	Results []RecallResult `json:"results"`
 	Context string         `json:"context,omitempty"`
-	// Total counts the memories above the relevance floor, of which
-	// Results holds the best up to the limits (the working memory's
-	// entries are not counted).
+	// Total counts the memories above the relevance floor among the
+	// candidates each index offers (100 for Recall, at least 1,000 for
+	// Search), of which Results holds the best up to the limits (the
+	// working memory's entries are not counted).
 	Total      int `json:"total,omitempty"`
 	BelowFloor int `json:"below_floor,omitempty"`
 	// Unheard are the names in the query that no memory the caller may
