@@ -48,9 +48,14 @@ type RecallResult struct {
 // at all, or all too weakly), Message says so.
 type RecallResponse struct {
 	Response
-	Results    []RecallResult `json:"results"`
-	Context    string         `json:"context,omitempty"`
-	BelowFloor int            `json:"below_floor,omitempty"`
+	Results []RecallResult `json:"results"`
+	Context string         `json:"context,omitempty"`
+	// Total counts the memories above the relevance floor among the
+	// candidates each index offers (100 for Recall, at least 1,000 for
+	// Search), of which Results holds the best up to the limits (the
+	// working memory's entries are not counted).
+	Total      int `json:"total,omitempty"`
+	BelowFloor int `json:"below_floor,omitempty"`
 	// Unheard are the names in the query that no memory the caller may
 	// read mentions (recall.Result.Unheard); with no results, Message
 	// names them.
@@ -83,6 +88,20 @@ const vectorBatch = 32
 // (recall.Engine.Search). The recall is audited with the number of
 // results; each sensitive result is audited as an L3 access.
 func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) RecallResponse {
+	return s.recallFor(ctx, req, in, false)
+}
+
+// Search is Recall for the user's search (the desktop and the CLI): the
+// same read rules, ranking and relevance floor, without the per-recall
+// limits, which are for a model's context. Every memory above the floor
+// is returned, up to in.Limit when positive (0: all, from at least the
+// recall.UnlimitedCandidates best of each index), and Total counts them.
+func (s *Service) Search(ctx context.Context, req Request, in RecallInput) RecallResponse {
+	return s.recallFor(ctx, req, in, true)
+}
+
+// recallFor is Recall, or Search when unlimited.
+func (s *Service) recallFor(ctx context.Context, req Request, in RecallInput, unlimited bool) RecallResponse {
 	if r, ok := s.gate(req); !ok {
 		return RecallResponse{Response: r}
 	}
@@ -110,7 +129,7 @@ func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) Recal
 	canRead := s.reader(req.Caller)
 	now := s.now()
 	res, err := s.recall.Search(ctx, recall.Query{
-		Text: in.Query, Mode: mode, Filters: in.Filters, Limit: in.Limit, Now: now, Floor: true, Reader: labelReader(req.Caller),
+		Text: in.Query, Mode: mode, Filters: in.Filters, Limit: in.Limit, Now: now, Floor: true, Reader: labelReader(req.Caller), Unlimited: unlimited,
 		Allow: func(d *recall.Doc) bool {
 			return canRead(vault.Info{Partition: d.Partition, Sealed: d.Sensitive, Owner: d.Owner, Field: d.Field, Product: d.Product})
 		},
@@ -139,7 +158,7 @@ func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) Recal
 		out = append(working, out...)
 		res.Context = workingContext(working) + res.Context
 	}
-	resp := RecallResponse{Response: Response{Status: StatusOK}, Results: out, Context: res.Context, BelowFloor: res.BelowFloor, Unheard: res.Unheard}
+	resp := RecallResponse{Response: Response{Status: StatusOK}, Results: out, Context: res.Context, Total: len(res.Hits) + res.Dropped, BelowFloor: res.BelowFloor, Unheard: res.Unheard}
 	if mode != recall.Exact {
 		resp.KeywordOnly = status.KeywordOnly
 	}

@@ -519,7 +519,7 @@ func TestRecallReadsAsGet(t *testing.T) {
 // agent, and one that reads public memories only, asks about a name that
 // only memories it may not read hold (Get says which), and is answered as
 // about a name held nowhere (embedded alike); about a name a memory it
-// may read holds, otherwise.
+// may read holds, otherwise. Every other name is asked misspelled.
 func TestRecallUnreadableWordProperty(t *testing.T) {
 	words := strings.Fields("deploy service tabs spaces queue cache build release schema index backup token router linter config script server metric alert pager")
 	const consonants = "bcdfghjklmnpqrtvwxz" // no s or y: stemming leaves the names alone
@@ -600,7 +600,14 @@ func TestRecallUnreadableWordProperty(t *testing.T) {
 			ask := func(text, name string, mode recall.Mode) app.RecallResponse {
 				return s.Recall(ctx, c, app.RecallInput{Query: fmt.Sprintf(text, name), Mode: mode})
 			}
-			for _, w := range append(unread, read...) {
+			for i, name := range append(unread, read...) {
+				// Every other name is asked with a slip (a letter doubled),
+				// which recall matches against the names of the memories
+				// the caller may read only.
+				w := name
+				if i%2 == 1 {
+					w = name[:3] + name[2:]
+				}
 				nowhere := randName()
 				for slices.Contains(names, nowhere) || bagBucket(nowhere) != bagBucket(w) {
 					nowhere = randName()
@@ -613,7 +620,7 @@ func TestRecallUnreadableWordProperty(t *testing.T) {
 						t.Fatalf("Recall = %+v", none.Response)
 					}
 					d := sameAnswer(held, none, w, nowhere)
-					if slices.Contains(unread, w) {
+					if slices.Contains(unread, name) {
 						cases++
 						if d != "" {
 							t.Fatalf("seed %d, %s (%+v), %s: %q about %s, which only unreadable memories hold, is answered otherwise than about %s, held nowhere: %s",
@@ -673,5 +680,30 @@ func TestDuplicateCheckTellsNothingOfUnreadable(t *testing.T) {
 	}
 	if !slices.Equal(held, nowhere) {
 		t.Errorf("a word only unreadable memories hold changes the warnings: %q, against %q for a word held nowhere", held, nowhere)
+	}
+}
+
+// TestSearchShowsEveryAnswer is issue 36, item 3: the desktop's and the
+// CLI's search (Service.Search) returns every memory above the relevance
+// floor with their number, not the agents' recall caps (10 episodic, 20
+// semantic, 4,000 tokens); a limit cuts the results but not the total.
+// An agent's Recall keeps its caps.
+func TestSearchShowsEveryAnswer(t *testing.T) {
+	v, _ := vaulttest.New(t)
+	s := newRecallService(t, v, &countingEmbedder{})
+	for i := range 38 {
+		mustStore(t, s, operator, app.StoreInput{Content: fmt.Sprintf("deploy note %d: the %s stage runs after review", i, strings.Repeat("x", i%7+1)), Tier: vault.Episodic})
+	}
+	mustStore(t, s, operator, app.StoreInput{Content: "the kiwi tree needs water", Tier: vault.Episodic})
+	r := s.Search(ctx, operator, app.RecallInput{Query: "deploy"})
+	if !r.OK() || len(r.Results) != 38 || r.Total != 38 {
+		t.Fatalf("Search(deploy) = %s, %d results, total %d; want 38 and 38", r.Status, len(r.Results), r.Total)
+	}
+	r = s.Search(ctx, operator, app.RecallInput{Query: "deploy", Limit: 10})
+	if len(r.Results) != 10 || r.Total != 38 {
+		t.Errorf("Search(deploy, limit 10) = %d results, total %d; want 10 of 38", len(r.Results), r.Total)
+	}
+	if a := s.Recall(ctx, operator, app.RecallInput{Query: "deploy"}); len(a.Results) != 10 || a.Total != 38 {
+		t.Errorf("Recall(deploy) = %d results, total %d; want the cap of 10 episodic of 38", len(a.Results), a.Total)
 	}
 }

@@ -311,7 +311,7 @@ func (s *memoriesScreen) load(h *host.Host, query string, f app.RecallFilters, t
 	var rows []row
 	keepTrust := func(t app.Trust) bool { return trust == anyChoice || trust == "" || string(t) == trust }
 	if query != "" {
-		r := svc.Recall(s.u.ctx, req, app.RecallInput{Query: query, Limit: searchLimit, Filters: f})
+		r := svc.Search(s.u.ctx, req, app.RecallInput{Query: query, Limit: searchLimit, Filters: f})
 		if !r.OK() {
 			return nil, r.Message
 		}
@@ -326,8 +326,8 @@ func (s *memoriesScreen) load(h *host.Host, query string, f app.RecallFilters, t
 		case 1:
 			return rows, fmt.Sprintf("1 memory matches %q", query)
 		}
-		if len(r.Results) == searchLimit {
-			return rows, fmt.Sprintf("The %d best matches for %q: add words or filters to narrow it", len(rows), query)
+		if r.Total > len(r.Results) {
+			return rows, fmt.Sprintf("The %d best of %d matches for %q: add words or filters to narrow it", len(rows), r.Total, query)
 		}
 		return rows, fmt.Sprintf("%d memories match %q", len(rows), query)
 	}

@@ -58,7 +58,7 @@ func (c *cmd) memoryRecall(args []string) error {
 	jsonOut := fs.Bool("json", false, "print JSON")
 	passFile := fs.String("passphrase-file", "", "read the passphrase from this file")
 	mode := fs.String("mode", "hybrid", "hybrid, semantic or exact")
-	limit := fs.Int("limit", 10, "the most results")
+	limit := fs.Int("limit", 10, "the most results (0: every memory above the relevance floor)")
 	context := fs.Bool("context", false, "print the context block an agent would get")
 	archived := fs.Bool("archived", false, "include archived memories")
 	pos, err := parse(fs, args, 1, 1, "one QUERY argument (quote it)")
@@ -68,7 +68,13 @@ func (c *cmd) memoryRecall(args []string) error {
 	if err := c.openWithRecall(unlockIfEasy, *passFile); err != nil {
 		return err
 	}
-	r := c.svc.Recall(c.ctx, operator, app.RecallInput{Query: pos[0], Limit: *limit, Mode: app.RecallMode(*mode), Filters: app.RecallFilters{IncludeArchived: *archived}})
+	// The user sees every memory above the floor; --context shows what
+	// an agent would be given, within the per-recall limits.
+	find := c.svc.Search
+	if *context {
+		find = c.svc.Recall
+	}
+	r := find(c.ctx, operator, app.RecallInput{Query: pos[0], Limit: *limit, Mode: app.RecallMode(*mode), Filters: app.RecallFilters{IncludeArchived: *archived}})
 	if err := fromResponse(r.Response); err != nil {
 		return err
 	}
@@ -91,5 +97,11 @@ func (c *cmd) memoryRecall(args []string) error {
 	for _, res := range r.Results {
 		fmt.Fprintf(tw, "%.3f\t%s\t%s\t%s\n", res.Score, res.ID, res.Partition, preview(res.Content, 60))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if r.Total > len(r.Results) {
+		return printLine(c.out, fmt.Sprintf("the %d best of %d matches; --limit 0 shows them all", len(r.Results), r.Total))
+	}
+	return nil
 }

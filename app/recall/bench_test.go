@@ -196,6 +196,31 @@ func BenchmarkRecall100kMostAgents(b *testing.B) {
 	}
 }
 
+// BenchmarkRecall100kName is hybrid recall over 100,000 memories, with
+// the floor and the query vector given, of queries that name someone no
+// memory mentions ("What did Qwrtzk say about …"): the name is looked up
+// as a misspelling of every index term about as long that begins with
+// its sound (Engine.respell), which a query without names never does.
+func BenchmarkRecall100kName(b *testing.B) {
+	e := benchEngine(b)
+	var lat []time.Duration
+	i := 0
+	for b.Loop() {
+		q := Query{Text: "What did Qwrtzk say about " + bench.queries[i%len(bench.queries)], Mode: Hybrid, Now: t0, Floor: true, Vector: bench.vecs[i%len(bench.vecs)]}
+		start := time.Now()
+		res, err := e.Search(ctx, q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Unheard) != 1 {
+			b.Fatalf("unheard %q, want Qwrtzk", res.Unheard)
+		}
+		lat = append(lat, time.Since(start))
+		i++
+	}
+	reportLatency(b, lat)
+}
+
 // BenchmarkVectorScan compares the two exact vector scans at sizes
 // around smallRows, 100 results of 512-d vectors: kelindar/search's
 // float32 scan, and the int8 scan with float32 re-ranking.

@@ -37,6 +37,7 @@ type posting struct {
 type keywordIndex struct {
 	k1, b    float64
 	ids      map[string]uint32 // term -> its number; never forgotten
+	terms    []string          // by term number: the term (a misspelt name's search reads them in order)
 	lists    [][]posting       // posting lists by term number, sorted by slot
 	byClass  [][]classCount    // by term number: its documents in each class that has some
 	docLen   []uint32          // by slot; 0 for a removed or empty document
@@ -56,6 +57,7 @@ func (x *keywordIndex) id(t string) uint32 {
 	if !ok {
 		id = uint32(len(x.lists))
 		x.ids[t] = id
+		x.terms = append(x.terms, t)
 		x.lists = append(x.lists, nil)
 		x.byClass = append(x.byClass, nil)
 	}

@@ -18,7 +18,11 @@
 // A query may ask for the mode's relevance floor ([Floor], [Query].Floor):
 // memories that match too little of it by keyword, and are not similar
 // enough by meaning, are left out and counted, so a query about nothing
-// indexed returns nothing.
+// indexed returns nothing. A query of a word or two has its own floor
+// (Floor.Short); the words of a time it names count in neither leg (the
+// memories' dates answer them); a name it spells otherwise than the
+// memories it may see ("Muhhamed" for "Muhammad") is searched for as
+// they spell it and counts as heard.
 //
 // Sensitive memories are never embedded: they are found by keyword only,
 // and only while the caller keeps them in the engine (the memory service

@@ -113,7 +113,17 @@ type Floor struct {
 	// as Gate. A question about someone or something the vault never
 	// heard of is then answered only by a memory that matches it well.
 	Unheard *Floor
+	// Short, when set, is the floor instead of this one for a query of
+	// at most ShortQuery distinct terms: a word or two is less similar to
+	// the memories that answer it than a question is (with USE Lite,
+	// "indentation" and "User prefers tabs over spaces in Go code" have
+	// a cosine of 0.37).
+	Short *Floor
 }
+
+// ShortQuery is the most distinct terms of a query judged by a mode's
+// Floor.Short.
+const ShortQuery = 2
 
 // DefaultFloors returns the floors calibrated with USE Lite on a no-answer
 // set built from LoCoMo's dev conversations (each question asked of the
@@ -146,11 +156,24 @@ type Floor struct {
 // the questions of conversations it was not chosen on.) SciFact's claims,
 // once their abstracts are gone, still find abstracts on their topic and
 // name what the corpus knows: neither gate empties them.
+//
+// Short, hybrid mode's floor for a query of one or two terms, lowers the
+// vector gate and floor to a cosine of 0.35: with USE Lite a word or two
+// reaches 0.35 to 0.6 with a memory it means without sharing a word
+// ("indentation", "whitespace" and "code style" for "User prefers tabs
+// over spaces in Go code": 0.37, 0.58, 0.52), and 0.06 to 0.21 with
+// unrelated memories ("football", "pizza recipe", "quantum physics"). On
+// the dev conversations' short queries (cmd/engram-bench/internal/eval,
+// TestShortFloor) it empties 19.1% of two rare words asked of another
+// conversation instead of 24.8%: words the vault holds are answered by
+// keyword whatever the floor (semantic mode's floor of 0.3 and gate of
+// 0.35 already let short queries through).
 func DefaultFloors() map[Mode]Floor {
 	return map[Mode]Floor{
 		Semantic: {Vector: 0.30, Gate: &Floor{Vector: 0.35}, Unheard: &Floor{Vector: 0.70}},
-		Hybrid:   {Vector: 0.60, Gate: &Floor{Keyword: 0.15, Vector: 0.45}, Unheard: &Floor{Keyword: 0.40, Vector: 0.70}},
-		Exact:    {Unheard: &Floor{Keyword: 0.25}},
+		Hybrid: {Vector: 0.60, Gate: &Floor{Keyword: 0.15, Vector: 0.45}, Unheard: &Floor{Keyword: 0.40, Vector: 0.70},
+			Short: &Floor{Vector: 0.35, Gate: &Floor{Keyword: 0.15, Vector: 0.35}, Unheard: &Floor{Keyword: 0.40, Vector: 0.70}}},
+		Exact: {Unheard: &Floor{Keyword: 0.25}},
 	}
 }
 

@@ -129,7 +129,14 @@ func randLeakQuery(r *rand.Rand, names []string) string {
 	if len(names) > 0 && r.IntN(3) == 0 {
 		words = slices.Insert(words, 1+r.IntN(len(words)), names[r.IntN(len(names))])
 	}
-	return strings.Join(slices.Insert(words, 1+r.IntN(len(words)), "%s"), " ")
+	q := strings.Join(slices.Insert(words, 1+r.IntN(len(words)), "%s"), " ")
+	if r.IntN(3) == 0 {
+		// A time, in one of the ways when reads, around the documents'
+		// dates (t0 and the 60 days before).
+		d := t0.AddDate(0, 0, -r.IntN(60))
+		q += " " + []string{d.Format("on 02.01.2006"), d.Format("on 2006-01-02"), d.Format("in mid-January 2006"), d.Format("on Jan 2, 2006"), "last week"}[r.IntN(5)]
+	}
+	return q
 }
 
 // randLeakSearch returns the options of a search, other than its text
@@ -174,17 +181,24 @@ func (b *bagEmbedder) bucket(word string) uint32 {
 }
 
 // freshName returns a name no document in docs holds, other than avoid,
-// that emb embeds as it embeds like (so that a query naming one is
-// embedded as a query naming the other).
+// and that is no misspelling of a word they hold (alike), that emb
+// embeds as it embeds like (so that a query naming one is embedded as a
+// query naming the other).
 func freshName(r *rand.Rand, emb *bagEmbedder, docs []Doc, like string, avoid []string) string {
+	var held []string
+	for _, d := range docs {
+		held = append(held, Terms(nil, d.Content)...)
+	}
+	slices.Sort(held)
+	held = slices.Compact(held)
 	for {
 		n := randName(r)
-		if slices.Contains(avoid, n) || slices.ContainsFunc(docs, func(d Doc) bool { return strings.Contains(d.Content, n) }) {
+		if emb != nil && emb.bucket(n) != emb.bucket(like) || slices.Contains(avoid, n) ||
+			slices.ContainsFunc(docs, func(d Doc) bool { return strings.Contains(d.Content, n) }) ||
+			slices.ContainsFunc(held, func(u string) bool { return alike(n, term(n), u) }) {
 			continue
 		}
-		if emb == nil || emb.bucket(n) == emb.bucket(like) {
-			return n
-		}
+		return n
 	}
 }
 
@@ -241,9 +255,24 @@ func diffResults(a, b Result, w, z string) string {
 // document holds, embedded alike. Converse: the word in a document the
 // search may return changes the answer in exact and hybrid modes.
 func TestSearchIgnoresUnseenWords(t *testing.T) {
+	unseenWords(t, 32, func(w string) string { return w })
+}
+
+// TestSearchIgnoresUnseenMisspelledNames is TestSearchIgnoresUnseenWords
+// for a name the query spells with a slip (a letter doubled, which keeps
+// its sound): misspelled names are matched only against the names of
+// documents the search may return (Engine.respell). Converse: the name in
+// a document the search may return changes the answer.
+func TestSearchIgnoresUnseenMisspelledNames(t *testing.T) {
+	unseenWords(t, 35, func(w string) string { return w[:3] + w[2:] })
+}
+
+// unseenWords runs TestSearchIgnoresUnseenWords on random stream stream,
+// the query naming spell(w) for a word w documents hold.
+func unseenWords(t *testing.T, stream uint64, spell func(string) string) {
 	cases, converse := 0, 0
 	for seed := range 300 {
-		r := rand.New(rand.NewPCG(uint64(seed), 32))
+		r := rand.New(rand.NewPCG(uint64(seed), stream))
 		var emb *bagEmbedder
 		if seed%4 != 0 {
 			emb = &bagEmbedder{dim: 32}
@@ -272,7 +301,8 @@ func TestSearchIgnoresUnseenWords(t *testing.T) {
 				continue
 			}
 			w := freshName(r, nil, docs, "", names)
-			z := freshName(r, emb, docs, w, append(names, w))
+			sw := spell(w)
+			z := freshName(r, emb, docs, sw, append(names, w, sw))
 			vaultWith := func(holders []int) *Engine {
 				e := New(leakConfig(emb))
 				for i, d := range docs {
@@ -300,7 +330,7 @@ func TestSearchIgnoresUnseenWords(t *testing.T) {
 			}
 			e := vaultWith(holders)
 			cases++
-			if d := diffResults(search(e, w), search(e, z), w, z); d != "" {
+			if d := diffResults(search(e, sw), search(e, z), sw, z); d != "" {
 				t.Fatalf("seed %d, %s, query %q %+v: %s held by %v only, which it may not see, against %s held nowhere: %s",
 					seed, caller.desc, q.Text, q.Filters, w, holders, z, d)
 			}
@@ -308,12 +338,14 @@ func TestSearchIgnoresUnseenWords(t *testing.T) {
 				continue
 			}
 			// Scoring every term, so that the word is scored although
-			// other terms as rare may come before it.
+			// other terms as rare may come before it; a misspelled name
+			// is matched for a search with the floor.
 			q.MaxTerms = 0
+			q.Floor = q.Floor || sw != w
 			i := seen[r.IntN(len(seen))]
 			e = vaultWith([]int{i})
 			converse++
-			if d := diffResults(search(e, w), search(e, z), w, z); d == "" {
+			if d := diffResults(search(e, sw), search(e, z), sw, z); d == "" {
 				t.Fatalf("seed %d, %s, query %q: %s in %s, which it may see, gives the answer of %s held nowhere", seed, caller.desc, q.Text, w, docs[i].ID, z)
 			}
 		}

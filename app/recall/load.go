@@ -191,6 +191,10 @@ func (l *Loader) Done() error {
 	e.cls = newClasses()
 	kw := newKeywordIndex(e.cfg.K1, e.cfg.B)
 	kw.ids, kw.lists = l.dict.ids, make([][]posting, len(l.dict.ids))
+	kw.terms = make([]string, len(kw.ids))
+	for t, id := range kw.ids {
+		kw.terms[id] = t
+	}
 	kw.docLen, kw.docTerms = make([]uint32, 0, len(last)), make([][]uint32, 0, len(last))
 	e.kw = kw
 	e.vec = newVectorIndex(l.dim)

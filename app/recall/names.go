@@ -81,19 +81,17 @@ type unheard struct {
 // beginning of a longer one (see Engine.unheard).
 const minShortName = 3
 
-// unheard returns the names in text (see names) that no document keep
-// accepts contains (in semantic mode, which finds only documents with a
-// vector, no such document), and that begin no longer capitalised word of
-// a candidate in hits: "Mel" is heard where the vault knows "Melanie".
-// The caller holds the read lock.
-func (e *Engine) unheard(text string, mode Mode, keep func(uint32) bool, hits map[uint32]*Hit) unheard {
+// unheard returns the names in text (see names) that no document held
+// accepts contains, that are not respelled (a misspelling of a name such
+// a document writes: see Engine.respell), and that begin no longer
+// capitalised word of a candidate in hits: "Mel" is heard where the vault
+// knows "Melanie". The caller holds the read lock.
+func (e *Engine) unheard(text string, held func(uint32) bool, hits map[uint32]*Hit, respelled map[string]bool) unheard {
 	var u unheard
 	ns := names(text)
 	var short []string // unheard names that may be short for another
 	for _, n := range ns {
-		if slices.ContainsFunc(e.kw.postings(n.term), func(p posting) bool {
-			return keep(p.doc) && (mode != Semantic || e.docs[p.doc].vec != nil)
-		}) {
+		if respelled[n.term] || e.holds(n.term, held) {
 			continue
 		}
 		u.words = append(u.words, n.word)

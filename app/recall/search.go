@@ -47,6 +47,11 @@ type Query struct {
 	// Limit caps the number of results below the engine's limits; 0 means
 	// only the engine's limits apply.
 	Limit int
+	// Unlimited lifts the per-recall limits (Config.MaxEpisodic,
+	// MaxSemantic, MaxTokens), which are for a model's context: every
+	// memory above the floor is returned, up to Limit, from at least
+	// UnlimitedCandidates of each index. The user's search asks for it.
+	Unlimited bool
 	// Now is the time recency and confidence are measured at; zero means
 	// time.Now.
 	Now time.Time
@@ -99,7 +104,9 @@ type Hit struct {
 	// KeywordShare is the memory's BM25 score as a share of the most a
 	// memory could score for the query (every query term matched, with
 	// a saturated frequency), both with the statistics of the documents
-	// the query admits: 0 without a keyword match, below 1 always.
+	// the query admits: 0 without a keyword match, at most 1. The words
+	// of a time the query names (when it asks for the floor) do not
+	// count in the most: the memories' dates answer them.
 	// Similarity is the cosine of the query with the memory's most
 	// similar chunk, or NaN when either has no vector. The relevance
 	// floor compares them with the mode's Floor.
@@ -163,8 +170,12 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	useVec := mode != Exact && (e.cfg.Embedder != nil || q.Vector != nil)
 	useKw := mode != Semantic
 	qvec := q.Vector
+	// A time the query names is matched against the memories' dates
+	// (the time boost), not their words: its words are embedded as
+	// little as they are counted in the floor's keyword share.
+	span, timed := when(q.Text, q.Now)
 	if useVec && qvec == nil && q.Text != "" {
-		vs, err := e.cfg.Embedder.Embed(ctx, []string{q.Text})
+		vs, err := e.cfg.Embedder.Embed(ctx, []string{span.without(q.Text)})
 		if err != nil {
 			return Result{}, fmt.Errorf("embed query: %w", err)
 		}
@@ -173,7 +184,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	useVec = useVec && usable(qvec)
 	terms := Terms(nil, q.Text)
 
-	hits, unheard, err := e.gather(q, mode, terms, qvec, useKw, useVec)
+	hits, unheard, err := e.gather(q, mode, terms, span.terms(), qvec, useKw, useVec)
 	if err != nil {
 		return Result{}, err
 	}
@@ -181,16 +192,16 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	// and moving them took 1.0 s of Search's 2.5 s in one profile.
 	out := make([]*Hit, 0, len(hits))
 	below := 0
-	if q.Floor && !e.answers(hits, mode, unheard.all) {
+	floor, floored := e.floorFor(mode, terms)
+	if q.Floor && floored && !answers(hits, mode, floor, unheard.all) {
 		// No memory matches the query well enough for any to be an
 		// answer: a query about what Engram never heard of returns
 		// nothing rather than the nearest unrelated memories.
 		below, hits = len(hits), nil
 	}
-	span, timed := when(q.Text, q.Now)
 	timed = timed && e.cfg.TimeBoost > 0
 	for _, h := range hits {
-		if q.Floor && !e.passes(h, mode) {
+		if q.Floor && floored && !passes(h, mode, floor) {
 			below++
 			continue
 		}
@@ -201,22 +212,51 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 		out = append(out, h)
 	}
 	slices.SortFunc(out, byScore)
-	res := e.limit(out, q.Limit, q.Reader)
+	res := e.limit(out, q.Limit, q.Reader, q.Unlimited)
 	res.BelowFloor = below
 	res.Unheard = unheard.words
 	return res, nil
 }
 
-// answers reports whether any of hits clears the gate of mode's floor
-// (Floor.Gate, or Floor.Unheard for a query whose names are all
-// unheard): whether the query is answered at all.
-func (e *Engine) answers(hits map[uint32]*Hit, mode Mode, unheard bool) bool {
+// EmbeddedText is the text of a query, asked at now, that a search
+// embeds when it is not given the query's vector: the query without the
+// time it names, if any, when other words are left (see Search).
+func EmbeddedText(text string, now time.Time) string {
+	span, _ := when(text, now)
+	return span.without(text)
+}
+
+// floorFor returns the relevance floor of mode for a query of terms
+// (Config.Floors; Floor.Short for a short query), and whether there is
+// one.
+func (e *Engine) floorFor(mode Mode, terms []string) (Floor, bool) {
 	f, ok := e.cfg.Floors[mode]
+	if ok && f.Short != nil && distinct(terms) <= ShortQuery {
+		f = *f.Short
+	}
+	return f, ok
+}
+
+// distinct counts the distinct strings of ts.
+func distinct(ts []string) int {
+	n := 0
+	for i, t := range ts {
+		if !slices.Contains(ts[:i], t) {
+			n++
+		}
+	}
+	return n
+}
+
+// answers reports whether any of hits clears the gate of f (f.Gate, or
+// f.Unheard for a query whose names are all unheard): whether the query
+// is answered at all.
+func answers(hits map[uint32]*Hit, mode Mode, f Floor, unheard bool) bool {
 	gate := f.Gate
 	if unheard && f.Unheard != nil {
 		gate = f.Unheard
 	}
-	if !ok || gate == nil || len(hits) == 0 {
+	if gate == nil || len(hits) == 0 {
 		return true
 	}
 	for _, h := range hits {
@@ -227,10 +267,9 @@ func (e *Engine) answers(hits map[uint32]*Hit, mode Mode, unheard bool) bool {
 	return false
 }
 
-// passes reports whether h clears the relevance floor of mode (see Floor).
-func (e *Engine) passes(h *Hit, mode Mode) bool {
-	f, ok := e.cfg.Floors[mode]
-	if !ok || (f.Keyword == 0 && f.Vector == 0) {
+// passes reports whether h clears the relevance floor f (see Floor).
+func passes(h *Hit, mode Mode, f Floor) bool {
+	if f.Keyword == 0 && f.Vector == 0 {
 		return true
 	}
 	return clears(h, mode, f)
@@ -255,7 +294,7 @@ func clears(h *Hit, mode Mode, f Floor) bool {
 // documents, which the engine never changes in place (Put replaces an
 // entry), so that scoring, sorting and the limits run without the lock
 // and do not hold up writers.
-func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useKw, useVec bool) (map[uint32]*Hit, unheard, error) {
+func (e *Engine) gather(q Query, mode Mode, terms, dateTerms []string, qvec []float32, useKw, useVec bool) (map[uint32]*Hit, unheard, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if d := e.vec.dim; useVec && d != 0 && len(qvec) != d {
@@ -273,8 +312,17 @@ func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useK
 	keep := func(slot uint32) bool {
 		return admitted[e.cls.of[slot]] && (!perDoc || q.Filters.matchDoc(&e.docs[slot].doc, q.Now))
 	}
+	// A name the query spells otherwise than the memories it may see is
+	// searched for as they spell it (respell), and is heard.
+	var respelled map[string]bool
+	if q.Floor {
+		terms, respelled = e.respell(terms, names(q.Text), e.holder(mode, keep))
+	}
 	var kwList, vecList []ranked
 	n := max(e.cfg.Candidates, q.Limit)
+	if q.Unlimited {
+		n = max(n, UnlimitedCandidates)
+	}
 	var acc []float32 // BM25 of every matching slot, while fusing
 	var maxKw float64 // the most a memory could score for terms
 	if useKw && len(terms) > 0 {
@@ -288,6 +336,14 @@ func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useK
 			acc, kwList, release = e.keywordTop(qt, &sc, n, keep)
 			defer release()
 			maxKw = e.kw.maxScore(qt, sc.n)
+			if q.Floor && len(dateTerms) > 0 && q.MaxTerms == 0 {
+				// The share of the query's words other than the time it
+				// names, which the memories' dates answer.
+				rest := slices.DeleteFunc(slices.Clone(terms), func(t string) bool { return slices.Contains(dateTerms, t) })
+				if m := e.kw.maxScore(e.kw.query(rest, &sc), sc.n); m > 0 {
+					maxKw = m
+				}
+			}
 		}
 	}
 	var unitQ []float32
@@ -313,7 +369,7 @@ func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useK
 			pool = append(pool, Hit{Doc: &e.docs[slot].doc, Similarity: sim})
 			h = &pool[len(pool)-1]
 			if acc != nil && maxKw > 0 {
-				h.KeywordShare = float64(acc[slot]) / maxKw
+				h.KeywordShare = min(float64(acc[slot])/maxKw, 1)
 			}
 			if v := e.docs[slot].vec; math.IsNaN(sim) && unitQ != nil && v != nil {
 				h.Similarity = float64(bestDot(unitQ, v))
@@ -341,9 +397,16 @@ func (e *Engine) gather(q Query, mode Mode, terms []string, qvec []float32, useK
 	}
 	var u unheard
 	if q.Floor {
-		u = e.unheard(q.Text, mode, keep, hits)
+		u = e.unheard(q.Text, e.holder(mode, keep), hits, respelled)
 	}
 	return hits, u, nil
+}
+
+// holder returns whether a slot counts as holding a word a query names:
+// keep accepts it and, in semantic mode, which finds only documents with
+// a vector, it has one.
+func (e *Engine) holder(mode Mode, keep func(uint32) bool) func(uint32) bool {
+	return func(s uint32) bool { return keep(s) && (mode != Semantic || e.docs[s].vec != nil) }
 }
 
 // recency is the boost factor 1 + w × 2^(-age/halfLife).
@@ -408,11 +471,15 @@ func topSlots(acc []float32, touched []uint32, k int, keep func(uint32) bool, to
 	return top
 }
 
-// limit cuts hits to the query's limit, the per-tier limits and the token
-// budget, in score order. A hit that does not fit the remaining budget is
-// skipped and a shorter one after it may still be taken. The context
-// lines are labelled for reader.
-func (e *Engine) limit(hits []*Hit, limit int, reader string) Result {
+// UnlimitedCandidates is the fewest candidates each index offers a query
+// with Unlimited set.
+const UnlimitedCandidates = 1000
+
+// limit cuts hits to the query's limit and, unless unlimited, the
+// per-tier limits and the token budget, in score order. A hit that does
+// not fit the remaining budget is skipped and a shorter one after it may
+// still be taken. The context lines are labelled for reader.
+func (e *Engine) limit(hits []*Hit, limit int, reader string, unlimited bool) Result {
 	var res Result
 	var episodic, semantic, tokens int
 	lines := make([]string, 0, min(len(hits), 32))
@@ -422,6 +489,7 @@ func (e *Engine) limit(hits []*Hit, limit int, reader string) Result {
 			continue
 		}
 		switch {
+		case unlimited:
 		case h.Doc.Tier == vault.Episodic && e.cfg.MaxEpisodic >= 0 && episodic >= e.cfg.MaxEpisodic,
 			h.Doc.Tier != vault.Episodic && e.cfg.MaxSemantic >= 0 && semantic >= e.cfg.MaxSemantic:
 			res.Dropped++
@@ -429,7 +497,7 @@ func (e *Engine) limit(hits []*Hit, limit int, reader string) Result {
 		}
 		line := FormatLine(h.Doc, reader)
 		n := EstimateTokens(line)
-		if e.cfg.MaxTokens >= 0 && tokens+n > e.cfg.MaxTokens {
+		if !unlimited && e.cfg.MaxTokens >= 0 && tokens+n > e.cfg.MaxTokens {
 			res.Dropped++
 			continue
 		}

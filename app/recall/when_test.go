@@ -25,7 +25,18 @@ func TestWhen(t *testing.T) {
 		{"how many times in 2023?", true, day(2023, 1, 1), day(2024, 1, 1), 0},
 		{"what did we decide last week", true, day(2026, 11, 12), day(2026, 11, 26), 0},
 		{"what broke yesterday", true, day(2026, 11, 25), day(2026, 11, 26), 0},
+		{"What did Gina find on 01.02.2023?", true, day(2023, 2, 1), day(2023, 2, 2), 0},
+		{"what broke on 7.3.2024", true, day(2024, 3, 7), day(2024, 3, 8), 0},
+		{"what happened on 2023-10-13", true, day(2023, 10, 13), day(2023, 10, 14), 0},
+		{"the release of 13/10/2023", true, day(2023, 10, 13), day(2023, 10, 14), 0},
+		{"the release of 10/13/2023", true, day(2023, 10, 13), day(2023, 10, 14), 0},
+		{"What did she do in mid-August 2023?", true, day(2023, 8, 1), day(2023, 9, 1), 0},
+		{"What did she plant mid-August?", true, time.Time{}, time.Time{}, time.August},
+		{"the outage in Aug 2023", true, day(2023, 8, 1), day(2023, 9, 1), 0},
+		{"the outage on Oct. 13, 2023", true, day(2023, 10, 13), day(2023, 10, 14), 0},
+		{"the outage on 13 Oct 2023", true, day(2023, 10, 13), day(2023, 10, 14), 0},
 		{"you may deploy on Fridays", false, time.Time{}, time.Time{}, 0},
+		{"the mar on the table", false, time.Time{}, time.Time{}, 0},
 		{"how do we deploy?", false, time.Time{}, time.Time{}, 0},
 	}
 	for _, tc := range tests {
@@ -86,6 +97,38 @@ func TestTimeBoost(t *testing.T) {
 		r, err := e.Search(context.Background(), Query{Text: tc.query, Now: now})
 		if err != nil || len(r.Hits) != 2 || r.Hits[0].Doc.ID != tc.first {
 			t.Errorf("Search(%q) = %q, %v; want %s first", tc.query, ids(r.Hits), err, tc.first)
+		}
+	}
+}
+
+// TestFloorDatedQuestion is issue 35: a question naming a day or month,
+// in any common way of writing it, is judged by the floor on its other
+// words (the time is matched against the memories' dates), so it is
+// answered as the same question without the date is.
+func TestFloorDatedQuestion(t *testing.T) {
+	emb := &bagEmbedder{dim: 64}
+	cfg := DefaultConfig(emb)
+	cfg.Floors = map[Mode]Floor{Hybrid: {Gate: &Floor{Keyword: 0.4, Vector: 0.99}}, Exact: {Gate: &Floor{Keyword: 0.4}}}
+	e := New(cfg)
+	paint := doc("paint", "Melanie showed her painting of the lake.")
+	paint.Created = time.Date(2023, 10, 13, 15, 0, 0, 0, time.UTC)
+	put(t, e, emb, paint, doc("store", "Gina opened the clothing store."), doc("dance", "Jon teaches dance at the studio."))
+	for _, mode := range []Mode{Hybrid, Exact} {
+		for _, q := range []string{
+			"Which painting did Melanie show?",
+			"Which painting did Melanie show on October 13, 2023?",
+			"Which painting did Melanie show on 13.10.2023?",
+			"Which painting did Melanie show on 2023-10-13?",
+			"Which painting did Melanie show in mid-October 2023?",
+			"Which painting did Melanie show in Oct 2023?",
+		} {
+			r, err := e.Search(context.Background(), Query{Text: q, Mode: mode, Now: t0, Floor: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ids(r.Hits); len(got) == 0 || got[0] != "paint" {
+				t.Errorf("%s Search(%q) = %q, want paint first", mode, q, got)
+			}
 		}
 	}
 }

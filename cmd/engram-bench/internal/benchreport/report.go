@@ -142,6 +142,17 @@ func Run(ctx context.Context, o Options) error {
 	}
 	md.WriteString("\n![recall quality](recall.png)\n")
 	md.WriteString(bm25VsHybrid(rep))
+	if !o.Quick {
+		emb, err := eval.Model(o.ModelDir)
+		if err != nil {
+			return err
+		}
+		conv, err := eval.ConvReport(ctx, filepath.Join(o.Eval, "search", "locomo-dev", "turns"), emb, logf)
+		if err != nil {
+			return err
+		}
+		md.WriteString("\n" + conv)
+	}
 	return os.WriteFile(filepath.Join(o.Out, "report.md"), []byte(md.String()), 0o644)
 }
 
