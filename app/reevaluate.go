@@ -532,7 +532,7 @@ func (s *Service) hold(ctx context.Context, req Request, src source, sel []selec
 		// review shows it, and the guardian weighs it.
 		res := s.guard.Check(guard.Input{Text: x.m.Content, Source: string(vault.SourceAIInference), Field: string(x.m.Field)})
 		it.Risk, it.Threat, it.Findings = res.Risk, res.Threat, queueFindings(x.m.Content, x.m.Content, res.Findings)
-		it.Reasons = res.Reasons // the guard's findings; Reason says why it is held
+		it.Reasons = res.Reasons                                                // the guard's findings; Reason says why it is held
 		it.Proposal, it.Guardian = quarantine.Guardian(it, quarantine.Review{}) // refreshed against the live memories when listed
 		data, err := it.Encode()
 		if err != nil {
