@@ -20,9 +20,10 @@ MODEL_TAGS = engram_model
 run: deps build
 	LANG=en_US.UTF-8 ./bin/engram $(ARGS)
 
-## build: bin/engram with the verified embedding model embedded
+## build: bin/engram with the verified embedding model embedded, and bin/engram-hook (lifecycle hooks)
 build: model
 	$(GO) build -tags $(MODEL_TAGS) -o bin/engram ./cmd/engram
+	$(GO) build -o bin/engram-hook ./cmd/engram-hook
 
 deps:
 	sh .ci/deps

@@ -18,6 +18,7 @@ import (
 
 	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/app/cli"
+	"github.com/engram-app/engram/app/hooks"
 	"github.com/engram-app/engram/vault"
 	"github.com/engram-app/engram/vault/vaulttest"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -41,6 +42,10 @@ func TestMain(m *testing.M) {
 			code := cli.Run(ctx, os.Args[1:], testOptions())
 			stop()
 			os.Exit(code)
+		},
+		"engram-hook": func() { // cmd/engram-hook
+			hooks.Main(context.Background(), os.Args[1:], hooks.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Token: hooks.StoredToken(os.Getenv)})
+			os.Exit(0)
 		},
 	})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/app/connect"
+	"github.com/engram-app/engram/app/hooks"
 	"github.com/engram-app/engram/vault"
 )
 
@@ -135,6 +136,13 @@ func (c *cmd) connectCmd(args []string) error {
 	req := connect.Request{
 		Client: client, Env: c.connectEnv(), Command: exe, DryRun: *dryRun, NoHooks: *noHooks,
 		Agent: app.AgentSpec{Name: *agentName, Fields: splitList[vault.Field](*fields), Read: splitList[vault.Partition](*read), Product: *product, Group: *group, MayConfirm: *mayConfirm},
+	}
+	// The hooks run the small engram-hook when it was installed beside
+	// engram: a client starts one for every prompt.
+	if hp := filepath.Join(filepath.Dir(exe), "engram-hook"); *command == "" || filepath.Base(*command) == "engram" {
+		if fi, err := os.Stat(hp); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			req.HookCommand = hp
+		}
 	}
 	if *noCapture {
 		req.HookArgs = append(req.HookArgs, "--no-capture")
@@ -341,4 +349,17 @@ func (c *cmd) connectList() error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", cl.ID, cl.Name, yesNo(st.Installed), connected, st.Path)
 	}
 	return tw.Flush()
+}
+
+// projectFlags collects repeated --project DIR=NAME flags.
+type projectFlags []hooks.Project
+
+func (p *projectFlags) String() string { return "" }
+func (p *projectFlags) Set(s string) error {
+	pr, err := hooks.ParseProject(s)
+	if err != nil {
+		return err
+	}
+	*p = append(*p, pr)
+	return nil
 }

@@ -80,6 +80,10 @@ type Request struct {
 	// NoHooks leaves the client's lifecycle hooks out (Connect); a
 	// Disconnect takes them out whatever it says.
 	NoHooks bool
+	// HookCommand is the absolute path of the program the hooks run:
+	// engram-hook when it lies next to engram, else Command (run as
+	// `engram hook`).
+	HookCommand string
 	// HookArgs are passed to every `engram hook` after --agent NAME
 	// (--no-capture, --project DIR=NAME, --budget N); never a secret.
 	HookArgs []string
@@ -87,7 +91,11 @@ type Request struct {
 
 // hookEntry is the command the client's hooks run for agent.
 func (r Request) hookEntry(agent string) HookEntry {
-	return HookEntry{Command: r.Command, Args: append([]string{"--agent", agent}, r.HookArgs...), Env: r.ExtraEnv}
+	cmd := r.HookCommand
+	if cmd == "" {
+		cmd = r.Command
+	}
+	return HookEntry{Command: cmd, Args: append([]string{"--agent", agent}, r.HookArgs...), Env: r.ExtraEnv}
 }
 
 // planHooks computes the change to the client's hooks file: installing

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -56,13 +57,18 @@ var codexHookEvents = []HookEvent{
 	{Name: "Stop", Timeout: 15},
 }
 
-// HookEntry is what Engram's hooks run: `COMMAND hook EVENT ARGS...`,
+// HookEntry is what Engram's hooks run: `COMMAND EVENT ARGS...` for the
+// engram-hook program, `COMMAND hook EVENT ARGS...` for engram itself,
 // with Env set before it (ENGRAM_HOME), never a token.
 type HookEntry struct {
 	Command string
 	Args    []string
 	Env     map[string]string
 }
+
+// hookProgram is the name of the small program that answers hooks
+// (cmd/engram-hook); any other command is engram, run as `engram hook`.
+const hookProgram = "engram-hook"
 
 // hookGroup is one group of a hooks list as the file holds it.
 type hookGroup struct {
@@ -94,7 +100,11 @@ func (e HookEntry) commandLine(ev string) string {
 	for _, k := range sortedKeys(e.Env) {
 		words = append(words, k+"="+shellQuote(e.Env[k]))
 	}
-	words = append(words, shellQuote(e.Command), "hook", ev)
+	words = append(words, shellQuote(e.Command))
+	if base := filepath.Base(e.Command); base != hookProgram && base != hookProgram+".exe" {
+		words = append(words, "hook")
+	}
+	words = append(words, ev)
 	for _, a := range e.Args {
 		words = append(words, shellQuote(a))
 	}
@@ -118,9 +128,9 @@ func (h *Hooks) group(ev HookEvent, e HookEntry) hookGroup {
 	return hookGroup{Matcher: ev.Matcher, Hooks: []hookCommand{{Type: "command", Command: e.commandLine(ev.Name), Timeout: ev.Timeout}}}
 }
 
-// engramHook matches a command Engram installed: an engram program
-// (after any VAR=value words) run with "hook".
-var engramHook = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|\S+)\s+)*(?:'[^']*engram[^'/]*'|\S*engram[^\s/]*)\s+hook\s`)
+// engramHook matches a command Engram installed: after any VAR=value
+// words, engram-hook, or an engram program run with "hook", then an event.
+var engramHook = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|\S+)\s+)*(?:'[^']*engram-hook(?:\.exe)?'|\S*engram-hook(?:\.exe)?|(?:'[^']*engram[^'/]*'|\S*engram[^\s/]*)\s+hook)\s+[A-Za-z]+(?:\s|$)`)
 
 // isEngramGroup reports whether raw (a group of a hooks list) is one
 // Engram installed: its only command is `engram hook ...`.

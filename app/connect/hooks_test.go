@@ -216,3 +216,32 @@ func TestHooksFlow(t *testing.T) {
 		t.Error("the backup stayed")
 	}
 }
+
+// TestHooksProgram: with engram-hook beside engram the hooks run it
+// without the "hook" word; switching between the two replaces Engram's
+// hooks in place, and either is taken out again.
+func TestHooksProgram(t *testing.T) {
+	c, _ := connect.Find("claude-code")
+	small := connect.HookEntry{Command: "/usr/local/bin/engram-hook", Args: []string{"--agent", "claude-code"}, Env: map[string]string{"ENGRAM_HOME": "/home/u/my vault"}}
+	out, err := c.Hooks.Edit(nil, small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(out, []byte(`"command": "ENGRAM_HOME='/home/u/my vault' /usr/local/bin/engram-hook SessionStart --agent claude-code"`)) {
+		t.Errorf("engram-hook install:\n%s", out)
+	}
+	big := connect.HookEntry{Command: engramBin, Args: []string{"--agent", "claude-code"}}
+	switched, err := c.Hooks.Edit(out, big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkHooks(t, c, switched, "claude-code")
+	if bytes.Contains(switched, []byte("engram-hook")) {
+		t.Errorf("switching left engram-hook behind:\n%s", switched)
+	}
+	for _, src := range [][]byte{out, switched} {
+		if back, had, err := c.Hooks.Strip(src); err != nil || !had || !bytes.Equal(bytes.TrimSpace(back), []byte("{}")) {
+			t.Errorf("Strip = %q, %v, %v", back, had, err)
+		}
+	}
+}

@@ -15,9 +15,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/engram-app/engram/app"
-	"github.com/engram-app/engram/vault"
 )
 
 // Captured is what became of one statement a capture found.
@@ -26,7 +23,7 @@ type Captured struct {
 	// Status is Engram's answer: ok (stored, or merged into the memory it
 	// repeats), quarantined (waits for the user's review), rejected,
 	// confirmation_required, or another refusal.
-	Status  app.Status
+	Status  Status
 	Message string
 	// ID is the memory stored or merged into; QueueID the quarantine
 	// entry of a queued one.
@@ -185,7 +182,7 @@ func capture(ctx context.Context, ev Event, in Input, session string, eng Engram
 			}
 			out.Capture = append(out.Capture, c)
 			ss.st.Seen = append(ss.st.Seen, key)
-			if c.Status == app.StatusRejected || c.Status == app.StatusPaused || c.Status == app.StatusUnauthorized {
+			if c.Status == StatusRejected || c.Status == StatusPaused || c.Status == StatusUnauthorized {
 				// Refusals count against the agent: stop here.
 				opts.logf("%s: Engram refused a captured statement (%s); the rest of this capture was left", ev, c.Message)
 				reached = false
@@ -222,20 +219,17 @@ func store(ctx context.Context, eng Engram, session, msgID, project string, st S
 	if project != "" {
 		tags = append(tags, "project:"+strings.ToLower(project))
 	}
-	src := app.Source{Type: vault.SourceUserMessage, SessionID: session, Tool: HookTool}
+	src := Source{Type: "user_message", SessionID: session, Tool: HookTool}
 	if validSession.MatchString(msgID) {
 		src.MessageID = msgID
 	}
-	res, err := eng.Store(ctx, session, app.StoreInput{
-		Content: st.Text, Field: st.Field, Kind: st.Kind, Tier: vault.Episodic, Tags: tags, Source: src,
+	res, err := eng.Store(ctx, session, StoreInput{
+		Content: st.Text, Field: st.Field, Kind: st.Kind, Tier: "episodic", Tags: tags, Source: src,
 	})
 	if err != nil {
 		return Captured{}, err
 	}
-	c := Captured{Statement: st, Status: res.Status, Message: res.Message, QueueID: res.QueueID}
-	if res.Memory != nil {
-		c.ID = res.Memory.ID
-	}
+	c := Captured{Statement: st, Status: res.Status, Message: res.Message, ID: res.ID, QueueID: res.QueueID}
 	for _, w := range res.Warnings {
 		if strings.Contains(strings.ToLower(w), "redact") {
 			c.Redacted = true
@@ -250,9 +244,9 @@ func summary(cs []Captured) string {
 	kept, queued := 0, 0
 	for _, c := range cs {
 		switch c.Status {
-		case app.StatusOK:
+		case StatusOK:
 			kept++
-		case app.StatusQuarantined, app.StatusConfirmationRequired:
+		case StatusQuarantined, StatusConfirmationRequired:
 			queued++
 		}
 	}

@@ -10,8 +10,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/engram-app/engram/app"
 )
 
 // Client is Engram reached over its loopback agent API with one agent's
@@ -34,20 +32,20 @@ type Client struct {
 }
 
 // Briefing asks POST /v1/briefing.
-func (c *Client) Briefing(ctx context.Context, session string, in app.BriefingInput) (app.BriefingResponse, error) {
-	var out app.BriefingResponse
+func (c *Client) Briefing(ctx context.Context, session string, in BriefingInput) (BriefingResponse, error) {
+	var out BriefingResponse
 	return out, c.call(ctx, "/v1/briefing", session, in, &out)
 }
 
 // Recall asks POST /v1/recall.
-func (c *Client) Recall(ctx context.Context, session string, in app.RecallInput) (app.RecallResponse, error) {
-	var out app.RecallResponse
+func (c *Client) Recall(ctx context.Context, session string, in RecallInput) (RecallResponse, error) {
+	var out RecallResponse
 	return out, c.call(ctx, "/v1/recall", session, in, &out)
 }
 
 // Store asks POST /v1/memories.
-func (c *Client) Store(ctx context.Context, session string, in app.StoreInput) (app.MemoryResponse, error) {
-	var out app.MemoryResponse
+func (c *Client) Store(ctx context.Context, session string, in StoreInput) (StoreResponse, error) {
+	var out StoreResponse
 	return out, c.call(ctx, "/v1/memories", session, in, &out)
 }
 

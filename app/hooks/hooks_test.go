@@ -35,8 +35,14 @@ type env struct {
 
 func start(t testing.TB) *env {
 	t.Helper()
+	return startWith(t, nil)
+}
+
+// startWith is start with recall by meaning through emb (nil: keywords).
+func startWith(t testing.TB, emb recall.Embedder) *env {
+	t.Helper()
 	v, _ := vaulttest.New(t)
-	svc, err := app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(nil))})
+	svc, err := app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(emb))})
 	if err != nil {
 		t.Fatal(err)
 	}

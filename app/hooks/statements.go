@@ -5,16 +5,14 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/engram-app/engram/vault"
 )
 
 // Statement is a sentence of the user's that is meant to last, as a
 // capture stores it.
 type Statement struct {
-	Text  string
-	Field vault.Field
-	Kind  vault.Kind
+	Text string
+	// Field and Kind are the memory's (vault.Field, vault.Kind).
+	Field, Kind string
 	// Why names the cue that marked it: remember, from-now-on, preference,
 	// rule, correction.
 	Why string
@@ -92,19 +90,19 @@ func classify(s string) (Statement, bool) {
 	switch {
 	case rememberLead.MatchString(s):
 		rest := capitalise(rememberLead.ReplaceAllString(s, ""))
-		return sized(Statement{Text: rest, Field: vault.Learnings, Kind: vault.Fact, Why: "remember"})
+		return sized(Statement{Text: rest, Field: "learnings", Kind: "fact", Why: "remember"})
 	case fromNowOn.MatchString(s):
-		return sized(Statement{Text: s, Field: vault.Conventions, Kind: vault.Pattern, Why: "from-now-on"})
+		return sized(Statement{Text: s, Field: "conventions", Kind: "pattern", Why: "from-now-on"})
 	case preference.MatchString(s):
-		return sized(Statement{Text: s, Field: vault.Preferences, Kind: vault.Preference, Why: "preference"})
+		return sized(Statement{Text: s, Field: "preferences", Kind: "preference", Why: "preference"})
 	case rule.MatchString(s):
-		return sized(Statement{Text: s, Field: vault.Conventions, Kind: vault.Pattern, Why: "rule"})
+		return sized(Statement{Text: s, Field: "conventions", Kind: "pattern", Why: "rule"})
 	case correctionLead.MatchString(s):
 		rest := correctionLead.ReplaceAllString(s, "")
 		if len(strings.Fields(rest)) < 4 || !assertion.MatchString(rest) {
 			return Statement{}, false
 		}
-		return sized(Statement{Text: capitalise(rest), Field: vault.Learnings, Kind: vault.Fact, Why: "correction"})
+		return sized(Statement{Text: capitalise(rest), Field: "learnings", Kind: "fact", Why: "correction"})
 	}
 	return Statement{}, false
 }
