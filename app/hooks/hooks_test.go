@@ -482,3 +482,22 @@ func TestBadTranscripts(t *testing.T) {
 		}
 	}
 }
+
+// TestRealTranscript captures from a transcript that Claude Code 2.1.332
+// wrote in a real run with Engram's hooks (testdata/claude-code-2.1.332.jsonl,
+// cut to its user, assistant and hook lines; the model was a stand-in on
+// loopback): only the user's sentence is stored, never the hooks' own
+// context that the client records beside it, nor the client's reminders
+// ("… you create from here on …").
+func TestRealTranscript(t *testing.T) {
+	e := start(t)
+	path, err := filepath.Abs(filepath.Join("testdata", "claude-code-2.1.332.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := hooks.Input{SessionID: "4717cd58-6dab-4cf6-b339-ac4418d8f61d", TranscriptPath: path, Cwd: "/tmp/cc/proj", HookEventName: "Stop"}
+	out, _ := run(t, e.client(), hooks.Stop, in, hooks.Options{Capture: true, StateDir: t.TempDir()})
+	if len(out.Capture) != 1 || out.Capture[0].Text != "The falcon staging database listens on port 5433." || out.Capture[0].Status != hooks.StatusOK {
+		t.Errorf("captured %+v", out.Capture)
+	}
+}
