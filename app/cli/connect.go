@@ -137,13 +137,7 @@ func (c *cmd) connectCmd(args []string) error {
 		Client: client, Env: c.connectEnv(), Command: exe, DryRun: *dryRun, NoHooks: *noHooks,
 		Agent: app.AgentSpec{Name: *agentName, Fields: splitList[vault.Field](*fields), Read: splitList[vault.Partition](*read), Product: *product, Group: *group, MayConfirm: *mayConfirm},
 	}
-	// The hooks run the small engram-hook when it was installed beside
-	// engram: a client starts one for every prompt.
-	if hp := filepath.Join(filepath.Dir(exe), "engram-hook"); *command == "" || filepath.Base(*command) == "engram" {
-		if fi, err := os.Stat(hp); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			req.HookCommand = hp
-		}
-	}
+	req.HookCommand = connect.HookProgram(exe)
 	if *noCapture {
 		req.HookArgs = append(req.HookArgs, "--no-capture")
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -70,6 +71,17 @@ type HookEntry struct {
 // (cmd/engram-hook); any other command is engram, run as `engram hook`.
 const hookProgram = "engram-hook"
 
+// HookProgram is the program the hooks of an engram at command run:
+// engram-hook when it lies beside it (a client starts one for every
+// prompt, and engram's own start costs more), else command itself.
+func HookProgram(command string) string {
+	p := filepath.Join(filepath.Dir(command), hookProgram)
+	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		return p
+	}
+	return command
+}
+
 // hookGroup is one group of a hooks list as the file holds it.
 type hookGroup struct {
 	Matcher string        `json:"matcher,omitempty"`
@@ -132,14 +144,23 @@ func (h *Hooks) group(ev HookEvent, e HookEntry) hookGroup {
 // words, engram-hook, or an engram program run with "hook", then an event.
 var engramHook = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|\S+)\s+)*(?:'[^']*engram-hook(?:\.exe)?'|\S*engram-hook(?:\.exe)?|(?:'[^']*engram[^'/]*'|\S*engram[^\s/]*)\s+hook)\s+[A-Za-z]+(?:\s|$)`)
 
+// envWords are the VAR=value words before a command's program.
+var envWords = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|\S+)\s+)*`)
+
 // isEngramGroup reports whether raw (a group of a hooks list) is one
-// Engram installed: its only command is `engram hook ...`.
-func isEngramGroup(raw []byte) bool {
+// Engram installed: its only command is engram-hook or `engram hook`
+// with an event, or runs e's program (an engram installed under another
+// name).
+func isEngramGroup(raw []byte, e HookEntry) bool {
 	var g hookGroup
 	if json.Unmarshal(stripJSONC(raw), &g) != nil || len(g.Hooks) != 1 {
 		return false
 	}
-	return engramHook.MatchString(g.Hooks[0].Command)
+	cmd := g.Hooks[0].Command
+	if engramHook.MatchString(cmd) {
+		return true
+	}
+	return e.Command != "" && strings.HasPrefix(envWords.ReplaceAllString(cmd, ""), shellQuote(e.Command)+" ")
 }
 
 // span is an array element's bytes.
@@ -239,7 +260,7 @@ func (h *Hooks) Edit(src []byte, e HookEntry) ([]byte, error) {
 		}
 		idx := -1
 		for i, s := range elems {
-			if isEngramGroup(out[s.start:s.end]) {
+			if isEngramGroup(out[s.start:s.end], e) {
 				idx = i
 				break
 			}
@@ -270,7 +291,10 @@ func (h *Hooks) Edit(src []byte, e HookEntry) ([]byte, error) {
 // Strip returns the hooks file src without Engram's groups, and whether
 // it had any. An event's list left empty goes, and so does a hooks object
 // left empty, as the inverse of Edit creating them.
-func (h *Hooks) Strip(src []byte) ([]byte, bool, error) {
+func (h *Hooks) Strip(src []byte) ([]byte, bool, error) { return h.strip(src, HookEntry{}) }
+
+// strip is Strip that also knows e's program as Engram's.
+func (h *Hooks) strip(src []byte, e HookEntry) ([]byte, bool, error) {
 	lf, crlf := toLF(src)
 	out := lf
 	had := false
@@ -289,7 +313,7 @@ func (h *Hooks) Strip(src []byte) ([]byte, bool, error) {
 				continue
 			}
 			for i, s := range elems {
-				if !isEngramGroup(out[s.start:s.end]) {
+				if !isEngramGroup(out[s.start:s.end], e) {
 					continue
 				}
 				had, changed = true, true
@@ -328,12 +352,6 @@ func splice(src []byte, from, to int, ins []byte) []byte {
 	return append(out, src[to:]...)
 }
 
-// installed reports whether the hooks file src holds Engram's groups.
-func (h *Hooks) installed(src []byte) bool {
-	_, had, err := h.Strip(src)
-	return err == nil && had
-}
-
 // PlanInstall computes adding Engram's hooks e to the client's hooks file.
 func (h *Hooks) PlanInstall(c Client, env Env, e HookEntry) (Plan, error) {
 	real, src, mode, existed, err := read(h.Path(env))
@@ -361,7 +379,7 @@ type hookEditor struct {
 }
 
 func (x hookEditor) edit(src []byte) ([]byte, error)        { return x.h.Edit(src, x.e) }
-func (x hookEditor) strip(src []byte) ([]byte, bool, error) { return x.h.Strip(src) }
+func (x hookEditor) strip(src []byte) ([]byte, bool, error) { return x.h.strip(src, x.e) }
 
 // restores compares what is not Engram's: the hooks may have been
 // installed with other arguments (--no-capture, --project) than the
@@ -374,7 +392,7 @@ func (x hookEditor) restores(base, src []byte) bool {
 	if bytes.Equal(again, src) {
 		return true
 	}
-	a, _, err1 := x.h.Strip(src)
-	b, _, err2 := x.h.Strip(again)
+	a, _, err1 := x.h.strip(src, x.e)
+	b, _, err2 := x.h.strip(again, x.e)
 	return err1 == nil && err2 == nil && bytes.Equal(a, b)
 }

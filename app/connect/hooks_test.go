@@ -245,3 +245,36 @@ func TestHooksProgram(t *testing.T) {
 		}
 	}
 }
+
+// TestHooksOtherName: an engram installed under another name is known by
+// its program, so that a second install changes nothing and a removal
+// finds its hooks.
+func TestHooksOtherName(t *testing.T) {
+	c, _ := connect.Find("claude-code")
+	e := connect.HookEntry{Command: "/opt/bin/memvault", Args: []string{"--agent", "claude-code"}}
+	out, err := c.Hooks.Edit(nil, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := c.Hooks.Edit(out, e); err != nil || !bytes.Equal(again, out) {
+		t.Errorf("second install under another name:\n%s", again)
+	}
+	svc := newService(t)
+	reg := connect.ForService(context.Background(), svc, operator)
+	home := t.TempDir()
+	env := testEnv(home)
+	tk := connect.Tokens{Keyring: &memSecrets{m: map[string]string{}}, DataDir: t.TempDir()}
+	req := connect.Request{Client: c, Env: env, Command: "/opt/bin/memvault"}
+	if _, err := connect.Connect(reg, tk, req); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := connect.Connect(reg, tk, req); err != nil || res.HookPlan.Changes() {
+		t.Errorf("second Connect: %v, %v", res.HookPlan.Action, err)
+	}
+	if res, err := connect.Disconnect(reg, tk, req); err != nil || res.HookPlan.Action != connect.Delete {
+		t.Errorf("Disconnect: %v, %v", res.HookPlan.Action, err)
+	}
+	if _, err := os.Stat(c.Hooks.Path(env)); err == nil {
+		t.Error("the hooks file Engram created stayed")
+	}
+}
