@@ -96,7 +96,8 @@ fuzz:
 	for t in FuzzDecodeVector FuzzStem; do $(GO) test ./app/recall/ -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
 	for t in FuzzAPI FuzzMCP; do $(GO) test ./app/server/ -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
 	$(GO) test ./app/internal/strictjson/ -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./app/connect/ -run '^$$' -fuzz '^FuzzEdit$$' -fuzztime $(FUZZTIME)
+	for t in FuzzEdit FuzzHooksEdit; do $(GO) test ./app/connect/ -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
+	for t in FuzzStatements FuzzTranscript; do $(GO) test ./app/hooks/ -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
 	$(GO) test ./app/importer/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) $(GO) test ./app/embed/ -run '^$$' -fuzz '^FuzzTokenize$$' -fuzztime $(FUZZTIME)
 

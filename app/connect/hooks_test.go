@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -277,4 +278,74 @@ func TestHooksOtherName(t *testing.T) {
 	if _, err := os.Stat(c.Hooks.Path(env)); err == nil {
 		t.Error("the hooks file Engram created stayed")
 	}
+}
+
+// FuzzHooksEdit feeds any bytes as a hooks file: Edit either refuses them
+// or gives JSON that holds Engram's hooks once per event, that a second
+// Edit leaves alone, and that Strip takes them out of again, leaving what
+// was not Engram's.
+func FuzzHooksEdit(f *testing.F) {
+	for _, id := range []string{"claude-code", "codex"} {
+		if b, err := os.ReadFile(filepath.Join("testdata", id, "hooks", "existing.input")); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`{"hooks": {"Stop": []}}`))
+	f.Add([]byte(`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "engram hook Stop"}]}, 1, "x"]}}`))
+	f.Add([]byte("// c\n{\"a\": [1,2,],}\n"))
+	c, _ := connect.Find("claude-code")
+	e := connect.HookEntry{Command: engramBin, Args: []string{"--agent", "fuzz"}, Env: map[string]string{"ENGRAM_HOME": "/h"}}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		before, _, serr := c.Hooks.Strip(src)
+		out, err := c.Hooks.Edit(src, e)
+		if err != nil {
+			return
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(jsonc(out), &doc); err != nil {
+			t.Fatalf("Edit gave a file that is not JSON: %v\n%s", err, out)
+		}
+		if again, err := c.Hooks.Edit(out, e); err != nil || !bytes.Equal(again, out) {
+			t.Fatalf("a second Edit changed the file (%v):\n%s\n->\n%s", err, out, again)
+		}
+		stripped, had, err := c.Hooks.Strip(out)
+		if err != nil || !had {
+			t.Fatalf("Strip after Edit = %v, %v\n%s", had, err, out)
+		}
+		if _, still, _ := c.Hooks.Strip(stripped); still {
+			t.Fatalf("Strip left some of Engram's hooks:\n%s", stripped)
+		}
+		if serr == nil {
+			var a, b any
+			json.Unmarshal(jsonc(before), &a)
+			json.Unmarshal(jsonc(stripped), &b)
+			if a != nil && fmt.Sprint(a) != fmt.Sprint(b) && !emptyHooks(a, b) { // nil: nothing but comments, which Edit makes an object
+				t.Fatalf("Strip(Edit(src)) means %v, Strip(src) %v", b, a)
+			}
+		}
+	})
+}
+
+// emptyHooks allows the one difference Strip makes on purpose: an event's
+// list (or the hooks object) left empty goes.
+func emptyHooks(a, b any) bool {
+	am, _ := a.(map[string]any)
+	bm, _ := b.(map[string]any)
+	if am == nil || bm == nil {
+		return false
+	}
+	ah, _ := am["hooks"].(map[string]any)
+	for k, v := range ah {
+		if l, ok := v.([]any); ok && len(l) == 0 {
+			delete(ah, k)
+		}
+	}
+	if len(ah) == 0 {
+		delete(am, "hooks")
+	}
+	bh, _ := bm["hooks"].(map[string]any)
+	if len(bh) == 0 {
+		delete(bm, "hooks")
+	}
+	return fmt.Sprint(am) == fmt.Sprint(bm)
 }
