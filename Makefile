@@ -20,9 +20,10 @@ MODEL_TAGS = engram_model
 run: deps build
 	LANG=en_US.UTF-8 ./bin/engram $(ARGS)
 
-## build: bin/engram with the verified embedding model embedded
+## build: bin/engram with the verified embedding model embedded, and bin/engram-hook (lifecycle hooks)
 build: model
 	$(GO) build -tags $(MODEL_TAGS) -o bin/engram ./cmd/engram
+	$(GO) build -o bin/engram-hook ./cmd/engram-hook
 
 deps:
 	sh .ci/deps
@@ -95,7 +96,8 @@ fuzz:
 	for t in FuzzDecodeVector FuzzStem; do $(GO) test ./app/recall/ -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
 	for t in FuzzAPI FuzzMCP; do $(GO) test ./app/server/ -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
 	$(GO) test ./app/internal/strictjson/ -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./app/connect/ -run '^$$' -fuzz '^FuzzEdit$$' -fuzztime $(FUZZTIME)
+	for t in FuzzEdit FuzzHooksEdit; do $(GO) test ./app/connect/ -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
+	for t in FuzzStatements FuzzTranscript; do $(GO) test ./app/hooks/ -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
 	$(GO) test ./app/importer/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) $(GO) test ./app/embed/ -run '^$$' -fuzz '^FuzzTokenize$$' -fuzztime $(FUZZTIME)
 

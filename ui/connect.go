@@ -247,7 +247,7 @@ func (c *connectDialog) request(dry bool) connect.Request {
 		spec.Read = typed[app.Partition](c.read.selected())
 		spec.MayConfirm = c.mayConfirm.Checked
 	}
-	req := connect.Request{Client: cl, Env: c.env, Agent: spec, Command: c.exe, DryRun: dry}
+	req := connect.Request{Client: cl, Env: c.env, Agent: spec, Command: c.exe, HookCommand: connect.HookProgram(c.exe), DryRun: dry}
 	if h := c.u.getenv("ENGRAM_HOME"); h != "" {
 		if abs, err := filepath.Abs(h); err == nil {
 			h = abs
@@ -307,7 +307,7 @@ func (c *connectDialog) plan() {
 			return err
 		}
 		_, tokenErr = c.tk.Load(res.Agent.Name)
-		if st.Connected && !res.Plan.Changes() {
+		if st.Connected && !res.Plan.Changes() && !res.HookPlan.Changes() {
 			// Nothing to connect: show what Disconnect would do instead.
 			ureq := req
 			ureq.Agent = app.AgentSpec{}
@@ -330,15 +330,18 @@ func (c *connectDialog) plan() {
 		switch {
 		case res.Plan.Changes():
 			c.planNote.Set(fmt.Sprintf("Connect would %s %s:", res.Plan.Action, res.Plan.Path))
-			c.diff.Set(strings.TrimRight(res.Plan.Diff(), "\n"))
+			c.diff.Set(strings.TrimRight(res.Plan.Diff()+res.HookPlan.Diff(), "\n"))
+		case res.HookPlan.Changes():
+			c.planNote.Set(fmt.Sprintf("Connect would %s %s (lifecycle hooks):", res.HookPlan.Action, res.HookPlan.Path))
+			c.diff.Set(strings.TrimRight(res.HookPlan.Diff(), "\n"))
 		case undoErr == nil && undo.Plan.Changes():
 			c.planNote.Set(fmt.Sprintf("Engram is in %s already. Disconnect would %s:", res.Plan.Path, undoText(undo)))
-			c.diff.Set(strings.TrimRight(undo.Plan.Diff(), "\n"))
+			c.diff.Set(strings.TrimRight(undo.Plan.Diff()+undo.HookPlan.Diff(), "\n"))
 		default:
 			c.planNote.Set(fmt.Sprintf("%s stays as it is: Engram is in it already.", res.Plan.Path))
 			c.diff.Set("")
 		}
-		c.setButtons(res.Plan.Changes() || tokenErr != nil, st.Connected)
+		c.setButtons(res.Plan.Changes() || res.HookPlan.Changes() || tokenErr != nil, st.Connected)
 	})
 }
 

@@ -98,7 +98,7 @@ func TestConnectClient(t *testing.T) {
 		t.Errorf("Connect a client needs %v, more than the window's %v", m, win)
 	}
 	text := boxText(dlg)
-	for _, want := range []string{"Claude Code is installed and not connected", "would add agent claude-code", "Connect would update " + file, `"engram": {`, "--agent", "claude-code"} {
+	for _, want := range []string{"Claude Code is installed and not connected", "would add agent claude-code", "Connect would update " + file, `"engram": {`, "--agent", "claude-code", "hook SessionStart --agent claude-code"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the dry run does not say %q:\n%s", want, text)
 		}

@@ -439,6 +439,8 @@ func (c *cmd) dispatch(args []string) error {
 		return c.mcpBridge(args[1:])
 	case "connect":
 		return c.connectCmd(args[1:])
+	case "hook":
+		return c.hookCmd(args[1:])
 	case "sweep":
 		return c.sweep(args[1:])
 	}
@@ -517,10 +519,11 @@ Usage:
                                                      # import run is import:FORMAT --session import-…
   engram serve [--addr 127.0.0.1:7474]               # the loopback API for agents
   engram mcp [--agent NAME | --token-file F] [--url ADDR]  # MCP over stdio, forwarded to the running Engram
-  engram connect CLIENT [--agent NAME] [--fields F,F] [--read P,P] [--dry-run]
+  engram connect CLIENT [--agent NAME] [--fields F,F] [--read P,P] [--no-hooks] [--no-capture] [--project DIR=NAME] [--dry-run]
                                                      # set up claude-code, claude-desktop, cursor, vscode,
                                                      # windsurf, codex, gemini or zed; the token goes to the OS keyring
   engram connect --remove CLIENT [--dry-run]         # undo it and revoke the agent
+  engram hook EVENT [--agent NAME] [--budget N] [--project DIR=NAME] [--no-capture]  # a client's lifecycle hook: JSON in, its answer out; always exits 0
   engram connect --list                              # which clients are installed and connected
   engram sweep [--now RFC3339]                       # decay, expiry, archive, purge, compaction
 

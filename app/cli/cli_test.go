@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/app/cli"
+	"github.com/engram-app/engram/app/hooks"
 	"github.com/engram-app/engram/vault"
 	"github.com/engram-app/engram/vault/vaulttest"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -41,6 +43,10 @@ func TestMain(m *testing.M) {
 			code := cli.Run(ctx, os.Args[1:], testOptions())
 			stop()
 			os.Exit(code)
+		},
+		"engram-hook": func() { // cmd/engram-hook
+			hooks.Main(context.Background(), os.Args[1:], hooks.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Token: hooks.StoredToken(os.Getenv)})
+			os.Exit(0)
 		},
 	})
 }
@@ -83,6 +89,7 @@ func TestScripts(t *testing.T) {
 			"truncatefile":  truncateFile,
 			"agentstore":    agentStore,
 			"waitserver":    waitServer,
+			"deadaddr":      deadAddr,
 			"pair":          pairCmd,
 			"agentrecall":   agentRecall,
 			"agentfind":     agentFind,
@@ -230,6 +237,19 @@ func agentStore(ts *testscript.TestScript, neg bool, args []string) {
 	req := app.Request{Caller: app.Caller{Agent: args[1], Session: "test"}, Authorized: true}
 	r := s.Store(context.Background(), req, app.StoreInput{Content: args[3], Source: vault.Source{Type: vault.SourceType(args[2])}})
 	fmt.Fprintf(ts.Stdout(), "%s %s\n", r.Status, r.QueueID)
+}
+
+// deadaddr: write the address of a loopback port nothing listens on as
+// the running Engram's, so that a command finds no Engram there whatever
+// else runs on this machine (another Engram on the default port).
+func deadAddr(ts *testscript.TestScript, neg bool, args []string) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	addr := l.Addr().String()
+	l.Close()
+	dir := filepath.Join(ts.Getenv("XDG_RUNTIME_DIR"), "engram")
+	ts.Check(os.MkdirAll(dir, 0o700))
+	ts.Check(os.WriteFile(filepath.Join(dir, "engram.addr"), []byte(addr+"\n"), 0o600))
 }
 
 // waitserver: wait until engram serve (started in the background) has

@@ -13,6 +13,7 @@ import (
 
 	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/app/connect"
+	"github.com/engram-app/engram/app/hooks"
 	"github.com/engram-app/engram/vault"
 )
 
@@ -106,6 +107,11 @@ func (c *cmd) connectCmd(args []string) error {
 	group := fs.String("group", "", "a new agent's group")
 	mayConfirm := fs.Bool("may-confirm", false, "let a new agent's \"the user confirmed\" count as your confirmation")
 	command := fs.String("command", "", "the engram program the client starts (default: this one)")
+	noHooks := fs.Bool("no-hooks", false, "leave the client's lifecycle hooks out (a briefing at session start, recall per prompt, capture)")
+	noCapture := fs.Bool("no-capture", false, "install the hooks without capture: nothing taken from transcripts, the agent never asked to store its learnings")
+	budget := fs.Int("budget", 0, fmt.Sprintf("the briefing's size in tokens (default %d)", app.DefaultBriefingBudget))
+	var projects projectFlags
+	fs.Var(&projects, "project", "map a working directory to a product for the briefing: DIR=NAME (repeatable)")
 	pos, err := parse(fs, args, 0, 1, "a CLIENT: "+strings.Join(connect.IDs(), ", "))
 	if err != nil {
 		return err
@@ -128,8 +134,22 @@ func (c *cmd) connectCmd(args []string) error {
 		return err
 	}
 	req := connect.Request{
-		Client: client, Env: c.connectEnv(), Command: exe, DryRun: *dryRun,
+		Client: client, Env: c.connectEnv(), Command: exe, DryRun: *dryRun, NoHooks: *noHooks,
 		Agent: app.AgentSpec{Name: *agentName, Fields: splitList[vault.Field](*fields), Read: splitList[vault.Partition](*read), Product: *product, Group: *group, MayConfirm: *mayConfirm},
+	}
+	req.HookCommand = connect.HookProgram(exe)
+	if *noCapture {
+		req.HookArgs = append(req.HookArgs, "--no-capture")
+	}
+	if *budget > 0 {
+		req.HookArgs = append(req.HookArgs, "--budget", fmt.Sprint(*budget))
+	}
+	for _, p := range projects {
+		dir := p.Dir
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
+		req.HookArgs = append(req.HookArgs, "--project", dir+"="+p.Name)
 	}
 	if h := c.o.Getenv("ENGRAM_HOME"); h != "" {
 		if abs, err := filepath.Abs(h); err == nil {
@@ -194,10 +214,12 @@ func (c *cmd) printConnect(client connect.Client, res connect.Result, req connec
 		}
 		fmt.Fprintf(c.out, "would %s agent %s (%s)\n", verb, name, describeAgent(res.Agent))
 		if !plan.Changes() {
-			return printf(c.out, "%s is already connected: %s stays as it is\n", client.Name, plan.Path)
+			fmt.Fprintf(c.out, "%s is already connected: %s stays as it is\n", client.Name, plan.Path)
+		} else {
+			fmt.Fprintf(c.out, "would %s %s:\n", plan.Action, plan.Path)
+			fmt.Fprint(c.out, plan.Diff())
 		}
-		fmt.Fprintf(c.out, "would %s %s:\n", plan.Action, plan.Path)
-		fmt.Fprint(c.out, plan.Diff())
+		c.printHookPlan(res.HookPlan, true)
 		return nil
 	}
 	if res.Stored.File != "" {
@@ -215,14 +237,49 @@ func (c *cmd) printConnect(client connect.Client, res connect.Result, req connec
 	if !res.New && (a.Fields != nil || a.Read != nil || a.Product != "" || a.Group != "" || a.MayConfirm) {
 		fmt.Fprintf(c.out, "its grants are unchanged; to change them, revoke it (engram connect --remove %s) and connect again\n", client.ID)
 	}
-	if !plan.Changes() {
+	if !plan.Changes() && !res.HookPlan.Changes() {
 		return printf(c.out, "%s is already connected: %s is unchanged\n", client.Name, plan.Path)
 	}
-	fmt.Fprintf(c.out, "connected %s: %s %s", client.Name, map[connect.Action]string{connect.Create: "created", connect.Update: "updated"}[plan.Action], plan.Path)
-	if plan.Action == connect.Update {
-		fmt.Fprintf(c.out, " (the previous version is in %s)", plan.Path+connect.BackupSuffix)
+	if plan.Changes() {
+		fmt.Fprintf(c.out, "connected %s: %s %s", client.Name, map[connect.Action]string{connect.Create: "created", connect.Update: "updated"}[plan.Action], plan.Path)
+		if plan.Action == connect.Update {
+			fmt.Fprintf(c.out, " (the previous version is in %s)", plan.Path+connect.BackupSuffix)
+		}
+		fmt.Fprintf(c.out, "\nit starts %s mcp --agent %s", req.Command, name)
+	} else {
+		fmt.Fprintf(c.out, "%s's MCP entry is unchanged in %s", client.Name, plan.Path)
 	}
-	return printf(c.out, "\nit starts %s mcp --agent %s; restart %s to load it\n", req.Command, name, client.Name)
+	c.printHookPlan(res.HookPlan, false)
+	return printf(c.out, "; restart %s to load it\n", client.Name)
+}
+
+// printHookPlan says what happens to the client's hooks file.
+func (c *cmd) printHookPlan(p connect.Plan, dryRun bool) {
+	if p.Path == "" {
+		return
+	}
+	if dryRun {
+		if p.Changes() {
+			fmt.Fprintf(c.out, "would %s %s (lifecycle hooks):\n", p.Action, p.Path)
+			fmt.Fprint(c.out, p.Diff())
+		} else {
+			fmt.Fprintf(c.out, "%s stays as it is (lifecycle hooks)\n", p.Path)
+		}
+		return
+	}
+	switch p.Action {
+	case connect.Unchanged:
+		return
+	case connect.Create, connect.Update:
+		fmt.Fprintf(c.out, "\nlifecycle hooks: %s %s", map[connect.Action]string{connect.Create: "created", connect.Update: "updated"}[p.Action], p.Path)
+	case connect.Restore:
+		fmt.Fprintf(c.out, "\nlifecycle hooks: restored %s as it was", p.Path)
+	case connect.Delete:
+		fmt.Fprintf(c.out, "\nlifecycle hooks: removed %s, which engram connect had created", p.Path)
+	}
+	if p.Action == connect.Update {
+		fmt.Fprintf(c.out, " (the previous version is in %s)", p.Path+connect.BackupSuffix)
+	}
 }
 
 func (c *cmd) printDisconnect(res connect.Result, dryRun bool) error {
@@ -234,6 +291,7 @@ func (c *cmd) printDisconnect(res connect.Result, dryRun bool) error {
 		} else {
 			fmt.Fprintf(c.out, "Engram is not in %s\n", plan.Path)
 		}
+		c.printHookPlan(res.HookPlan, true)
 		if res.Revoked {
 			fmt.Fprintf(c.out, "would revoke agent %s\n", name)
 		}
@@ -248,6 +306,10 @@ func (c *cmd) printDisconnect(res connect.Result, dryRun bool) error {
 		fmt.Fprintf(c.out, "removed %s, which engram connect had created\n", plan.Path)
 	default:
 		fmt.Fprintf(c.out, "removed Engram from %s (the previous version is in %s)\n", plan.Path, plan.Path+connect.BackupSuffix)
+	}
+	if res.HookPlan.Changes() {
+		c.printHookPlan(res.HookPlan, false)
+		fmt.Fprintln(c.out)
 	}
 	if res.Revoked {
 		fmt.Fprintf(c.out, "revoked agent %s\n", name)
@@ -281,4 +343,17 @@ func (c *cmd) connectList() error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", cl.ID, cl.Name, yesNo(st.Installed), connected, st.Path)
 	}
 	return tw.Flush()
+}
+
+// projectFlags collects repeated --project DIR=NAME flags.
+type projectFlags []hooks.Project
+
+func (p *projectFlags) String() string { return "" }
+func (p *projectFlags) Set(s string) error {
+	pr, err := hooks.ParseProject(s)
+	if err != nil {
+		return err
+	}
+	*p = append(*p, pr)
+	return nil
 }

@@ -70,6 +70,9 @@ type Client struct {
 	Type string
 	// Doc is where the client documents the file.
 	Doc string
+	// Hooks is where the client runs lifecycle hooks, for the clients
+	// whose documentation defines them; nil for the others.
+	Hooks *Hooks
 
 	path     func(Env) string
 	marks    func(Env) []string // any of them existing means installed
@@ -113,6 +116,16 @@ var Clients = []Client{
 			return []string{filepath.Join(e.home(), ".claude"), filepath.Join(e.home(), ".claude.json")}
 		},
 		programs: []string{"claude"},
+		Hooks: &Hooks{
+			Doc:    "https://code.claude.com/docs/en/hooks (user settings: ~/.claude/settings.json)",
+			Events: claudeHookEvents,
+			path: func(e Env) string {
+				if d := e.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+					return filepath.Join(d, "settings.json")
+				}
+				return filepath.Join(e.home(), ".claude", "settings.json")
+			},
+		},
 	},
 	{
 		ID: "claude-desktop", Name: "Claude Desktop", Format: JSON, Container: "mcpServers",
@@ -148,6 +161,11 @@ var Clients = []Client{
 		path:     func(e Env) string { return filepath.Join(codexHome(e), "config.toml") },
 		marks:    func(e Env) []string { return []string{codexHome(e)} },
 		programs: []string{"codex"},
+		Hooks: &Hooks{
+			Doc:    "https://developers.openai.com/codex/hooks ($CODEX_HOME/hooks.json)",
+			Events: codexHookEvents,
+			path:   func(e Env) string { return filepath.Join(codexHome(e), "hooks.json") },
+		},
 	},
 	{
 		ID: "gemini", Name: "Gemini CLI", Format: JSON, Container: "mcpServers",

@@ -269,8 +269,34 @@ func (c Client) PlanInstall(env Env, e Entry) (Plan, error) {
 }
 
 func (c Client) planInstall(path string, src []byte, existed bool, mode fs.FileMode, e Entry) (Plan, error) {
+	return planWith(entryEditor{c, e}, c, path, src, existed, mode)
+}
+
+// editor edits one kind of entry in a client's file: the MCP server
+// entry (entryEditor) or the hooks (hookEditor).
+type editor interface {
+	edit(src []byte) ([]byte, error)
+	strip(src []byte) ([]byte, bool, error)
+	// restores reports whether src is base with Engram's entry added and
+	// nothing else changed, so that removing it gives base back.
+	restores(base, src []byte) bool
+}
+
+type entryEditor struct {
+	c Client
+	e Entry
+}
+
+func (x entryEditor) edit(src []byte) ([]byte, error)        { return x.c.Edit(src, x.e) }
+func (x entryEditor) strip(src []byte) ([]byte, bool, error) { return x.c.Strip(src) }
+func (x entryEditor) restores(base, src []byte) bool {
+	again, err := x.c.Edit(base, x.e)
+	return err == nil && bytes.Equal(again, src)
+}
+
+func planWith(ed editor, c Client, path string, src []byte, existed bool, mode fs.FileMode) (Plan, error) {
 	p := Plan{Client: c, Path: path, Before: src, existed: existed, mode: mode}
-	after, err := c.Edit(src, e)
+	after, err := ed.edit(src)
 	if err != nil {
 		return p, fmt.Errorf("%s: %w", path, err)
 	}
@@ -301,11 +327,15 @@ func (c Client) PlanRemove(env Env, e Entry) (Plan, error) {
 }
 
 func (c Client) planRemove(path string, src []byte, existed bool, mode fs.FileMode, backup []byte, haveBackup bool, e Entry) (Plan, error) {
+	return planRemoveWith(entryEditor{c, e}, c, path, src, existed, mode, backup, haveBackup)
+}
+
+func planRemoveWith(ed editor, c Client, path string, src []byte, existed bool, mode fs.FileMode, backup []byte, haveBackup bool) (Plan, error) {
 	p := Plan{Client: c, Path: path, Before: src, existed: existed, mode: mode, Action: Unchanged, After: src}
 	if !existed {
 		return p, nil
 	}
-	stripped, had, err := c.Strip(src)
+	stripped, had, err := ed.strip(src)
 	if err != nil {
 		return p, fmt.Errorf("%s: %w", path, err)
 	}
@@ -313,13 +343,11 @@ func (c Client) planRemove(path string, src []byte, existed bool, mode fs.FileMo
 		return p, nil
 	}
 	if haveBackup {
-		if _, inBackup, err := c.Strip(backup); err == nil && !inBackup {
-			if again, err := c.Edit(backup, e); err == nil && bytes.Equal(again, src) {
-				p.Action, p.After = Restore, backup
-				return p, nil
-			}
+		if _, inBackup, err := ed.strip(backup); err == nil && !inBackup && ed.restores(backup, src) {
+			p.Action, p.After = Restore, backup
+			return p, nil
 		}
-	} else if fresh, err := c.Edit(nil, e); err == nil && bytes.Equal(fresh, src) {
+	} else if ed.restores(nil, src) {
 		p.Action, p.After = Delete, nil
 		return p, nil
 	}

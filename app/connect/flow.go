@@ -77,6 +77,39 @@ type Request struct {
 	// DryRun computes everything and changes nothing: no agent, no token,
 	// no file.
 	DryRun bool
+	// NoHooks leaves the client's lifecycle hooks out (Connect); a
+	// Disconnect takes them out whatever it says.
+	NoHooks bool
+	// HookCommand is the absolute path of the program the hooks run:
+	// engram-hook when it lies next to engram, else Command (run as
+	// `engram hook`).
+	HookCommand string
+	// HookArgs are passed to every `engram hook` after --agent NAME
+	// (--no-capture, --project DIR=NAME, --budget N); never a secret.
+	HookArgs []string
+}
+
+// hookEntry is the command the client's hooks run for agent.
+func (r Request) hookEntry(agent string) HookEntry {
+	cmd := r.HookCommand
+	if cmd == "" {
+		cmd = r.Command
+	}
+	return HookEntry{Command: cmd, Args: append([]string{"--agent", agent}, r.HookArgs...), Env: r.ExtraEnv}
+}
+
+// planHooks computes the change to the client's hooks file: installing
+// Engram's hooks, or (remove, or NoHooks) taking them out. A client
+// without hooks gets an empty plan.
+func (r Request) planHooks(agent string, remove bool) (Plan, error) {
+	h := r.Client.Hooks
+	if h == nil {
+		return Plan{Action: Unchanged}, nil
+	}
+	if remove || r.NoHooks {
+		return h.PlanRemove(r.Client, r.Env, r.hookEntry(agent))
+	}
+	return h.PlanInstall(r.Client, r.Env, r.hookEntry(agent))
 }
 
 // Result says what Connect or Disconnect did (or, for a dry run, would do).
@@ -96,6 +129,9 @@ type Result struct {
 	Revoked bool
 	// Plan is the change to the client's file; Plan.Diff shows it.
 	Plan Plan
+	// HookPlan is the change to the client's hooks file (Action
+	// Unchanged and no Path for a client without hooks).
+	HookPlan Plan
 }
 
 // maxSuffix bounds the search for a name that is not revoked.
@@ -142,6 +178,10 @@ func Connect(reg Registry, tk Tokens, req Request) (Result, error) {
 	if res.Plan, err = replan(); err != nil {
 		return res, err
 	}
+	replanHooks := func() (Plan, error) { return req.planHooks(name, false) }
+	if res.HookPlan, err = replanHooks(); err != nil {
+		return res, err
+	}
 
 	existing, exists := byName(name)
 	if req.DryRun {
@@ -179,7 +219,10 @@ func Connect(reg Registry, tk Tokens, req Request) (Result, error) {
 			return res, fmt.Errorf("keep the agent's token: %w", err)
 		}
 	}
-	res.Plan, err = applyRetrying(res.Plan, replan)
+	if res.Plan, err = applyRetrying(res.Plan, replan); err != nil {
+		return res, err
+	}
+	res.HookPlan, err = applyRetrying(res.HookPlan, replanHooks)
 	return res, err
 }
 
@@ -228,6 +271,10 @@ func Disconnect(reg Registry, tk Tokens, req Request) (Result, error) {
 		return res, err
 	}
 	res.Plan = plan
+	replanHooks := func() (Plan, error) { return req.planHooks(name, true) }
+	if res.HookPlan, err = replanHooks(); err != nil {
+		return res, err
+	}
 	list, err := reg.Agents()
 	if err := check(list.Response, err); err != nil {
 		return res, err
@@ -244,6 +291,9 @@ func Disconnect(reg Registry, tk Tokens, req Request) (Result, error) {
 		return res, nil
 	}
 	if res.Plan, err = applyRetrying(plan, replan); err != nil {
+		return res, err
+	}
+	if res.HookPlan, err = applyRetrying(res.HookPlan, replanHooks); err != nil {
 		return res, err
 	}
 	if active {

@@ -28,6 +28,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/memories/{id}/refute", s.authed(s.refute))
 	mux.HandleFunc("POST /v1/memories/{id}/question", s.authed(s.question))
 	mux.HandleFunc("POST /v1/recall", s.authed(s.recall))
+	mux.HandleFunc("POST /v1/briefing", s.authed(s.briefing))
 	mux.HandleFunc("POST /v1/sessions/{id}/end", s.authed(s.endSession))
 	mux.HandleFunc("POST /v1/pair", s.pair)
 	mux.HandleFunc("POST /v1/pair/poll", s.pairPoll)
@@ -146,6 +147,17 @@ func (s *Server) recall(w http.ResponseWriter, r *http.Request, req app.Request)
 		return
 	}
 	res := s.svc.Recall(r.Context(), req, in)
+	reply(w, res.Status, res)
+}
+
+// briefing answers an agent's lifecycle hook at a session's start: the
+// memories it may read that matter for its project (app.Service.Briefing).
+func (s *Server) briefing(w http.ResponseWriter, r *http.Request, req app.Request) {
+	var in app.BriefingInput
+	if !decode(w, r, &in) {
+		return
+	}
+	res := s.svc.Briefing(r.Context(), req, in)
 	reply(w, res.Status, res)
 }
 

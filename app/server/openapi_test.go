@@ -68,7 +68,7 @@ func TestOpenAPIMatchesServer(t *testing.T) {
 		}
 	}
 	sort.Strings(ops)
-	want := "DELETE /mcp DELETE /v1/memories/{id} GET /mcp GET /v1/admin/agents GET /v1/health GET /v1/memories/{id} GET /v1/memories/{id}/history PATCH /v1/memories/{id} POST /mcp POST /v1/admin/agents/{name}/{decision} POST /v1/admin/reevaluate POST /v1/admin/run POST /v1/memories POST /v1/memories/{id}/confirm POST /v1/memories/{id}/question POST /v1/memories/{id}/refute POST /v1/pair POST /v1/pair/poll POST /v1/recall POST /v1/sessions/{id}/end"
+	want := "DELETE /mcp DELETE /v1/memories/{id} GET /mcp GET /v1/admin/agents GET /v1/health GET /v1/memories/{id} GET /v1/memories/{id}/history PATCH /v1/memories/{id} POST /mcp POST /v1/admin/agents/{name}/{decision} POST /v1/admin/reevaluate POST /v1/admin/run POST /v1/briefing POST /v1/memories POST /v1/memories/{id}/confirm POST /v1/memories/{id}/question POST /v1/memories/{id}/refute POST /v1/pair POST /v1/pair/poll POST /v1/recall POST /v1/sessions/{id}/end"
 	if got := strings.Join(ops, " "); got != want {
 		t.Errorf("documented operations = %s\nwant %s", got, want)
 	}
@@ -94,6 +94,9 @@ func TestOpenAPIMatchesServer(t *testing.T) {
 	}
 	if got, want := fields("RecallRequest"), jsonFields(app.RecallInput{}); got != want {
 		t.Errorf("RecallRequest documents %s; the server decodes %s", got, want)
+	}
+	if got, want := fields("BriefingRequest"), jsonFields(app.BriefingInput{}); got != want {
+		t.Errorf("BriefingRequest documents %s; the server decodes %s", got, want)
 	}
 	if got, want := fields("ReevaluateRequest"), jsonFields(app.ReevaluateInput{}); got != want {
 		t.Errorf("ReevaluateRequest documents %s; the server decodes %s", got, want)
