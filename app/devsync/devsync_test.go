@@ -1,0 +1,399 @@
+package devsync_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/engram-app/engram/app/devsync"
+	"github.com/engram-app/engram/quarantine"
+	"github.com/engram-app/engram/vault"
+	"github.com/engram-app/engram/vault/vaulttest"
+)
+
+// device is one vault and its syncer.
+type device struct {
+	v     *vault.Vault
+	s     *devsync.Syncer
+	clock *vaulttest.Clock
+	path  string
+}
+
+// pair makes vault A, sets up sync with folder, and joins vault B from
+// the folder, as two devices would over a shared directory.
+func pair(t *testing.T, folder string, before func(a *device)) (a, b *device) {
+	t.Helper()
+	ctx := context.Background()
+	av, aclock := vaulttest.New(t)
+	a = &device{v: av, clock: aclock, s: devsync.New(av, devsync.Options{Now: aclock.Now}), path: av.Path()}
+	if before != nil {
+		before(a)
+	}
+	if _, err := a.s.Setup(ctx, folder, "laptop"); err != nil {
+		t.Fatalf("Setup: %v", err)
+	}
+	bclock := vaulttest.NewClock(vaulttest.Start.Add(time.Minute))
+	bpath := filepath.Join(t.TempDir(), "vault.db")
+	bv, _, err := devsync.Join(ctx, folder, bpath, []byte(vaulttest.Passphrase), "desktop", devsync.Options{Now: bclock.Now})
+	if err != nil {
+		t.Fatalf("Join: %v", err)
+	}
+	t.Cleanup(func() {
+		bv.Close()
+		vaulttest.Check(t, bpath)
+	})
+	b = &device{v: bv, clock: bclock, s: devsync.New(bv, devsync.Options{Now: bclock.Now}), path: bpath}
+	return a, b
+}
+
+func (d *device) sync(t *testing.T) devsync.Report {
+	t.Helper()
+	r, err := d.s.Now(context.Background())
+	if err != nil {
+		t.Fatalf("sync: %v", err)
+	}
+	return r
+}
+
+func (d *device) add(t *testing.T, p vault.Partition, text string) vault.Memory {
+	t.Helper()
+	m, err := d.v.Add(vaulttest.Memory(p, text), vault.Actor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func (d *device) update(t *testing.T, id, text string) {
+	t.Helper()
+	if _, err := d.v.Update(id, vault.OpUpdate, vault.Actor{}, func(m *vault.Memory) error {
+		m.Content = text
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (d *device) content(t *testing.T, id string) string {
+	t.Helper()
+	m, err := d.v.Peek(id)
+	if err != nil {
+		t.Fatalf("Peek %s: %v", id, err)
+	}
+	return m.Content
+}
+
+func (d *device) history(t *testing.T, id string) []string {
+	t.Helper()
+	_, vers, err := d.v.Replica(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, v := range vers {
+		out = append(out, v.Memory.Content)
+	}
+	return out
+}
+
+func (d *device) conflicts(t *testing.T) []quarantine.Item {
+	t.Helper()
+	recs, _, err := d.v.QueueList()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []quarantine.Item
+	for _, r := range recs {
+		it, err := quarantine.Decode(r.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.Kind == quarantine.KindSyncConflict {
+			out = append(out, *it)
+		}
+	}
+	return out
+}
+
+func (d *device) status(t *testing.T) devsync.Status {
+	t.Helper()
+	st, err := d.s.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// TestTwoDevices runs the merge rules over a plain shared directory:
+// the first sync, writes on both sides, a concurrent edit, a forget
+// while one device is cut off, and a revocation.
+func TestTwoDevices(t *testing.T) {
+	folder := t.TempDir()
+	var kept, secret vault.Memory
+	a, b := pair(t, folder, func(a *device) {
+		kept = a.add(t, vault.Internal, "Deploys go through ops/deploy.sh")
+		a.update(t, kept.ID, "Deploys go through ops/deploy.sh --canary")
+		secret = a.add(t, vault.Sensitive, "Alice's phone is 555-0100")
+	})
+
+	// The joined vault holds both memories, with their versions, the
+	// sensitive one sealed.
+	if got := b.content(t, kept.ID); got != "Deploys go through ops/deploy.sh --canary" {
+		t.Fatalf("joined: %q", got)
+	}
+	if got := b.history(t, kept.ID); !slices.Equal(got, []string{"Deploys go through ops/deploy.sh", "Deploys go through ops/deploy.sh --canary"}) {
+		t.Fatalf("joined history: %q", got)
+	}
+	if m, err := b.v.Peek(secret.ID); err != nil || !m.Sensitive() || m.Content != secret.Content {
+		t.Fatalf("joined sensitive: %+v, %v", m, err)
+	}
+	raw, err := os.ReadFile(b.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte("555-0100")) {
+		t.Fatal("the sensitive memory is in clear in the joined vault file")
+	}
+	a.sync(t) // learns of B
+
+	// Writes on both sides.
+	a.clock.Advance(time.Hour)
+	b.clock.Advance(time.Hour)
+	fromA := a.add(t, vault.Internal, "The staging database is pg-stage-2")
+	b.update(t, kept.ID, "Deploys go through ops/deploy.sh --canary --wait")
+	b.sync(t)
+	a.sync(t)
+	b.sync(t)
+	if got := b.content(t, fromA.ID); got != fromA.Content {
+		t.Fatalf("B has %q of A's write", got)
+	}
+	if got := a.content(t, kept.ID); got != "Deploys go through ops/deploy.sh --canary --wait" {
+		t.Fatalf("A has %q of B's edit", got)
+	}
+
+	// A concurrent edit: B's is the later one and wins on both; the
+	// other is kept as a version on both, and each device whose edit
+	// collided has a conflict item.
+	a.clock.Advance(time.Hour)
+	b.clock.Advance(2 * time.Hour)
+	a.update(t, kept.ID, "Deploys go through ops/release.sh")
+	b.update(t, kept.ID, "Deploys go through ops/ship.sh")
+	a.sync(t)
+	rb := b.sync(t)
+	ra := a.sync(t)
+	for _, d := range []*device{a, b} {
+		if got := d.content(t, kept.ID); got != "Deploys go through ops/ship.sh" {
+			t.Fatalf("after the concurrent edit, live is %q", got)
+		}
+		if !slices.Contains(d.history(t, kept.ID), "Deploys go through ops/release.sh") {
+			t.Fatalf("the losing edit is not in the history: %q", d.history(t, kept.ID))
+		}
+		cs := d.conflicts(t)
+		if len(cs) != 1 || cs[0].Memory.Content != "Deploys go through ops/release.sh" {
+			t.Fatalf("conflict items: %+v", cs)
+		}
+	}
+	if ra.Conflicts != 1 || rb.Conflicts != 1 {
+		t.Fatalf("reports: A %+v, B %+v", ra, rb)
+	}
+	if st := a.status(t); st.Conflicts != 1 || st.Pending != 0 {
+		t.Fatalf("A's status: %+v", st)
+	}
+
+	// A forget during a cut: B edits the memory while A forgets it;
+	// the forget wins on both, and neither vault file keeps a byte of
+	// it.
+	doomed := a.add(t, vault.Internal, "Project falcon ships in March")
+	a.sync(t)
+	b.sync(t)
+	b.update(t, doomed.ID, "Project falcon ships in April")
+	if err := a.v.Purge(doomed.ID, "forget", vault.Actor{}); err != nil {
+		t.Fatal(err)
+	}
+	b.sync(t) // B sends its edit, not yet knowing of the forget
+	if r := a.sync(t); r.Dropped != 1 {
+		t.Fatalf("A applied the edit of a forgotten memory: %+v", r)
+	}
+	if r := b.sync(t); r.Removed != 1 {
+		t.Fatalf("B did not remove the forgotten memory: %+v", r)
+	}
+	a.sync(t)
+	for _, d := range []*device{a, b} {
+		if _, err := d.v.Peek(doomed.ID); !errors.Is(err, vault.ErrNotFound) {
+			t.Fatalf("the forgotten memory is back: %v", err)
+		}
+		if _, err := d.v.Scrub(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		raw, err := os.ReadFile(d.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(raw, []byte("Project falcon")) {
+			t.Fatalf("%s keeps bytes of the forgotten memory", d.path)
+		}
+	}
+	if err := filepath.WalkDir(folder, func(p string, de os.DirEntry, err error) error {
+		if err != nil || de.IsDir() {
+			return err
+		}
+		raw, err := os.ReadFile(p)
+		if bytes.Contains(raw, []byte("falcon")) || bytes.Contains(raw, []byte("deploy")) || bytes.Contains(raw, []byte(kept.ID)) {
+			t.Errorf("%s holds memory text or ids in clear", p)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Revocation: A revokes B; B's later segments are not applied, and B
+	// stops when it reads its revocation.
+	stB := b.status(t)
+	if _, err := a.s.Revoke(context.Background(), stB.Device); err != nil {
+		t.Fatal(err)
+	}
+	late := b.add(t, vault.Internal, "Written after the revocation")
+	if _, err := b.s.Now(context.Background()); !errors.Is(err, devsync.ErrRevoked) {
+		t.Fatalf("B's sync after its revocation: %v, want ErrRevoked", err)
+	}
+	r := a.sync(t)
+	if len(r.Refused) != 1 || !strings.Contains(r.Refused[0], "revoked") {
+		t.Fatalf("A's report after B wrote past its revocation: %+v", r)
+	}
+	if _, err := a.v.Peek(late.ID); !errors.Is(err, vault.ErrNotFound) {
+		t.Fatalf("A applied a revoked device's write: %v", err)
+	}
+	st := a.status(t)
+	if len(st.Devices) != 1 || !st.Devices[0].Revoked || st.Devices[0].Refused != 1 {
+		t.Fatalf("A's status: %+v", st)
+	}
+}
+
+// TestRefusedSegments: a tampered, a replayed, a renamed and a foreign
+// segment are refused, counted once, shown by status, and hold up the
+// rest of that device's segments without applying anything.
+func TestRefusedSegments(t *testing.T) {
+	tests := []struct {
+		name string
+		// forge writes the bad next segment of B's directory from B's
+		// good segments (first) and another vault's (foreign).
+		forge func(t *testing.T, dir string, next uint64, foreign []byte) []byte
+		want  string
+	}{
+		{"tampered", func(t *testing.T, dir string, next uint64, _ []byte) []byte {
+			raw := readSeg(t, dir, next)
+			raw[len(raw)/2] ^= 0x40
+			return raw
+		}, "authentication failed"},
+		{"replayed", func(t *testing.T, dir string, next uint64, _ []byte) []byte {
+			return readSeg(t, dir, next-1)
+		}, "replayed or moved"},
+		{"truncated", func(t *testing.T, dir string, next uint64, _ []byte) []byte {
+			raw := readSeg(t, dir, next)
+			return raw[:len(raw)-10]
+		}, "authentication failed"},
+		{"from another vault", func(t *testing.T, dir string, next uint64, foreign []byte) []byte {
+			return foreign
+		}, "replayed or moved"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			folder := t.TempDir()
+			a, b := pair(t, folder, nil)
+			a.sync(t)
+			bdev := b.status(t).Device
+			dir := filepath.Join(folder, "engram", bdev)
+			b.add(t, vault.Internal, "first write on B")
+			b.sync(t)
+			a.sync(t)
+			b.add(t, vault.Internal, "second write on B")
+			r := b.sync(t)
+			next := b.status(t).Seq
+			if r.Sent != 1 || next < 3 {
+				t.Fatalf("B wrote %+v, now at segment %d", r, next)
+			}
+			// Another vault's first segment, for the foreign case.
+			otherFolder := t.TempDir()
+			o, _ := vaulttest.New(t)
+			if _, err := devsync.New(o, devsync.Options{}).Setup(context.Background(), otherFolder, "other"); err != nil {
+				t.Fatal(err)
+			}
+			foreign := firstSeg(t, otherFolder)
+			good := readSeg(t, dir, next)
+			bad := tc.forge(t, dir, next, foreign)
+			writeSeg(t, dir, next, bad)
+			for range 2 { // refused each time, counted once
+				r := a.sync(t)
+				if len(r.Refused) != 1 || !strings.Contains(r.Refused[0], tc.want) || r.Applied != 0 || r.Changed != 0 {
+					t.Fatalf("report: %+v, want one refusal saying %q", r, tc.want)
+				}
+			}
+			st := a.status(t)
+			if len(st.Devices) != 1 || st.Devices[0].Refused != 1 || !strings.Contains(st.Devices[0].Waiting, tc.want) || st.Devices[0].Applied != next-1 {
+				t.Fatalf("status: %+v", st.Devices)
+			}
+			// The good segment back (it had been withheld): applied.
+			writeSeg(t, dir, next, good)
+			r = a.sync(t)
+			if r.Applied != 1 || r.Changed != 1 || len(r.Refused) != 0 {
+				t.Fatalf("after the good segment came back: %+v", r)
+			}
+			if st := a.status(t); st.Devices[0].Waiting != "" || st.Devices[0].Refused != 1 {
+				t.Fatalf("status after: %+v", st.Devices)
+			}
+		})
+	}
+}
+
+func readSeg(t *testing.T, dir string, seq uint64) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, segFile(seq)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+func writeSeg(t *testing.T, dir string, seq uint64, raw []byte) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, segFile(seq)), raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func segFile(seq uint64) string {
+	s := strings.Repeat("0", 16) + itoa(seq)
+	return s[len(s)-16:] + ".seg"
+}
+
+func itoa(n uint64) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
+
+func firstSeg(t *testing.T, folder string) []byte {
+	t.Helper()
+	ents, err := os.ReadDir(filepath.Join(folder, "engram"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if e.IsDir() {
+			return readSeg(t, filepath.Join(folder, "engram", e.Name()), 1)
+		}
+	}
+	t.Fatal("no device directory")
+	return nil
+}

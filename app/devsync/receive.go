@@ -1,0 +1,372 @@
+package devsync
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/engram-app/engram/quarantine"
+	"github.com/engram-app/engram/vault"
+	"github.com/engram-app/engram/vault/segment"
+	"github.com/google/uuid"
+)
+
+// receive applies the other devices' segments that follow the last one
+// applied of each, in order, stopping at a device's first missing or
+// refused segment.
+func (s *Syncer) receive(ctx context.Context, me *self, k keys, r *Report) error {
+	peers, err := s.loadPeers()
+	if err != nil {
+		return err
+	}
+	dirs, err := deviceDirs(me.Folder, me.Device)
+	if err != nil {
+		return err
+	}
+	var changed, removed []string
+	defer func() {
+		if len(changed) > 0 && s.hooks.Changed != nil {
+			s.hooks.Changed(changed)
+		}
+		if len(removed) > 0 && s.hooks.Removed != nil {
+			s.hooks.Removed(removed)
+		}
+	}()
+	for _, d := range dirs {
+		p := peers[d]
+		if p == nil {
+			p = &peer{Device: d, FirstSeen: s.now().UTC()}
+			peers[d] = p
+		}
+		for !me.Revoked {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			next := p.Seq + 1
+			raw, err := readLimited(segPath(me.Folder, d, next), maxSegmentFile)
+			if errors.Is(err, fs.ErrNotExist) {
+				break
+			}
+			if err == nil && p.Revoked && next > p.Upto {
+				err = errors.New("the device was revoked")
+			}
+			var pl *payload
+			if err == nil {
+				pl, err = s.open(raw, d, next, p, k)
+			}
+			if err != nil {
+				if err := s.refuse(p, next, raw, err, r); err != nil {
+					return err
+				}
+				break
+			}
+			ap := applier{s: s, me: me, k: k, from: d, peers: peers, r: r}
+			if err := ap.apply(pl); err != nil {
+				return fmt.Errorf("apply segment %d of device %s: %w", next, shortID(d), err)
+			}
+			changed, removed = append(changed, ap.changed...), append(removed, ap.removed...)
+			p.Seq, p.Hash, p.LastSeen = next, fileHash(raw), s.now().UTC()
+			p.Refusal, p.RefusedHash = "", ""
+			b := batch{}
+			for _, q := range peers {
+				b.put(prefixPeer+q.Device, q)
+			}
+			b.put(keySelf, me)
+			if err := s.v.SyncPut(b); err != nil {
+				return err
+			}
+			r.Applied++
+		}
+	}
+	b := batch{}
+	for _, q := range peers {
+		b.put(prefixPeer+q.Device, q)
+	}
+	return s.v.SyncPut(b)
+}
+
+// open authenticates segment next of device d and checks that it is the
+// one that follows the last applied.
+func (s *Syncer) open(raw []byte, d string, next uint64, p *peer, k keys) (*payload, error) {
+	h, err := segment.ReadHead(raw)
+	if err != nil {
+		return nil, err
+	}
+	if h.Device != d || h.Seq != next {
+		return nil, fmt.Errorf("it says it is segment %d of device %s, not segment %d of %s (replayed or moved)", h.Seq, shortID(h.Device), next, shortID(d))
+	}
+	var pub ed25519.PublicKey
+	if next > 1 {
+		pub = p.Pub
+	}
+	plain, err := segment.Open(raw, k.segment, s.v.ID(), pub)
+	if err != nil {
+		return nil, err
+	}
+	pl, err := decodePayload(plain)
+	if err != nil {
+		return nil, err
+	}
+	if pl.Device != d || pl.Seq != next {
+		return nil, errors.New("its payload names another device or number")
+	}
+	if pl.Prev != p.Hash {
+		return nil, fmt.Errorf("it does not follow segment %d applied before it (reordered, or the device's history was rewritten)", p.Seq)
+	}
+	if next == 1 {
+		if len(pl.Entries) == 0 || pl.Entries[0].Type != typeDevice {
+			return nil, errors.New("a first segment without the device's announcement")
+		}
+		pub = pl.Entries[0].Pub
+		if err := segment.Verify(raw, s.v.ID(), pub); err != nil {
+			return nil, err
+		}
+		p.Pub, p.Name = pub, pl.Entries[0].Name
+	}
+	return pl, nil
+}
+
+// refuse records a refused segment: counted once per file content.
+func (s *Syncer) refuse(p *peer, seq uint64, raw []byte, why error, r *Report) error {
+	msg := fmt.Sprintf("%s/%s: %v", shortID(p.Device), segName(seq), why)
+	h := fileHash(raw)
+	if p.RefusedHash != h {
+		p.Refused++
+		p.RefusedHash = h
+		s.log.Warn("sync: refused a segment", "device", p.Device, "seq", seq, "why", why.Error())
+	}
+	p.Refusal = msg
+	r.Refused = append(r.Refused, msg)
+	b := batch{}
+	b.put(prefixPeer+p.Device, p)
+	return s.v.SyncPut(b)
+}
+
+// applier applies one segment's entries.
+type applier struct {
+	s                *Syncer
+	me               *self
+	k                keys
+	from             string
+	peers            map[string]*peer
+	r                *Report
+	changed, removed []string
+}
+
+func (a *applier) apply(pl *payload) error {
+	for i := range pl.Entries {
+		e := &pl.Entries[i]
+		var err error
+		switch e.Type {
+		case typeDevice:
+			if p := a.peers[a.from]; p != nil && e.Name != "" {
+				p.Name = e.Name
+			}
+		case typePut:
+			err = a.put(e)
+		case typeTomb:
+			err = a.tomb(e)
+		case typeRevoke:
+			if e.Device == a.me.Device {
+				a.me.Revoked = true
+				continue
+			}
+			p := a.peers[e.Device]
+			if p == nil {
+				p = &peer{Device: e.Device, FirstSeen: a.s.now().UTC()}
+				a.peers[e.Device] = p
+			}
+			if !p.Revoked || e.Upto < p.Upto {
+				p.Upto = e.Upto
+			}
+			p.Revoked = true
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// put applies a memory's state from another device (DESIGN.md, "Merge
+// rules").
+func (a *applier) put(e *entry) error {
+	v := a.s.v
+	if gone, err := v.Tombstoned(e.ID); err != nil {
+		return err
+	} else if gone {
+		a.r.Dropped++
+		return nil
+	}
+	ms, err := a.s.loadMem(e.ID)
+	if err != nil {
+		return err
+	}
+	rid := a.k.rid(e.Memory)
+	if ms != nil && ms.seen(rid) {
+		return nil
+	}
+	cur, err := v.Peek(e.ID)
+	if errors.Is(err, vault.ErrNotFound) {
+		vers := e.Versions
+		if len(vers) == 0 {
+			vers = []vault.Version{versionOf(e.Memory)}
+		}
+		err := v.InsertReplica(*e.Memory, vers, actor(a.from, ""))
+		if errors.Is(err, vault.ErrForgotten) {
+			a.r.Dropped++
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		next := &memState{RID: rid, HLC: e.HLC, Origin: a.from}
+		next.saw(e.Base)
+		a.changed = append(a.changed, e.ID)
+		a.r.Changed++
+		return a.saveMem(e.ID, next)
+	}
+	if err != nil {
+		return err
+	}
+	if ms == nil {
+		ms = &memState{RID: a.k.rid(&cur), HLC: hlcFor(cur.Updated, 0), Origin: a.me.Device}
+	}
+	next := &memState{Seen: ms.Seen}
+	next.saw(ms.RID, e.Base, rid)
+	var loser *vault.Memory
+	if ms.later(e.HLC, a.from) {
+		// The later state: it becomes live, the state before a version.
+		if _, err := v.Update(e.ID, vault.OpSync, actor(a.from, ""), keepSealed(&cur, e.Memory)); err != nil {
+			return err
+		}
+		next.RID, next.HLC, next.Origin = rid, e.HLC, a.from
+		if ms.Origin == a.me.Device && e.Base != ms.RID {
+			loser = &cur
+		}
+	} else {
+		// An earlier state this device had not seen: kept as a version,
+		// and the live state written again over it.
+		if _, err := v.Update(e.ID, vault.OpSync, actor(a.from, "conflict: kept as a version"), keepSealed(&cur, e.Memory)); err != nil {
+			return err
+		}
+		if _, err := v.Update(e.ID, vault.OpSync, actor(a.from, "conflict: the later state stays live"), keepSealed(&cur, &cur)); err != nil {
+			return err
+		}
+		next.RID, next.HLC, next.Origin = ms.RID, ms.HLC, ms.Origin
+		if ms.Origin == a.me.Device {
+			loser = e.Memory
+		}
+	}
+	if loser != nil {
+		if err := a.conflict(loser); err != nil {
+			return err
+		}
+	}
+	a.changed = append(a.changed, e.ID)
+	a.r.Changed++
+	return a.saveMem(e.ID, next)
+}
+
+// keepSealed copies from's syncable state, keeping a sensitive memory
+// sensitive: a sensitive memory never moves down (the vault refuses it),
+// so a concurrent state that is not sensitive is applied sealed.
+func keepSealed(cur, from *vault.Memory) func(m *vault.Memory) error {
+	cp := copySyncable(from)
+	return func(m *vault.Memory) error {
+		if err := cp(m); err != nil {
+			return err
+		}
+		if cur.Sensitive() && !m.Sensitive() {
+			if m.Partition == vault.Archive && m.Archive != nil {
+				a := *m.Archive
+				a.From = vault.Sensitive
+				m.Archive = &a
+			} else {
+				m.Partition = vault.Sensitive
+			}
+		}
+		return nil
+	}
+}
+
+// versionOf is the one version a memory's state makes when it arrives
+// without its history.
+func versionOf(m *vault.Memory) vault.Version {
+	snap := *m
+	snap.Provenance = vault.Provenance{}
+	return vault.Version{Version: m.Version, Time: m.Updated.UTC().Format("2006-01-02T15:04:05.999999999Z07:00"), Agent: m.Owner,
+		Operation: vault.OpSync, ContentHash: m.ContentHash, StateHash: m.StateHash(), Pinned: m.Pinned, Memory: snap}
+}
+
+// conflict puts a state that lost to a concurrent edit into the
+// quarantine for the user.
+func (a *applier) conflict(state *vault.Memory) error {
+	it := quarantine.Item{
+		ID: uuid.NewString(), State: quarantine.Pending, Kind: quarantine.KindSyncConflict, Memory: *state,
+		Agent:    actor(a.from, "").Agent,
+		Reason:   "edited on two devices at the same time: the later edit is live, this one is kept as a version",
+		Proposal: quarantine.ProposeSuspicious, Created: a.s.now().UTC(),
+	}
+	data, err := it.Encode()
+	if err != nil {
+		return err
+	}
+	a.r.Conflicts++
+	return a.s.v.QueuePut(it.ID, data, it.Sensitive(), vault.AuditEntry{
+		Action: vault.ActionQuarantine, Agent: it.Agent, MemoryID: state.ID, Field: state.Field, Partition: state.Partition,
+		Result: vault.ResultOK, Reason: "sync conflict",
+	})
+}
+
+// tomb applies a removal from another device: it wins over any
+// concurrent edit, and its conflict items go with the memory.
+func (a *applier) tomb(e *entry) error {
+	v := a.s.v
+	reason := "SYNC: deleted on another device"
+	if e.Action == vault.ActionPurge {
+		reason = "SYNC: forgotten or purged on another device"
+	}
+	removed, err := v.Bury(e.ID, e.Action, reason, actor(a.from, ""))
+	if errors.Is(err, vault.ErrConflict) {
+		removed, err = v.Bury(e.ID, e.Action, reason, actor(a.from, ""))
+	}
+	if err != nil {
+		return err
+	}
+	if err := a.dropConflicts(e.ID); err != nil {
+		return err
+	}
+	if removed {
+		a.removed = append(a.removed, e.ID)
+		a.r.Removed++
+	}
+	return a.s.v.SyncPut(batch{prefixMem + e.ID: nil})
+}
+
+// dropConflicts removes the sync-conflict items that hold a state of
+// memory id.
+func (a *applier) dropConflicts(id string) error {
+	recs, _, err := a.s.v.QueueList()
+	if err != nil {
+		return err
+	}
+	for _, rec := range recs {
+		it, err := quarantine.Decode(rec.Data)
+		if err != nil || it.Kind != quarantine.KindSyncConflict || it.Memory.ID != id {
+			continue
+		}
+		if err := a.s.v.QueueDelete(rec.ID, vault.AuditEntry{Action: vault.ActionDiscard, Agent: actor(a.from, "").Agent, MemoryID: id, Result: vault.ResultOK, Reason: "the memory was removed on another device"}); err != nil && !errors.Is(err, vault.ErrNotFound) {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *applier) saveMem(id string, ms *memState) error {
+	b := batch{}
+	b.put(prefixMem+id, ms)
+	return a.s.v.SyncPut(b)
+}
