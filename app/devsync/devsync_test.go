@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/app/devsync"
 	"github.com/engram-app/engram/quarantine"
 	"github.com/engram-app/engram/vault"
@@ -396,4 +397,59 @@ func firstSeg(t *testing.T, folder string) []byte {
 	}
 	t.Fatal("no device directory")
 	return nil
+}
+
+// TestApproveConflict: approving a sync-conflict item makes the state it
+// holds live again, as the user's change, on every device; rejecting
+// the other device's item keeps what is live.
+func TestApproveConflict(t *testing.T) {
+	folder := t.TempDir()
+	var m vault.Memory
+	a, b := pair(t, folder, func(a *device) { m = a.add(t, vault.Internal, "Lunch is at noon") })
+	a.sync(t)
+	a.clock.Advance(time.Hour)
+	b.clock.Advance(2 * time.Hour)
+	a.update(t, m.ID, "Lunch is at one")
+	b.update(t, m.ID, "Lunch is at two")
+	a.sync(t)
+	b.sync(t)
+	a.sync(t)
+	cs := a.conflicts(t)
+	if len(cs) != 1 || a.content(t, m.ID) != "Lunch is at two" {
+		t.Fatalf("before: live %q, conflicts %+v", a.content(t, m.ID), cs)
+	}
+	svc, err := app.New(a.v, app.Options{Now: a.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	op := app.Request{Caller: app.Caller{Operator: true}, Authorized: true}
+	if r := svc.Approve(context.Background(), op, cs[0].ID, nil); !r.OK() || r.Memory.Content != "Lunch is at one" {
+		t.Fatalf("Approve: %+v", r.Response)
+	}
+	if len(a.conflicts(t)) != 0 {
+		t.Fatal("the approved item is still queued")
+	}
+	a.clock.Advance(time.Hour)
+	b.clock.Advance(time.Hour)
+	a.sync(t)
+	b.sync(t)
+	if got := b.content(t, m.ID); got != "Lunch is at one" {
+		t.Fatalf("B after the user's approval on A: %q", got)
+	}
+	bcs := b.conflicts(t)
+	if len(bcs) != 1 {
+		t.Fatalf("B's conflicts: %+v", bcs)
+	}
+	bsvc, err := app.New(b.v, app.Options{Now: b.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bsvc.Close()
+	if r := bsvc.Reject(context.Background(), op, bcs[0].ID); !r.OK() {
+		t.Fatalf("Reject: %+v", r)
+	}
+	if got := b.content(t, m.ID); got != "Lunch is at one" || len(b.conflicts(t)) != 0 {
+		t.Fatalf("B after rejecting: %q, %d conflicts", got, len(b.conflicts(t)))
+	}
 }

@@ -205,7 +205,9 @@ func (a *applier) put(e *entry) error {
 		return err
 	}
 	rid := a.k.rid(e.Memory)
-	if ms != nil && ms.seen(rid) {
+	// A state seen before is news only when it comes back later than the
+	// live one (a rollback, a settled conflict).
+	if ms != nil && (rid == ms.RID || (ms.seen(rid) && !ms.later(e.HLC, a.from))) {
 		return nil
 	}
 	cur, err := v.Peek(e.ID)
