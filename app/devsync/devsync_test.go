@@ -453,3 +453,47 @@ func TestApproveConflict(t *testing.T) {
 		t.Fatalf("B after rejecting: %q, %d conflicts", got, len(b.conflicts(t)))
 	}
 }
+
+// TestWatch: a running Engram's watch exchanges when this device wrote
+// or the folder changed, and not otherwise.
+func TestWatch(t *testing.T) {
+	folder := t.TempDir()
+	a, b := pair(t, folder, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	tick := make(chan time.Time)
+	results := make(chan devsync.Report, 10) // an exchange too many shows up as the next result
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		a.s.Watch(ctx, tick, func(r devsync.Report, err error) {
+			if err != nil {
+				t.Errorf("watch: %v", err)
+			}
+			results <- r
+		})
+	}()
+	defer func() { cancel(); <-stopped }()
+
+	tick <- time.Time{} // the first tick exchanges: B's announcement
+	if r := <-results; r.Applied != 1 {
+		t.Fatalf("first exchange: %+v", r)
+	}
+	// Nothing changed: the tick passes; the next exchange is the one a
+	// write of B's makes.
+	tick <- time.Time{}
+	m := b.add(t, vault.Internal, "Arrived through the folder")
+	b.sync(t)
+	tick <- time.Time{}
+	if r := <-results; r.Applied != 1 || r.Changed != 1 {
+		t.Fatalf("after B's write: %+v", r)
+	}
+	if got := a.content(t, m.ID); got != m.Content {
+		t.Fatalf("A has %q", got)
+	}
+	// A write here is sent at the next tick.
+	a.add(t, vault.Internal, "Written on A")
+	tick <- time.Time{}
+	if r := <-results; r.Sent != 1 {
+		t.Fatalf("after A's write: %+v", r)
+	}
+}
