@@ -269,6 +269,13 @@ func (v *Vault) Replica(id string) (Memory, []Version, error) {
 	return m, vers, nil
 }
 
+// Replicated is a memory with its kept versions, oldest first, as
+// another device holds it.
+type Replicated struct {
+	Memory   Memory
+	Versions []Version
+}
+
 // InsertReplica stores a memory that another device made, as it is, with
 // its versions (checked as a backup's memory is: content hash, version
 // order and state hashes). It fails with ErrExists when the id is here,
@@ -277,52 +284,83 @@ func (v *Vault) Replica(id string) (Memory, []Version, error) {
 // audited as a write (reason SYNC) with the memory's version and keyed
 // fingerprints, so doctor checks it as any other.
 func (v *Vault) InsertReplica(m Memory, versions []Version, a Actor) error {
-	if err := checkItem(&backupItem{Memory: m, Versions: versions}); err != nil {
-		return fmt.Errorf("insert replica: %w: %v", ErrInvalid, err)
+	done, err := v.InsertReplicas([]Replicated{{m, versions}}, a)
+	if err != nil {
+		return err
 	}
+	if done[0] != nil {
+		return fmt.Errorf("insert replica %s: %w", m.ID, done[0])
+	}
+	return nil
+}
+
+// InsertReplicas is InsertReplica for many memories in one transaction
+// (one commit for a joining device's thousands). It returns, per item,
+// nil when it was stored, ErrExists or ErrForgotten when it was left
+// out; any other failure (an invalid item, a sealed one while locked, a
+// failed commit) stores none and is returned as the error.
+func (v *Vault) InsertReplicas(items []Replicated, a Actor) ([]error, error) {
 	key, _ := v.key()
 	defer seal.Wipe(key)
-	if m.sealed() && key == nil {
-		return fmt.Errorf("insert replica: %w", ErrLocked)
+	for i := range items {
+		it := &items[i]
+		if err := checkItem(&backupItem{Memory: it.Memory, Versions: it.Versions}); err != nil {
+			return nil, fmt.Errorf("insert replica: %w: %v", ErrInvalid, err)
+		}
+		if it.Memory.sealed() && key == nil {
+			return nil, fmt.Errorf("insert replica: %w", ErrLocked)
+		}
 	}
+	out := make([]error, len(items))
 	err := v.update(func(tx *bolt.Tx) error {
-		if _, _, err := findTx(tx, m.ID); err == nil {
-			return ErrExists
-		}
-		if gone, _ := tombstonesTx(tx); gone[m.ID] {
-			return ErrForgotten
-		}
-		k := key
-		if !m.sealed() {
-			k = nil
-		}
-		if err := putMemoryTx(tx, &m, k); err != nil {
-			return err
-		}
-		vb, err := tx.Bucket(bucketVersions).CreateBucketIfNotExists([]byte(m.ID))
-		if err != nil {
-			return err
-		}
-		for _, ver := range versions {
-			vk := seqKey(uint64(ver.Version))
-			raw, err := encodeRecord(ver, k, string(bucketVersions), versionName(m.ID, vk), uint64(ver.Version))
+		gone, _ := tombstonesTx(tx)
+		now := v.now()
+		for i := range items {
+			m, versions := &items[i].Memory, items[i].Versions
+			out[i] = nil
+			if _, _, err := findTx(tx, m.ID); err == nil {
+				out[i] = ErrExists
+				continue
+			}
+			if gone[m.ID] {
+				out[i] = ErrForgotten
+				continue
+			}
+			k := key
+			if !m.sealed() {
+				k = nil
+			}
+			if err := putMemoryTx(tx, m, k); err != nil {
+				return err
+			}
+			vb, err := tx.Bucket(bucketVersions).CreateBucketIfNotExists([]byte(m.ID))
 			if err != nil {
 				return err
 			}
-			if err := vb.Put(vk, raw); err != nil {
+			for _, ver := range versions {
+				vk := seqKey(uint64(ver.Version))
+				raw, err := encodeRecord(ver, k, string(bucketVersions), versionName(m.ID, vk), uint64(ver.Version))
+				if err != nil {
+					return err
+				}
+				if err := vb.Put(vk, raw); err != nil {
+					return err
+				}
+			}
+			if err := appendAuditTx(tx, now, AuditEntry{
+				Action: ActionWrite, Agent: a.agent(), Session: a.Session, Field: m.Field, Partition: m.Partition, MemoryID: m.ID,
+				ContentHash: contentHashFor(m.Content, m.sealed(), key), StateFingerprint: stateFingerprint(m, key),
+				Result: ResultOK, Reason: string(OpSync) + reasonSuffix(a.Reason), VersionAfter: m.Version, Size: len(m.Content),
+			}); err != nil {
 				return err
 			}
 		}
-		return appendAuditTx(tx, v.now(), AuditEntry{
-			Action: ActionWrite, Agent: a.agent(), Session: a.Session, Field: m.Field, Partition: m.Partition, MemoryID: m.ID,
-			ContentHash: contentHashFor(m.Content, m.sealed(), key), StateFingerprint: stateFingerprint(&m, key),
-			Result: ResultOK, Reason: string(OpSync) + reasonSuffix(a.Reason), VersionAfter: m.Version, Size: len(m.Content),
-		})
+		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("insert replica %s: %w", m.ID, mapBoltErr(err))
+		return nil, fmt.Errorf("insert replicas: %w", mapBoltErr(err))
 	}
-	return nil
+	return out, nil
 }
 
 // Tombstoned reports whether memory id has a tombstone.

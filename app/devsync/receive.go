@@ -3,6 +3,7 @@ package devsync
 import (
 	"context"
 	"crypto/ed25519"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -62,14 +63,14 @@ func (s *Syncer) receive(ctx context.Context, me *self, k keys, r *Report) error
 				}
 				break
 			}
-			ap := applier{s: s, me: me, k: k, from: d, peers: peers, r: r}
+			ap := applier{s: s, me: me, k: k, from: d, peers: peers, r: r, states: batch{}}
 			if err := ap.apply(pl); err != nil {
 				return fmt.Errorf("apply segment %d of device %s: %w", next, shortID(d), err)
 			}
 			changed, removed = append(changed, ap.changed...), append(removed, ap.removed...)
 			p.Seq, p.Hash, p.LastSeen = next, fileHash(raw), s.now().UTC()
 			p.Refusal, p.RefusedHash = "", ""
-			b := batch{}
+			b := ap.states // the segment's memory states with its progress
 			for _, q := range peers {
 				b.put(prefixPeer+q.Device, q)
 			}
@@ -144,7 +145,9 @@ func (s *Syncer) refuse(p *peer, seq uint64, raw []byte, why error, r *Report) e
 	return s.v.SyncPut(b)
 }
 
-// applier applies one segment's entries.
+// applier applies one segment's entries. New memories are stored
+// together (insertBatch at a time), and the memories' sync states are
+// kept in states, which the caller stores with the segment's progress.
 type applier struct {
 	s                *Syncer
 	me               *self
@@ -153,9 +156,60 @@ type applier struct {
 	peers            map[string]*peer
 	r                *Report
 	changed, removed []string
+	states           batch
+	pending          []vault.Replicated
+}
+
+// insertBatch is how many new memories one transaction stores.
+const insertBatch = 1000
+
+// mem is memory id's sync state, as this segment left it so far.
+func (a *applier) mem(id string) (*memState, error) {
+	if raw, ok := a.states[prefixMem+id]; ok {
+		if raw == nil {
+			return nil, nil
+		}
+		var ms memState
+		if err := json.Unmarshal(raw, &ms); err != nil {
+			return nil, err
+		}
+		return &ms, nil
+	}
+	return a.s.loadMem(id)
+}
+
+// flush stores the new memories waiting.
+func (a *applier) flush() error {
+	if len(a.pending) == 0 {
+		return nil
+	}
+	res, err := a.s.v.InsertReplicas(a.pending, actor(a.from, ""))
+	if err != nil {
+		return err
+	}
+	for i, err := range res {
+		id := a.pending[i].Memory.ID
+		if errors.Is(err, vault.ErrForgotten) {
+			a.r.Dropped++
+			a.states[prefixMem+id] = nil
+			continue
+		}
+		a.changed = append(a.changed, id)
+		a.r.Changed++
+	}
+	a.pending = a.pending[:0]
+	return nil
 }
 
 func (a *applier) apply(pl *payload) error {
+	defer func() { a.pending = nil }()
+	if err := a.applyEntries(pl); err != nil {
+		return err
+	}
+	return a.flush()
+}
+
+func (a *applier) applyEntries(pl *payload) error {
 	for i := range pl.Entries {
 		e := &pl.Entries[i]
 		var err error
@@ -200,7 +254,7 @@ func (a *applier) put(e *entry) error {
 		a.r.Dropped++
 		return nil
 	}
-	ms, err := a.s.loadMem(e.ID)
+	ms, err := a.mem(e.ID)
 	if err != nil {
 		return err
 	}
@@ -216,19 +270,19 @@ func (a *applier) put(e *entry) error {
 		if len(vers) == 0 {
 			vers = []vault.Version{versionOf(e.Memory)}
 		}
-		err := v.InsertReplica(*e.Memory, vers, actor(a.from, ""))
-		if errors.Is(err, vault.ErrForgotten) {
-			a.r.Dropped++
-			return nil
+		for _, p := range a.pending {
+			if p.Memory.ID == e.ID {
+				return fmt.Errorf("memory %s twice in one segment", e.ID)
+			}
 		}
-		if err != nil {
-			return err
-		}
+		a.pending = append(a.pending, vault.Replicated{Memory: *e.Memory, Versions: vers})
 		next := &memState{RID: rid, HLC: e.HLC, Origin: a.from}
 		next.saw(e.Base)
-		a.changed = append(a.changed, e.ID)
-		a.r.Changed++
-		return a.saveMem(e.ID, next)
+		a.states.put(prefixMem+e.ID, next)
+		if len(a.pending) >= insertBatch {
+			return a.flush()
+		}
+		return nil
 	}
 	if err != nil {
 		return err
@@ -269,7 +323,8 @@ func (a *applier) put(e *entry) error {
 	}
 	a.changed = append(a.changed, e.ID)
 	a.r.Changed++
-	return a.saveMem(e.ID, next)
+	a.states.put(prefixMem+e.ID, next)
+	return nil
 }
 
 // keepSealed copies from's syncable state, keeping a sensitive memory
@@ -345,7 +400,8 @@ func (a *applier) tomb(e *entry) error {
 		a.removed = append(a.removed, e.ID)
 		a.r.Removed++
 	}
-	return a.s.v.SyncPut(batch{prefixMem + e.ID: nil})
+	a.states[prefixMem+e.ID] = nil
+	return nil
 }
 
 // dropConflicts removes the sync-conflict items that hold a state of
@@ -365,10 +421,4 @@ func (a *applier) dropConflicts(id string) error {
 		}
 	}
 	return nil
-}
-
-func (a *applier) saveMem(id string, ms *memState) error {
-	b := batch{}
-	b.put(prefixMem+id, ms)
-	return a.s.v.SyncPut(b)
 }

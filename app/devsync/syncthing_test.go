@@ -183,12 +183,14 @@ func (n *stNode) api(t testing.TB, method, path string, q url.Values, v any) {
 
 // waitEvent blocks until Syncthing reports one of types (or its long
 // poll's timeout passes with none), and returns.
-func (n *stNode) waitEvent(t testing.TB, types string) {
+func (n *stNode) waitEvent(t testing.TB, types string) { n.waitEventFor(t, types, 5) }
+
+func (n *stNode) waitEventFor(t testing.TB, types string, seconds int) {
 	t.Helper()
 	var evs []struct {
 		ID int `json:"id"`
 	}
-	n.api(t, "GET", "/rest/events", url.Values{"since": {fmt.Sprint(n.lastEvent)}, "events": {types}, "timeout": {"5"}}, &evs)
+	n.api(t, "GET", "/rest/events", url.Values{"since": {fmt.Sprint(n.lastEvent)}, "events": {types}, "timeout": {fmt.Sprint(seconds)}}, &evs)
 	for _, e := range evs {
 		n.lastEvent = max(n.lastEvent, e.ID)
 	}
@@ -296,10 +298,17 @@ func newSyncthingPair(t testing.TB) *syncthingPair {
 	b.start(t, bin)
 	a.connected(t, b)
 	b.connected(t, a)
+	// Syncthing keeps events for a filter from the first request that
+	// names it: ask once now, so that settle misses none.
+	a.waitEventFor(t, settleEvents, 1)
+	b.waitEventFor(t, settleEvents, 1)
 	return &syncthingPair{a: a, b: b}
 }
 
 func (p *syncthingPair) folders() (string, string) { return p.a.folder, p.b.folder }
+
+// settleEvents are the Syncthing events after which settle looks again.
+const settleEvents = "ItemFinished,LocalIndexUpdated,RemoteIndexUpdated,FolderCompletion,StateChanged,DeviceConnected"
 
 // settle scans both folders, then waits until each device holds every
 // file the other has, byte for byte, between Syncthing's events;
@@ -311,7 +320,6 @@ func (p *syncthingPair) settle(t testing.TB) {
 	}
 	p.a.scan(t)
 	p.b.scan(t)
-	const types = "ItemFinished,LocalIndexUpdated,RemoteIndexUpdated,FolderCompletion,StateChanged,DeviceConnected"
 	deadline := time.Now().Add(time.Minute)
 	for {
 		fa, fb := engramFiles(t, p.a.folder), engramFiles(t, p.b.folder)
@@ -322,9 +330,9 @@ func (p *syncthingPair) settle(t testing.TB) {
 		case time.Now().After(deadline):
 			t.Fatalf("syncthing: not in step after a minute: B lacks %v, A lacks %v", toB, toA)
 		case len(toB) > 0:
-			p.b.waitEvent(t, types)
+			p.b.waitEvent(t, settleEvents)
 		default:
-			p.a.waitEvent(t, types)
+			p.a.waitEvent(t, settleEvents)
 		}
 	}
 }
