@@ -280,6 +280,15 @@ func (k keys) rid(m *vault.Memory) string {
 	return hex.EncodeToString(mac.Sum(nil))[:32]
 }
 
+// content is the keyed fingerprint of a version's content, for a put's
+// Keep list.
+func (k keys) content(text string) string {
+	mac := hmac.New(sha256.New, k.state)
+	mac.Write([]byte("content\x00"))
+	mac.Write([]byte(text))
+	return hex.EncodeToString(mac.Sum(nil))[:32]
+}
+
 // copySyncable returns a function that gives a memory m's syncable state.
 func copySyncable(from *vault.Memory) func(m *vault.Memory) error {
 	return func(m *vault.Memory) error {

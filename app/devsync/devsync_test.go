@@ -537,3 +537,36 @@ func TestWatch(t *testing.T) {
 		t.Fatalf("after A's write: %+v", r)
 	}
 }
+
+// TestForgetVersions: a forget that removes older versions of a memory
+// that stays (its topic was in them) removes them on the other device
+// too, leaving no byte of them in its file.
+func TestForgetVersions(t *testing.T) {
+	var m vault.Memory
+	a, b := pair(t, sharedDir{t.TempDir()}, func(a *device) {
+		m = a.add(t, vault.Internal, "The falcon launch is on Monday")
+		a.update(t, m.ID, "The launch is on Monday")
+	})
+	a.sync(t)
+	if got := b.history(t, m.ID); len(got) != 2 {
+		t.Fatalf("B's history before: %q", got)
+	}
+	if n, err := a.v.DropVersions(m.ID, []int{1}, "forget topic", vault.Actor{}); err != nil || n != 1 {
+		t.Fatalf("DropVersions: %d, %v", n, err)
+	}
+	a.sync(t)
+	b.sync(t)
+	if got := b.history(t, m.ID); slices.Contains(got, "The falcon launch is on Monday") || b.content(t, m.ID) != "The launch is on Monday" {
+		t.Fatalf("B's history after the forget on A: %q", got)
+	}
+	if _, err := b.v.Scrub(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(b.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte("falcon")) {
+		t.Fatal("B's vault file keeps bytes of the forgotten version")
+	}
+}

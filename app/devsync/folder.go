@@ -202,6 +202,11 @@ type entry struct {
 	Memory   *vault.Memory   `json:"memory,omitempty"`
 	Versions []vault.Version `json:"versions,omitempty"`
 	Action   vault.Action    `json:"action,omitempty"`
+	// Keep, on a put after a forget removed older versions of the
+	// memory on its device, lists the keyed fingerprints of the contents
+	// of every version kept there: a receiver removes its versions whose
+	// content is not among them.
+	Keep []string `json:"keep,omitempty"`
 	// revoke
 	Device string `json:"device,omitempty"`
 	Upto   uint64 `json:"upto,omitempty"`

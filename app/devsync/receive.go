@@ -254,6 +254,11 @@ func (a *applier) put(e *entry) error {
 		a.r.Dropped++
 		return nil
 	}
+	if len(e.Keep) > 0 {
+		if err := a.forgetVersions(e); err != nil {
+			return err
+		}
+	}
 	ms, err := a.mem(e.ID)
 	if err != nil {
 		return err
@@ -421,4 +426,32 @@ func (a *applier) dropConflicts(id string) error {
 		}
 	}
 	return nil
+}
+
+// forgetVersions removes the versions of a memory whose content the
+// sending device no longer keeps after a forget there: a forget leaves
+// no byte of what it removed on any device. The live state stays.
+func (a *applier) forgetVersions(e *entry) error {
+	cur, vers, err := a.s.v.Replica(e.ID)
+	if errors.Is(err, vault.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	keep := map[string]bool{}
+	for _, c := range e.Keep {
+		keep[c] = true
+	}
+	var drop []int
+	for _, ver := range vers {
+		if ver.Version != cur.Version && !keep[a.k.content(ver.Memory.Content)] {
+			drop = append(drop, ver.Version)
+		}
+	}
+	if len(drop) == 0 {
+		return nil
+	}
+	_, err = a.s.v.DropVersions(e.ID, drop, "SYNC: forgotten on another device", actor(a.from, ""))
+	return err
 }

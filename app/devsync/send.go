@@ -63,12 +63,18 @@ func (s *Syncer) collect(ctx context.Context, me *self, k keys, b batch) ([]entr
 			ids = append(ids, id)
 		}
 	}
+	// forgot are memories whose older versions a forget removed (a purge
+	// audited of a memory that stays).
+	forgot := map[string]bool{}
 	for _, e := range log {
 		if e.Action == vault.ActionImport {
 			full = true // an import audits no memory by id
 		}
 		if e.MemoryID != "" && e.Result == vault.ResultOK && changeActions[e.Action] && !isSyncAgent(e.Agent) {
 			add(e.MemoryID)
+			if e.Action == vault.ActionPurge {
+				forgot[e.MemoryID] = true
+			}
 		}
 	}
 	tombs := map[string]vault.Action{}
@@ -102,7 +108,7 @@ func (s *Syncer) collect(ctx context.Context, me *self, k keys, b batch) ([]entr
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
-		e, ok, err := s.entryFor(id, me, k, tombs, b)
+		e, ok, err := s.entryFor(id, me, k, tombs, forgot[id], b)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -115,7 +121,7 @@ func (s *Syncer) collect(ctx context.Context, me *self, k keys, b batch) ([]entr
 
 // entryFor is the entry that carries memory id's state now: a put, a
 // tomb, or nothing when the other devices have it already.
-func (s *Syncer) entryFor(id string, me *self, k keys, tombs map[string]vault.Action, b batch) (entry, bool, error) {
+func (s *Syncer) entryFor(id string, me *self, k keys, tombs map[string]vault.Action, forgot bool, b batch) (entry, bool, error) {
 	ms, err := s.loadMem(id)
 	if err != nil {
 		return entry{}, false, err
@@ -137,10 +143,15 @@ func (s *Syncer) entryFor(id string, me *self, k keys, tombs map[string]vault.Ac
 		return entry{}, false, fmt.Errorf("send %s: %w", id, err)
 	}
 	rid := k.rid(&m)
-	if ms != nil && ms.RID == rid {
+	if ms != nil && ms.RID == rid && !forgot {
 		return entry{}, false, nil
 	}
 	e := entry{Type: typePut, ID: id, Memory: &m, RID: rid}
+	if forgot {
+		for _, ver := range vers {
+			e.Keep = append(e.Keep, k.content(ver.Memory.Content))
+		}
+	}
 	next := memState{Origin: me.Device}
 	if ms == nil {
 		e.Versions = vers
