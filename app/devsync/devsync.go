@@ -55,7 +55,15 @@ type Options struct {
 	Now   func() time.Time
 	Log   *slog.Logger
 	Hooks Hooks
+	// SegmentSize is the most payload bytes (before compression) one
+	// segment carries; more changes go into several segments. Default
+	// DefaultSegmentSize.
+	SegmentSize int
 }
+
+// DefaultSegmentSize keeps segments well under segment.MaxPayload: a
+// setup of 100,000 memories writes several, each read whole.
+const DefaultSegmentSize = 16 << 20
 
 // Syncer syncs one vault. Its methods are safe for concurrent use; one
 // exchange runs at a time per vault, in this process.
@@ -65,6 +73,7 @@ type Syncer struct {
 	log   *slog.Logger
 	hooks Hooks
 	mu    *sync.Mutex
+	size  int
 }
 
 // exchanges holds one lock per open vault, so that the sync loop of a
@@ -80,8 +89,11 @@ func New(v *vault.Vault, o Options) *Syncer {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
+	if o.SegmentSize <= 0 {
+		o.SegmentSize = DefaultSegmentSize
+	}
 	mu, _ := exchanges.LoadOrStore(v, &sync.Mutex{})
-	return &Syncer{v: v, now: o.Now, log: o.Log, hooks: o.Hooks, mu: mu.(*sync.Mutex)}
+	return &Syncer{v: v, now: o.Now, log: o.Log, hooks: o.Hooks, mu: mu.(*sync.Mutex), size: o.SegmentSize}
 }
 
 // Keys of the vault's sync bucket.

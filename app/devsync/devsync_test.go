@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -568,5 +569,47 @@ func TestForgetVersions(t *testing.T) {
 	}
 	if bytes.Contains(raw, []byte("falcon")) {
 		t.Fatal("B's vault file keeps bytes of the forgotten version")
+	}
+}
+
+// TestManySegments: changes larger than one segment go into several,
+// and a joining device applies them all.
+func TestManySegments(t *testing.T) {
+	folder := t.TempDir()
+	ctx := context.Background()
+	av, clock := vaulttest.New(t)
+	var ids []string
+	for i := range 40 {
+		m, err := av.Add(vaulttest.Memory(vault.Internal, fmt.Sprintf("Memory number %d of forty, long enough to fill a small segment soon", i)), vault.Actor{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, m.ID)
+	}
+	sa := devsync.New(av, devsync.Options{Now: clock.Now, SegmentSize: 4096})
+	r, err := sa.Setup(ctx, folder, "laptop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sa.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Sent != 40 || st.Seq < 3 {
+		t.Fatalf("setup sent %d changes in %d segments; want 40 in several", r.Sent, st.Seq)
+	}
+	bpath := filepath.Join(t.TempDir(), "vault.db")
+	bv, jr, err := devsync.Join(ctx, folder, bpath, []byte(vaulttest.Passphrase), "desktop", devsync.Options{Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { bv.Close(); vaulttest.Check(t, bpath) }()
+	if jr.Applied != int(st.Seq) || jr.Changed != 40 {
+		t.Fatalf("join: %+v, want %d segments and 40 memories", jr, st.Seq)
+	}
+	for _, id := range ids {
+		if _, err := bv.Peek(id); err != nil {
+			t.Fatalf("joined vault lacks %s: %v", id, err)
+		}
 	}
 }

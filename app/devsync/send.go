@@ -2,6 +2,7 @@ package devsync
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -32,12 +33,42 @@ func (s *Syncer) send(ctx context.Context, me *self, k keys, r *Report, extra []
 		return nil
 	}
 	me.AuditSeq, me.Full = last, false
-	path, err := s.writeSegment(me, k, entries, b)
+	chunks, err := pack(entries, s.size)
 	if err != nil {
 		return err
 	}
-	r.Sent, r.Segment = len(entries), path
+	for i, chunk := range chunks {
+		state := batch{}
+		if i == len(chunks)-1 {
+			state = b // the memories' states once every segment is out
+		}
+		path, err := s.writeSegment(me, k, chunk, state)
+		if err != nil {
+			return err
+		}
+		r.Sent, r.Segment = r.Sent+len(chunk), path
+	}
 	return nil
+}
+
+// pack splits entries into runs whose JSON is at most size bytes (an
+// entry larger than size on its own gets a segment of its own); no
+// entries make one empty run.
+func pack(entries []entry, size int) ([][]entry, error) {
+	var out [][]entry
+	var cur []entry
+	n := 0
+	for _, e := range entries {
+		raw, err := json.Marshal(e)
+		if err != nil {
+			return nil, err
+		}
+		if len(cur) > 0 && n+len(raw) > size {
+			out, cur, n = append(out, cur), nil, 0
+		}
+		cur, n = append(cur, e), n+len(raw)+1
+	}
+	return append(out, cur), nil
 }
 
 // collect returns the entries for the memories this device's writers
