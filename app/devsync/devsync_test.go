@@ -613,3 +613,42 @@ func TestManySegments(t *testing.T) {
 		}
 	}
 }
+
+// TestRemovedConflictItems: a memory deleted on one device takes its
+// sync-conflict items with it on both, so no copy of a state of it stays
+// in either quarantine.
+func TestRemovedConflictItems(t *testing.T) {
+	var m vault.Memory
+	a, b := pair(t, sharedDir{t.TempDir()}, func(a *device) { m = a.add(t, vault.Internal, "Standup is at nine") })
+	a.sync(t)
+	a.clock.Advance(time.Hour)
+	b.clock.Advance(2 * time.Hour)
+	a.update(t, m.ID, "Standup is at ten")
+	b.update(t, m.ID, "Standup is at eleven")
+	a.sync(t)
+	b.sync(t)
+	a.sync(t)
+	if len(a.conflicts(t)) != 1 || len(b.conflicts(t)) != 1 {
+		t.Fatalf("conflicts: A %d, B %d; want 1 each", len(a.conflicts(t)), len(b.conflicts(t)))
+	}
+	if err := a.v.Delete(m.ID, vault.Actor{}); err != nil {
+		t.Fatal(err)
+	}
+	a.sync(t)
+	b.sync(t)
+	for _, d := range []*device{a, b} {
+		if n := len(d.conflicts(t)); n != 0 {
+			t.Fatalf("%s keeps %d conflict items of a deleted memory", d.path, n)
+		}
+		if _, err := d.v.Scrub(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		raw, err := os.ReadFile(d.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(raw, []byte("Standup is at")) {
+			t.Fatalf("%s keeps bytes of the deleted memory", d.path)
+		}
+	}
+}

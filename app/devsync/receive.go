@@ -398,7 +398,7 @@ func (a *applier) tomb(e *entry) error {
 	if err != nil {
 		return err
 	}
-	if err := a.dropConflicts(e.ID); err != nil {
+	if err := dropConflicts(a.s.v, e.ID, actor(a.from, "").Agent, "the memory was removed on another device"); err != nil {
 		return err
 	}
 	if removed {
@@ -410,9 +410,9 @@ func (a *applier) tomb(e *entry) error {
 }
 
 // dropConflicts removes the sync-conflict items that hold a state of
-// memory id.
-func (a *applier) dropConflicts(id string) error {
-	recs, _, err := a.s.v.QueueList()
+// memory id, which was removed: no copy of it stays in the quarantine.
+func dropConflicts(v *vault.Vault, id, agent, reason string) error {
+	recs, _, err := v.QueueList()
 	if err != nil {
 		return err
 	}
@@ -421,7 +421,7 @@ func (a *applier) dropConflicts(id string) error {
 		if err != nil || it.Kind != quarantine.KindSyncConflict || it.Memory.ID != id {
 			continue
 		}
-		if err := a.s.v.QueueDelete(rec.ID, vault.AuditEntry{Action: vault.ActionDiscard, Agent: actor(a.from, "").Agent, MemoryID: id, Result: vault.ResultOK, Reason: "the memory was removed on another device"}); err != nil && !errors.Is(err, vault.ErrNotFound) {
+		if err := v.QueueDelete(rec.ID, vault.AuditEntry{Action: vault.ActionDiscard, Agent: agent, MemoryID: id, Result: vault.ResultOK, Reason: reason}); err != nil && !errors.Is(err, vault.ErrNotFound) {
 			return err
 		}
 	}

@@ -164,6 +164,9 @@ func (s *Syncer) entryFor(id string, me *self, k keys, tombs map[string]vault.Ac
 			return entry{}, false, nil // damaged or never here
 		}
 		b[prefixMem+id] = nil
+		if err := dropConflicts(s.v, id, vault.AgentOperator, "the memory was removed"); err != nil {
+			return entry{}, false, err
+		}
 		var base uint64
 		if ms != nil {
 			base = ms.HLC
