@@ -264,11 +264,13 @@ func (c *cmd) model() string {
 func (c *cmd) printWaiting() {
 	var lines []string
 	if q := c.svc.Quarantine(c.ctx, operator); q.OK() {
-		pending, held, hostile := 0, 0, 0
+		pending, held, hostile, synced := 0, 0, 0, 0
 		for _, it := range q.Items {
 			switch {
 			case it.Kind == app.KindReevaluation:
 				held++
+			case it.Kind == quarantine.KindSyncConflict:
+				synced++
 			case it.State == quarantine.Pending:
 				pending++
 			case it.State == quarantine.Hostile:
@@ -280,6 +282,9 @@ func (c *cmd) printWaiting() {
 		}
 		if held > 0 {
 			lines = append(lines, fmt.Sprintf("%s held in the quarantine for your review, their source found unreliable ('engram quarantine list')", count(held, "memory", "memories")))
+		}
+		if synced > 0 {
+			lines = append(lines, fmt.Sprintf("%s that lost to a concurrent edit on another device in the quarantine ('engram quarantine approve ID' makes one live again)", count(synced, "edit", "edits")))
 		}
 		if hostile > 0 {
 			lines = append(lines, fmt.Sprintf("%s kept as evidence in the quarantine ('engram quarantine discard ID' removes one; each goes after 30 days)", count(hostile, "hostile copy", "hostile copies")))
