@@ -8,8 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/engram-app/engram/vault/internal/kdf"
@@ -172,7 +174,10 @@ func (v *Vault) SyncPut(kv map[string][]byte) error {
 		if err != nil {
 			return err
 		}
-		for k, val := range kv {
+		// In key order: bbolt fills its pages in order, far cheaper than
+		// a map's random order for a segment's thousands of states.
+		for _, k := range slices.Sorted(maps.Keys(kv)) {
+			val := kv[k]
 			if val == nil {
 				if b.Get([]byte(k)) != nil {
 					removed = true

@@ -129,17 +129,16 @@ func BenchmarkJoin(b *testing.B) {
 }
 
 // BenchmarkStoreBesideSync measures a store's latency (vault.Add with
-// fsync) with no sync ("off") and with this device exchanging with the
-// folder all the time beside it ("on": each store's change is sent at
-// once), to show that the sync is not in the write path. Run the two
-// alternately: -bench 'StoreBesideSync/(off|on)' -count 3.
+// fsync) with no sync ("off"), with a running Engram's watch beside it
+// ("watch": an exchange every WatchInterval while stores arrive), and
+// with this device exchanging with the folder without pause ("busy", the
+// worst case), to show that the sync is not in the write path: what it
+// costs a store is sharing the vault's one writer and the disk. Run them
+// alternately, each in its own process:
+// -bench 'StoreBesideSync/off' -benchtime 2000x, then /watch, then /busy.
 func BenchmarkStoreBesideSync(b *testing.B) {
-	for _, on := range []bool{false, true} {
-		name := "off"
-		if on {
-			name = "on"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, mode := range []string{"off", "watch", "busy"} {
+		b.Run(mode, func(b *testing.B) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			v, _ := vaulttest.New(b)
@@ -148,15 +147,25 @@ func BenchmarkStoreBesideSync(b *testing.B) {
 				b.Fatal(err)
 			}
 			done := make(chan struct{})
-			if on {
+			exchanges := 0
+			switch mode {
+			case "off":
+				close(done)
+			case "watch":
+				t := time.NewTicker(devsync.WatchInterval)
+				go func() {
+					defer close(done)
+					defer t.Stop()
+					s.Watch(ctx, t.C, func(devsync.Report, error) { exchanges++ })
+				}()
+			case "busy":
 				go func() {
 					defer close(done)
 					for ctx.Err() == nil {
 						s.Now(ctx)
+						exchanges++
 					}
 				}()
-			} else {
-				close(done)
 			}
 			var ds []time.Duration
 			i := 0
@@ -171,6 +180,7 @@ func BenchmarkStoreBesideSync(b *testing.B) {
 			cancel()
 			<-done
 			quantiles(b, "store", ds)
+			b.ReportMetric(float64(exchanges), "exchanges")
 		})
 	}
 }
