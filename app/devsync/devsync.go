@@ -120,6 +120,12 @@ type self struct {
 	Full     bool      `json:"full,omitempty"`
 	Revoked  bool      `json:"revoked,omitempty"`
 	LastSync time.Time `json:"last_sync"`
+	// Compacted is the number of this device's last snapshot (0: none);
+	// Removed says a memory was removed since it (a tombstone sent or
+	// applied), so the next exchange compacts.
+	Compacted   uint64    `json:"compacted,omitempty"`
+	CompactedAt time.Time `json:"compacted_at,omitempty"`
+	Removed     bool      `json:"removed,omitempty"`
 }
 
 // peer is what this device knows of another one.

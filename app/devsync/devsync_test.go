@@ -16,6 +16,7 @@ import (
 	"github.com/engram-app/engram/app/devsync"
 	"github.com/engram-app/engram/quarantine"
 	"github.com/engram-app/engram/vault"
+	"github.com/engram-app/engram/vault/segment"
 	"github.com/engram-app/engram/vault/vaulttest"
 )
 
@@ -612,6 +613,37 @@ func TestManySegments(t *testing.T) {
 			t.Fatalf("joined vault lacks %s: %v", id, err)
 		}
 	}
+	// A snapshot of the same takes several segments too; a device that
+	// joins after it reads them in order from the first.
+	if err := av.Delete(ids[0], vault.Actor{}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := sa.Now(ctx); err != nil || !r.Compacted {
+		t.Fatalf("compaction: %+v, %v", r, err)
+	}
+	st2, err := sa.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(filepath.Join(folder, "engram", st.Device))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parts := int(st2.Seq) - int(st.Seq) - 1; len(ents) != parts || parts < 3 {
+		t.Fatalf("%d files after a snapshot in %d parts; want the parts alone, at least 3", len(ents), parts)
+	}
+	cpath := filepath.Join(t.TempDir(), "vault.db")
+	cv, cr, err := devsync.Join(ctx, folder, cpath, []byte(vaulttest.Passphrase), "tablet", devsync.Options{Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cv.Close(); vaulttest.Check(t, cpath) }()
+	if cr.Changed != 39 || len(cr.Refused) != 0 {
+		t.Fatalf("joined after the snapshot: %+v", cr)
+	}
+	if r, err := devsync.New(bv, devsync.Options{Now: clock.Now}).Now(ctx); err != nil || r.Removed != 1 || len(r.Refused) != 0 {
+		t.Fatalf("B after the snapshot: %+v, %v", r, err)
+	}
 }
 
 // TestRemovedConflictItems: a memory deleted on one device takes its
@@ -649,6 +681,142 @@ func TestRemovedConflictItems(t *testing.T) {
 		}
 		if bytes.Contains(raw, []byte("Standup is at")) {
 			t.Fatalf("%s keeps bytes of the deleted memory", d.path)
+		}
+	}
+}
+
+// segmentsHolding lists the segment files in folder whose payload holds
+// text, opened with the vault's segment key as a device would.
+func segmentsHolding(t *testing.T, v *vault.Vault, folder, text string) []string {
+	t.Helper()
+	key, err := v.DeriveKey("engram sync segment v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	err = filepath.WalkDir(filepath.Join(folder, "engram"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".seg") {
+			return err
+		}
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		plain, err := segment.Open(raw, key, v.ID(), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if bytes.Contains(plain, []byte(text)) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestForgetLeavesTheFolder: once a forget reached both devices, no
+// segment in the folder holds the forgotten memory, sealed or not: each
+// device replaced its segments with a snapshot without it.
+func TestForgetLeavesTheFolder(t *testing.T) {
+	folder := t.TempDir()
+	var doomed vault.Memory
+	a, b := pair(t, sharedDir{folder}, func(a *device) {
+		doomed = a.add(t, vault.Internal, "Project falcon ships in March")
+		a.add(t, vault.Internal, "The office closes at six")
+	})
+	a.sync(t)
+	b.clock.Advance(time.Hour)
+	b.update(t, doomed.ID, "Project falcon ships in April")
+	b.sync(t)
+	a.sync(t)
+	if got := segmentsHolding(t, a.v, folder, "falcon"); len(got) < 2 {
+		t.Fatalf("before the forget, segments holding it: %v", got)
+	}
+	if err := a.v.Purge(doomed.ID, "forget", vault.Actor{}); err != nil {
+		t.Fatal(err)
+	}
+	if r := a.sync(t); !r.Compacted {
+		t.Fatalf("A did not compact after its forget: %+v", r)
+	}
+	if r := b.sync(t); r.Removed != 1 || !r.Compacted {
+		t.Fatalf("B after the forget: %+v", r)
+	}
+	a.sync(t)
+	if got := segmentsHolding(t, a.v, folder, "falcon"); len(got) != 0 {
+		t.Fatalf("segments still holding the forgotten memory: %v", got)
+	}
+	if got := segmentsHolding(t, a.v, folder, "office closes"); len(got) == 0 {
+		t.Fatal("the snapshot lost the memory that stays")
+	}
+}
+
+// TestCompaction: a device that was away while another compacted, and a
+// device that joins after it, get everything from the snapshot.
+func TestCompaction(t *testing.T) {
+	folder := t.TempDir()
+	a, b := pair(t, sharedDir{folder}, nil)
+	a.sync(t)
+	var kept []vault.Memory
+	for i := range 3 {
+		kept = append(kept, a.add(t, vault.Internal, fmt.Sprintf("Written while B was away, number %d", i)))
+		a.sync(t)
+	}
+	gone := a.add(t, vault.Internal, "Deleted while B was away")
+	a.sync(t)
+	if err := a.v.Delete(gone.ID, vault.Actor{}); err != nil {
+		t.Fatal(err)
+	}
+	if r := a.sync(t); !r.Compacted {
+		t.Fatalf("no compaction after a delete: %+v", r)
+	}
+	st := a.status(t)
+	ents, err := os.ReadDir(filepath.Join(folder, "engram", st.Device))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 1 || ents[0].Name() != segFile(st.Seq) {
+		t.Fatalf("A's segments after compaction: %v, want only %s", ents, segFile(st.Seq))
+	}
+	// B had applied A's first segment only: the rest are gone, and the
+	// snapshot stands in for them.
+	r := b.sync(t)
+	if r.Applied != 1 || len(r.Refused) != 0 {
+		t.Fatalf("B after A's compaction: %+v", r)
+	}
+	for _, m := range kept {
+		if got := b.content(t, m.ID); got != m.Content {
+			t.Fatalf("B has %q of %s", got, m.ID)
+		}
+	}
+	if _, err := b.v.Peek(gone.ID); !errors.Is(err, vault.ErrNotFound) {
+		t.Fatalf("B has the memory deleted before the snapshot: %v", err)
+	}
+	// A third device joins from the compacted folder.
+	cpath := filepath.Join(t.TempDir(), "vault.db")
+	cv, _, err := devsync.Join(context.Background(), folder, cpath, []byte(vaulttest.Passphrase), "tablet", devsync.Options{Now: a.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cv.Close(); vaulttest.Check(t, cpath) }()
+	for _, m := range kept {
+		if got, err := cv.Peek(m.ID); err != nil || got.Content != m.Content {
+			t.Fatalf("C has %+v, %v", got, err)
+		}
+	}
+	if gone, err := cv.Tombstoned(gone.ID); err != nil || !gone {
+		t.Fatalf("C has no tombstone of the deleted memory: %v, %v", gone, err)
+	}
+	cs := devsync.New(cv, devsync.Options{Now: a.clock.Now})
+	cst, err := cs.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range cst.Devices {
+		if d.Waiting != "" || d.Refused != 0 {
+			t.Fatalf("C's view of %s: %+v", d.Name, d)
 		}
 	}
 }

@@ -29,6 +29,8 @@ type Report struct {
 	// the changes to memories this vault removed (never brought back).
 	Conflicts int `json:"conflicts"`
 	Dropped   int `json:"dropped"`
+	// Compacted says this device replaced its segments with a snapshot.
+	Compacted bool `json:"compacted,omitempty"`
 	// Refused lists segments refused in this exchange, with why.
 	Refused []string `json:"refused,omitempty"`
 }
@@ -159,6 +161,14 @@ func (s *Syncer) exchange(ctx context.Context, me *self) (Report, error) {
 	if err := s.receive(ctx, me, k, &r); err != nil {
 		return r, err
 	}
+	if r.Removed > 0 {
+		me.Removed = true
+	}
+	if !me.Revoked && ((me.Removed && !s.now().Before(me.CompactedAt.Add(compactAfterRemoval))) || me.Seq-me.Compacted > compactEvery) {
+		if err := s.compact(ctx, me, k, &r); err != nil {
+			return r, err
+		}
+	}
 	me.LastSync = s.now().UTC()
 	b := batch{}
 	b.put(keySelf, me)
@@ -176,6 +186,18 @@ func (s *Syncer) exchange(ctx context.Context, me *self) (Report, error) {
 // and before recording it) is adopted when it opens: its changes are
 // sent again in the new one, which readers skip as seen.
 func (s *Syncer) writeSegment(me *self, k keys, entries []entry, b batch) (string, error) {
+	return s.write(me, k, entries, b, 0)
+}
+
+// writeSnapshot writes entries (part of the device's whole state, its
+// announcement first in part 1) as a snapshot segment.
+func (s *Syncer) writeSnapshot(me *self, k keys, entries []entry, part int) (string, error) {
+	return s.write(me, k, entries, batch{}, part)
+}
+
+// write writes a segment; part > 0 makes it that part of a snapshot.
+func (s *Syncer) write(me *self, k keys, entries []entry, b batch, part int) (string, error) {
+	snapshot := part > 0
 	priv := me.key()
 	for {
 		next := me.Seq + 1
@@ -192,10 +214,10 @@ func (s *Syncer) writeSegment(me *self, k keys, entries []entry, b batch) (strin
 		}
 		me.Seq, me.Prev = next, fileHash(raw)
 	}
-	if me.Seq == 0 {
+	if me.Seq == 0 && !snapshot {
 		entries = append([]entry{{Type: typeDevice, Name: me.Name, Pub: priv.Public().(ed25519.PublicKey)}}, entries...)
 	}
-	p := payload{Device: me.Device, Seq: me.Seq + 1, Prev: me.Prev, Created: s.now().UTC(), Entries: entries}
+	p := payload{Device: me.Device, Seq: me.Seq + 1, Prev: me.Prev, Created: s.now().UTC(), Snapshot: snapshot, Part: part, Entries: entries}
 	plain, err := json.Marshal(p)
 	if err != nil {
 		return "", err

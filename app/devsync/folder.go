@@ -177,7 +177,13 @@ type payload struct {
 	Seq     uint64    `json:"seq"`
 	Prev    string    `json:"prev"`
 	Created time.Time `json:"created"`
-	Entries []entry   `json:"entries"`
+	// Snapshot marks a compaction: the device's whole state, which
+	// replaces its segments before it (deleted once it is written).
+	Snapshot bool `json:"snapshot,omitempty"`
+	// Part numbers a snapshot's segments from 1 when it takes several;
+	// a reader may skip to part 1 only.
+	Part    int     `json:"part,omitempty"`
+	Entries []entry `json:"entries"`
 }
 
 // Entry types.
@@ -207,6 +213,9 @@ type entry struct {
 	// of every version kept there: a receiver removes its versions whose
 	// content is not among them.
 	Keep []string `json:"keep,omitempty"`
+	// Origin, in a snapshot, is the device whose write the state is
+	// (another device's state travels in a snapshot with its own stamp).
+	Origin string `json:"origin,omitempty"`
 	// revoke
 	Device string `json:"device,omitempty"`
 	Upto   uint64 `json:"upto,omitempty"`

@@ -2,7 +2,6 @@ package devsync
 
 import (
 	"context"
-	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,15 +46,23 @@ func (s *Syncer) receive(ctx context.Context, me *self, k keys, r *Report) error
 			}
 			next := p.Seq + 1
 			raw, err := readLimited(segPath(me.Folder, d, next), maxSegmentFile)
+			jump := false
 			if errors.Is(err, fs.ErrNotExist) {
-				break
+				// Its segments from next on may have been replaced by a
+				// snapshot: the first one present after them.
+				n := lowestSeqAfter(me.Folder, d, next)
+				if n == 0 {
+					break
+				}
+				next, jump = n, true
+				raw, err = readLimited(segPath(me.Folder, d, next), maxSegmentFile)
 			}
 			if err == nil && p.Revoked && next > p.Upto {
 				err = errors.New("the device was revoked")
 			}
 			var pl *payload
 			if err == nil {
-				pl, err = s.open(raw, d, next, p, k)
+				pl, err = s.open(raw, d, next, p, k, jump)
 			}
 			if err != nil {
 				if err := s.refuse(p, next, raw, err, r); err != nil {
@@ -63,7 +70,7 @@ func (s *Syncer) receive(ctx context.Context, me *self, k keys, r *Report) error
 				}
 				break
 			}
-			ap := applier{s: s, me: me, k: k, from: d, peers: peers, r: r, states: batch{}}
+			ap := applier{s: s, me: me, k: k, from: d, peers: peers, r: r, states: batch{}, snapshot: pl.Snapshot}
 			if err := ap.apply(pl); err != nil {
 				return fmt.Errorf("apply segment %d of device %s: %w", next, shortID(d), err)
 			}
@@ -90,7 +97,13 @@ func (s *Syncer) receive(ctx context.Context, me *self, k keys, r *Report) error
 
 // open authenticates segment next of device d and checks that it is the
 // one that follows the last applied.
-func (s *Syncer) open(raw []byte, d string, next uint64, p *peer, k keys) (*payload, error) {
+//
+// jump says segments before next are missing: then only a snapshot is
+// accepted, and in place of the chain's link (the hash of the segment
+// before it, which this device never had) its authenticity suffices: a
+// snapshot holds the device's whole state, so nothing it replaced is
+// needed.
+func (s *Syncer) open(raw []byte, d string, next uint64, p *peer, k keys, jump bool) (*payload, error) {
 	h, err := segment.ReadHead(raw)
 	if err != nil {
 		return nil, err
@@ -98,10 +111,7 @@ func (s *Syncer) open(raw []byte, d string, next uint64, p *peer, k keys) (*payl
 	if h.Device != d || h.Seq != next {
 		return nil, fmt.Errorf("it says it is segment %d of device %s, not segment %d of %s (replayed or moved)", h.Seq, shortID(h.Device), next, shortID(d))
 	}
-	var pub ed25519.PublicKey
-	if next > 1 {
-		pub = p.Pub
-	}
+	pub := p.Pub // nil until the device's announcement was read
 	plain, err := segment.Open(raw, k.segment, s.v.ID(), pub)
 	if err != nil {
 		return nil, err
@@ -113,12 +123,15 @@ func (s *Syncer) open(raw []byte, d string, next uint64, p *peer, k keys) (*payl
 	if pl.Device != d || pl.Seq != next {
 		return nil, errors.New("its payload names another device or number")
 	}
-	if pl.Prev != p.Hash {
+	switch {
+	case jump && (!pl.Snapshot || pl.Part > 1):
+		return nil, fmt.Errorf("segment %d is missing (withheld, deleted, or still arriving)", p.Seq+1)
+	case !jump && pl.Prev != p.Hash:
 		return nil, fmt.Errorf("it does not follow segment %d applied before it (reordered, or the device's history was rewritten)", p.Seq)
 	}
-	if next == 1 {
+	if pub == nil {
 		if len(pl.Entries) == 0 || pl.Entries[0].Type != typeDevice {
-			return nil, errors.New("a first segment without the device's announcement")
+			return nil, errors.New("the device's first segment without its announcement")
 		}
 		pub = pl.Entries[0].Pub
 		if err := segment.Verify(raw, s.v.ID(), pub); err != nil {
@@ -158,6 +171,17 @@ type applier struct {
 	changed, removed []string
 	states           batch
 	pending          []vault.Replicated
+	// snapshot: the segment is a compaction, whose states are no new
+	// edits (no conflict is reported for them).
+	snapshot bool
+}
+
+// originOf is the device whose write a put's state is.
+func (a *applier) originOf(e *entry) string {
+	if e.Origin != "" {
+		return e.Origin
+	}
+	return a.from
 }
 
 // insertBatch is how many new memories one transaction stores.
@@ -266,7 +290,7 @@ func (a *applier) put(e *entry) error {
 	rid := a.k.rid(e.Memory)
 	// A state seen before is news only when it comes back later than the
 	// live one (a rollback, a settled conflict).
-	if ms != nil && (rid == ms.RID || (ms.seen(rid) && !ms.later(e.HLC, a.from))) {
+	if ms != nil && (rid == ms.RID || (ms.seen(rid) && !ms.later(e.HLC, a.originOf(e)))) {
 		return nil
 	}
 	cur, err := v.Peek(e.ID)
@@ -281,7 +305,7 @@ func (a *applier) put(e *entry) error {
 			}
 		}
 		a.pending = append(a.pending, vault.Replicated{Memory: *e.Memory, Versions: vers})
-		next := &memState{RID: rid, HLC: e.HLC, Origin: a.from}
+		next := &memState{RID: rid, HLC: e.HLC, Origin: a.originOf(e)}
 		next.saw(e.Base)
 		a.states.put(prefixMem+e.ID, next)
 		if len(a.pending) >= insertBatch {
@@ -298,13 +322,14 @@ func (a *applier) put(e *entry) error {
 	next := &memState{Seen: ms.Seen}
 	next.saw(ms.RID, e.Base, rid)
 	var loser *vault.Memory
-	if ms.later(e.HLC, a.from) {
+	origin := a.originOf(e)
+	if ms.later(e.HLC, origin) {
 		// The later state: it becomes live, the state before a version.
 		if _, err := v.Update(e.ID, vault.OpSync, actor(a.from, ""), keepSealed(&cur, e.Memory)); err != nil {
 			return err
 		}
-		next.RID, next.HLC, next.Origin = rid, e.HLC, a.from
-		if ms.Origin == a.me.Device && e.Base != ms.RID {
+		next.RID, next.HLC, next.Origin = rid, e.HLC, origin
+		if ms.Origin == a.me.Device && e.Base != ms.RID && !a.snapshot {
 			loser = &cur
 		}
 	} else {
@@ -317,7 +342,7 @@ func (a *applier) put(e *entry) error {
 			return err
 		}
 		next.RID, next.HLC, next.Origin = ms.RID, ms.HLC, ms.Origin
-		if ms.Origin == a.me.Device {
+		if ms.Origin == a.me.Device && !a.snapshot {
 			loser = e.Memory
 		}
 	}

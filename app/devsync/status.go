@@ -134,3 +134,19 @@ func (s *Syncer) Configured() (folder string, ok bool) {
 	}
 	return me.Folder, !me.Revoked
 }
+
+// lowestSeqAfter is the lowest segment number of device in the folder
+// that is above after, or 0.
+func lowestSeqAfter(folder, device string, after uint64) uint64 {
+	ents, err := os.ReadDir(filepath.Join(root(folder), device))
+	if err != nil {
+		return 0
+	}
+	var low uint64
+	for _, e := range ents {
+		if n, ok := seqOf(e.Name()); ok && n > after && (low == 0 || n < low) {
+			low = n
+		}
+	}
+	return low
+}
