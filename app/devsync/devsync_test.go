@@ -820,3 +820,38 @@ func TestCompaction(t *testing.T) {
 		}
 	}
 }
+
+// TestWithheldSegment: a segment deleted from the folder (withheld by
+// the sync provider) holds up the device's later ones, is reported as
+// missing, not as refused, and once it is back everything applies.
+func TestWithheldSegment(t *testing.T) {
+	folder := t.TempDir()
+	a, b := pair(t, sharedDir{folder}, nil)
+	a.sync(t)
+	dir := filepath.Join(folder, "engram", b.status(t).Device)
+	first := b.add(t, vault.Internal, "first while withheld")
+	b.sync(t)
+	withheld := b.status(t).Seq
+	second := b.add(t, vault.Internal, "second while withheld")
+	b.sync(t)
+	raw := readSeg(t, dir, withheld)
+	if err := os.Remove(filepath.Join(dir, segFile(withheld))); err != nil {
+		t.Fatal(err)
+	}
+	if r := a.sync(t); r.Applied != 0 || len(r.Refused) != 0 {
+		t.Fatalf("with a segment withheld: %+v", r)
+	}
+	st := a.status(t)
+	if d := st.Devices[0]; d.Refused != 0 || !strings.Contains(d.Waiting, "missing") || d.Applied != withheld-1 {
+		t.Fatalf("status: %+v", d)
+	}
+	writeSeg(t, dir, withheld, raw)
+	if r := a.sync(t); r.Applied != 2 || r.Changed != 2 {
+		t.Fatalf("once it is back: %+v", r)
+	}
+	for _, m := range []vault.Memory{first, second} {
+		if a.content(t, m.ID) != m.Content {
+			t.Fatalf("A lacks %q", m.Content)
+		}
+	}
+}

@@ -64,6 +64,9 @@ func (s *Syncer) receive(ctx context.Context, me *self, k keys, r *Report) error
 			if err == nil {
 				pl, err = s.open(raw, d, next, p, k, jump)
 			}
+			if errors.Is(err, errGap) {
+				break // a missing segment is waited for, not refused
+			}
 			if err != nil {
 				if err := s.refuse(p, next, raw, err, r); err != nil {
 					return err
@@ -95,6 +98,10 @@ func (s *Syncer) receive(ctx context.Context, me *self, k keys, r *Report) error
 	return s.v.SyncPut(b)
 }
 
+// errGap: a device's next segment is missing and what follows is no
+// snapshot that replaces it.
+var errGap = errors.New("a segment is missing")
+
 // open authenticates segment next of device d and checks that it is the
 // one that follows the last applied.
 //
@@ -125,7 +132,7 @@ func (s *Syncer) open(raw []byte, d string, next uint64, p *peer, k keys, jump b
 	}
 	switch {
 	case jump && (!pl.Snapshot || pl.Part > 1):
-		return nil, fmt.Errorf("segment %d is missing (withheld, deleted, or still arriving)", p.Seq+1)
+		return nil, errGap
 	case !jump && pl.Prev != p.Hash:
 		return nil, fmt.Errorf("it does not follow segment %d applied before it (reordered, or the device's history was rewritten)", p.Seq)
 	}
