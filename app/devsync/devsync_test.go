@@ -855,3 +855,37 @@ func TestWithheldSegment(t *testing.T) {
 		}
 	}
 }
+
+// TestRevocationHoldsForAJoiner: a device that joins after a revocation
+// applies none of the revoked device's segments past it, even when it
+// reads the revoked device's directory before the revoker's.
+func TestRevocationHoldsForAJoiner(t *testing.T) {
+	folder := t.TempDir()
+	a, b := pair(t, sharedDir{folder}, nil)
+	a.sync(t)
+	// The revoked device is the one whose directory sorts first.
+	revoker, revoked := a, b
+	if a.status(t).Device < b.status(t).Device {
+		revoker, revoked = b, a
+	}
+	revoker.sync(t)
+	if _, err := revoker.s.Revoke(context.Background(), revoked.status(t).Device); err != nil {
+		t.Fatal(err)
+	}
+	late := revoked.add(t, vault.Internal, "Written after the revocation")
+	if _, err := revoked.s.Now(context.Background()); !errors.Is(err, devsync.ErrRevoked) {
+		t.Fatalf("the revoked device's exchange: %v", err)
+	}
+	cpath := filepath.Join(t.TempDir(), "vault.db")
+	cv, r, err := devsync.Join(context.Background(), folder, cpath, []byte(vaulttest.Passphrase), "tablet", devsync.Options{Now: a.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cv.Close(); vaulttest.Check(t, cpath) }()
+	if _, err := cv.Peek(late.ID); !errors.Is(err, vault.ErrNotFound) {
+		t.Fatalf("the joiner applied a write made after the revocation: %v (%+v)", err, r)
+	}
+	if len(r.Refused) != 1 || !strings.Contains(r.Refused[0], "revoked") {
+		t.Fatalf("the joiner's report: %+v", r)
+	}
+}

@@ -35,11 +35,13 @@ func (s *Syncer) receive(ctx context.Context, me *self, k keys, r *Report) error
 		}
 	}()
 	for _, d := range dirs {
-		p := peers[d]
-		if p == nil {
-			p = &peer{Device: d, FirstSeen: s.now().UTC()}
-			peers[d] = p
+		if peers[d] == nil {
+			peers[d] = &peer{Device: d, FirstSeen: s.now().UTC()}
 		}
+	}
+	s.learnRevocations(me, k, peers, dirs)
+	for _, d := range dirs {
+		p := peers[d]
 		for !me.Revoked {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -96,6 +98,51 @@ func (s *Syncer) receive(ctx context.Context, me *self, k keys, r *Report) error
 		b.put(prefixPeer+q.Device, q)
 	}
 	return s.v.SyncPut(b)
+}
+
+// learnRevocations reads the revocations in every device's segments not
+// applied yet, before any is applied, so that no segment of a revoked
+// device past its revocation is applied because its directory was read
+// before the revoker's. What fails to open here is left to the apply
+// pass, which refuses it.
+func (s *Syncer) learnRevocations(me *self, k keys, peers map[string]*peer, dirs []string) {
+	for _, d := range dirs {
+		p := *peers[d] // a copy: open records the device's key in it
+		for {
+			next := p.Seq + 1
+			raw, err := readLimited(segPath(me.Folder, d, next), maxSegmentFile)
+			jump := false
+			if errors.Is(err, fs.ErrNotExist) {
+				if next = lowestSeqAfter(me.Folder, d, p.Seq+1); next == 0 {
+					break
+				}
+				jump = true
+				raw, err = readLimited(segPath(me.Folder, d, next), maxSegmentFile)
+			}
+			if err != nil {
+				break
+			}
+			pl, err := s.open(raw, d, next, &p, k, jump)
+			if err != nil {
+				break
+			}
+			for _, e := range pl.Entries {
+				if e.Type != typeRevoke || e.Device == me.Device {
+					continue
+				}
+				q := peers[e.Device]
+				if q == nil {
+					q = &peer{Device: e.Device, FirstSeen: s.now().UTC()}
+					peers[e.Device] = q
+				}
+				if !q.Revoked || e.Upto < q.Upto {
+					q.Upto = e.Upto
+				}
+				q.Revoked = true
+			}
+			p.Seq, p.Hash = next, fileHash(raw)
+		}
+	}
 }
 
 // errGap: a device's next segment is missing and what follows is no
