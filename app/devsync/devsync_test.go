@@ -889,3 +889,22 @@ func TestRevocationHoldsForAJoiner(t *testing.T) {
 		t.Fatalf("the joiner's report: %+v", r)
 	}
 }
+
+// TestSetupWithTombstones: the first segment carries the vault's
+// tombstones, and a joiner keeps them, without a compaction (nothing
+// removed was ever in the folder).
+func TestSetupWithTombstones(t *testing.T) {
+	var gone vault.Memory
+	a, b := pair(t, sharedDir{t.TempDir()}, func(a *device) {
+		gone = a.add(t, vault.Internal, "deleted before sync was set up")
+		if err := a.v.Delete(gone.ID, vault.Actor{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if st := a.status(t); st.Seq != 1 {
+		t.Fatalf("A wrote %d segments at setup; want 1", st.Seq)
+	}
+	if dead, err := b.v.Tombstoned(gone.ID); err != nil || !dead {
+		t.Fatalf("the joiner has no tombstone: %v, %v", dead, err)
+	}
+}

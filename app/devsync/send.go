@@ -164,7 +164,9 @@ func (s *Syncer) entryFor(id string, me *self, k keys, tombs map[string]vault.Ac
 			return entry{}, false, nil // damaged or never here
 		}
 		b[prefixMem+id] = nil
-		me.Removed = true // its content leaves the folder at the next compaction
+		if ms != nil {
+			me.Removed = true // it was sent: it leaves the folder at the next compaction
+		}
 		if err := dropConflicts(s.v, id, vault.AgentOperator, "the memory was removed"); err != nil {
 			return entry{}, false, err
 		}
