@@ -372,6 +372,9 @@ func refusedSegments(t *testing.T, newTransport func(t *testing.T) transport) {
 			tr.settle(t)
 			good := readSeg(t, dir, next)
 			bad := tc.forge(t, dir, next, foreign)
+			// Someone who writes A's copy of the folder: the bad file
+			// stays there (over Syncthing, B is cut off meanwhile).
+			tr.cutNetwork(t)
 			writeSeg(t, dir, next, bad)
 			for range 2 { // refused each time, counted once
 				r := a.sync(t)
@@ -385,6 +388,7 @@ func refusedSegments(t *testing.T, newTransport func(t *testing.T) transport) {
 			}
 			// The good segment back (it had been withheld): applied.
 			writeSeg(t, dir, next, good)
+			tr.heal(t)
 			r = a.sync(t)
 			if r.Applied != 1 || r.Changed != 1 || len(r.Refused) != 0 {
 				t.Fatalf("after the good segment came back: %+v", r)
