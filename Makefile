@@ -90,6 +90,7 @@ FUZZTIME ?= 20s
 fuzz:
 	for t in FuzzDecodeRecord FuzzDecodeHeader FuzzDecodeBackup FuzzSalvage; do $(GO) test ./vault/ -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
 	$(GO) test ./vault/internal/seal/ -run '^$$' -fuzz '^FuzzOpen$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./vault/segment/ -run '^$$' -fuzz '^FuzzOpen$$' -fuzztime $(FUZZTIME)
 	for t in FuzzCheck FuzzScan; do $(GO) test ./vault/internal/pagecheck/ -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done
 	$(GO) test ./quarantine/ -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	for t in FuzzCheck FuzzFindHidden; do $(GO) test ./quarantine/guard/ -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; done

@@ -116,6 +116,9 @@ func (s *Service) Approve(ctx context.Context, req Request, id string, edit *str
 		}
 		return s.approveHeld(ctx, req, it)
 	}
+	if it.Kind == quarantine.KindSyncConflict {
+		return s.approveSyncConflict(ctx, req, it, edit)
+	}
 	m := it.Memory
 	m.Trust = vault.TrustStandard
 	reason := approvedNote

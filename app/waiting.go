@@ -19,6 +19,9 @@ type Waiting struct {
 	Held         int `json:"held"`
 	Hostile      int `json:"hostile"`
 	SealedHidden int `json:"sealed_hidden"`
+	// SyncConflicts counts the edits that lost to a concurrent edit on
+	// another device (quarantine.KindSyncConflict).
+	SyncConflicts int `json:"sync_conflicts"`
 	// PausedAgents and PairingRequests count the paused agents and the
 	// agents asking to pair; the names are in PausedNames and PairingNames.
 	PausedAgents    int      `json:"paused_agents"`
@@ -51,6 +54,8 @@ func (s *Service) WaitingFor(ctx context.Context, req Request, now time.Time) Wa
 			switch {
 			case it.Kind == quarantine.KindReevaluation:
 				w.Held++
+			case it.Kind == quarantine.KindSyncConflict:
+				w.SyncConflicts++
 			case it.State == quarantine.Pending:
 				w.Quarantine++
 			case it.State == quarantine.Hostile:

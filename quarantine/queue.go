@@ -64,6 +64,13 @@ const (
 	// copy of it as it was when held, for the review screen. Approving
 	// brings it back as it was, rejecting deletes it.
 	KindReevaluation Kind = "re-evaluation"
+	// KindSyncConflict is a state of a stored memory that lost to a
+	// concurrent edit on another device (vault/DESIGN.md, "Sync across
+	// devices"): the memory is live with the later edit, and this state
+	// is one of its versions. Memory is that state (its ID the memory's).
+	// Approving makes it the live state again, rejecting keeps the live
+	// one.
+	KindSyncConflict Kind = "sync-conflict"
 )
 
 // Item is one quarantined write, or one memory held for re-evaluation.
@@ -138,6 +145,7 @@ func Decode(data []byte) (*Item, error) {
 	switch {
 	case it.Kind == KindWrite:
 	case it.Kind == KindReevaluation && it.State == Pending && it.Memory.ID != "":
+	case it.Kind == KindSyncConflict && it.State == Pending && it.Memory.ID != "":
 	default:
 		// An item of a kind this Engram does not know is refused rather
 		// than approved as a write.

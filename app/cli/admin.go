@@ -309,6 +309,9 @@ func waitingLines(w app.Waiting) []string {
 	if w.Held > 0 {
 		lines = append(lines, fmt.Sprintf("%s held in the quarantine for your review, their source found unreliable ('engram quarantine list')", count(w.Held, "memory", "memories")))
 	}
+	if w.SyncConflicts > 0 {
+		lines = append(lines, fmt.Sprintf("%s that lost to a concurrent edit on another device in the quarantine ('engram quarantine approve ID' makes one live again)", count(w.SyncConflicts, "edit", "edits")))
+	}
 	if w.Hostile > 0 {
 		lines = append(lines, fmt.Sprintf("%s kept as evidence in the quarantine ('engram quarantine discard ID' removes one; each goes after 30 days)", count(w.Hostile, "hostile copy", "hostile copies")))
 	}

@@ -443,6 +443,8 @@ func (c *cmd) dispatch(args []string) error {
 		return c.hookCmd(args[1:])
 	case "sweep":
 		return c.sweep(args[1:])
+	case "sync":
+		return c.syncCmd(args[1:])
 	}
 	return usage("unknown command %q", args[0])
 }
@@ -526,9 +528,13 @@ Usage:
   engram hook EVENT [--agent NAME] [--budget N] [--project DIR=NAME] [--no-capture]  # a client's lifecycle hook: JSON in, its answer out; always exits 0
   engram connect --list                              # which clients are installed and connected
   engram sweep [--now RFC3339]                       # decay, expiry, archive, purge, compaction
+  engram sync setup FOLDER [--name N]                # sync this vault through FOLDER (Syncthing, Dropbox, a shared folder)
+  engram sync join FOLDER [--name N]                 # on another device: create the vault from FOLDER (asks its passphrase)
+  engram sync now | status | devices [--json]        # exchange now; devices, last exchange, pending, conflicts, refused
+  engram sync revoke DEVICE                          # stop applying a device's segments, on every device
 
 While the desktop app or engram serve holds the vault, the memory, quarantine,
-audit, export, import, sweep, doctor, agent and lock commands run inside it,
+audit, export, import, sweep, sync (but join), doctor, agent and lock commands run inside it,
 with the same output and exit codes; init, serve, mcp, connect, guard,
 passphrase and doctor --salvage run in their own process.
 

@@ -50,6 +50,8 @@ func forwardable(args []string) bool {
 		return !hasFlag(args[1:], "salvage")
 	case "agent":
 		return len(args) > 1 && args[1] == "review"
+	case "sync":
+		return len(args) > 1 && args[1] != "join"
 	}
 	return false
 }

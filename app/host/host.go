@@ -414,6 +414,9 @@ func (h *Host) Start(ctx context.Context) {
 	h.wg.Go(func() { h.watch(ctx, 300*time.Millisecond) })
 	h.wg.Go(func() { h.schedule(ctx) })
 	h.wg.Go(func() { h.watchScreenLock(ctx) })
+	if !h.v.ReadOnly() {
+		h.wg.Go(func() { h.syncFolder(ctx) })
+	}
 }
 
 func (h *Host) serve(ctx context.Context) {
