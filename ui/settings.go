@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/data/binding"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -279,21 +280,46 @@ func (s *settingsScreen) save() {
 	s.load()
 }
 
-// askBackupPassphrase asks for the backup passphrase twice, keeps it in
-// the keyring when asked, and then runs next with it.
+// askBackupPassphrase asks for the backup passphrase twice, rated as
+// the vault's is (below minScore it needs "use it anyway": the backup
+// holds the sensitive memories too), keeps it in the keyring when asked,
+// and then runs next with it. OK and Enter do nothing until the two
+// agree and the passphrase is acceptable; Escape or Cancel keep nothing.
 func (u *UI) askBackupPassphrase(next func(pass []byte)) {
 	p1, p2 := newShortcutEntry(u), newShortcutEntry(u)
 	p1.Password, p2.Password = true, true
+	p1.SetPlaceHolder("Backup passphrase (four or more random words)")
+	p2.SetPlaceHolder("The same passphrase again")
 	remember := newKeyCheck(u, "Remember in the OS keyring (the tray can then export without asking)", nil)
 	remember.SetChecked(true)
-	u.formDialog("Backup passphrase", "OK", []*widget.FormItem{
-		widget.NewFormItem("Passphrase", p1), widget.NewFormItem("Again", p2), widget.NewFormItem("", remember),
-		widget.NewFormItem("", wrapped("Backups are encrypted with this passphrase (age, scrypt); keep it apart from the vault's.")),
-	}, fyne.NewSize(560, 0), p1, func() {
-		if p1.Text == "" || p1.Text != p2.Text {
-			u.showError(errors.New("the two passphrases are empty or differ"))
+	problem := wrapped("")
+	problem.Importance = widget.DangerImportance
+	problem.Hide()
+	var ok *keyButton
+	var meter *strengthMeter
+	check := func() {
+		meter.set(p1.Text)
+		differ := p2.Text != "" && p2.Text != p1.Text
+		problem.Hidden = !differ
+		problem.SetText("The two passphrases differ.")
+		if p1.Text == "" || p1.Text != p2.Text || !meter.acceptable() {
+			ok.Disable()
+		} else {
+			ok.Enable()
+		}
+	}
+	meter = newStrengthMeter(u, check)
+	content := container.NewVBox(
+		wrapped("Backups are encrypted with this passphrase (age, scrypt); keep it apart from the vault's. A backup holds every memory, the sensitive ones too."),
+		p1, meter, p2, problem, remember,
+	)
+	d := dialog.NewCustomWithoutButtons("Backup passphrase", content, u.win)
+	cancel := newKeyButton(u, "Cancel", theme.CancelIcon(), d.Hide)
+	ok = newKeyButton(u, "OK", theme.ConfirmIcon(), func() {
+		if ok.Disabled() {
 			return
 		}
+		d.Hide()
 		pass := []byte(p1.Text)
 		if remember.Checked {
 			if err := u.h.RememberBackupPassphrase(pass); err != nil {
@@ -304,4 +330,15 @@ func (u *UI) askBackupPassphrase(next func(pass []byte)) {
 			next(pass)
 		}
 	})
+	ok.Importance = widget.HighImportance
+	p1.OnChanged = func(string) { check() }
+	p2.OnChanged = func(string) { check() }
+	p1.OnSubmitted = func(string) { u.win.Canvas().Focus(p2) }
+	p2.OnSubmitted = func(string) { ok.OnTapped() }
+	check()
+	d.SetButtons([]fyne.CanvasObject{cancel, ok})
+	d.Resize(fyne.NewSize(560, 0))
+	d.Show()
+	u.keyed(d.Hide, ok.OnTapped)
+	u.win.Canvas().Focus(p1)
 }

@@ -173,7 +173,7 @@ func TestFirstRunCreatesVault(t *testing.T) {
 		t.Fatalf("create screen has %d passphrase fields, want 2", len(entries))
 	}
 	create := button(t, content, "Create vault")
-	anyway, _ := find(content, func(c *widget.Check) bool { return strings.Contains(c.Text, "anyway") })
+	anyway, _ := find(content, func(c *keyCheck) bool { return strings.Contains(c.Text, "anyway") })
 	test.Type(entries[0], "abc")
 	if !hasLabel(content, "Very weak") || !anyway.Visible() || !create.Disabled() {
 		t.Fatal("a three-letter passphrase is not rated very weak, or Create is enabled without 'use it anyway'")
