@@ -43,10 +43,20 @@ func (u *UI) shortcuts() {
 		if u.dialogKey(ev) {
 			return // nothing in the dialog on top has the focus
 		}
-		if ev.Name == fyne.KeyDelete && u.isOpen() && u.tabs.SelectedIndex() == 0 && u.memories.detail.mem != nil && len(c.Overlays().List()) == 0 {
-			u.memories.detail.forget()
+		if ev.Name == fyne.KeyDelete {
+			u.forgetShown()
 		}
 	})
+}
+
+// forgetShown asks to forget the memory the Memories tab shows, when it
+// is the tab on top with no dialog over it (Delete's action, whether the
+// list has the focus or nothing has).
+func (u *UI) forgetShown() {
+	if u.isOpen() && u.tabs.SelectedIndex() == 0 && u.memories.detail.mem != nil && len(u.win.Canvas().Overlays().List()) == 0 {
+		u.h.Touch()
+		u.memories.detail.forget()
+	}
 }
 
 // shortcutEntry is an entry that passes the window's shortcuts on: a

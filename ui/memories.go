@@ -111,7 +111,7 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 	s.tag.OnSubmitted = func(string) { s.refresh() }
 	s.archived = widget.NewCheck("archived", func(bool) { s.refresh() })
 	s.count = widget.NewLabel("")
-	s.rows = newRows(
+	s.rows = newKeyedRows(
 		func() fyne.CanvasObject {
 			part, trust, conf, created := widget.NewLabel("internal"), widget.NewLabel("standard"), widget.NewLabel("0.00"), widget.NewLabel("")
 			part.Importance, trust.Importance = widget.HighImportance, widget.MediumImportance
@@ -134,7 +134,7 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 			} else {
 				text.set(highlight(snippet(r.Preview, s.query), s.query))
 			}
-		})
+		}, s.listKey)
 	s.list = s.rows.list
 	s.detail = newDetailPane(u)
 	s.list.OnSelected = func(id widget.ListItemID) {
@@ -163,7 +163,7 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 	s.empty = container.NewVBox()
 	s.empty.Hide()
 	s.headers = s.header()
-	left := container.NewBorder(container.NewVBox(bar, s.filterBox, s.count, s.headers), nil, nil, nil, container.NewStack(s.list, s.empty))
+	left := container.NewBorder(container.NewVBox(bar, s.filterBox, s.count, s.headers), nil, nil, nil, container.NewStack(s.rows.view, s.empty))
 	split := container.NewHSplit(left, s.detail.content)
 	split.Offset = 0.55
 	s.content = split
@@ -195,6 +195,16 @@ func trustImportance(t app.Trust) widget.Importance {
 		return widget.SuccessImportance
 	}
 	return widget.MediumImportance
+}
+
+// listKey takes the keys the focused list does not: Delete asks to
+// forget the memory shown, as it does with nothing focused.
+func (s *memoriesScreen) listKey(ev *fyne.KeyEvent) bool {
+	if ev.Name != fyne.KeyDelete {
+		return false
+	}
+	s.u.forgetShown()
+	return true
 }
 
 // debounce runs the search once typing pauses.
