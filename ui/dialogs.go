@@ -270,8 +270,9 @@ func (u *UI) askSafe(title string, content fyne.CanvasObject, safe, riskyLabel s
 }
 
 // formDialog shows items with Cancel and confirm: Escape cancels; Enter
-// in a one-line field, or on a check or a drop-down, confirms, and so
-// does the confirm button; then done runs. focus, if set, has the focus
+// in a one-line field, or on a check or a drop-down, confirms, and so do
+// Ctrl+Enter anywhere (a multi-line field says so below it) and the
+// confirm button; then done runs. focus, if set, has the focus
 // when it opens.
 func (u *UI) formDialog(title, confirm string, items []*widget.FormItem, size fyne.Size, focus fyne.Focusable, done func()) *dialog.CustomDialog {
 	d := dialog.NewCustomWithoutButtons(title, widget.NewForm(items...), u.win)
@@ -283,8 +284,12 @@ func (u *UI) formDialog(title, confirm string, items []*widget.FormItem, size fy
 	ok := newKeyButton(u, confirm, theme.ConfirmIcon(), submit)
 	ok.Importance = widget.HighImportance
 	for _, it := range items {
-		if e, is := it.Widget.(*shortcutEntry); is && !e.MultiLine && e.OnSubmitted == nil {
+		e, is := it.Widget.(*shortcutEntry)
+		switch {
+		case is && !e.MultiLine && e.OnSubmitted == nil:
 			e.OnSubmitted = func(string) { submit() }
+		case is && e.MultiLine && it.HintText == "":
+			it.HintText = "Enter starts a new line; Ctrl+Enter: " + confirm
 		}
 	}
 	d.SetButtons([]fyne.CanvasObject{cancel, ok})

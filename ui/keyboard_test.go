@@ -1,10 +1,13 @@
 package ui
 
 import (
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 
 	"github.com/engram-app/engram/app"
 )
@@ -49,5 +52,93 @@ func TestDeleteOnTheSelectedRowAsksToForget(t *testing.T) {
 	}
 	if len(s.rows.data) != 1 {
 		t.Fatalf("%d rows after forgetting one of two", len(s.rows.data))
+	}
+}
+
+// TestKeyboardFinishesForms: in the New memory and Edit dialogs, Tab
+// leaves the multi-line text (it is no tab stop for a tab character)
+// and Ctrl+Enter submits from inside it, where Enter starts a line.
+func TestKeyboardFinishesForms(t *testing.T) {
+	u, _ := openUI(t)
+	c := u.win.Canvas()
+	shortcut(u, keyNew)
+	text, ok := c.Focused().(*shortcutEntry)
+	if !ok || !text.MultiLine {
+		t.Fatal("Ctrl+N does not focus the new memory's text")
+	}
+	if text.AcceptsTab() {
+		t.Fatal("Tab stays inside the new memory's text")
+	}
+	test.Type(text, "the release train leaves on thursdays")
+	text.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	if c.Overlays().Top() == nil || text.Text != "the release train leaves on thursdays\n" {
+		t.Fatalf("Enter in the text: dialog closed %v, text %q; want a new line", c.Overlays().Top() == nil, text.Text)
+	}
+	if _, said := find(c.Overlays().Top(), func(t *canvas.Text) bool { return strings.Contains(t.Text, "Ctrl+Enter") }); !said {
+		t.Error("the new memory dialog does not say Ctrl+Enter adds it")
+	}
+	text.TypedShortcut(keySubmit)
+	u.wait()
+	if c.Overlays().Top() != nil || len(u.memories.rows.data) != 1 {
+		t.Fatalf("Ctrl+Enter in the text: dialog open %v, %d memories", c.Overlays().Top() != nil, len(u.memories.rows.data))
+	}
+
+	u.memories.detail.edit()
+	e, ok := c.Focused().(*shortcutEntry)
+	if !ok || !e.MultiLine || e.AcceptsTab() {
+		t.Fatal("the edit dialog's text is not focused, or keeps Tab")
+	}
+	e.SetText("the release train leaves on fridays")
+	e.TypedShortcut(keySubmitKeypad)
+	u.wait()
+	if c.Overlays().Top() != nil || u.memories.detail.mem.Content != "the release train leaves on fridays" {
+		t.Fatal("Ctrl+Enter (keypad) in the edit dialog did not save")
+	}
+}
+
+// TestTabReachesTheTabBar: Tab from the Lock button reaches the tab
+// bar, which is ringed while focused; Left and Right then change tabs.
+func TestTabReachesTheTabBar(t *testing.T) {
+	u, _ := openUI(t)
+	c := u.win.Canvas()
+	c.Unfocus()
+	var strip *tabStrip
+	for range 5 {
+		c.FocusNext()
+		if s, ok := c.Focused().(*tabStrip); ok {
+			strip = s
+			break
+		}
+	}
+	if strip == nil {
+		t.Fatalf("Tab never reaches the tab bar (focus is on %T)", c.Focused())
+	}
+	if !strip.ring.Visible() {
+		t.Error("the focused tab bar shows no ring")
+	}
+	typeKey(c, fyne.KeyRight)
+	if u.tabs.SelectedIndex() != 1 {
+		t.Fatalf("Right on the tab bar selects tab %d, want 1", u.tabs.SelectedIndex())
+	}
+	typeKey(c, fyne.KeyLeft)
+	typeKey(c, fyne.KeyLeft)
+	if u.tabs.SelectedIndex() != len(u.tabs.Items)-1 {
+		t.Fatalf("Left twice from the second tab selects %d, want the last", u.tabs.SelectedIndex())
+	}
+	c.FocusNext()
+	if strip.ring.Visible() {
+		t.Error("the ring stays after the focus moved on")
+	}
+}
+
+// TestFocusIsVisible: the focus highlight is at least half opaque in
+// both variants (Fyne's light one is a sixth).
+func TestFocusIsVisible(t *testing.T) {
+	th := newTheme(nil)
+	for _, v := range []fyne.ThemeVariant{theme.VariantLight, theme.VariantDark} {
+		_, _, _, a := th.Color(theme.ColorNameFocus, v).RGBA()
+		if a>>8 < 0x80 {
+			t.Errorf("variant %d: focus opacity %#x, want at least 0x80", v, a>>8)
+		}
 	}
 }

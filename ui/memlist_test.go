@@ -61,7 +61,7 @@ func TestMemoriesColumnsSortAndMask(t *testing.T) {
 
 	// The sensitive row is masked.
 	u.win.Resize(fyne.NewSize(1100, 720))
-	all := strings.Join(textsOf(s.list), "\n")
+	all := strings.Join(textsOf(s.rows.view), "\n")
 	if strings.Contains(all, "password rotates") || !strings.Contains(all, maskedPreview) {
 		t.Fatalf("the list shows %q", all)
 	}

@@ -121,6 +121,7 @@ func New(fa fyne.App, cfg host.Config) *UI {
 	u.status = newStatusLine(u)
 	u.notify = func(title, body string) { fa.SendNotification(fyne.NewNotification(title, body)) }
 	u.after = func(d time.Duration, fn func()) { time.AfterFunc(d, func() { fyne.Do(fn) }) }
+	fa.Settings().SetTheme(newTheme(fa.Settings().Theme()))
 	u.win = fa.NewWindow("Engram")
 	u.win.Resize(fyne.NewSize(1100, 720))
 	u.win.SetMaster()
@@ -228,7 +229,7 @@ func (u *UI) showMain() {
 		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), u.settings.content),
 	)
 	u.tabs.OnSelected = func(t *container.TabItem) { u.h.Touch(); u.refreshTab(t) }
-	u.setScreen(container.NewBorder(u.banner(), nil, nil, nil, u.tabs))
+	u.setScreen(container.NewBorder(u.banner(), nil, nil, nil, newTabStrip(u.tabs)))
 	u.tray.update()
 	for _, w := range u.h.Warnings {
 		u.setStatus(w)
