@@ -142,3 +142,26 @@ func TestFocusIsVisible(t *testing.T) {
 		}
 	}
 }
+
+// TestListRefreshIsNotAudited: refreshing the memories list (as every
+// agent write does) adds nothing to the audit log.
+func TestListRefreshIsNotAudited(t *testing.T) {
+	u, _ := openUI(t)
+	store(t, u, u.h.Operator(), app.StoreInput{Content: "the team indents with tabs"})
+	store(t, u, u.h.Operator(), app.StoreInput{Content: "my locker combination is left 12 right 30", Partition: "sensitive"})
+	n := func() int {
+		r := u.h.Service().Audit(t.Context(), u.h.Operator(), app.AuditInput{})
+		return len(r.Entries)
+	}
+	before := n()
+	for range 3 {
+		u.memories.refresh()
+		u.wait()
+	}
+	if len(u.memories.rows.data) != 2 {
+		t.Fatalf("%d rows, want 2", len(u.memories.rows.data))
+	}
+	if after := n(); after != before {
+		t.Fatalf("three list refreshes added %d audit entries", after-before)
+	}
+}

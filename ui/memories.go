@@ -341,7 +341,9 @@ func (s *memoriesScreen) load(h *host.Host, query string, f app.RecallFilters, t
 		}
 		return rows, fmt.Sprintf("%d memories match %q", len(rows), query)
 	}
-	l := svc.List(s.u.ctx, req, app.ListInput{Partitions: f.Partitions})
+	// Masked: the rows mask sensitive text, so the service leaves it out
+	// and does not audit the user's own browsing.
+	l := svc.List(s.u.ctx, req, app.ListInput{Partitions: f.Partitions, Masked: true})
 	if !l.OK() {
 		return nil, l.Message
 	}
