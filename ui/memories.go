@@ -115,7 +115,7 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 		func() fyne.CanvasObject {
 			part, trust, conf, created := widget.NewLabel("internal"), widget.NewLabel("standard"), widget.NewLabel("0.00"), widget.NewLabel("")
 			part.Importance, trust.Importance = widget.HighImportance, widget.MediumImportance
-			return container.New(memColumns, part, trust, conf, created, newMarkedLine())
+			return container.New(memColumns, part, trust, conf, created, newTipCell(u, newMarkedLine()))
 		},
 		func(r row, o fyne.CanvasObject) {
 			c := o.(*fyne.Container).Objects
@@ -128,8 +128,11 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 			trust.Refresh()
 			conf.SetText(fmt.Sprintf("%.2f", r.Confidence))
 			created.SetText(day(r.Created, s.u.now()))
-			text := c[4].(*markedLine)
+			cell := c[4].(*tipCell)
+			text := cell.content.(*markedLine)
+			cell.tip = tipText(r.Preview)
 			if r.Partition == "sensitive" {
+				cell.tip = ""
 				text.set([]widget.RichTextSegment{&widget.TextSegment{Text: maskedPreview, Style: widget.RichTextStyle{Inline: true, ColorName: theme.ColorNameDisabled}}})
 			} else {
 				text.set(highlight(snippet(r.Preview, s.query), s.query))
@@ -164,8 +167,10 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 	s.empty.Hide()
 	s.headers = s.header()
 	left := container.NewBorder(container.NewVBox(bar, s.filterBox, s.count, s.headers), nil, nil, nil, container.NewStack(s.rows.view, s.empty))
+	// The list takes the larger share: its text column gets what the
+	// fixed columns leave.
 	split := container.NewHSplit(left, s.detail.content)
-	split.Offset = 0.55
+	split.Offset = 0.62
 	s.content = split
 	s.ready = true
 	return s
@@ -404,9 +409,9 @@ func day(t, now time.Time) string {
 	return t.Format("2006-01-02")
 }
 
-// listPreview is preview cut shorter, for the listing, which may hold
-// every memory: the row shows about fifty characters, and at 100,000
-// memories the previews were the largest part of the list's memory.
+// listPreview is preview cut no longer than listPreviewRunes, for the
+// listing, which may hold every memory: at 100,000 memories the previews
+// were the largest part of the list's memory.
 func listPreview(s string) string {
 	p := preview(s)
 	if r := []rune(p); len(r) > listPreviewRunes {
@@ -415,13 +420,25 @@ func listPreview(s string) string {
 	return p
 }
 
-const listPreviewRunes = 96
+const listPreviewRunes = 160
+
+// tipText is what the pointer over a row's text shows: the row's text,
+// whole up to previewRunes, then a word on where the rest is.
+func tipText(preview string) string {
+	if strings.HasSuffix(preview, "…") {
+		return preview + " (select the row to read it all)"
+	}
+	return preview
+}
+
+// previewRunes is where a row's text is cut.
+const previewRunes = 160
 
 // preview is the first line of content, cut for a list row.
 func preview(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 160 {
-		return string(r[:160]) + "…"
+	if r := []rune(s); len(r) > previewRunes {
+		return string(r[:previewRunes]) + "…"
 	}
 	return s
 }

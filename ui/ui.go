@@ -54,6 +54,9 @@ type UI struct {
 	status     *statusLine
 	baseStatus string
 
+	// tip shows tooltips over the main screens.
+	tip *tipLayer
+
 	tabs       *container.AppTabs
 	qTab       *container.TabItem
 	agentsTab  *container.TabItem
@@ -229,7 +232,8 @@ func (u *UI) showMain() {
 		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), u.settings.content),
 	)
 	u.tabs.OnSelected = func(t *container.TabItem) { u.h.Touch(); u.refreshTab(t) }
-	u.setScreen(container.NewBorder(u.banner(), nil, nil, nil, newTabStrip(u.tabs)))
+	u.tip = newTipLayer()
+	u.setScreen(container.NewStack(container.NewBorder(u.banner(), nil, nil, nil, newTabStrip(u.tabs)), u.tip.layer))
 	u.tray.update()
 	for _, w := range u.h.Warnings {
 		u.setStatus(w)
@@ -258,7 +262,7 @@ func (u *UI) showLocked(kerr error) {
 	for top := ov.Top(); top != nil; top = ov.Top() {
 		ov.Remove(top)
 	}
-	u.tabs, u.qTab, u.agentsTab = nil, nil, nil
+	u.tabs, u.qTab, u.agentsTab, u.tip = nil, nil, nil, nil
 	u.memories, u.quarantine, u.agents, u.audit, u.settings = nil, nil, nil, nil, nil
 	u.status = newStatusLine(u)
 	// Pairing requests are asked again after the unlock.

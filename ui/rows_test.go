@@ -1,0 +1,62 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+
+	"github.com/engram-app/engram/app"
+)
+
+// TestMemoryTextTakesTheWidthAndShowsWholeOnHover: at the window's size
+// the memory's text column is the widest by far (over half of the
+// list), and the pointer over a row's text shows the whole text in a
+// tip, gone when it leaves; a sensitive row shows none.
+func TestMemoryTextTakesTheWidthAndShowsWholeOnHover(t *testing.T) {
+	u, _ := openUI(t)
+	long := "the release checklist lives in docs/RELEASING.md and needs two reviewers, a signed tag and the changelog entry written by hand, then the announcement goes out"
+	store(t, u, u.h.Operator(), app.StoreInput{Content: "my locker combination is left 12 right 30", Partition: "sensitive"})
+	store(t, u, u.h.Operator(), app.StoreInput{Content: long})
+	s := u.memories
+	s.refresh()
+	u.wait()
+	u.win.Resize(fyne.NewSize(1100, 720))
+	var cells []*tipCell
+	find(s.rows.view, func(c *tipCell) bool { cells = append(cells, c); return false })
+	if len(cells) < 2 {
+		t.Fatalf("%d text cells shown, want 2", len(cells))
+	}
+	list := s.rows.view.Size().Width
+	if w := cells[0].Size().Width; w < 0.5*list || w < 340 {
+		t.Fatalf("the memory text is %.0f pixels of the list's %.0f", w, list)
+	}
+	var plain, secret *tipCell
+	for _, c := range cells {
+		if c.tip == long {
+			plain = c
+		}
+		if l := c.content.(*markedLine); len(l.segs) > 0 && l.segs[0].Text == maskedPreview {
+			secret = c
+		}
+	}
+	if plain == nil || secret == nil {
+		t.Fatal("no row with the long text's tip, or no masked row")
+	}
+	plain.MouseIn(&desktop.MouseEvent{PointEvent: fyne.PointEvent{AbsolutePosition: fyne.NewPos(700, 200)}})
+	if !u.tip.box.Visible() || u.tip.text.Text != long {
+		t.Fatalf("hovering the text shows %q (visible %v), want the whole text", u.tip.text.Text, u.tip.box.Visible())
+	}
+	if p, sz := u.tip.box.Position(), u.tip.box.Size(); p.X+sz.Width > 1100 || sz.Width > tipWidth {
+		t.Errorf("the tip at %v size %v leaves the window", p, sz)
+	}
+	plain.MouseOut()
+	if u.tip.box.Visible() {
+		t.Fatal("the tip stays after the pointer left")
+	}
+	secret.MouseIn(&desktop.MouseEvent{PointEvent: fyne.PointEvent{AbsolutePosition: fyne.NewPos(700, 240)}})
+	if u.tip.box.Visible() || strings.Contains(u.tip.text.Text, "locker") {
+		t.Fatal("a sensitive row shows a tip")
+	}
+}
