@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/engram-app/engram/app"
 )
@@ -163,5 +164,34 @@ func TestListRefreshIsNotAudited(t *testing.T) {
 	}
 	if after := n(); after != before {
 		t.Fatalf("three list refreshes added %d audit entries", after-before)
+	}
+}
+
+// TestLockShowsAPadlock: the Lock button and the unlock screen show a
+// padlock, not the eye-slash of "hide".
+func TestLockShowsAPadlock(t *testing.T) {
+	u, _ := openUI(t)
+	if b := button(t, u.win.Content(), "Lock"); b.Icon != lockIcon {
+		t.Fatalf("the Lock button shows %v", b.Icon.Name())
+	}
+	u.lockNow()
+	if _, ok := find(u.win.Content(), func(i *widget.Icon) bool { return i.Resource == lockIcon }); !ok {
+		t.Fatal("the unlock screen shows no padlock")
+	}
+}
+
+// TestUnlockReturnsToTheTab: after a lock and an unlock the tab shown
+// before the lock is shown again.
+func TestUnlockReturnsToTheTab(t *testing.T) {
+	u, _ := openUI(t)
+	u.tabs.SelectIndex(3)
+	u.lockNow()
+	unlockWith(t, u, passphrase)
+	if !u.isOpen() || u.tabs.SelectedIndex() != 3 {
+		t.Fatalf("after the unlock: open %v, tab %d, want 3 (Audit log)", u.isOpen(), u.tabs.SelectedIndex())
+	}
+	u.wait()
+	if len(u.audit.shown) == 0 {
+		t.Fatal("the Audit log tab shown after the unlock is empty")
 	}
 }

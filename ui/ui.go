@@ -54,6 +54,8 @@ type UI struct {
 	status     *statusLine
 	baseStatus string
 
+	// lastTab is the tab shown when the vault was last locked.
+	lastTab int
 	// tip shows tooltips over the main screens.
 	tip *tipLayer
 
@@ -232,6 +234,11 @@ func (u *UI) showMain() {
 		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), u.settings.content),
 	)
 	u.tabs.OnSelected = func(t *container.TabItem) { u.h.Touch(); u.refreshTab(t) }
+	// An unlock comes back to the tab shown at the lock (the screens in
+	// it start afresh).
+	if u.lastTab > 0 && u.lastTab < len(u.tabs.Items) {
+		u.tabs.SelectIndex(u.lastTab)
+	}
 	u.tip = newTipLayer()
 	u.setScreen(container.NewStack(container.NewBorder(u.banner(), nil, nil, nil, newTabStrip(u.tabs)), u.tip.layer))
 	u.tray.update()
@@ -244,7 +251,7 @@ func (u *UI) showMain() {
 // banner shows the lock button and the status line.
 func (u *UI) banner() fyne.CanvasObject {
 	u.status = newStatusLine(u)
-	lock := widget.NewButtonWithIcon("Lock", theme.VisibilityOffIcon(), u.lockNow)
+	lock := widget.NewButtonWithIcon("Lock", lockIcon, u.lockNow)
 	return container.NewBorder(nil, nil, lock, nil, u.status)
 }
 
@@ -261,6 +268,9 @@ func (u *UI) showLocked(kerr error) {
 	ov := u.win.Canvas().Overlays()
 	for top := ov.Top(); top != nil; top = ov.Top() {
 		ov.Remove(top)
+	}
+	if u.tabs != nil {
+		u.lastTab = u.tabs.SelectedIndex()
 	}
 	u.tabs, u.qTab, u.agentsTab, u.tip = nil, nil, nil, nil
 	u.memories, u.quarantine, u.agents, u.audit, u.settings = nil, nil, nil, nil, nil

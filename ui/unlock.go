@@ -166,7 +166,7 @@ func (u *UI) unlockScreen(kerr error) fyne.CanvasObject {
 	path.Wrapping = fyne.TextWrapBreak
 	path.Importance = widget.LowImportance
 	form := container.NewVBox(
-		container.NewHBox(widget.NewIcon(theme.VisibilityOffIcon()), widget.NewLabelWithStyle("Engram is locked", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})),
+		container.NewHBox(widget.NewIcon(lockIcon), widget.NewLabelWithStyle("Engram is locked", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})),
 		why, pass, remember, unlock, busy, errLabel, path,
 	)
 	u.focus = pass
