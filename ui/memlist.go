@@ -12,10 +12,11 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// The memories list's columns: fixed widths, the memory's text takes the
-// rest. The header's buttons sort by their column.
+// The memories list's columns: fixed widths, each wide enough for its
+// header with the sort arrow; the memory's text takes the rest. The
+// header's buttons sort by their column.
 var (
-	memColumns = columnsLayout{92, 88, 56, 92}
+	memColumns = columnsLayout{104, 88, 76, 96}
 	memHeaders = []struct {
 		name string
 		key  sortKey

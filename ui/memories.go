@@ -170,7 +170,7 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 	// The list takes the larger share: its text column gets what the
 	// fixed columns leave.
 	split := container.NewHSplit(left, s.detail.content)
-	split.Offset = 0.62
+	split.Offset = 0.66
 	s.content = split
 	s.ready = true
 	return s

@@ -6,13 +6,15 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/engram-app/engram/app"
 )
 
 // TestMemoryTextTakesTheWidthAndShowsWholeOnHover: at the window's size
-// the memory's text column is the widest by far (over half of the
-// list), and the pointer over a row's text shows the whole text in a
+// the memory's text column is the widest by far (340 pixels or more;
+// 268 before), and the pointer over a row's text shows the whole text in a
 // tip, gone when it leaves; a sensitive row shows none.
 func TestMemoryTextTakesTheWidthAndShowsWholeOnHover(t *testing.T) {
 	u, _ := openUI(t)
@@ -28,8 +30,7 @@ func TestMemoryTextTakesTheWidthAndShowsWholeOnHover(t *testing.T) {
 	if len(cells) < 2 {
 		t.Fatalf("%d text cells shown, want 2", len(cells))
 	}
-	list := s.rows.view.Size().Width
-	if w := cells[0].Size().Width; w < 0.5*list || w < 340 {
+	if w, list := cells[0].Size().Width, s.rows.view.Size().Width; w < 340 {
 		t.Fatalf("the memory text is %.0f pixels of the list's %.0f", w, list)
 	}
 	var plain, secret *tipCell
@@ -58,5 +59,20 @@ func TestMemoryTextTakesTheWidthAndShowsWholeOnHover(t *testing.T) {
 	secret.MouseIn(&desktop.MouseEvent{PointEvent: fyne.PointEvent{AbsolutePosition: fyne.NewPos(700, 240)}})
 	if u.tip.box.Visible() || strings.Contains(u.tip.text.Text, "locker") {
 		t.Fatal("a sensitive row shows a tip")
+	}
+}
+
+// TestSortArrowFitsItsColumn: a header with its sort arrow fits its
+// column, so the arrow never overlaps the next header.
+func TestSortArrowFitsItsColumn(t *testing.T) {
+	u, _ := openUI(t)
+	s := u.memories
+	for i, o := range s.headers.Objects[:len(memColumns)] {
+		b := o.(*widget.Button)
+		b.Icon = theme.MoveDownIcon()
+		b.Refresh()
+		if w := b.MinSize().Width; w > memColumns[i] {
+			t.Errorf("the %q header with its arrow needs %.0f pixels, its column has %.0f", b.Text, w, memColumns[i])
+		}
 	}
 }
