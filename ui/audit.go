@@ -88,13 +88,12 @@ func newAuditScreen(u *UI) *auditScreen {
 	})
 	s.review.Disable()
 	list.OnSelected = func(id widget.ListItemID) {
-		e, ok := s.entries.at(id)
-		if ok && app.IsImportSession(e.Session) {
-			s.sel = e
+		e, _ := s.entries.at(id)
+		s.sel = e
+		if app.IsImportSession(e.Session) {
 			s.review.Enable()
 			return
 		}
-		s.sel = app.AuditEntry{}
 		s.review.Disable()
 	}
 	header := container.New(auditColumns)

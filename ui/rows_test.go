@@ -6,10 +6,12 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/host"
 )
 
 // TestMemoryTextTakesTheWidthAndShowsWholeOnHover: at the window's size
@@ -74,5 +76,39 @@ func TestSortArrowFitsItsColumn(t *testing.T) {
 		if w := b.MinSize().Width; w > memColumns[i] {
 			t.Errorf("the %q header with its arrow needs %.0f pixels, its column has %.0f", b.Text, w, memColumns[i])
 		}
+	}
+}
+
+// TestRefusalIsToldForTheUser: an agent's refused write is told to the
+// user in the user's words (the agent named, no advice to the agent),
+// and a click on the status line leads to the refusal in the audit log.
+func TestRefusalIsToldForTheUser(t *testing.T) {
+	u, notes := openUI(t)
+	r := u.h.Service().Store(t.Context(), agent, app.StoreInput{Content: "the project uses Go 1.27", Tier: "semantic"})
+	if r.Status != app.StatusConfirmationRequired {
+		t.Fatalf("an agent's semantic write: %s", r.Status)
+	}
+	log := u.h.Service().Audit(t.Context(), u.h.Operator(), app.AuditInput{Last: 1})
+	seq := log.Entries[len(log.Entries)-1].Seq
+	u.onEvent(host.Event{Rejected: []host.SessionRef{{Agent: "claude-code", Session: "s1", Seq: seq}}})
+	u.wait()
+	got := notes.all()
+	if len(got) != 1 {
+		t.Fatalf("notifications %q, want one", got)
+	}
+	for _, text := range []string{got[0], u.status.Text} {
+		if !strings.Contains(text, "claude-code") || strings.Contains(text, "[Engram]") || strings.Contains(text, "yourself") || strings.Contains(text, "this session") {
+			t.Errorf("the refusal is told as %q: want the agent named, no words for the agent", text)
+		}
+	}
+	test.Tap(u.status)
+	dlg := u.win.Canvas().Overlays().Top()
+	if dlg == nil {
+		t.Fatal("a click on the status line shows nothing")
+	}
+	test.Tap(button(t, dlg, "Show it in the audit log"))
+	u.wait()
+	if u.tabs.SelectedIndex() != 3 || u.audit.agent.Text != "claude-code" || u.audit.sel.Seq != seq {
+		t.Fatalf("the audit log: tab %d, agent %q, selected #%d; want tab 3, claude-code, #%d", u.tabs.SelectedIndex(), u.audit.agent.Text, u.audit.sel.Seq, seq)
 	}
 }

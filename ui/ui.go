@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -387,15 +388,50 @@ func (u *UI) serverStatus() {
 	u.status.SetText(u.baseStatus)
 }
 
-// sessionSummary notifies the user of an agent session's rejected writes.
+// sessionSummary tells the user of an agent session's refused writes,
+// in a notification and the status line: which agent, how many, and
+// why the latest was refused, in the user's words (the service's
+// summary is written for the agent). A click on the status line offers
+// the refusal in the audit log.
 func (u *UI) sessionSummary(ref host.SessionRef) {
 	req := app.Request{Caller: app.Caller{Agent: ref.Agent, Session: ref.Session}, Authorized: true}
 	s := u.h.Service().SessionSummary(u.ctx, req)
-	if s.Summary == "" {
+	if len(s.Rejected) == 0 {
 		return
 	}
-	u.notify("Engram rejected a memory write", s.Summary)
-	u.setStatus(s.Summary)
+	title, text := refusalText(ref.Agent, s.Rejected)
+	u.notify(title, text)
+	u.setStatusAction(title+": "+text, "Show it in the audit log", func() { u.showAuditEntry(ref.Agent, ref.Seq) })
+}
+
+// refusalText says for the user that agent had writes refused this
+// session: a title naming the agent, and the count with the first
+// sentence of the latest refusal's reason (the rest is advice to the
+// agent).
+func refusalText(agent string, rejected []string) (title, text string) {
+	title = "Engram refused a write from " + agent
+	why := rejected[len(rejected)-1]
+	if i := strings.Index(why, ". "); i > 0 {
+		why = why[:i]
+	}
+	why = strings.TrimSuffix(why, ".")
+	text = capitalise(why) + "."
+	if n := len(rejected); n > 1 {
+		title = fmt.Sprintf("Engram refused %d writes from %s", n, agent)
+		text = "The latest: " + why + "."
+	}
+	return title, text
+}
+
+// showAuditEntry shows the audit log filtered to agent with entry seq
+// selected (when it is among the entries shown).
+func (u *UI) showAuditEntry(agent string, seq uint64) {
+	if !u.isOpen() {
+		return
+	}
+	u.audit.agent.SetText(agent)
+	u.audit.sel = app.AuditEntry{Seq: seq}
+	u.tabs.SelectIndex(3) // refreshes the log
 }
 
 // refreshAll fills every screen; once the memories are listed the host
@@ -425,12 +461,18 @@ func (u *UI) refreshTab(t *container.TabItem) {
 const statusFor = 15 * time.Second
 
 // setStatus shows a message in the status line for statusFor.
-func (u *UI) setStatus(s string) {
+func (u *UI) setStatus(s string) { u.setStatusAction(s, "", nil) }
+
+// setStatusAction shows a message in the status line for statusFor; a
+// click on it shows the message whole with a button labelled label that
+// runs action (none when action is nil).
+func (u *UI) setStatusAction(s, label string, action func()) {
 	u.status.SetText(s)
-	label := u.status
+	u.status.label, u.status.action = label, action
+	line := u.status
 	u.after(statusFor, func() {
-		if label.Text == s {
-			label.SetText(u.baseStatus)
+		if line.Text == s {
+			line.SetText(u.baseStatus)
 		}
 	})
 }

@@ -561,7 +561,7 @@ func TestQuarantineReviewApproveRejectDiscard(t *testing.T) {
 	}
 	u.onEvent(host.Event{Rejected: []host.SessionRef{{Agent: "claude-code", Session: "s1"}}, Quarantine: true})
 	u.wait()
-	if got := notes.all(); len(got) != 1 || !strings.Contains(got[0], "1 memory write was rejected this session") {
+	if got := notes.all(); len(got) != 1 || !strings.Contains(got[0], "Engram refused a write from claude-code") {
 		t.Fatalf("notifications = %q, want the session summary", got)
 	}
 	s := u.quarantine
