@@ -138,7 +138,7 @@ func auditCells(e app.AuditEntry) []string {
 	if app.IsImportSession(e.Session) {
 		details = append(details, "import run "+e.Session)
 	}
-	return []string{fmt.Sprint(e.Seq), e.Time.Local().Format("2006-01-02 15:04:05"), e.Agent, string(e.Action), string(e.Result), mem, strings.Join(details, " · ")}
+	return []string{fmt.Sprint(e.Seq), e.Time.Local().Format("2006-01-02 15:04:05"), who(e.Agent), actionText(string(e.Action)), string(e.Result), mem, strings.Join(details, " · ")}
 }
 
 func short8(id string) string {
@@ -219,7 +219,7 @@ func (s *auditScreen) load(limit int) ([]app.AuditEntry, app.Response) {
 	}
 	var out []app.AuditEntry
 	for i := len(r.Entries) - 1; i >= 0 && (limit <= 0 || len(out) < limit); i-- {
-		if e := r.Entries[i]; action == "" || strings.Contains(string(e.Action), action) {
+		if e := r.Entries[i]; action == "" || strings.Contains(string(e.Action), action) || strings.Contains(actionText(string(e.Action)), action) {
 			out = append(out, e)
 		}
 	}

@@ -123,7 +123,7 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 			part.SetText(string(r.Partition))
 			part.Importance = partitionImportance(r.Partition)
 			part.Refresh()
-			trust.SetText(string(r.Trust))
+			trust.SetText(trustText(r.Trust))
 			trust.Importance = trustImportance(r.Trust)
 			trust.Refresh()
 			conf.SetText(fmt.Sprintf("%.2f", r.Confidence))

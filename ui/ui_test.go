@@ -504,7 +504,7 @@ func TestMemoriesSearchFilterDetailEditRollback(t *testing.T) {
 	s.list.Select(0)
 	u.wait()
 	d := s.detail
-	if d.mem == nil || d.mem.ID != m.ID || !hasLabel(d.box, "staging pipeline") || !hasLabel(d.box, "created by operator") {
+	if d.mem == nil || d.mem.ID != m.ID || !hasLabel(d.box, "staging pipeline") || !strings.Contains(boxText(d.box), "created by you") {
 		t.Fatal("the detail pane does not show the memory and its provenance")
 	}
 	text := "deploys go straight to production"
@@ -808,7 +808,7 @@ func TestAuditScreenVerifyAndExport(t *testing.T) {
 		}
 	}
 	cells := auditCells(write)
-	if len(cells) != len(auditHeaders) || cells[3] != "memory:write" || cells[5] != write.MemoryID[:8] {
+	if len(cells) != len(auditHeaders) || cells[3] != "memory written" || cells[2] != "you" || cells[5] != write.MemoryID[:8] {
 		t.Fatalf("audit cells = %q", cells)
 	}
 	s.openMemory(write.MemoryID)

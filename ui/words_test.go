@@ -1,0 +1,72 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/engram-app/engram/app"
+)
+
+// TestDetailSaysItInWords: a memory's detail says "you", "inferred by
+// the agent", "edited"; no session UUID, source or operation code, or
+// state hash; a memory id in the history is a link that opens it.
+func TestDetailSaysItInWords(t *testing.T) {
+	u, _ := openUI(t)
+	const session = "6f1d3c2a-9b8e-4f7a-a1b2-c3d4e5f6a7b8"
+	bot := app.Request{Caller: app.Caller{Agent: "claude-code", Session: session}, Authorized: true}
+	theirs := store(t, u, bot, app.StoreInput{Content: "the build cache lives in /var/cache/ci"})
+	mine := store(t, u, u.h.Operator(), app.StoreInput{Content: "the team indents with tabs"})
+	text := "the team indents with tabs, not spaces"
+	if r := u.h.Service().Update(t.Context(), u.h.Operator(), mine.Memory.ID, app.UpdateInput{Content: &text, IfVersion: 1}); !r.OK() {
+		t.Fatal(r.Message)
+	}
+	d := u.memories.detail
+	shown := func(id string) string {
+		t.Helper()
+		d.show(id)
+		u.wait()
+		return boxText(d.box)
+	}
+	agentText := shown(theirs.Memory.ID)
+	mineText := shown(mine.Memory.ID)
+	for _, bad := range []string{session, "ai_inference", "explicit_save", "operator", "UPDATE", "state before"} {
+		if strings.Contains(agentText+mineText, bad) {
+			t.Errorf("the detail says %q:\n%s\n%s", bad, agentText, mineText)
+		}
+	}
+	for _, want := range []string{"inferred by the agent claude-code", "created by claude-code"} {
+		if !strings.Contains(agentText, want) {
+			t.Errorf("the agent's memory does not say %q:\n%s", want, agentText)
+		}
+	}
+	for _, want := range []string{"saved by you", "created by you", "edited by you", "yours"} {
+		if !strings.Contains(mineText, want) {
+			t.Errorf("the user's memory does not say %q:\n%s", want, mineText)
+		}
+	}
+	// A merged memory's archive note names the memory it went into.
+	a := store(t, u, u.h.Operator(), app.StoreInput{Content: "deploys run on thursdays"})
+	b := store(t, u, u.h.Operator(), app.StoreInput{Content: "deploys happen thursday afternoons"})
+	merged := u.h.Service().Merge(t.Context(), u.h.Operator(), app.MergeInput{IDs: []string{a.Memory.ID, b.Memory.ID}})
+	if !merged.OK() {
+		t.Fatal(merged.Message)
+	}
+	shown(a.Memory.ID)
+	var link *widget.Hyperlink
+	find(d.box, func(h *widget.Hyperlink) bool {
+		if h.Text == merged.Memory.ID[:8] {
+			link = h
+		}
+		return false
+	})
+	if link == nil {
+		t.Fatalf("the merged memory's id is no link:\n%s", boxText(d.box))
+	}
+	link.OnTapped() // as a click on its text does
+	u.wait()
+	if d.id != merged.Memory.ID {
+		t.Fatal("the memory link does not open the memory")
+	}
+}
