@@ -494,7 +494,8 @@ func (s *memoriesScreen) showEmpty(empty bool) {
 	s.empty.Refresh()
 }
 
-// add asks for a new memory, written by the user (operator trust).
+// add asks for a new memory, written by the user (operator trust); it
+// is kept until the user forgets it unless the user unticks that.
 func (s *memoriesScreen) add() {
 	text := newShortcutEntry(s.u)
 	text.MultiLine = true
@@ -505,15 +506,24 @@ func (s *memoriesScreen) add() {
 	part.SetSelected("automatic")
 	tags := newShortcutEntry(s.u)
 	tags.SetPlaceHolder("comma-separated, optional")
+	// The user's own memory stays until the user forgets it (semantic
+	// memory: no lifetime, never archived for being unused), unless the
+	// user asks for it to fade as an agent's episodic notes do.
+	keep := newKeyCheck(s.u, "Keep it until I forget it (otherwise it fades like an agent's notes)", nil)
+	keep.SetChecked(true)
 	s.u.formDialog("New memory", "Add", []*widget.FormItem{
 		widget.NewFormItem("Text", text),
 		{Text: "Partition", Widget: part, HintText: "automatic: sensitive if it holds personal data, else internal"},
 		widget.NewFormItem("Tags", tags),
-	}, fyne.NewSize(620, 360), text, func() {
+		widget.NewFormItem("", keep),
+	}, fyne.NewSize(620, 400), text, func() {
 		if strings.TrimSpace(text.Text) == "" {
 			return
 		}
 		in := app.StoreInput{Content: text.Text}
+		if keep.Checked {
+			in.Tier = "semantic"
+		}
 		if p := part.Selected; p != "automatic" {
 			in.Partition = app.Partition(p)
 		}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/engram-app/engram/app"
@@ -68,5 +69,32 @@ func TestDetailSaysItInWords(t *testing.T) {
 	u.wait()
 	if d.id != merged.Memory.ID {
 		t.Fatal("the memory link does not open the memory")
+	}
+}
+
+// TestUsersMemoryDoesNotExpire: a memory the user adds in the app has no
+// expiry and is never archived for being unused, unless the user asks.
+func TestUsersMemoryDoesNotExpire(t *testing.T) {
+	u, _ := openUI(t)
+	for _, keep := range []bool{true, false} {
+		shortcut(u, keyNew)
+		dlg := u.win.Canvas().Overlays().Top()
+		text := u.win.Canvas().Focused().(*shortcutEntry)
+		test.Type(text, map[bool]string{true: "the team indents with tabs", false: "the printer on floor 2 jams on mondays"}[keep])
+		box, ok := find(dlg, func(c *keyCheck) bool { return strings.HasPrefix(c.Text, "Keep it") })
+		if !ok || !box.Checked {
+			t.Fatal("the new memory dialog has no 'Keep it until I forget it', ticked")
+		}
+		box.SetChecked(keep)
+		text.TypedShortcut(keySubmit)
+		u.wait()
+		m := u.memories.detail.mem
+		if m == nil {
+			t.Fatal("the new memory is not shown")
+		}
+		_, expires := app.ExpiresAt(m, u.h.Settings().DecayPolicy())
+		if expires == keep || strings.Contains(boxText(u.memories.detail.box), "unless used") == keep {
+			t.Errorf("keep %v: expires %v; detail:\n%s", keep, expires, boxText(u.memories.detail.box))
+		}
 	}
 }
