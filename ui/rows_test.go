@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
@@ -110,5 +111,43 @@ func TestRefusalIsToldForTheUser(t *testing.T) {
 	u.wait()
 	if u.tabs.SelectedIndex() != 3 || u.audit.agent.Text != "claude-code" || u.audit.sel.Seq != seq {
 		t.Fatalf("the audit log: tab %d, agent %q, selected #%d; want tab 3, claude-code, #%d", u.tabs.SelectedIndex(), u.audit.agent.Text, u.audit.sel.Seq, seq)
+	}
+}
+
+// TestSettingsCannotBeLost: an edit shows "Unsaved changes" (and on the
+// tab) with Apply and Revert enabled, in a bar outside the scrolled form
+// so they are always in view; Apply saves and clears the marker; Revert
+// brings back the settings in force.
+func TestSettingsCannotBeLost(t *testing.T) {
+	u, _ := openUI(t)
+	s := u.settings
+	border := s.content.(*fyne.Container)
+	var scroll *container.Scroll
+	for _, o := range border.Objects {
+		if sc, ok := o.(*container.Scroll); ok {
+			scroll = sc
+		}
+	}
+	if scroll == nil {
+		t.Fatal("the settings form does not scroll")
+	}
+	if _, inside := find(scroll.Content, func(b *widget.Button) bool { return b == s.apply }); inside {
+		t.Fatal("Apply scrolls away with the form")
+	}
+	if s.unsaved.Visible() || !s.apply.Disabled() {
+		t.Fatal("a fresh form says it has unsaved changes")
+	}
+	s.autoLock.SetText("5")
+	if !s.unsaved.Visible() || s.apply.Disabled() || s.revert.Disabled() || u.tabs.Items[4].Text != "Settings (unsaved)" {
+		t.Fatalf("an edit: marker %v, Apply enabled %v, tab %q", s.unsaved.Visible(), !s.apply.Disabled(), u.tabs.Items[4].Text)
+	}
+	test.Tap(s.apply)
+	if u.h.Settings().AutoLockMinutes != 5 || s.unsaved.Visible() || u.tabs.Items[4].Text != "Settings" {
+		t.Fatalf("after Apply: auto-lock %d, marker %v, tab %q", u.h.Settings().AutoLockMinutes, s.unsaved.Visible(), u.tabs.Items[4].Text)
+	}
+	s.autoLock.SetText("7")
+	test.Tap(s.revert)
+	if s.autoLock.Text != "5" || s.unsaved.Visible() {
+		t.Fatalf("after Revert: auto-lock field %q, marker %v", s.autoLock.Text, s.unsaved.Visible())
 	}
 }

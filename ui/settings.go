@@ -29,6 +29,11 @@ type settingsScreen struct {
 	embedderBox                                               *widget.SelectEntry
 	embedder, embedderModel, addr, backupDir                  *widget.Entry
 	result                                                    *widget.Label
+	// apply and revert act on the form; unsaved says it differs from the
+	// settings in force (saved is the form as they were loaded).
+	apply, revert *widget.Button
+	unsaved       *widget.Label
+	saved         string
 	// model says which embedding model recall uses, or why none.
 	model binding.String
 }
@@ -91,9 +96,15 @@ func newSettingsScreen(u *UI) *settingsScreen {
 			widget.NewFormItem("Backup folder", s.backupDir),
 		),
 	)
-	save := widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), s.save)
-	save.Importance = widget.HighImportance
-	buttons := container.NewHBox(save,
+	s.apply = widget.NewButtonWithIcon("Apply", theme.DocumentSaveIcon(), s.save)
+	s.apply.Importance = widget.HighImportance
+	s.revert = widget.NewButtonWithIcon("Revert", theme.ContentUndoIcon(), func() {
+		s.load()
+		s.result.SetText("")
+	})
+	s.unsaved = widget.NewLabelWithStyle("Unsaved changes", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	s.unsaved.Importance = widget.WarningImportance
+	buttons := container.NewHBox(
 		widget.NewButtonWithIcon("Set backup passphrase…", theme.AccountIcon(), func() { u.askBackupPassphrase(nil) }),
 		widget.NewButtonWithIcon("Sweep now", theme.ViewRefreshIcon(), func() {
 			var rep host.SweepReport
@@ -103,9 +114,60 @@ func newSettingsScreen(u *UI) *settingsScreen {
 		}),
 	)
 	note := wrapped("The guard policy, the embedder and the agent API address take effect when Engram next starts; the rest at once. Settings are stored inside the vault file.")
-	s.content = container.NewVScroll(container.NewVBox(form, buttons, s.result, note))
+	// Apply and Revert stay in view below the form, whatever is scrolled,
+	// and say whether the form holds changes not yet applied.
+	bar := container.NewBorder(nil, nil, container.NewHBox(s.apply, s.revert, s.unsaved), nil, s.result)
+	s.content = container.NewBorder(nil, container.NewVBox(widget.NewSeparator(), bar), nil, nil,
+		container.NewVScroll(container.NewVBox(form, buttons, note)))
+	for _, e := range []*widget.Entry{s.autoLock, s.episodic, s.agentTTL, s.unused, s.minConf, s.sweepHours, s.embedder, s.embedderModel, s.addr, s.backupDir} {
+		e.OnChanged = func(string) { s.changed() }
+	}
+	s.pii.OnChanged = func(string) { s.changed() }
+	s.conflicts.OnChanged = func(string) { s.changed() }
+	s.failOnSecret.OnChanged = func(bool) { s.changed() }
+	s.screenLock.OnChanged = func(bool) { s.changed() }
 	s.load()
 	return s
+}
+
+// form is the form's state, to tell whether it changed.
+func (s *settingsScreen) form() string {
+	var b strings.Builder
+	for _, e := range []*widget.Entry{s.autoLock, s.episodic, s.agentTTL, s.unused, s.minConf, s.sweepHours, s.embedder, s.embedderModel, s.addr, s.backupDir} {
+		b.WriteString(e.Text)
+		b.WriteByte(0)
+	}
+	fmt.Fprintf(&b, "%s\x00%s\x00%v\x00%v", s.pii.Selected, s.conflicts.Selected, s.failOnSecret.Checked, s.screenLock.Checked)
+	return b.String()
+}
+
+// changed shows whether the form holds unapplied changes: the marker,
+// Apply and Revert, and the tab's title.
+func (s *settingsScreen) changed() {
+	if s.apply == nil {
+		return // still being built
+	}
+	dirty := s.form() != s.saved
+	s.unsaved.Hidden = !dirty
+	s.unsaved.Refresh()
+	if dirty {
+		s.apply.Enable()
+		s.revert.Enable()
+	} else {
+		s.apply.Disable()
+		s.revert.Disable()
+	}
+	if s.u.tabs != nil && s.u.settings == s {
+		for _, it := range s.u.tabs.Items {
+			if strings.HasPrefix(it.Text, "Settings") {
+				it.Text = "Settings"
+				if dirty {
+					it.Text = "Settings (unsaved)"
+				}
+			}
+		}
+		s.u.tabs.Refresh()
+	}
 }
 
 // labelColumn lines up the labels of several groups of fields: each
@@ -173,6 +235,8 @@ func (s *settingsScreen) load() {
 	s.addr.SetText(st.Addr)
 	s.backupDir.SetText(st.BackupDir)
 	s.model.Set(recallText(s.u.h.Service().RecallStatus()))
+	s.saved = s.form()
+	s.changed()
 }
 
 // recallText says in plain words how recall finds memories: by meaning,
@@ -269,12 +333,12 @@ func (s *settingsScreen) save() {
 		err = s.u.h.SaveSettings(st)
 	}
 	if err != nil {
-		s.result.SetText("Not saved: " + err.Error())
+		s.result.SetText("Not applied: " + err.Error())
 		s.result.Importance = widget.DangerImportance
 		s.result.Refresh()
 		return
 	}
-	s.result.SetText("Saved.")
+	s.result.SetText("Applied.")
 	s.result.Importance = widget.SuccessImportance
 	s.result.Refresh()
 	s.load()

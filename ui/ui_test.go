@@ -858,7 +858,7 @@ func TestSettingsScreen(t *testing.T) {
 	s := u.settings
 	s.autoLock.SetText("soon")
 	s.save()
-	if !strings.Contains(s.result.Text, "Not saved") || u.h.Settings().AutoLockMinutes != 10 {
+	if !strings.Contains(s.result.Text, "Not applied") || u.h.Settings().AutoLockMinutes != 10 {
 		t.Fatalf("a malformed auto-lock was saved: %q", s.result.Text)
 	}
 	s.autoLock.SetText("5")
@@ -873,7 +873,7 @@ func TestSettingsScreen(t *testing.T) {
 	s.conflicts.SetSelected("ask")
 	s.save()
 	got := u.h.Settings()
-	if s.result.Text != "Saved." || got.AutoLockMinutes != 5 || got.Addr != "127.0.0.1:7575" || got.PII != "redact" || !got.StayUnlockedOnScreenLock || got.Conflicts != app.ResolveAsk {
+	if s.result.Text != "Applied." || got.AutoLockMinutes != 5 || got.Addr != "127.0.0.1:7575" || got.PII != "redact" || !got.StayUnlockedOnScreenLock || got.Conflicts != app.ResolveAsk {
 		t.Fatalf("saved settings = %+v (%q)", got, s.result.Text)
 	}
 	s.autoLock.SetText("never")
