@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -275,8 +276,25 @@ func (u *UI) askSafe(title string, content fyne.CanvasObject, safe, riskyLabel s
 // confirm button; then done runs. focus, if set, has the focus
 // when it opens.
 func (u *UI) formDialog(title, confirm string, items []*widget.FormItem, size fyne.Size, focus fyne.Focusable, done func()) *dialog.CustomDialog {
-	d := dialog.NewCustomWithoutButtons(title, widget.NewForm(items...), u.win)
+	return u.checkedFormDialog(title, confirm, items, size, focus, nil, done)
+}
+
+// checkedFormDialog is formDialog whose confirmation first asks check
+// (if set) what is wrong: a non-empty answer is said in the dialog, in
+// red under the form, and the dialog stays open with what was typed.
+func (u *UI) checkedFormDialog(title, confirm string, items []*widget.FormItem, size fyne.Size, focus fyne.Focusable, check func() string, done func()) *dialog.CustomDialog {
+	problem := wrapped("")
+	problem.Importance = widget.DangerImportance
+	problem.Hide()
+	d := dialog.NewCustomWithoutButtons(title, container.NewVBox(widget.NewForm(items...), problem), u.win)
 	submit := func() {
+		if check != nil {
+			if why := check(); why != "" {
+				problem.SetText(why)
+				problem.Show()
+				return
+			}
+		}
 		d.Hide()
 		done()
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -96,5 +97,48 @@ func TestUsersMemoryDoesNotExpire(t *testing.T) {
 		if expires == keep || strings.Contains(boxText(u.memories.detail.box), "unless used") == keep {
 			t.Errorf("keep %v: expires %v; detail:\n%s", keep, expires, boxText(u.memories.detail.box))
 		}
+	}
+}
+
+// TestAgentsScreenTexts: Add agent with an empty name says so in the
+// form, which stays open; once added, the new agent is shown, with what
+// it shares in words; a pending request carries no advice for a paused
+// agent; the tray says no agent is paused rather than "none held".
+func TestAgentsScreenTexts(t *testing.T) {
+	u, _ := openUI(t)
+	c := u.win.Canvas()
+	if r := u.h.Service().AddAgent(t.Context(), u.h.Operator(), app.AgentSpec{Name: "claude-code"}); !r.OK() {
+		t.Fatal(r.Message)
+	}
+	selectAgent(t, u, "claude-code")
+	u.agents.add()
+	dlg := c.Overlays().Top()
+	name := c.Focused().(*shortcutEntry)
+	name.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	if c.Overlays().Top() != dlg || !hasLabel(dlg, "Give the agent a name") {
+		t.Fatal("an empty name closed the form, or the form does not say what is wrong")
+	}
+	test.Type(name, "cursor")
+	name.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	u.wait()
+	test.Tap(button(t, c.Overlays().Top(), "Done"))
+	text := boxText(u.agents.box)
+	if !strings.Contains(text, "Agent cursor") || !strings.Contains(text, "no group or product") || strings.Contains(text, "- / -") {
+		t.Fatalf("after adding cursor the detail says:\n%s", text)
+	}
+	if p := u.h.Service().RequestPairing(t.Context(), "aider"); p.Secret == "" {
+		t.Fatal(p.Message)
+	}
+	u.agents.refresh()
+	u.wait()
+	for top := c.Overlays().Top(); top != nil; top = c.Overlays().Top() {
+		c.Overlays().Remove(top) // the pairing pop-up: decided later
+	}
+	selectAgent(t, u, "aider")
+	if text := boxText(u.agents.box); strings.Contains(text, "Resume it") {
+		t.Fatalf("a pending request advises resuming:\n%s", text)
+	}
+	if strings.Contains(u.tray.held.Label, "none held") {
+		t.Fatalf("the tray says %q", u.tray.held.Label)
 	}
 }
