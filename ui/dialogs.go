@@ -24,6 +24,9 @@ type dialogKeys struct{ cancel, submit func() }
 // keyed makes Escape and Enter reach the dialog just shown, which is on
 // top of the window's overlays. Call it right after the dialog's Show.
 func (u *UI) keyed(cancel, submit func()) {
+	if u.tip != nil {
+		u.tip.hide() // the pointer is on the dialog now
+	}
 	ov := u.win.Canvas().Overlays()
 	for o := range u.dialogs {
 		if !slices.Contains(ov.List(), o) {

@@ -97,23 +97,27 @@ func TestKeyboardFinishesForms(t *testing.T) {
 	}
 }
 
-// TestTabReachesTheTabBar: Tab from the Lock button reaches the tab
-// bar, which is ringed while focused; Left and Right then change tabs.
+// TestTabReachesTheTabBar: Tab goes from the Lock button to the tab
+// bar, ringed while focused, then into the screen from its top (the
+// search box); Left and Right on the tab bar change tabs.
 func TestTabReachesTheTabBar(t *testing.T) {
 	u, _ := openUI(t)
 	c := u.win.Canvas()
 	c.Unfocus()
-	var strip *tabStrip
-	for range 5 {
-		c.FocusNext()
-		if s, ok := c.Focused().(*tabStrip); ok {
-			strip = s
-			break
-		}
+	c.FocusNext()
+	if b, ok := c.Focused().(*widget.Button); !ok || b.Text != "Lock" {
+		t.Fatalf("the first Tab goes to %T, want the Lock button", c.Focused())
 	}
-	if strip == nil {
-		t.Fatalf("Tab never reaches the tab bar (focus is on %T)", c.Focused())
+	c.FocusNext()
+	strip, ok := c.Focused().(*tabStrip)
+	if !ok {
+		t.Fatalf("the second Tab goes to %T, want the tab bar", c.Focused())
 	}
+	c.FocusNext()
+	if c.Focused() != u.memories.searchBox {
+		t.Fatalf("after the tab bar Tab goes to %T, want the search box", c.Focused())
+	}
+	c.Focus(strip)
 	if !strip.ring.Visible() {
 		t.Error("the focused tab bar shows no ring")
 	}

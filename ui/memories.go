@@ -166,7 +166,7 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 	s.empty = container.NewVBox()
 	s.empty.Hide()
 	s.headers = s.header()
-	left := container.NewBorder(container.NewVBox(bar, s.filterBox, s.count, s.headers), nil, nil, nil, container.NewStack(s.rows.view, s.empty))
+	left := topThen(container.NewVBox(bar, s.filterBox, s.count, s.headers), container.NewStack(s.rows.view, s.empty))
 	// The list takes the larger share: its text column gets what the
 	// fixed columns leave.
 	split := container.NewHSplit(left, s.detail.content)

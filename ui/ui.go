@@ -12,6 +12,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -241,12 +242,20 @@ func (u *UI) showMain() {
 		u.tabs.SelectIndex(u.lastTab)
 	}
 	u.tip = newTipLayer()
-	u.setScreen(container.NewStack(container.NewBorder(u.banner(), nil, nil, nil, newTabStrip(u.tabs)), u.tip.layer))
+	u.setScreen(container.NewStack(topThen(u.banner(), newTabStrip(u.tabs)), u.tip.layer))
 	u.tray.update()
 	for _, w := range u.h.Warnings {
 		u.setStatus(w)
 	}
 	u.refreshAll()
+}
+
+// topThen is center under top, as container.NewBorder(top, nil, nil,
+// nil, center) lays them out, but with top first in the Tab order
+// (NewBorder puts the center first: Tab went to the list before the
+// search box above it).
+func topThen(top, center fyne.CanvasObject) *fyne.Container {
+	return container.New(layout.NewBorderLayout(top, nil, nil, nil), top, center)
 }
 
 // banner shows the lock button and the status line.
