@@ -142,6 +142,13 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 	s.detail = newDetailPane(u)
 	s.list.OnSelected = func(id widget.ListItemID) {
 		u.h.Touch()
+		// A click on a row focuses the list, so that Delete and the
+		// arrows reach it. Fyne's list asks the driver for the canvas of
+		// the embedded widget.List, which the real driver does not know
+		// (it draws the rowList around it), and so focused nothing.
+		if f, c := s.rows.view.(fyne.Focusable), u.win.Canvas(); c.Focused() != f {
+			c.Focus(f)
+		}
 		if r, ok := s.rows.at(id); ok {
 			s.detail.show(r.ID)
 		}

@@ -41,7 +41,7 @@ func TestDesktopEndToEnd(t *testing.T) {
 	if err := os.MkdirAll(shots, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 270*time.Second) // under 'make e2e's 5m
 	defer cancel()
 	tmp := t.TempDir()
 
