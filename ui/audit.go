@@ -133,7 +133,9 @@ func auditCells(e app.AuditEntry) []string {
 		details = append(details, count(e.Count, "item", "items"))
 	}
 	if e.Reason != "" {
-		details = append(details, e.Reason)
+		// Ids in the reason (a queue item, a memory) by their first
+		// eight characters, as the Memory column shows them.
+		details = append(details, uuidRe.ReplaceAllStringFunc(e.Reason, short8))
 	}
 	if app.IsImportSession(e.Session) {
 		details = append(details, "import run "+e.Session)

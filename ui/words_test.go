@@ -142,3 +142,13 @@ func TestAgentsScreenTexts(t *testing.T) {
 		t.Fatalf("the tray says %q", u.tray.held.Label)
 	}
 }
+
+// TestAuditCellsShortenIds: an id in an audit entry's reason is shown by
+// its first eight characters, as the Memory column shows ids.
+func TestAuditCellsShortenIds(t *testing.T) {
+	e := app.AuditEntry{Agent: "operator", Action: "quarantine:approve", Reason: "queue item d87bb3ba-fe0c-488d-bfbf-13d64a1b2c3d approved"}
+	got := auditCells(e)
+	if got[2] != "you" || got[3] != "approved from review" || got[6] != "queue item d87bb3ba approved" {
+		t.Fatalf("auditCells = %q", got)
+	}
+}
