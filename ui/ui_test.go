@@ -1007,7 +1007,7 @@ func TestHeldAgentIsShown(t *testing.T) {
 	u.agents.sel = "eager"
 	u.agents.refresh()
 	u.wait()
-	if !hasLabel(u.agents.box, "Paused by Engram after 5 refused writes. Resume it when") {
+	if !hasLabel(u.agents.box, "Paused by Engram after 5 refused writes") || !hasLabel(u.agents.box, "Resume it when") {
 		t.Fatal("the agent's detail does not say why it is paused")
 	}
 }
