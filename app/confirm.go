@@ -66,7 +66,7 @@ func (s *Service) verify(ctx context.Context, req Request, id string, verdict va
 	if r, ok := s.gate(req); !ok {
 		return MemoryResponse{Response: r}
 	}
-	if r := s.check(req, id, s.canRead); !r.OK() {
+	if r := s.check(req, id, vault.ActionUpdate, s.canRead); !r.OK() {
 		return MemoryResponse{Response: r}
 	}
 	if r := []rune(evidence); len(r) > 500 {

@@ -289,7 +289,7 @@ func (s *Service) Split(ctx context.Context, req Request, in SplitInput) SplitRe
 
 // writable reads a live memory the caller may change.
 func (s *Service) writable(ctx context.Context, req Request, id string) (*vault.Memory, Response) {
-	if r := s.check(req, id, canWrite); !r.OK() {
+	if r := s.check(req, id, vault.ActionUpdate, canWrite); !r.OK() {
 		return nil, r
 	}
 	got := s.Get(ctx, req, id)

@@ -516,9 +516,10 @@ func infoOf(m *vault.Memory) vault.Info {
 	return vault.Info{Partition: m.Partition, Sealed: m.Sensitive(), Owner: m.Owner, Field: m.Field, Version: m.Version, Product: m.Product}
 }
 
-// check authorizes an operation on memory id before it runs, auditing a
-// refusal. Sensitive memories refused to an agent are audited as L3 access.
-func (s *Service) check(req Request, id string, allowed func(Caller, vault.Info) bool) Response {
+// check authorizes operation action on memory id before it runs,
+// auditing a refusal as that action (a refused read as memory:read).
+// Sensitive memories refused to an agent are audited as L3 access.
+func (s *Service) check(req Request, id string, action vault.Action, allowed func(Caller, vault.Info) bool) Response {
 	if req.Caller.Operator {
 		return Response{Status: StatusOK}
 	}
@@ -527,7 +528,6 @@ func (s *Service) check(req Request, id string, allowed func(Caller, vault.Info)
 		return s.fail("stat", err)
 	}
 	if !allowed(req.Caller, info) {
-		action := vault.ActionUpdate
 		if info.Sealed {
 			action = vault.ActionL3Access
 		}
@@ -541,7 +541,7 @@ func (s *Service) Get(ctx context.Context, req Request, id string) MemoryRespons
 	if r, ok := s.gate(req); !ok {
 		return MemoryResponse{Response: r}
 	}
-	if r := s.check(req, id, s.canRead); !r.OK() {
+	if r := s.check(req, id, vault.ActionRead, s.canRead); !r.OK() {
 		return MemoryResponse{Response: r}
 	}
 	m, err := s.v.Get(id, req.actor())
@@ -555,6 +555,12 @@ func (s *Service) Get(ctx context.Context, req Request, id string) MemoryRespons
 type ListInput struct {
 	Partitions []Partition
 	Field      Field
+	// Masked is set by a caller that shows sensitive memories masked, as
+	// the desktop's list does: their content comes back empty, so the
+	// listing shows nothing of the sensitive partition, and the user's
+	// own masked listing is no access to audit (opening a memory is).
+	// Agents' listings are audited whatever they set.
+	Masked bool `json:"-"`
 }
 
 // ListResponse returns memories; Hidden counts sensitive ones not shown
@@ -584,10 +590,16 @@ func (s *Service) List(ctx context.Context, req Request, in ListInput) ListRespo
 	out := all[:0]
 	for i := range all {
 		if s.canRead(req.Caller, infoOf(&all[i])) {
+			if in.Masked && all[i].Sensitive() {
+				all[i].Content = ""
+			}
 			out = append(out, all[i])
 		}
 	}
 	slices.SortFunc(out, func(a, b Memory) int { return b.Created.Compare(a.Created) })
+	if in.Masked && req.Caller.Operator {
+		return ListResponse{Response: Response{Status: StatusOK}, Memories: out, Hidden: hidden, Damaged: damaged}
+	}
 	e := vault.AuditEntry{Action: vault.ActionList, Agent: req.Caller.Name(), Session: req.Caller.Session, Field: in.Field, Result: vault.ResultOK, Count: len(out)}
 	if slices.ContainsFunc(out, func(m Memory) bool { return m.Sensitive() }) {
 		// A listing that shows sensitive memories is an L3 access: its
@@ -673,7 +685,7 @@ func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateI
 		return MemoryResponse{Response: Response{StatusRejected, why}}
 	}
 	for range 3 {
-		if r := s.check(req, id, canWrite); !r.OK() {
+		if r := s.check(req, id, vault.ActionUpdate, canWrite); !r.OK() {
 			return MemoryResponse{Response: r}
 		}
 		cur, err := s.v.Peek(id)
@@ -769,7 +781,7 @@ func (s *Service) Rollback(ctx context.Context, req Request, id string, to int) 
 	if r, ok := s.gate(req); !ok {
 		return MemoryResponse{Response: r}
 	}
-	if r := s.check(req, id, canWrite); !r.OK() {
+	if r := s.check(req, id, vault.ActionRollback, canWrite); !r.OK() {
 		return MemoryResponse{Response: r}
 	}
 	m, err := s.v.Rollback(id, to, req.actor())
@@ -785,7 +797,7 @@ func (s *Service) Delete(ctx context.Context, req Request, id string) Response {
 	if r, ok := s.gate(req); !ok {
 		return r
 	}
-	if r := s.check(req, id, canWrite); !r.OK() {
+	if r := s.check(req, id, vault.ActionDelete, canWrite); !r.OK() {
 		return r
 	}
 	if err := s.v.Delete(id, req.actor()); err != nil {

@@ -92,14 +92,14 @@ func TestAuthorization(t *testing.T) {
 			}
 			return r.Response
 		}, app.StatusOK, vault.ActionReject},
-		{"reading another agent's internal memory", func() app.Response { return s.Get(ctx, cursor, mine.ID).Response }, app.StatusUnauthorized, vault.ActionUpdate},
+		{"reading another agent's internal memory", func() app.Response { return s.Get(ctx, cursor, mine.ID).Response }, app.StatusUnauthorized, vault.ActionRead},
 		{"reading a public memory", func() app.Response { return s.Get(ctx, cursor, pub.ID).Response }, app.StatusOK, ""},
 		{"agent reading sensitive", func() app.Response { return s.Get(ctx, claude, sens.ID).Response }, app.StatusUnauthorized, vault.ActionL3Access},
 		{"updating another agent's memory", func() app.Response {
 			return s.Update(ctx, cursor, mine.ID, app.UpdateInput{Content: &content}).Response
 		}, app.StatusUnauthorized, vault.ActionUpdate},
-		{"deleting another agent's memory", func() app.Response { return s.Delete(ctx, cursor, mine.ID) }, app.StatusUnauthorized, vault.ActionUpdate},
-		{"rolling back another agent's memory", func() app.Response { return s.Rollback(ctx, cursor, mine.ID, 1).Response }, app.StatusUnauthorized, vault.ActionUpdate},
+		{"deleting another agent's memory", func() app.Response { return s.Delete(ctx, cursor, mine.ID) }, app.StatusUnauthorized, vault.ActionDelete},
+		{"rolling back another agent's memory", func() app.Response { return s.Rollback(ctx, cursor, mine.ID, 1).Response }, app.StatusUnauthorized, vault.ActionRollback},
 		{"agent reading the audit log", func() app.Response { return s.Audit(ctx, claude, app.AuditInput{}).Response }, app.StatusUnauthorized, vault.ActionRead},
 		{"owner updates own memory", func() app.Response {
 			return s.Update(ctx, claude, mine.ID, app.UpdateInput{Content: &content}).Response

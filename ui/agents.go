@@ -150,11 +150,14 @@ func (s *agentsScreen) show(a app.Agent) {
 		widget.NewFormItem("Status", widget.NewLabel(app.StatusText(a))),
 		widget.NewFormItem("Writes", wrapped(joinAny(a.Fields))),
 		widget.NewFormItem("Reads", wrapped(joinAny(a.Read))),
-		widget.NewFormItem("Group / product", widget.NewLabel(orDash(a.Group)+" / "+orDash(a.Product))),
+		widget.NewFormItem("Shares with", wrapped(sharesText(a))),
 		widget.NewFormItem("May confirm", widget.NewLabel(mayConfirmText(a.MayConfirm))),
 		widget.NewFormItem("Added", widget.NewLabel(when(a.Created))),
 		widget.NewFormItem("Last seen", widget.NewLabel(when(a.LastSeen))),
 	)
+	if p := app.AskedBy(a); p != "" && a.Status != app.AgentPending {
+		grants.Append("Paired from", wrapped(p))
+	}
 	if a.Status == app.AgentPending {
 		grants.Append("Asked by", wrapped(askedByText(a)))
 		if t := rivalsText(s.refused[a.Name]); t != "" {
@@ -187,7 +190,11 @@ func (s *agentsScreen) show(a app.Agent) {
 	}
 	objs := []fyne.CanvasObject{heading("Agent " + a.Name)}
 	if a.Note != "" {
-		note := widget.NewLabel(a.Note + ". Resume it when you have looked at its refused writes in the audit log.")
+		text := capitalise(strings.TrimSuffix(a.Note, ".")) + "."
+		if a.Status == app.AgentPaused {
+			text += " Resume it when you have looked at its refused writes in the audit log."
+		}
+		note := widget.NewLabel(text)
 		note.Importance, note.Wrapping = widget.WarningImportance, fyne.TextWrapWord
 		objs = append(objs, note)
 	}
@@ -426,6 +433,20 @@ func rivalsText(r app.RefusedPairing) string {
 // askedByText says which process sent a pairing request, as the
 // operating system reports the connection's owner (unlike the name, not
 // the program's own claim), or that it did not say.
+// sharesText says which other agents' memories an agent's group and
+// product let it read, beside its own and the public ones.
+func sharesText(a app.Agent) string {
+	switch {
+	case a.Group == "" && a.Product == "":
+		return "no group or product: it reads its own memories and the public ones"
+	case a.Product == "":
+		return "group " + a.Group
+	case a.Group == "":
+		return "product " + a.Product
+	}
+	return "group " + a.Group + ", product " + a.Product
+}
+
 func askedByText(a app.Agent) string {
 	if p := app.AskedBy(a); p != "" {
 		return "Sent by " + p + ", as the operating system reports the connection's owner."
@@ -541,15 +562,24 @@ func (s *agentsScreen) showToken(name, token string) {
 	s.u.win.Canvas().Focus(done)
 }
 
+// add asks for a new agent's name; an empty name is said in the form,
+// which stays open. The new agent is shown once added.
 func (s *agentsScreen) add() {
 	name := newShortcutEntry(s.u)
 	name.SetPlaceHolder("claude-code")
-	s.u.formDialog("Add an agent", "Add", []*widget.FormItem{widget.NewFormItem("Name", name)}, fyne.NewSize(420, 160), name, func() {
+	check := func() string {
+		if strings.TrimSpace(name.Text) == "" {
+			return "Give the agent a name, such as the program's (claude-code, cursor)."
+		}
+		return ""
+	}
+	s.u.checkedFormDialog("Add an agent", "Add", []*widget.FormItem{widget.NewFormItem("Name", name)}, fyne.NewSize(420, 160), name, check, func() {
 		h := s.u.h
 		var r app.AgentResponse
 		n := strings.TrimSpace(name.Text)
 		s.u.background(func() error { r = h.Service().AddAgent(s.u.ctx, h.Operator(), app.AgentSpec{Name: n}); return nil }, func(error) {
 			if s.u.showResponse(r.Response) {
+				s.sel = n
 				s.showToken(n, r.Token)
 				s.refresh()
 			}

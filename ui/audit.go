@@ -88,13 +88,12 @@ func newAuditScreen(u *UI) *auditScreen {
 	})
 	s.review.Disable()
 	list.OnSelected = func(id widget.ListItemID) {
-		e, ok := s.entries.at(id)
-		if ok && app.IsImportSession(e.Session) {
-			s.sel = e
+		e, _ := s.entries.at(id)
+		s.sel = e
+		if app.IsImportSession(e.Session) {
 			s.review.Enable()
 			return
 		}
-		s.sel = app.AuditEntry{}
 		s.review.Disable()
 	}
 	header := container.New(auditColumns)
@@ -134,12 +133,14 @@ func auditCells(e app.AuditEntry) []string {
 		details = append(details, count(e.Count, "item", "items"))
 	}
 	if e.Reason != "" {
-		details = append(details, e.Reason)
+		// Ids in the reason (a queue item, a memory) by their first
+		// eight characters, as the Memory column shows them.
+		details = append(details, uuidRe.ReplaceAllStringFunc(e.Reason, short8))
 	}
 	if app.IsImportSession(e.Session) {
 		details = append(details, "import run "+e.Session)
 	}
-	return []string{fmt.Sprint(e.Seq), e.Time.Local().Format("2006-01-02 15:04:05"), e.Agent, string(e.Action), string(e.Result), mem, strings.Join(details, " · ")}
+	return []string{fmt.Sprint(e.Seq), e.Time.Local().Format("2006-01-02 15:04:05"), who(e.Agent), actionText(string(e.Action)), string(e.Result), mem, strings.Join(details, " · ")}
 }
 
 func short8(id string) string {
@@ -220,7 +221,7 @@ func (s *auditScreen) load(limit int) ([]app.AuditEntry, app.Response) {
 	}
 	var out []app.AuditEntry
 	for i := len(r.Entries) - 1; i >= 0 && (limit <= 0 || len(out) < limit); i-- {
-		if e := r.Entries[i]; action == "" || strings.Contains(string(e.Action), action) {
+		if e := r.Entries[i]; action == "" || strings.Contains(string(e.Action), action) || strings.Contains(actionText(string(e.Action)), action) {
 			out = append(out, e)
 		}
 	}

@@ -120,7 +120,7 @@ func (d *detailPane) render() {
 		widget.NewFormItem("Partition", wrapped(string(m.Partition))),
 		widget.NewFormItem("Kind / tier / field", wrapped(fmt.Sprintf("%s / %s / %s", m.Kind, m.Tier, orDash(string(m.Field))))),
 		widget.NewFormItem("Source", wrapped(sourceText(m.Source))),
-		widget.NewFormItem("Trust", wrapped(string(m.Trust))),
+		widget.NewFormItem("Trust", wrapped(trustText(m.Trust))),
 		widget.NewFormItem("Confidence", wrapped(fmt.Sprintf("%.2f now (stored %.2f); %s", conf, m.Confidence, strings.Join(future, ", ")))),
 		widget.NewFormItem("Tags", wrapped(tags)),
 		widget.NewFormItem("Expiry", wrapped(expires)),
@@ -129,7 +129,9 @@ func (d *detailPane) render() {
 		widget.NewFormItem("Created / used", wrapped(when(m.Created)+" / "+when(m.Accessed))),
 	)
 	if m.Archive != nil {
-		meta.Append("Archived", wrapped(fmt.Sprintf("%s from %s: %s", when(m.Archive.Time), m.Archive.From, m.Archive.Reason)))
+		archived := widget.NewRichText(linked(fmt.Sprintf("%s from %s: %s", when(m.Archive.Time), m.Archive.From, m.Archive.Reason), d.show)...)
+		archived.Wrapping = fyne.TextWrapWord
+		meta.Append("Archived", archived)
 	}
 	masked := m.Sensitive() && !d.revealed
 	title := titleOf(m.Content)
@@ -197,13 +199,24 @@ func orDash(s string) string {
 	return s
 }
 
+// sourceText says in words how a memory came to be: how, by whom, with
+// which tool, and what an agent only reported. Session ids are left out
+// (the audit log has them); an import run is named.
 func sourceText(s app.Source) string {
-	out := string(s.Type)
-	if s.AgentID != "" {
-		out += " from " + s.AgentID
+	out, ok := sourceWords[s.Type]
+	if !ok {
+		out = string(s.Type)
 	}
-	if s.SessionID != "" {
-		out += " (session " + s.SessionID + ")"
+	switch {
+	case s.Type == "explicit_save" && who(s.AgentID) == "you":
+		out = "saved by you"
+	case s.Type == "ai_inference" && s.AgentID != "":
+		out = "inferred by the agent " + s.AgentID
+	case s.AgentID != "":
+		out += " by " + who(s.AgentID)
+	}
+	if app.IsImportSession(s.SessionID) {
+		out += " (import run " + s.SessionID + ")"
 	}
 	if s.Tool != "" {
 		out += " via " + s.Tool
@@ -217,19 +230,25 @@ func sourceText(s app.Source) string {
 	return out
 }
 
+// provenance is the memory's history in words: created by whom and how,
+// each change, each verdict; memory ids in it are links that show that
+// memory.
 func (d *detailPane) provenance() fyne.CanvasObject {
 	p := d.mem.Provenance
-	lines := []string{fmt.Sprintf("%s  created by %s from %s%s", when(p.Genesis.Time), p.Genesis.Agent, sourceText(p.Genesis.Source), optional(" — ", p.Genesis.Context))}
+	lines := []string{fmt.Sprintf("%s  created by %s: %s%s", when(p.Genesis.Time), who(p.Genesis.Agent), sourceText(p.Genesis.Source), optional(" — ", p.Genesis.Context))}
 	if p.Dropped > 0 {
 		lines = append(lines, fmt.Sprintf("… %d older changes (in the audit log)", p.Dropped))
 	}
 	for _, mod := range p.Modifications {
-		lines = append(lines, fmt.Sprintf("%s  %s by %s → version %d%s (state before %s)", when(mod.Time), mod.Operation, mod.Agent, mod.Version, optional(": ", mod.Reason), short(mod.PrevHash)))
+		lines = append(lines, fmt.Sprintf("%s  %s by %s (version %d)%s", when(mod.Time), operationText(mod.Operation), who(mod.Agent), mod.Version, optional(": ", mod.Reason)))
 	}
 	for _, v := range p.Verifications {
+		v.Agent = who(v.Agent)
 		lines = append(lines, when(v.Time)+"  "+app.VerificationLine(v))
 	}
-	return wrapped(strings.Join(lines, "\n"))
+	rt := widget.NewRichText(linked(strings.Join(lines, "\n"), d.show)...)
+	rt.Wrapping = fyne.TextWrapWord
+	return rt
 }
 
 func optional(sep, s string) string {
@@ -237,13 +256,6 @@ func optional(sep, s string) string {
 		return ""
 	}
 	return sep + s
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }
 
 // versions lists the kept versions, newest first, each with its diff from
@@ -256,7 +268,11 @@ func (d *detailPane) versions() []fyne.CanvasObject {
 		if i > 0 {
 			prev = d.vers[i-1].Memory.Content
 		}
-		head := fmt.Sprintf("v%d  %s  %s by %s", v.Version, versionTime(v.Time), orDash(string(v.Operation)), v.Agent)
+		op := "created"
+		if v.Operation != "" {
+			op = operationText(v.Operation)
+		}
+		head := fmt.Sprintf("v%d  %s  %s by %s", v.Version, versionTime(v.Time), op, who(v.Agent))
 		var back fyne.CanvasObject
 		if v.Version != d.mem.Version {
 			to := v.Version

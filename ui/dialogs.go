@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -23,6 +24,9 @@ type dialogKeys struct{ cancel, submit func() }
 // keyed makes Escape and Enter reach the dialog just shown, which is on
 // top of the window's overlays. Call it right after the dialog's Show.
 func (u *UI) keyed(cancel, submit func()) {
+	if u.tip != nil {
+		u.tip.hide() // the pointer is on the dialog now
+	}
 	ov := u.win.Canvas().Overlays()
 	for o := range u.dialogs {
 		if !slices.Contains(ov.List(), o) {
@@ -270,12 +274,30 @@ func (u *UI) askSafe(title string, content fyne.CanvasObject, safe, riskyLabel s
 }
 
 // formDialog shows items with Cancel and confirm: Escape cancels; Enter
-// in a one-line field, or on a check or a drop-down, confirms, and so
-// does the confirm button; then done runs. focus, if set, has the focus
+// in a one-line field, or on a check or a drop-down, confirms, and so do
+// Ctrl+Enter anywhere (a multi-line field says so below it) and the
+// confirm button; then done runs. focus, if set, has the focus
 // when it opens.
 func (u *UI) formDialog(title, confirm string, items []*widget.FormItem, size fyne.Size, focus fyne.Focusable, done func()) *dialog.CustomDialog {
-	d := dialog.NewCustomWithoutButtons(title, widget.NewForm(items...), u.win)
+	return u.checkedFormDialog(title, confirm, items, size, focus, nil, done)
+}
+
+// checkedFormDialog is formDialog whose confirmation first asks check
+// (if set) what is wrong: a non-empty answer is said in the dialog, in
+// red under the form, and the dialog stays open with what was typed.
+func (u *UI) checkedFormDialog(title, confirm string, items []*widget.FormItem, size fyne.Size, focus fyne.Focusable, check func() string, done func()) *dialog.CustomDialog {
+	problem := wrapped("")
+	problem.Importance = widget.DangerImportance
+	problem.Hide()
+	d := dialog.NewCustomWithoutButtons(title, container.NewVBox(widget.NewForm(items...), problem), u.win)
 	submit := func() {
+		if check != nil {
+			if why := check(); why != "" {
+				problem.SetText(why)
+				problem.Show()
+				return
+			}
+		}
 		d.Hide()
 		done()
 	}
@@ -283,8 +305,12 @@ func (u *UI) formDialog(title, confirm string, items []*widget.FormItem, size fy
 	ok := newKeyButton(u, confirm, theme.ConfirmIcon(), submit)
 	ok.Importance = widget.HighImportance
 	for _, it := range items {
-		if e, is := it.Widget.(*shortcutEntry); is && !e.MultiLine && e.OnSubmitted == nil {
+		e, is := it.Widget.(*shortcutEntry)
+		switch {
+		case is && !e.MultiLine && e.OnSubmitted == nil:
 			e.OnSubmitted = func(string) { submit() }
+		case is && e.MultiLine && it.HintText == "":
+			it.HintText = "Enter starts a new line; Ctrl+Enter: " + confirm
 		}
 	}
 	d.SetButtons([]fyne.CanvasObject{cancel, ok})

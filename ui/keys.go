@@ -12,11 +12,16 @@ var (
 	keyLock   = &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}
 	keyNew    = &desktop.CustomShortcut{KeyName: fyne.KeyN, Modifier: fyne.KeyModifierShortcutDefault}
 	keyTabs   = []fyne.KeyName{fyne.Key1, fyne.Key2, fyne.Key3, fyne.Key4, fyne.Key5}
+	// keySubmit (and the keypad's Enter with Ctrl) submits the dialog
+	// on top, from a multi-line field too, where Enter starts a line.
+	keySubmit       = &desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierShortcutDefault}
+	keySubmitKeypad = &desktop.CustomShortcut{KeyName: fyne.KeyEnter, Modifier: fyne.KeyModifierShortcutDefault}
 )
 
 // shortcuts registers the window's shortcuts: Ctrl+F search, Ctrl+L
 // lock, Ctrl+N new memory, Ctrl+1..5 the tabs, and Delete forgets the
-// selected memory (after asking). They do nothing while locked.
+// selected memory (after asking). They do nothing while locked. Ctrl+Enter
+// submits the dialog on top, whatever has the focus in it.
 func (u *UI) shortcuts() {
 	c := u.win.Canvas()
 	open := func(fn func()) func(fyne.Shortcut) {
@@ -39,14 +44,27 @@ func (u *UI) shortcuts() {
 	for i, k := range keyTabs {
 		c.AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}, open(func() { u.tabs.SelectIndex(i) }))
 	}
+	submit := func(fyne.Shortcut) { u.dialogKey(&fyne.KeyEvent{Name: fyne.KeyReturn}) }
+	c.AddShortcut(keySubmit, submit)
+	c.AddShortcut(keySubmitKeypad, submit)
 	c.SetOnTypedKey(func(ev *fyne.KeyEvent) {
 		if u.dialogKey(ev) {
 			return // nothing in the dialog on top has the focus
 		}
-		if ev.Name == fyne.KeyDelete && u.isOpen() && u.tabs.SelectedIndex() == 0 && u.memories.detail.mem != nil && len(c.Overlays().List()) == 0 {
-			u.memories.detail.forget()
+		if ev.Name == fyne.KeyDelete {
+			u.forgetShown()
 		}
 	})
+}
+
+// forgetShown asks to forget the memory the Memories tab shows, when it
+// is the tab on top with no dialog over it (Delete's action, whether the
+// list has the focus or nothing has).
+func (u *UI) forgetShown() {
+	if u.isOpen() && u.tabs.SelectedIndex() == 0 && u.memories.detail.mem != nil && len(u.win.Canvas().Overlays().List()) == 0 {
+		u.h.Touch()
+		u.memories.detail.forget()
+	}
 }
 
 // shortcutEntry is an entry that passes the window's shortcuts on: a
@@ -63,12 +81,18 @@ func newShortcutEntry(u *UI) *shortcutEntry {
 }
 
 // multiLineEntry is a word-wrapped multi-line shortcutEntry: Enter
-// starts a new line, Escape closes its dialog.
+// starts a new line, Ctrl+Enter submits its dialog, Tab moves on and
+// Escape closes its dialog.
 func multiLineEntry(u *UI) *shortcutEntry {
 	e := newShortcutEntry(u)
 	e.MultiLine, e.Wrapping = true, fyne.TextWrapWord
 	return e
 }
+
+// AcceptsTab reports false: Tab moves the focus on, also out of a
+// multi-line field (a tab character has no use in a memory's text, and
+// keeping Tab there left keyboard users stuck in the field).
+func (e *shortcutEntry) AcceptsTab() bool { return false }
 
 // TypedShortcut handles the entry's own shortcuts (copy, paste, select
 // all) and passes the window's to the canvas.

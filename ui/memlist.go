@@ -12,10 +12,11 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// The memories list's columns: fixed widths, the memory's text takes the
-// rest. The header's buttons sort by their column.
+// The memories list's columns: fixed widths, each wide enough for its
+// header with the sort arrow; the memory's text takes the rest. The
+// header's buttons sort by their column.
 var (
-	memColumns = columnsLayout{92, 88, 56, 92}
+	memColumns = columnsLayout{104, 88, 76, 96}
 	memHeaders = []struct {
 		name string
 		key  sortKey
@@ -73,13 +74,23 @@ func (o listSort) apply(rows []row) {
 		case byCreated:
 			c = a.Created.Compare(b.Created)
 		case byText:
-			c = strings.Compare(strings.ToLower(a.Preview), strings.ToLower(b.Preview))
+			c = strings.Compare(strings.ToLower(a.sortText()), strings.ToLower(b.sortText()))
 		}
 		if o.desc {
 			return -c
 		}
 		return c
 	})
+}
+
+// sortText is what a row sorts by in the Memory column: its text, or
+// for a sensitive row the mask it shows (the list holds no sensitive
+// text).
+func (r row) sortText() string {
+	if r.Partition == "sensitive" {
+		return maskedPreview
+	}
+	return r.Preview
 }
 
 // header is the list's column headers; the sorted one carries an arrow.

@@ -111,11 +111,11 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 	s.tag.OnSubmitted = func(string) { s.refresh() }
 	s.archived = widget.NewCheck("archived", func(bool) { s.refresh() })
 	s.count = widget.NewLabel("")
-	s.rows = newRows(
+	s.rows = newKeyedRows(
 		func() fyne.CanvasObject {
 			part, trust, conf, created := widget.NewLabel("internal"), widget.NewLabel("standard"), widget.NewLabel("0.00"), widget.NewLabel("")
 			part.Importance, trust.Importance = widget.HighImportance, widget.MediumImportance
-			return container.New(memColumns, part, trust, conf, created, newMarkedLine())
+			return container.New(memColumns, part, trust, conf, created, newTipCell(u, newMarkedLine()))
 		},
 		func(r row, o fyne.CanvasObject) {
 			c := o.(*fyne.Container).Objects
@@ -123,22 +123,32 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 			part.SetText(string(r.Partition))
 			part.Importance = partitionImportance(r.Partition)
 			part.Refresh()
-			trust.SetText(string(r.Trust))
+			trust.SetText(trustText(r.Trust))
 			trust.Importance = trustImportance(r.Trust)
 			trust.Refresh()
 			conf.SetText(fmt.Sprintf("%.2f", r.Confidence))
 			created.SetText(day(r.Created, s.u.now()))
-			text := c[4].(*markedLine)
+			cell := c[4].(*tipCell)
+			text := cell.content.(*markedLine)
+			cell.tip = tipText(r.Preview)
 			if r.Partition == "sensitive" {
+				cell.tip = ""
 				text.set([]widget.RichTextSegment{&widget.TextSegment{Text: maskedPreview, Style: widget.RichTextStyle{Inline: true, ColorName: theme.ColorNameDisabled}}})
 			} else {
 				text.set(highlight(snippet(r.Preview, s.query), s.query))
 			}
-		})
+		}, s.listKey)
 	s.list = s.rows.list
 	s.detail = newDetailPane(u)
 	s.list.OnSelected = func(id widget.ListItemID) {
 		u.h.Touch()
+		// A click on a row focuses the list, so that Delete and the
+		// arrows reach it. Fyne's list asks the driver for the canvas of
+		// the embedded widget.List, which the real driver does not know
+		// (it draws the rowList around it), and so focused nothing.
+		if f, c := s.rows.view.(fyne.Focusable), u.win.Canvas(); c.Focused() != f {
+			c.Focus(f)
+		}
 		if r, ok := s.rows.at(id); ok {
 			s.detail.show(r.ID)
 		}
@@ -163,9 +173,11 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 	s.empty = container.NewVBox()
 	s.empty.Hide()
 	s.headers = s.header()
-	left := container.NewBorder(container.NewVBox(bar, s.filterBox, s.count, s.headers), nil, nil, nil, container.NewStack(s.list, s.empty))
+	left := topThen(container.NewVBox(bar, s.filterBox, s.count, s.headers), container.NewStack(s.rows.view, s.empty))
+	// The list takes the larger share: its text column gets what the
+	// fixed columns leave.
 	split := container.NewHSplit(left, s.detail.content)
-	split.Offset = 0.55
+	split.Offset = 0.66
 	s.content = split
 	s.ready = true
 	return s
@@ -195,6 +207,16 @@ func trustImportance(t app.Trust) widget.Importance {
 		return widget.SuccessImportance
 	}
 	return widget.MediumImportance
+}
+
+// listKey takes the keys the focused list does not: Delete asks to
+// forget the memory shown, as it does with nothing focused.
+func (s *memoriesScreen) listKey(ev *fyne.KeyEvent) bool {
+	if ev.Name != fyne.KeyDelete {
+		return false
+	}
+	s.u.forgetShown()
+	return true
 }
 
 // debounce runs the search once typing pauses.
@@ -331,7 +353,9 @@ func (s *memoriesScreen) load(h *host.Host, query string, f app.RecallFilters, t
 		}
 		return rows, fmt.Sprintf("%d memories match %q", len(rows), query)
 	}
-	l := svc.List(s.u.ctx, req, app.ListInput{Partitions: f.Partitions})
+	// Masked: the rows mask sensitive text, so the service leaves it out
+	// and does not audit the user's own browsing.
+	l := svc.List(s.u.ctx, req, app.ListInput{Partitions: f.Partitions, Masked: true})
 	if !l.OK() {
 		return nil, l.Message
 	}
@@ -392,9 +416,9 @@ func day(t, now time.Time) string {
 	return t.Format("2006-01-02")
 }
 
-// listPreview is preview cut shorter, for the listing, which may hold
-// every memory: the row shows about fifty characters, and at 100,000
-// memories the previews were the largest part of the list's memory.
+// listPreview is preview cut no longer than listPreviewRunes, for the
+// listing, which may hold every memory: at 100,000 memories the previews
+// were the largest part of the list's memory.
 func listPreview(s string) string {
 	p := preview(s)
 	if r := []rune(p); len(r) > listPreviewRunes {
@@ -403,13 +427,25 @@ func listPreview(s string) string {
 	return p
 }
 
-const listPreviewRunes = 96
+const listPreviewRunes = 160
+
+// tipText is what the pointer over a row's text shows: the row's text,
+// whole up to previewRunes, then a word on where the rest is.
+func tipText(preview string) string {
+	if strings.HasSuffix(preview, "…") {
+		return preview + " (select the row to read it all)"
+	}
+	return preview
+}
+
+// previewRunes is where a row's text is cut.
+const previewRunes = 160
 
 // preview is the first line of content, cut for a list row.
 func preview(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 160 {
-		return string(r[:160]) + "…"
+	if r := []rune(s); len(r) > previewRunes {
+		return string(r[:previewRunes]) + "…"
 	}
 	return s
 }
@@ -465,7 +501,8 @@ func (s *memoriesScreen) showEmpty(empty bool) {
 	s.empty.Refresh()
 }
 
-// add asks for a new memory, written by the user (operator trust).
+// add asks for a new memory, written by the user (operator trust); it
+// is kept until the user forgets it unless the user unticks that.
 func (s *memoriesScreen) add() {
 	text := newShortcutEntry(s.u)
 	text.MultiLine = true
@@ -476,15 +513,24 @@ func (s *memoriesScreen) add() {
 	part.SetSelected("automatic")
 	tags := newShortcutEntry(s.u)
 	tags.SetPlaceHolder("comma-separated, optional")
+	// The user's own memory stays until the user forgets it (semantic
+	// memory: no lifetime, never archived for being unused), unless the
+	// user asks for it to fade as an agent's episodic notes do.
+	keep := newKeyCheck(s.u, "Keep it until I forget it (otherwise it fades like an agent's notes)", nil)
+	keep.SetChecked(true)
 	s.u.formDialog("New memory", "Add", []*widget.FormItem{
 		widget.NewFormItem("Text", text),
 		{Text: "Partition", Widget: part, HintText: "automatic: sensitive if it holds personal data, else internal"},
 		widget.NewFormItem("Tags", tags),
-	}, fyne.NewSize(620, 360), text, func() {
+		widget.NewFormItem("", keep),
+	}, fyne.NewSize(620, 400), text, func() {
 		if strings.TrimSpace(text.Text) == "" {
 			return
 		}
 		in := app.StoreInput{Content: text.Text}
+		if keep.Checked {
+			in.Tier = "semantic"
+		}
 		if p := part.Selected; p != "automatic" {
 			in.Partition = app.Partition(p)
 		}

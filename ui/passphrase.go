@@ -26,11 +26,7 @@ func (u *UI) changePassphrase() {
 		return e
 	}
 	old, pass, again := entry("Current passphrase"), entry("New passphrase (four or more random words)"), entry("The new passphrase again")
-	meter := widget.NewProgressBar()
-	meter.Max = 4
-	meter.TextFormatter = func() string { return [...]string{"Very weak", "Weak", "Fair", "Good", "Strong"}[int(meter.Value)] }
-	hint := wrapped("")
-	anyway := newKeyCheck(u, "Use this weak passphrase anyway", nil)
+	var meter *strengthMeter
 	problem := wrapped("")
 	problem.Importance = widget.DangerImportance
 	progress := wrapped("")
@@ -43,14 +39,7 @@ func (u *UI) changePassphrase() {
 	var change *keyButton
 	busy := false
 	check := func() {
-		st := estimate(pass.Text)
-		meter.SetValue(float64(st.Score))
-		meter.Hidden, hint.Hidden = pass.Text == "", pass.Text == ""
-		meter.Refresh()
-		hint.SetText(st.Label)
-		weak := pass.Text != "" && st.Score < minScore
-		anyway.Hidden = !weak
-		anyway.Refresh()
+		meter.set(pass.Text)
 		switch {
 		case again.Text != "" && again.Text != pass.Text:
 			say(problem, "The two new passphrases differ.")
@@ -59,15 +48,16 @@ func (u *UI) changePassphrase() {
 		default:
 			say(problem, "")
 		}
-		if busy || old.Text == "" || pass.Text == "" || again.Text != pass.Text || pass.Text == old.Text || (weak && !anyway.Checked) {
+		if busy || old.Text == "" || pass.Text == "" || again.Text != pass.Text || pass.Text == old.Text || !meter.acceptable() {
 			change.Disable()
 		} else {
 			change.Enable()
 		}
 	}
+	meter = newStrengthMeter(u, func() { check() })
 	content := container.NewVBox(
 		wrapped("The vault's key is wrapped again under the new passphrase; the memories are not re-encrypted. A backup keeps the passphrase it was made with."),
-		old, pass, meter, hint, anyway, again, problem, progress,
+		old, pass, meter, again, problem, progress,
 	)
 	d := dialog.NewCustomWithoutButtons("Change the passphrase", content, u.win)
 	cancel := newKeyButton(u, "Cancel", theme.CancelIcon(), d.Hide)
@@ -112,7 +102,6 @@ func (u *UI) changePassphrase() {
 	for _, e := range []*shortcutEntry{old, pass, again} {
 		e.OnChanged = func(string) { check() }
 	}
-	anyway.OnChanged = func(bool) { check() }
 	old.OnSubmitted = func(string) { u.win.Canvas().Focus(pass) }
 	pass.OnSubmitted = func(string) { u.win.Canvas().Focus(again) }
 	again.OnSubmitted = func(string) { change.OnTapped() }

@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -85,5 +86,61 @@ func TestChangePassphrase(t *testing.T) {
 	unlockWith(t, u, newPass)
 	if u.h.Locked() {
 		t.Fatal("the new passphrase does not unlock")
+	}
+}
+
+// TestBackupPassphraseIsRated: the backup passphrase is rated as the
+// vault's is: "a" shows a red, very weak meter and OK (or Enter) does
+// nothing until "use it anyway" is ticked; a strong one shows green and
+// needs no tick.
+func TestBackupPassphraseIsRated(t *testing.T) {
+	u, _ := openUI(t)
+	var got []string
+	u.askBackupPassphrase(func(pass []byte) { got = append(got, string(pass)) })
+	dlg := u.win.Canvas().Overlays().Top()
+	entries := passwordEntries(dlg)
+	if len(entries) != 2 {
+		t.Fatalf("%d passphrase fields, want 2", len(entries))
+	}
+	test.Type(entries[0], "a")
+	test.Type(entries[1], "a")
+	m, ok := find(dlg, func(*strengthMeter) bool { return true })
+	if !ok || !m.Visible() {
+		t.Fatal("the backup passphrase dialog shows no strength meter")
+	}
+	if !strings.Contains(boxText(dlg), "Very weak") || m.fill.FillColor != theme.Color(theme.ColorNameError) {
+		t.Fatalf("'a' is not rated very weak in red: dialog says %q", boxText(dlg))
+	}
+	ok1 := button(t, dlg, "OK")
+	enter := &fyne.KeyEvent{Name: fyne.KeyReturn}
+	entries[1].TypedKey(enter)
+	test.Tap(ok1)
+	if len(got) != 0 || u.win.Canvas().Overlays().Top() != dlg || !ok1.Disabled() {
+		t.Fatalf("a weak backup passphrase was accepted without 'use it anyway': %q", got)
+	}
+	anyway, found := find(dlg, func(c *keyCheck) bool { return strings.Contains(c.Text, "anyway") })
+	if !found || !anyway.Visible() {
+		t.Fatal("no 'use it anyway' for a weak backup passphrase")
+	}
+	test.Tap(anyway)
+	entries[1].TypedKey(enter)
+	if len(got) != 1 || got[0] != "a" {
+		t.Fatalf("'use it anyway' then Enter: passphrases %q", got)
+	}
+
+	u.askBackupPassphrase(func(pass []byte) { got = append(got, string(pass)) })
+	dlg = u.win.Canvas().Overlays().Top()
+	entries = passwordEntries(dlg)
+	const strong = "correct horse battery staple wombat"
+	test.Type(entries[0], strong)
+	test.Type(entries[1], strong)
+	m, _ = find(dlg, func(*strengthMeter) bool { return true })
+	anyway, _ = find(dlg, func(c *keyCheck) bool { return strings.Contains(c.Text, "anyway") })
+	if m.fill.FillColor != theme.Color(theme.ColorNameSuccess) || anyway.Visible() {
+		t.Fatalf("a strong passphrase: meter colour %v, 'anyway' shown %v", m.fill.FillColor, anyway.Visible())
+	}
+	entries[1].TypedKey(enter)
+	if len(got) != 2 || got[1] != strong {
+		t.Fatalf("a strong passphrase then Enter: passphrases %q", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/data/binding"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -28,6 +29,11 @@ type settingsScreen struct {
 	embedderBox                                               *widget.SelectEntry
 	embedder, embedderModel, addr, backupDir                  *widget.Entry
 	result                                                    *widget.Label
+	// apply and revert act on the form; unsaved says it differs from the
+	// settings in force (saved is the form as they were loaded).
+	apply, revert *widget.Button
+	unsaved       *widget.Label
+	saved         string
 	// model says which embedding model recall uses, or why none.
 	model binding.String
 }
@@ -90,9 +96,15 @@ func newSettingsScreen(u *UI) *settingsScreen {
 			widget.NewFormItem("Backup folder", s.backupDir),
 		),
 	)
-	save := widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), s.save)
-	save.Importance = widget.HighImportance
-	buttons := container.NewHBox(save,
+	s.apply = widget.NewButtonWithIcon("Apply", theme.DocumentSaveIcon(), s.save)
+	s.apply.Importance = widget.HighImportance
+	s.revert = widget.NewButtonWithIcon("Revert", theme.ContentUndoIcon(), func() {
+		s.load()
+		s.result.SetText("")
+	})
+	s.unsaved = widget.NewLabelWithStyle("Unsaved changes", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	s.unsaved.Importance = widget.WarningImportance
+	buttons := container.NewHBox(
 		widget.NewButtonWithIcon("Set backup passphrase…", theme.AccountIcon(), func() { u.askBackupPassphrase(nil) }),
 		widget.NewButtonWithIcon("Sweep now", theme.ViewRefreshIcon(), func() {
 			var rep host.SweepReport
@@ -102,9 +114,60 @@ func newSettingsScreen(u *UI) *settingsScreen {
 		}),
 	)
 	note := wrapped("The guard policy, the embedder and the agent API address take effect when Engram next starts; the rest at once. Settings are stored inside the vault file.")
-	s.content = container.NewVScroll(container.NewVBox(form, buttons, s.result, note))
+	// Apply and Revert stay in view below the form, whatever is scrolled,
+	// and say whether the form holds changes not yet applied.
+	bar := container.NewBorder(nil, nil, container.NewHBox(s.apply, s.revert, s.unsaved), nil, s.result)
+	s.content = container.NewBorder(nil, container.NewVBox(widget.NewSeparator(), bar), nil, nil,
+		container.NewVScroll(container.NewVBox(form, buttons, note)))
+	for _, e := range []*widget.Entry{s.autoLock, s.episodic, s.agentTTL, s.unused, s.minConf, s.sweepHours, s.embedder, s.embedderModel, s.addr, s.backupDir} {
+		e.OnChanged = func(string) { s.changed() }
+	}
+	s.pii.OnChanged = func(string) { s.changed() }
+	s.conflicts.OnChanged = func(string) { s.changed() }
+	s.failOnSecret.OnChanged = func(bool) { s.changed() }
+	s.screenLock.OnChanged = func(bool) { s.changed() }
 	s.load()
 	return s
+}
+
+// form is the form's state, to tell whether it changed.
+func (s *settingsScreen) form() string {
+	var b strings.Builder
+	for _, e := range []*widget.Entry{s.autoLock, s.episodic, s.agentTTL, s.unused, s.minConf, s.sweepHours, s.embedder, s.embedderModel, s.addr, s.backupDir} {
+		b.WriteString(e.Text)
+		b.WriteByte(0)
+	}
+	fmt.Fprintf(&b, "%s\x00%s\x00%v\x00%v", s.pii.Selected, s.conflicts.Selected, s.failOnSecret.Checked, s.screenLock.Checked)
+	return b.String()
+}
+
+// changed shows whether the form holds unapplied changes: the marker,
+// Apply and Revert, and the tab's title.
+func (s *settingsScreen) changed() {
+	if s.apply == nil {
+		return // still being built
+	}
+	dirty := s.form() != s.saved
+	s.unsaved.Hidden = !dirty
+	s.unsaved.Refresh()
+	if dirty {
+		s.apply.Enable()
+		s.revert.Enable()
+	} else {
+		s.apply.Disable()
+		s.revert.Disable()
+	}
+	if s.u.tabs != nil && s.u.settings == s {
+		for _, it := range s.u.tabs.Items {
+			if strings.HasPrefix(it.Text, "Settings") {
+				it.Text = "Settings"
+				if dirty {
+					it.Text = "Settings (unsaved)"
+				}
+			}
+		}
+		s.u.tabs.Refresh()
+	}
 }
 
 // labelColumn lines up the labels of several groups of fields: each
@@ -172,6 +235,8 @@ func (s *settingsScreen) load() {
 	s.addr.SetText(st.Addr)
 	s.backupDir.SetText(st.BackupDir)
 	s.model.Set(recallText(s.u.h.Service().RecallStatus()))
+	s.saved = s.form()
+	s.changed()
 }
 
 // recallText says in plain words how recall finds memories: by meaning,
@@ -268,32 +333,57 @@ func (s *settingsScreen) save() {
 		err = s.u.h.SaveSettings(st)
 	}
 	if err != nil {
-		s.result.SetText("Not saved: " + err.Error())
+		s.result.SetText("Not applied: " + err.Error())
 		s.result.Importance = widget.DangerImportance
 		s.result.Refresh()
 		return
 	}
-	s.result.SetText("Saved.")
+	s.result.SetText("Applied.")
 	s.result.Importance = widget.SuccessImportance
 	s.result.Refresh()
 	s.load()
 }
 
-// askBackupPassphrase asks for the backup passphrase twice, keeps it in
-// the keyring when asked, and then runs next with it.
+// askBackupPassphrase asks for the backup passphrase twice, rated as
+// the vault's is (below minScore it needs "use it anyway": the backup
+// holds the sensitive memories too), keeps it in the keyring when asked,
+// and then runs next with it. OK and Enter do nothing until the two
+// agree and the passphrase is acceptable; Escape or Cancel keep nothing.
 func (u *UI) askBackupPassphrase(next func(pass []byte)) {
 	p1, p2 := newShortcutEntry(u), newShortcutEntry(u)
 	p1.Password, p2.Password = true, true
+	p1.SetPlaceHolder("Backup passphrase (four or more random words)")
+	p2.SetPlaceHolder("The same passphrase again")
 	remember := newKeyCheck(u, "Remember in the OS keyring (the tray can then export without asking)", nil)
 	remember.SetChecked(true)
-	u.formDialog("Backup passphrase", "OK", []*widget.FormItem{
-		widget.NewFormItem("Passphrase", p1), widget.NewFormItem("Again", p2), widget.NewFormItem("", remember),
-		widget.NewFormItem("", wrapped("Backups are encrypted with this passphrase (age, scrypt); keep it apart from the vault's.")),
-	}, fyne.NewSize(560, 0), p1, func() {
-		if p1.Text == "" || p1.Text != p2.Text {
-			u.showError(errors.New("the two passphrases are empty or differ"))
+	problem := wrapped("")
+	problem.Importance = widget.DangerImportance
+	problem.Hide()
+	var ok *keyButton
+	var meter *strengthMeter
+	check := func() {
+		meter.set(p1.Text)
+		differ := p2.Text != "" && p2.Text != p1.Text
+		problem.Hidden = !differ
+		problem.SetText("The two passphrases differ.")
+		if p1.Text == "" || p1.Text != p2.Text || !meter.acceptable() {
+			ok.Disable()
+		} else {
+			ok.Enable()
+		}
+	}
+	meter = newStrengthMeter(u, check)
+	content := container.NewVBox(
+		wrapped("Backups are encrypted with this passphrase (age, scrypt); keep it apart from the vault's. A backup holds every memory, the sensitive ones too."),
+		p1, meter, p2, problem, remember,
+	)
+	d := dialog.NewCustomWithoutButtons("Backup passphrase", content, u.win)
+	cancel := newKeyButton(u, "Cancel", theme.CancelIcon(), d.Hide)
+	ok = newKeyButton(u, "OK", theme.ConfirmIcon(), func() {
+		if ok.Disabled() {
 			return
 		}
+		d.Hide()
 		pass := []byte(p1.Text)
 		if remember.Checked {
 			if err := u.h.RememberBackupPassphrase(pass); err != nil {
@@ -304,4 +394,15 @@ func (u *UI) askBackupPassphrase(next func(pass []byte)) {
 			next(pass)
 		}
 	})
+	ok.Importance = widget.HighImportance
+	p1.OnChanged = func(string) { check() }
+	p2.OnChanged = func(string) { check() }
+	p1.OnSubmitted = func(string) { u.win.Canvas().Focus(p2) }
+	p2.OnSubmitted = func(string) { ok.OnTapped() }
+	check()
+	d.SetButtons([]fyne.CanvasObject{cancel, ok})
+	d.Resize(fyne.NewSize(560, 0))
+	d.Show()
+	u.keyed(d.Hide, ok.OnTapped)
+	u.win.Canvas().Focus(p1)
 }

@@ -69,7 +69,7 @@ func newTray(u *UI) *tray {
 		show()
 		u.tabs.Select(u.qTab)
 	}))
-	t.held = fyne.NewMenuItem("Agents: none held", whenOpen(func() {
+	t.held = fyne.NewMenuItem("Agents: none paused by Engram", whenOpen(func() {
 		show()
 		u.tabs.Select(u.agentsTab)
 	}))
@@ -165,7 +165,7 @@ func (t *tray) setHeld(names []string) {
 			delete(t.u.shownHeld, n) // resumed: tell again next time
 		}
 	}
-	t.held.Label = "Agents: none held"
+	t.held.Label = "Agents: none paused by Engram"
 	if len(names) > 0 {
 		t.held.Label = "Agents held after refused writes: " + strings.Join(names, ", ")
 	}

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -53,6 +55,11 @@ type UI struct {
 	// when no message is shown (where agents connect).
 	status     *statusLine
 	baseStatus string
+
+	// lastTab is the tab shown when the vault was last locked.
+	lastTab int
+	// tip shows tooltips over the main screens.
+	tip *tipLayer
 
 	tabs       *container.AppTabs
 	qTab       *container.TabItem
@@ -121,6 +128,7 @@ func New(fa fyne.App, cfg host.Config) *UI {
 	u.status = newStatusLine(u)
 	u.notify = func(title, body string) { fa.SendNotification(fyne.NewNotification(title, body)) }
 	u.after = func(d time.Duration, fn func()) { time.AfterFunc(d, func() { fyne.Do(fn) }) }
+	fa.Settings().SetTheme(newTheme(fa.Settings().Theme()))
 	u.win = fa.NewWindow("Engram")
 	u.win.Resize(fyne.NewSize(1100, 720))
 	u.win.SetMaster()
@@ -228,7 +236,13 @@ func (u *UI) showMain() {
 		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), u.settings.content),
 	)
 	u.tabs.OnSelected = func(t *container.TabItem) { u.h.Touch(); u.refreshTab(t) }
-	u.setScreen(container.NewBorder(u.banner(), nil, nil, nil, u.tabs))
+	// An unlock comes back to the tab shown at the lock (the screens in
+	// it start afresh).
+	if u.lastTab > 0 && u.lastTab < len(u.tabs.Items) {
+		u.tabs.SelectIndex(u.lastTab)
+	}
+	u.tip = newTipLayer()
+	u.setScreen(container.NewStack(topThen(u.banner(), newTabStrip(u.tabs)), u.tip.layer))
 	u.tray.update()
 	for _, w := range u.h.Warnings {
 		u.setStatus(w)
@@ -236,10 +250,18 @@ func (u *UI) showMain() {
 	u.refreshAll()
 }
 
+// topThen is center under top, as container.NewBorder(top, nil, nil,
+// nil, center) lays them out, but with top first in the Tab order
+// (NewBorder puts the center first: Tab went to the list before the
+// search box above it).
+func topThen(top, center fyne.CanvasObject) *fyne.Container {
+	return container.New(layout.NewBorderLayout(top, nil, nil, nil), top, center)
+}
+
 // banner shows the lock button and the status line.
 func (u *UI) banner() fyne.CanvasObject {
 	u.status = newStatusLine(u)
-	lock := widget.NewButtonWithIcon("Lock", theme.VisibilityOffIcon(), u.lockNow)
+	lock := widget.NewButtonWithIcon("Lock", lockIcon, u.lockNow)
 	return container.NewBorder(nil, nil, lock, nil, u.status)
 }
 
@@ -257,7 +279,10 @@ func (u *UI) showLocked(kerr error) {
 	for top := ov.Top(); top != nil; top = ov.Top() {
 		ov.Remove(top)
 	}
-	u.tabs, u.qTab, u.agentsTab = nil, nil, nil
+	if u.tabs != nil {
+		u.lastTab = u.tabs.SelectedIndex()
+	}
+	u.tabs, u.qTab, u.agentsTab, u.tip = nil, nil, nil, nil
 	u.memories, u.quarantine, u.agents, u.audit, u.settings = nil, nil, nil, nil, nil
 	u.status = newStatusLine(u)
 	// Pairing requests are asked again after the unlock.
@@ -372,15 +397,50 @@ func (u *UI) serverStatus() {
 	u.status.SetText(u.baseStatus)
 }
 
-// sessionSummary notifies the user of an agent session's rejected writes.
+// sessionSummary tells the user of an agent session's refused writes,
+// in a notification and the status line: which agent, how many, and
+// why the latest was refused, in the user's words (the service's
+// summary is written for the agent). A click on the status line offers
+// the refusal in the audit log.
 func (u *UI) sessionSummary(ref host.SessionRef) {
 	req := app.Request{Caller: app.Caller{Agent: ref.Agent, Session: ref.Session}, Authorized: true}
 	s := u.h.Service().SessionSummary(u.ctx, req)
-	if s.Summary == "" {
+	if len(s.Rejected) == 0 {
 		return
 	}
-	u.notify("Engram rejected a memory write", s.Summary)
-	u.setStatus(s.Summary)
+	title, text := refusalText(ref.Agent, s.Rejected)
+	u.notify(title, text)
+	u.setStatusAction(title+": "+text, "Show it in the audit log", func() { u.showAuditEntry(ref.Agent, ref.Seq) })
+}
+
+// refusalText says for the user that agent had writes refused this
+// session: a title naming the agent, and the count with the first
+// sentence of the latest refusal's reason (the rest is advice to the
+// agent).
+func refusalText(agent string, rejected []string) (title, text string) {
+	title = "Engram refused a write from " + agent
+	why := rejected[len(rejected)-1]
+	if i := strings.Index(why, ". "); i > 0 {
+		why = why[:i]
+	}
+	why = strings.TrimSuffix(why, ".")
+	text = capitalise(why) + "."
+	if n := len(rejected); n > 1 {
+		title = fmt.Sprintf("Engram refused %d writes from %s", n, agent)
+		text = "The latest: " + why + "."
+	}
+	return title, text
+}
+
+// showAuditEntry shows the audit log filtered to agent with entry seq
+// selected (when it is among the entries shown).
+func (u *UI) showAuditEntry(agent string, seq uint64) {
+	if !u.isOpen() {
+		return
+	}
+	u.audit.agent.SetText(agent)
+	u.audit.sel = app.AuditEntry{Seq: seq}
+	u.tabs.SelectIndex(3) // refreshes the log
 }
 
 // refreshAll fills every screen; once the memories are listed the host
@@ -410,12 +470,18 @@ func (u *UI) refreshTab(t *container.TabItem) {
 const statusFor = 15 * time.Second
 
 // setStatus shows a message in the status line for statusFor.
-func (u *UI) setStatus(s string) {
+func (u *UI) setStatus(s string) { u.setStatusAction(s, "", nil) }
+
+// setStatusAction shows a message in the status line for statusFor; a
+// click on it shows the message whole with a button labelled label that
+// runs action (none when action is nil).
+func (u *UI) setStatusAction(s, label string, action func()) {
 	u.status.SetText(s)
-	label := u.status
+	u.status.label, u.status.action = label, action
+	line := u.status
 	u.after(statusFor, func() {
-		if label.Text == s {
-			label.SetText(u.baseStatus)
+		if line.Text == s {
+			line.SetText(u.baseStatus)
 		}
 	})
 }

@@ -173,7 +173,7 @@ func TestFirstRunCreatesVault(t *testing.T) {
 		t.Fatalf("create screen has %d passphrase fields, want 2", len(entries))
 	}
 	create := button(t, content, "Create vault")
-	anyway, _ := find(content, func(c *widget.Check) bool { return strings.Contains(c.Text, "anyway") })
+	anyway, _ := find(content, func(c *keyCheck) bool { return strings.Contains(c.Text, "anyway") })
 	test.Type(entries[0], "abc")
 	if !hasLabel(content, "Very weak") || !anyway.Visible() || !create.Disabled() {
 		t.Fatal("a three-letter passphrase is not rated very weak, or Create is enabled without 'use it anyway'")
@@ -504,7 +504,7 @@ func TestMemoriesSearchFilterDetailEditRollback(t *testing.T) {
 	s.list.Select(0)
 	u.wait()
 	d := s.detail
-	if d.mem == nil || d.mem.ID != m.ID || !hasLabel(d.box, "staging pipeline") || !hasLabel(d.box, "created by operator") {
+	if d.mem == nil || d.mem.ID != m.ID || !hasLabel(d.box, "staging pipeline") || !strings.Contains(boxText(d.box), "created by you") {
 		t.Fatal("the detail pane does not show the memory and its provenance")
 	}
 	text := "deploys go straight to production"
@@ -561,7 +561,7 @@ func TestQuarantineReviewApproveRejectDiscard(t *testing.T) {
 	}
 	u.onEvent(host.Event{Rejected: []host.SessionRef{{Agent: "claude-code", Session: "s1"}}, Quarantine: true})
 	u.wait()
-	if got := notes.all(); len(got) != 1 || !strings.Contains(got[0], "1 memory write was rejected this session") {
+	if got := notes.all(); len(got) != 1 || !strings.Contains(got[0], "Engram refused a write from claude-code") {
 		t.Fatalf("notifications = %q, want the session summary", got)
 	}
 	s := u.quarantine
@@ -808,7 +808,7 @@ func TestAuditScreenVerifyAndExport(t *testing.T) {
 		}
 	}
 	cells := auditCells(write)
-	if len(cells) != len(auditHeaders) || cells[3] != "memory:write" || cells[5] != write.MemoryID[:8] {
+	if len(cells) != len(auditHeaders) || cells[3] != "memory written" || cells[2] != "you" || cells[5] != write.MemoryID[:8] {
 		t.Fatalf("audit cells = %q", cells)
 	}
 	s.openMemory(write.MemoryID)
@@ -858,7 +858,7 @@ func TestSettingsScreen(t *testing.T) {
 	s := u.settings
 	s.autoLock.SetText("soon")
 	s.save()
-	if !strings.Contains(s.result.Text, "Not saved") || u.h.Settings().AutoLockMinutes != 10 {
+	if !strings.Contains(s.result.Text, "Not applied") || u.h.Settings().AutoLockMinutes != 10 {
 		t.Fatalf("a malformed auto-lock was saved: %q", s.result.Text)
 	}
 	s.autoLock.SetText("5")
@@ -873,7 +873,7 @@ func TestSettingsScreen(t *testing.T) {
 	s.conflicts.SetSelected("ask")
 	s.save()
 	got := u.h.Settings()
-	if s.result.Text != "Saved." || got.AutoLockMinutes != 5 || got.Addr != "127.0.0.1:7575" || got.PII != "redact" || !got.StayUnlockedOnScreenLock || got.Conflicts != app.ResolveAsk {
+	if s.result.Text != "Applied." || got.AutoLockMinutes != 5 || got.Addr != "127.0.0.1:7575" || got.PII != "redact" || !got.StayUnlockedOnScreenLock || got.Conflicts != app.ResolveAsk {
 		t.Fatalf("saved settings = %+v (%q)", got, s.result.Text)
 	}
 	s.autoLock.SetText("never")
@@ -1007,7 +1007,7 @@ func TestHeldAgentIsShown(t *testing.T) {
 	u.agents.sel = "eager"
 	u.agents.refresh()
 	u.wait()
-	if !hasLabel(u.agents.box, "paused by Engram after 5 refused writes") {
+	if !hasLabel(u.agents.box, "Paused by Engram after 5 refused writes") || !hasLabel(u.agents.box, "Resume it when") {
 		t.Fatal("the agent's detail does not say why it is paused")
 	}
 }

@@ -21,16 +21,7 @@ func (u *UI) createScreen() fyne.CanvasObject {
 	pass, again := widget.NewPasswordEntry(), widget.NewPasswordEntry()
 	pass.SetPlaceHolder("Passphrase (four or more random words)")
 	again.SetPlaceHolder("The same passphrase again")
-	meter := widget.NewProgressBar()
-	meter.Max = 4
-	meter.TextFormatter = func() string {
-		return [...]string{"Very weak", "Weak", "Fair", "Good", "Strong"}[int(meter.Value)]
-	}
-	meter.Hide()
-	hint := widget.NewLabel("")
-	hint.Wrapping = fyne.TextWrapWord
-	anyway := widget.NewCheck("Use this weak passphrase anyway", nil)
-	anyway.Hide()
+	var meter *strengthMeter
 	remember := widget.NewCheck("Remember the key in the OS keyring (unlock without typing)", nil)
 	remember.SetChecked(true)
 	if _, none := u.cfg.KeyStore.(app.NoKeyring); none {
@@ -47,24 +38,14 @@ func (u *UI) createScreen() fyne.CanvasObject {
 	// check says what stands in the way of creating, and enables Create
 	// when nothing does.
 	check := func() {
-		st := estimate(pass.Text)
-		meter.SetValue(float64(st.Score))
-		meter.Show()
-		hint.SetText(st.Label)
-		if pass.Text == "" {
-			meter.Hide()
-			hint.SetText("")
-		}
-		weak := pass.Text != "" && st.Score < minScore
-		anyway.Hidden = !weak
-		anyway.Refresh()
+		meter.set(pass.Text)
 		var problem string
 		switch {
 		case again.Text != "" && again.Text != pass.Text:
 			problem = "The two passphrases differ."
 		}
 		errLabel.SetText(problem)
-		if busy || pass.Text == "" || again.Text != pass.Text || (weak && !anyway.Checked) {
+		if busy || pass.Text == "" || again.Text != pass.Text || !meter.acceptable() {
 			create.Disable()
 		} else {
 			create.Enable()
@@ -97,9 +78,9 @@ func (u *UI) createScreen() fyne.CanvasObject {
 		})
 	})
 	create.Importance = widget.HighImportance
+	meter = newStrengthMeter(u, func() { check() })
 	pass.OnChanged = func(string) { check() }
 	again.OnChanged = func(string) { check() }
-	anyway.OnChanged = func(bool) { check() }
 	again.OnSubmitted = func(string) { create.OnTapped() }
 	pass.OnSubmitted = func(string) { u.win.Canvas().Focus(again) }
 	check()
@@ -110,7 +91,7 @@ func (u *UI) createScreen() fyne.CanvasObject {
 	path.Importance = widget.LowImportance
 	form := container.NewVBox(
 		widget.NewLabelWithStyle("Create your Engram vault", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		intro, pass, meter, hint, anyway, again, remember, create, errLabel, progress, path,
+		intro, pass, meter, again, remember, create, errLabel, progress, path,
 	)
 	u.focus = pass
 	return container.NewCenter(container.NewGridWrap(fyne.NewSize(560, 540), form))
@@ -185,7 +166,7 @@ func (u *UI) unlockScreen(kerr error) fyne.CanvasObject {
 	path.Wrapping = fyne.TextWrapBreak
 	path.Importance = widget.LowImportance
 	form := container.NewVBox(
-		container.NewHBox(widget.NewIcon(theme.VisibilityOffIcon()), widget.NewLabelWithStyle("Engram is locked", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})),
+		container.NewHBox(widget.NewIcon(lockIcon), widget.NewLabelWithStyle("Engram is locked", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})),
 		why, pass, remember, unlock, busy, errLabel, path,
 	)
 	u.focus = pass

@@ -32,7 +32,11 @@ type Event struct {
 }
 
 // SessionRef names one agent session.
-type SessionRef struct{ Agent, Session string }
+type SessionRef struct {
+	Agent, Session string
+	// Seq is the audit entry of the session's latest refusal.
+	Seq uint64
+}
 
 // SweepReport is what a scheduled sweep did.
 type SweepReport struct {
@@ -81,9 +85,13 @@ func classify(entries []vault.AuditEntry) Event {
 		case vault.ActionAgent, vault.ActionAuthFail:
 			e.Agents = true
 		case vault.ActionReject:
-			ref := SessionRef{a.Agent, a.Session}
-			if a.Agent != vault.AgentOperator && !slices.Contains(e.Rejected, ref) {
-				e.Rejected = append(e.Rejected, ref)
+			if a.Agent != vault.AgentOperator {
+				i := slices.IndexFunc(e.Rejected, func(r SessionRef) bool { return r.Agent == a.Agent && r.Session == a.Session })
+				if i < 0 {
+					e.Rejected = append(e.Rejected, SessionRef{Agent: a.Agent, Session: a.Session})
+					i = len(e.Rejected) - 1
+				}
+				e.Rejected[i].Seq = a.Seq
 			}
 			// A hostile write leaves a forensic copy in the queue.
 			e.Quarantine = true

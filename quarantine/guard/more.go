@@ -136,6 +136,10 @@ const (
 	PIIDateOfBirth = "DATE_OF_BIRTH"
 	PIIFinancial   = "FINANCIAL"
 	PIIHealth      = "HEALTH"
+	// PIIAccess is what opens a person's money or home: a PIN or its
+	// hint, a card's last digits, a door or alarm code, a security
+	// answer.
+	PIIAccess = "ACCESS_DETAILS"
 )
 
 const monthPat = `(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
@@ -156,6 +160,29 @@ var (
 	healthRe = regexp.MustCompile(`\b(?:[A-Z][a-z]+(?:'s)?|[Hh]e|[Ss]he|I|[Mm]y (?:wife|husband|son|daughter|mother|father|partner|colleague|manager))\s+(?:was |is |has been |got |had |has )?(?:diagnosed with|suffers? from|suffering from|takes \d+(?:\.\d+)?\s?(?:mg|mcg|ml|units)\b|is taking \d+|was prescribed|is prescribed|is allergic to|is pregnant|has (?:type [12] )?(?:diabetes|cancer|hiv|aids|epilepsy|asthma|depression|bipolar disorder|schizophrenia|adhd|dementia|parkinson'?s|alzheimer'?s)|is in (?:rehab|therapy|chemotherapy)|(?:had|has) (?:a |an )?(?:surgery|operation|miscarriage|abortion|stroke|heart attack))`)
 )
 
+var (
+	// "my PIN hint is ...", "PIN: 4417", "pin code 0000".
+	pinRe = regexp.MustCompile(`\b(?:PIN|[Pp]in (?:code|number|hint)|PIN (?:code|number|hint))\b[^.\n]{0,30}?(?:\bis\b|\bwas\b|:|=|\b\d{4,8}\b)`)
+	// "card ending 4417", "the account ends in 0042".
+	cardEndRe = regexp.MustCompile(`(?i)\b(?:card|account)\s+(?:number\s+)?(?:ending|ends)\s+(?:in\s+|with\s+)?\d{4}\b`)
+	// "the door code to the office is 4417", "alarm code: 1234".
+	doorCodeRe = regexp.MustCompile(`(?i)\b(?:door|gate|alarm|safe|garage|entry|building|keypad|lock)\s+code\b[^.\n]{0,30}?\b\d{4,8}\b`)
+	// "the security answer is ...", "mother's maiden name".
+	securityRe = regexp.MustCompile(`(?i)\b(?:security (?:question|answer)s?|mother'?s maiden name)\b`)
+)
+
+// accessPII finds access details (PIIAccess) in one chunk.
+func accessPII(text, lower string, add func(typ string, a, b int, reason string)) {
+	if !containsAny(lower, []string{"pin", "ending", "ends", "code", "security", "maiden"}) {
+		return
+	}
+	for _, re := range []*regexp.Regexp{pinRe, cardEndRe, doorCodeRe, securityRe} {
+		for _, m := range re.FindAllStringIndex(text, -1) {
+			add(PIIAccess, m[0], m[1], "what opens a person's account or home (a PIN, a card's last digits, a code)")
+		}
+	}
+}
+
 // morePII finds the personal data above in one chunk.
 func morePII(text string, add func(typ string, a, b int, reason string)) {
 	if strings.IndexByte(text, '+') >= 0 {
@@ -174,6 +201,7 @@ func morePII(text string, add func(typ string, a, b int, reason string)) {
 			}
 		}
 	}
+	accessPII(text, lower, add)
 	if containsAny(lower, []string{"born", "birth", "dob", "d.o.b"}) {
 		for _, m := range dobRe.FindAllStringIndex(text, -1) {
 			add(PIIDateOfBirth, m[0], m[1], "date of birth")

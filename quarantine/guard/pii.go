@@ -41,6 +41,8 @@ func piiMarker(typ string) string {
 		return "[FINANCIAL_REDACTED]"
 	case PIIHealth:
 		return "[HEALTH_REDACTED]"
+	case PIIAccess:
+		return "[ACCESS_REDACTED]"
 	}
 	return "[PII_REDACTED]"
 }

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -69,5 +70,32 @@ func TestPIIRedactPolicy(t *testing.T) {
 	res = newTestGuard(t, Policy{PII: PIIEncrypt}).Check(Input{Text: in})
 	if res.Redacted != in || !res.HasPII {
 		t.Errorf("encrypt mode: Check(%q) = %q, HasPII %v; want text unchanged, HasPII true", in, res.Redacted, res.HasPII)
+	}
+}
+
+// TestAccessDetails: a PIN or its hint, a card's last digits, a door
+// code and a security answer are personal data (they open a person's
+// money or home); "pin the version" and a card's type are not.
+func TestAccessDetails(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"My bank PIN hint is the dog's birthday", true},
+		{"PIN: the year we met", true},
+		{"the pin code of the garage is 0420", true},
+		{"the Visa card ending 4417 is the one for travel", true},
+		{"the account ends in 0042", true},
+		{"the alarm code is 2580", true},
+		{"security answer: Rex", true},
+		{"pin the version of golangci-lint in CI", false},
+		{"the PIN entry dialog of gpg-agent needs a tty", false},
+		{"the card component ends the list", false},
+		{"the status code is 404 when the route is missing", false},
+	} {
+		got := slices.ContainsFunc(scanPII(tc.text), func(f Finding) bool { return f.Type == PIIAccess })
+		if got != tc.want {
+			t.Errorf("scanPII(%q) finds access details: %v, want %v", tc.text, got, tc.want)
+		}
 	}
 }
