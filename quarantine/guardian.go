@@ -70,7 +70,14 @@ func Guardian(it *Item, r Review) (Proposal, []string) {
 	}
 	if it.Joined != "" {
 		score += 2
-		why = append(why, "read together with the agent's previous write it is an instruction split in two")
+		why = append(why, "read together with an earlier write of the same agent it is one instruction split in two")
+		if p := it.Partner; p != nil {
+			if p.Held {
+				why = append(why, "the other half is stored as memory "+p.ID+": it is held out of every agent's recall until you decide")
+			} else {
+				why = append(why, "the other half is stored as memory "+p.ID+"; "+p.Why)
+			}
+		}
 	}
 	if it.Kind == KindReevaluation {
 		score++

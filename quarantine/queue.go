@@ -87,13 +87,32 @@ type Item struct {
 	// earlier write of the session: the two joined, the text the guard
 	// found suspicious. Findings are offsets into Memory.Content, never
 	// into Joined.
-	Joined   string   `json:"joined,omitempty"`
+	Joined string `json:"joined,omitempty"`
+	// Partner is the other half of a split order, already stored as a
+	// memory when this write came; nil for any other item.
+	Partner  *Partner `json:"partner,omitempty"`
 	Proposal Proposal `json:"proposal"`
 	// Guardian explains the proposal.
 	Guardian []string  `json:"guardian,omitempty"`
 	Created  time.Time `json:"created"`
 	// Expires is set for hostile copies: they are purged after it.
 	Expires *time.Time `json:"expires,omitempty"`
+}
+
+// Partner is the stored half of a split order: an earlier write of the
+// same agent that this item's write completes.
+type Partner struct {
+	// ID is the stored memory.
+	ID string `json:"id"`
+	// Content is its text as the agent wrote it (the item is sealed).
+	Content string `json:"content"`
+	// Held is set when the memory was held out of every caller's recall
+	// (archived) until the user decides: approving the item brings it
+	// back, rejecting it deletes it unless the user keeps it. A memory
+	// the user changed since the agent wrote it, or one the agent only
+	// repeated, is not held (Why says so).
+	Held bool   `json:"held"`
+	Why  string `json:"why,omitempty"`
 }
 
 // Sensitive reports whether the item must be sealed at rest: it holds
