@@ -296,11 +296,18 @@ func (h splitSecret) redact(content string) string {
 // redactEarlier redacts the earlier write's part of a split secret in the
 // stored memory and drops its versions that held it. The memory may have
 // been changed or deleted since: a change that no longer holds the part
-// is left alone.
+// is left alone. Only the writer's own memory is changed: one its write
+// merely repeated (perhaps the user's or another agent's) is not.
 func (s *Service) redactEarlier(ctx context.Context, req Request, h splitSecret) {
+	if h.earlier.version == 0 {
+		return
+	}
 	part := strings.TrimRight(h.earlier.content, " \t\n")[h.head:]
 	actor := vault.Actor{Agent: req.Caller.Name(), Session: req.Caller.Session, Reason: "a secret completed by a later write is redacted"}
 	got, err := s.v.Update(h.earlier.id, vault.OpUpdate, actor, func(m *vault.Memory) error {
+		if m.Owner != req.Caller.Name() {
+			return errNothingToRedact
+		}
 		i := strings.LastIndex(m.Content, part)
 		if i < 0 {
 			return errNothingToRedact

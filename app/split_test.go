@@ -422,3 +422,28 @@ func TestSplitPartnerChangedByUser(t *testing.T) {
 		t.Errorf("item = %+v, want the partner named, not held, because it changed", it)
 	}
 }
+
+// TestSplitSecretNeverRedactsAnotherWriters: an agent that repeats the
+// user's memory word for word (a duplicate, only confirmed) and then
+// writes what completes a key with its end cannot get the user's memory
+// changed: its own write is redacted, the user's memory stays as it was.
+func TestSplitSecretNeverRedactsAnotherWriters(t *testing.T) {
+	const key = "AKIAJ3Q7XG2MBV5ZK4PL"
+	s, _ := newSplitService(t)
+	users := s.Store(ctx, operator, app.StoreInput{Content: "The staging deploy key begins " + key[:10]})
+	if !users.OK() || !strings.Contains(users.Memory.Content, key[:10]) {
+		t.Fatalf("the user's memory = %+v", users)
+	}
+	dup := s.Store(ctx, claude, app.StoreInput{Content: users.Memory.Content})
+	if !dup.OK() || dup.Memory.ID != users.Memory.ID {
+		t.Fatalf("the repeat = %+v, want a duplicate of %s", dup.Response, users.Memory.ID)
+	}
+	r := s.Store(ctx, claude, app.StoreInput{Content: key[10:] + " is the rest of it."})
+	if !r.OK() || strings.Contains(r.Memory.Content, key[10:]) {
+		t.Fatalf("the completing write = %+v, want stored with its part redacted", r)
+	}
+	got := s.Get(ctx, operator, users.Memory.ID).Memory
+	if got == nil || got.Content != users.Memory.Content {
+		t.Errorf("the user's memory is now %+v, want it as the user wrote it", got)
+	}
+}
