@@ -301,7 +301,7 @@ func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, R
 		a.res.Verdict, a.res.Risk, a.res.Threat = guard.Suspicious, max(a.res.Risk, joined.Risk), max(a.res.Threat, joined.Threat)
 		a.res.Reasons = append(a.res.Reasons, joined.Reasons...)
 		a.queueReason = fmt.Sprintf("read together with an entry before it (%s), it looks like a planted instruction (%s)", earlier.id, strings.Join(joined.Reasons, "; "))
-		a.joined, a.sealQueue = text, true
+		a.joined, a.joinedFindings, a.sealQueue = text, joined.Findings, true
 		res.Text = ""
 		return im.queue(a, res)
 	}

@@ -98,14 +98,14 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 			a.res.Reasons = append(a.res.Reasons, joined.Reasons...)
 			a.queueReason = splitReason(earlier.id, joined)
 			// The earlier write may be sensitive: its copy is sealed.
-			a.joined, a.sealQueue, a.partner = text, true, &earlier
+			a.joined, a.joinedFindings, a.sealQueue, a.partner = text, joined.Findings, true, &earlier
 			s.auditAll(facts)
 			return s.enqueue(ctx, req, a, warnings)
 		}
 		if h, ok := s.splitSecret(req, m.Content); ok {
 			m.Content = h.redact(m.Content)
 			a.m.Content = m.Content
-			warnings = append(warnings, fmt.Sprintf("with the previous write of this session (memory %s) this forms a secret: both parts are redacted", h.earlier.id))
+			warnings = append(warnings, fmt.Sprintf("with an earlier write of this agent (memory %s) this forms a secret: its parts are redacted", h.earlier.id))
 			facts = append(facts, vault.AuditEntry{Action: vault.ActionSecretRedacted, Agent: req.Caller.Name(), Session: req.Caller.Session,
 				Field: m.Field, ContentHash: s.fingerprint(in.Content), Result: vault.ResultOK, Reason: h.typ + " split across two writes"})
 			s.redactEarlier(ctx, req, h)
@@ -309,7 +309,7 @@ func (s *Service) enqueue(ctx context.Context, req Request, a admission, warning
 	it := &quarantine.Item{
 		ID: uuid.NewString(), State: quarantine.Pending, Memory: m, Agent: req.Caller.Name(), Session: req.Caller.Session,
 		Reason: reason, Reasons: res.Reasons, Risk: res.Risk, Threat: res.Threat, Findings: queueFindings(a.screened, m.Content, res.Findings), Created: s.now().UTC(),
-		Joined: a.joined,
+		Joined: a.joined, JoinedFindings: queueFindings(a.joined, a.joined, a.joinedFindings),
 	}
 	if a.partner != nil {
 		// Held before the item is written, so that no recall serves the

@@ -52,14 +52,14 @@ func Guardian(it *Item, r Review) (Proposal, []string) {
 	switch {
 	case it.Threat >= 7:
 		score += 3
-		why = append(why, fmt.Sprintf("high injection threat (%d/10)", it.Threat))
+		why = append(why, "it reads as a strong instruction aimed at agents")
 	case it.Threat >= 4:
 		score++
-		why = append(why, fmt.Sprintf("moderate injection threat (%d/10)", it.Threat))
+		why = append(why, "it reads as an instruction aimed at agents")
 	}
 	if it.Risk >= suspiciousRisk {
 		score++
-		why = append(why, fmt.Sprintf("the write guard rates its risk %.2f (suspicious from %.2f)", it.Risk, suspiciousRisk))
+		why = append(why, "the write guard rates it "+it.RiskLevel())
 	}
 	for _, f := range it.Findings {
 		if f.Kind == "injection" {

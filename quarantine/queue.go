@@ -3,6 +3,7 @@ package quarantine
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/engram-app/engram/vault"
@@ -88,6 +89,9 @@ type Item struct {
 	// found suspicious. Findings are offsets into Memory.Content, never
 	// into Joined.
 	Joined string `json:"joined,omitempty"`
+	// JoinedFindings are what the guard found in Joined, with offsets
+	// into it.
+	JoinedFindings []Finding `json:"joined_findings,omitempty"`
 	// Partner is the other half of a split order, already stored as a
 	// memory when this write came; nil for any other item.
 	Partner  *Partner `json:"partner,omitempty"`
@@ -113,6 +117,36 @@ type Partner struct {
 	// repeated, is not held (Why says so).
 	Held bool   `json:"held"`
 	Why  string `json:"why,omitempty"`
+}
+
+// RiskLevel says in words how risky the guard found the item, for a
+// person: "hostile", "high risk", "medium risk", "low risk" or "no risk
+// found". Suspicious (the guard's 0.5) and above is medium or high.
+func (it *Item) RiskLevel() string {
+	switch {
+	case it.State == Hostile:
+		return "hostile"
+	case it.Risk >= 0.75 || it.Threat >= 7:
+		return "high risk"
+	case it.Risk >= suspiciousRisk || it.Threat >= 4:
+		return "medium risk"
+	case it.Risk >= 0.25:
+		return "low risk"
+	}
+	return "no risk found"
+}
+
+// Effects says what the guard found the memory would make an agent do,
+// or what it holds, one line per finding that has a reason, each once:
+// "tells agents to run a script fetched from get.example".
+func (it *Item) Effects() []string {
+	var out []string
+	for _, f := range append(slices.Clip(it.Findings), it.JoinedFindings...) {
+		if f.Reason != "" && f.Kind == "injection" && !slices.Contains(out, f.Reason) {
+			out = append(out, f.Reason)
+		}
+	}
+	return out
 }
 
 // Sensitive reports whether the item must be sealed at rest: it holds
