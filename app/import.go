@@ -297,7 +297,7 @@ func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, R
 	if m.Partition != vault.Sensitive {
 		res.Text = m.Content
 	}
-	if joined, text, earlier, found := s.splitOrder(req, m.Content, guard.Input{Source: string(m.Source.Type), Field: string(m.Field)}); found {
+	if joined, text, earlier, found := s.splitOrder(req, m.Content, findingTypes(a.res.Findings), guard.Input{Source: string(m.Source.Type), Field: string(m.Field)}); found {
 		a.res.Verdict, a.res.Risk, a.res.Threat = guard.Suspicious, max(a.res.Risk, joined.Risk), max(a.res.Threat, joined.Threat)
 		a.res.Reasons = append(a.res.Reasons, joined.Reasons...)
 		a.queueReason = fmt.Sprintf("read together with an entry before it (%s), it looks like a planted instruction (%s)", earlier.id, strings.Join(joined.Reasons, "; "))
@@ -318,7 +318,7 @@ func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, R
 				if r := s.duplicateOf(ctx, req, n.doc.ID, &m, nil); !r.OK() {
 					return res, r.Response
 				}
-				s.remember(req, n.doc.ID, m.Content, 0)
+				s.remember(req, n.doc.ID, m.Content, 0, findingTypes(a.res.Findings))
 			}
 			return res, ok
 		}
@@ -335,7 +335,7 @@ func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, R
 	res.Outcome = ImportStored
 	if im.o.DryRun {
 		im.seen[key] = res.Where
-		s.remember(req, strings.TrimPrefix(res.Where, "imported from "), m.Content, 0)
+		s.remember(req, strings.TrimPrefix(res.Where, "imported from "), m.Content, 0, findingTypes(a.res.Findings))
 		return res, ok
 	}
 	var facts []vault.AuditEntry
@@ -348,7 +348,7 @@ func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, R
 		return res, s.fail("import", err)
 	}
 	s.index(ctx, &got)
-	s.remember(req, got.ID, got.Content, got.Version)
+	s.remember(req, got.ID, got.Content, got.Version, findingTypes(a.res.Findings))
 	res.ID = got.ID
 	return res, ok
 }

@@ -31,7 +31,7 @@ import (
 // get another's memory held by writing a partner for it. An import run
 // keeps a list of its own, forgotten when the run ends.
 const (
-	splitKeep   = 6                // earlier writes of an agent a new one is joined to
+	splitKeep   = 4                // earlier writes of an agent a new one is joined to
 	splitWindow = 30 * time.Minute // how long a write stays joinable
 )
 
@@ -44,6 +44,9 @@ type recentWrite struct {
 	// write only repeated an existing memory (a duplicate, perhaps
 	// another agent's): such a memory is joined, never held.
 	version int
+	// found are the types of what the guard found in the write alone
+	// (see splitFinding).
+	found []string
 }
 
 // splitKey names the list of recent writes a caller's write is joined
@@ -56,19 +59,46 @@ func splitKey(req Request) string {
 }
 
 // splitOrder checks content joined with each recent write of the caller
-// (the earlier one first, then the other way round). It returns the
-// guard's result for the first joined text that is not safe, the text,
-// and the earlier write, or ok false.
-func (s *Service) splitOrder(req Request, content string, in guard.Input) (guard.Result, string, recentWrite, bool) {
+// (the earlier one first, then the other way round); found are the types
+// of what the guard found in content alone. It returns the guard's
+// result for the first joined text that is not safe because of something
+// neither write holds alone (see splitFinding), the text, and the earlier
+// write, or ok false.
+func (s *Service) splitOrder(req Request, content string, found []string, in guard.Input) (guard.Result, string, recentWrite, bool) {
 	for _, w := range s.joinable(req) {
 		for _, joined := range []string{joinWrites(w.content, content), joinWrites(content, w.content)} {
 			in.Text = joined
-			if res := s.guard.Screen(in); res.Verdict != guard.Safe {
+			if res := s.guard.Screen(in); res.Verdict != guard.Safe && splitFinding(res, found, w.found) {
 				return res, joined, w, true
 			}
 		}
 	}
 	return guard.Result{}, "", recentWrite{}, false
+}
+
+// splitFinding reports whether the joined text's result holds an
+// instruction of a type that neither write holds alone: the order the
+// two make together. Two writes that each hold a little of the same
+// (two official installers, two notes about destructive migrations) add
+// up to a higher risk without being one order, and are not joined.
+func splitFinding(res guard.Result, a, b []string) bool {
+	for _, f := range res.Findings {
+		if f.Kind == guard.KindInjection && !slices.Contains(a, f.Type) && !slices.Contains(b, f.Type) {
+			return true
+		}
+	}
+	return false
+}
+
+// findingTypes are the types of the instructions among fs.
+func findingTypes(fs []guard.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		if f.Kind == guard.KindInjection && !slices.Contains(out, f.Type) {
+			out = append(out, f.Type)
+		}
+	}
+	return out
 }
 
 // joinable returns the caller's recent writes still within splitWindow,
@@ -93,8 +123,9 @@ func joinWrites(a, b string) string {
 }
 
 // remember keeps an accepted agent write for the split-order check:
-// version is the stored memory's, or 0 for a duplicate (see recentWrite).
-func (s *Service) remember(req Request, id, content string, version int) {
+// version is the stored memory's, or 0 for a duplicate, and found the
+// types of what the guard found in it (see recentWrite).
+func (s *Service) remember(req Request, id, content string, version int, found []string) {
 	if req.Caller.Operator {
 		return
 	}
@@ -108,7 +139,7 @@ func (s *Service) remember(req Request, id, content string, version int) {
 	if len(recent) >= splitKeep {
 		recent = slices.Delete(recent, 0, 1)
 	}
-	s.splits[k] = append(recent, recentWrite{id: id, content: content, at: s.now(), version: version})
+	s.splits[k] = append(recent, recentWrite{id: id, content: content, at: s.now(), version: version, found: found})
 }
 
 // forgetSplits drops an import run's recent writes when it ends.

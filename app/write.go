@@ -93,7 +93,7 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 			Field: m.Field, ContentHash: s.fingerprint(in.Content), Result: vault.ResultOK, Reason: a.secretTypes})
 	}
 	if agent {
-		if joined, text, earlier, ok := s.splitOrder(req, m.Content, guard.Input{Source: string(m.Source.Type), Field: string(m.Field)}); ok {
+		if joined, text, earlier, ok := s.splitOrder(req, m.Content, findingTypes(a.res.Findings), guard.Input{Source: string(m.Source.Type), Field: string(m.Field)}); ok {
 			a.res.Verdict, a.res.Risk, a.res.Threat = guard.Suspicious, max(res.Risk, joined.Risk), max(res.Threat, joined.Threat)
 			a.res.Reasons = append(a.res.Reasons, joined.Reasons...)
 			a.queueReason = splitReason(earlier.id, joined)
@@ -117,7 +117,7 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 			s.auditAll(facts)
 			r := s.duplicateOf(ctx, req, n.doc.ID, &m, warnings)
 			if r.OK() {
-				s.remember(req, n.doc.ID, m.Content, 0)
+				s.remember(req, n.doc.ID, m.Content, 0, findingTypes(a.res.Findings))
 			}
 			return r
 		}
@@ -140,7 +140,7 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 		return MemoryResponse{Response: s.fail("store", err)}
 	}
 	s.index(ctx, &got)
-	s.remember(req, got.ID, got.Content, got.Version)
+	s.remember(req, got.ID, got.Content, got.Version, findingTypes(a.res.Findings))
 	if old == nil {
 		return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &got, Warnings: warnings}
 	}
