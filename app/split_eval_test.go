@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/quarantine/guard"
 	"github.com/engram-app/engram/vault"
 )
 
@@ -96,6 +97,42 @@ func TestEvalSplitPairs(t *testing.T) {
 		}
 	}
 	t.Logf("split pairs (a new session per half, both orders): caught %d of %d; by the split check %d, the stored half held in %d", caught, total, bySplit, held)
+
+	// The joined check alone, as if neither half were caught alone: the
+	// joined text is not safe because of an instruction neither half
+	// holds alone (app.splitFinding's rule).
+	g, err := guard.New(guard.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := func(text, field string) map[string]bool {
+		out := map[string]bool{}
+		for _, f := range g.Check(guard.Input{Text: text, Field: field, Source: string(vault.SourceAIInference)}).Findings {
+			if f.Kind == guard.KindInjection {
+				out[f.Type] = true
+			}
+		}
+		return out
+	}
+	joinedCaught, joinedTotal := 0, 0
+	for _, p := range ids {
+		h := pairs[p]
+		for _, order := range [][2]row{{h[0], h[1]}, {h[1], h[0]}} {
+			joinedTotal++
+			a, b := types(order[0].Text, order[0].Field), types(order[1].Text, order[1].Field)
+			res := g.Screen(guard.Input{Text: order[0].Text + " " + order[1].Text, Field: order[1].Field, Source: string(vault.SourceAIInference)})
+			hit := false
+			for _, f := range res.Findings {
+				if res.Verdict != guard.Safe && f.Kind == guard.KindInjection && !a[f.Type] && !b[f.Type] {
+					hit = true
+				}
+			}
+			if hit {
+				joinedCaught++
+			}
+		}
+	}
+	t.Logf("split pairs, the joined check alone (both orders): %d of %d", joinedCaught, joinedTotal)
 
 	// Benign rows in sequence, as one agent writing them.
 	var benign []row
