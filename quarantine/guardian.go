@@ -64,7 +64,11 @@ func Guardian(it *Item, r Review) (Proposal, []string) {
 	for _, f := range it.Findings {
 		if f.Kind == "injection" {
 			score++
-			why = append(why, "it contains an instruction pattern ("+f.Type+")")
+			what := f.Reason
+			if what == "" {
+				what = strings.ReplaceAll(f.Type, "_", " ")
+			}
+			why = append(why, "the guard found an instruction to agents in it ("+what+")")
 			break
 		}
 	}

@@ -351,7 +351,7 @@ func (s *quarantineScreen) reject(it *app.QueueItem) {
 		s.decide(it.ID, "reject", nil)
 		return
 	}
-	forget := widget.NewCheck("Also forget memory "+shortID(p.ID)+", the half already stored", nil)
+	forget := newKeyCheck(s.u, "Also forget memory "+shortID(p.ID)+", the half already stored", nil)
 	forget.SetChecked(true)
 	body := container.NewVBox(
 		wrapped("This write will not be stored. The other half of the order is stored as memory "+p.ID+", held until you decide:"),

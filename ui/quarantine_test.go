@@ -120,11 +120,20 @@ func TestReviewSplitPair(t *testing.T) {
 			}
 			test.Tap(button(t, overlay(t, u), "Close"))
 			test.Tap(button(t, s.box, "Reject"))
-			dlg := overlay(t, u)
-			check, ok := find(dlg, func(c *widget.Check) bool { return strings.HasPrefix(c.Text, "Also forget memory "+first.ID[:8]) })
+			check, ok := find(overlay(t, u), func(c *keyCheck) bool { return strings.HasPrefix(c.Text, "Also forget memory "+first.ID[:8]) })
 			if !ok || !check.Checked {
-				t.Fatalf("Reject does not offer to forget the first half, ticked: %q", textsOf(dlg))
+				t.Fatalf("Reject does not offer to forget the first half, ticked: %q", textsOf(overlay(t, u)))
 			}
+			if u.win.Canvas().Focused() != check {
+				t.Fatalf("the question's focus is %v, want the check", u.win.Canvas().Focused())
+			}
+			check.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+			if u.win.Canvas().Overlays().Top() != nil || len(s.items.data) != 1 {
+				t.Fatal("Escape on the question did not close it, or decided")
+			}
+			test.Tap(button(t, s.box, "Reject"))
+			dlg := overlay(t, u)
+			check, _ = find(dlg, func(c *keyCheck) bool { return strings.HasPrefix(c.Text, "Also forget memory") })
 			if keep {
 				check.SetChecked(false)
 			}
