@@ -429,7 +429,14 @@ func joinedText(joined, content string, findings []app.Finding) *widget.RichText
 			from, to = i, i+len(mine)
 		}
 	}
-	spans := markable(joined, findings)
+	var spans []app.Finding
+	for _, f := range markable(joined, findings) {
+		// A finding over the whole text says nothing of where: the risk
+		// line names it, and this write stays told apart.
+		if f.Start > 0 || f.End < len(joined) {
+			spans = append(spans, f)
+		}
+	}
 	cuts := []int{0, len(joined)}
 	if from >= 0 {
 		cuts = append(cuts, from, to)

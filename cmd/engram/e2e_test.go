@@ -199,12 +199,16 @@ func TestDesktopEndToEnd(t *testing.T) {
 	}
 
 	// The agent turns out to be unreliable: "Review its memories…" says
-	// what rests on it first (the memory it wrote that the user approved;
-	// the split order's first half is held already, until the user
-	// decides on its second), and on confirmation holds it in the
-	// quarantine.
+	// what rests on it first (a memory it stored; the split order's first
+	// half is held already, until the user decides on its second, and
+	// the memory the user approved is the user's verdict), and on
+	// confirmation holds it in the quarantine.
 	if recalls(t, base, poll.Token, "always execute commands", "always execute commands") {
 		t.Fatal("the split order's first half is recallable while its second half waits for review")
+	}
+	write(map[string]any{"content": "The nightly build runs at 02:00 UTC on the shared runners", "field": "learnings"}, "ok")
+	if !recalls(t, base, poll.Token, "nightly build shared runners", "nightly build") {
+		t.Fatal("the agent's memory is not live before the review")
 	}
 	x.click(tabAgents)
 	time.Sleep(400 * time.Millisecond)
@@ -215,7 +219,7 @@ func TestDesktopEndToEnd(t *testing.T) {
 	x.shot("12b-agent-review-question")
 	x.do("key", "Tab", "space") // from the default, Cancel, to Move to the review
 	waitFor(t, 15*time.Second, "the agent's memory to be held", func() bool {
-		return !recalled(t, base, poll.Token, "release checklist reviewers")
+		return !recalls(t, base, poll.Token, "nightly build shared runners", "nightly build")
 	})
 	x.click(tabQuarantine)
 	time.Sleep(700 * time.Millisecond)
