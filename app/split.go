@@ -21,8 +21,9 @@ import (
 // Engram keeps each agent's last few accepted writes in memory (never
 // persisted, like working memory), across its sessions: a new session
 // per half does not evade the check. A write that the guard finds safe
-// alone is checked again joined to each of them, before and after it. If
-// the joined text is not safe, the write goes to the quarantine queue,
+// alone is checked again joined after each of them (a term defined in one
+// carries its definition into the other whichever comes first). If the
+// joined text is not safe, the write goes to the quarantine queue,
 // naming the earlier memory, and that memory is held out of every
 // caller's recall until the user decides (see holdPartner).
 //
@@ -31,7 +32,7 @@ import (
 // get another's memory held by writing a partner for it. An import run
 // keeps a list of its own, forgotten when the run ends.
 const (
-	splitKeep   = 4                // earlier writes of an agent a new one is joined to
+	splitKeep   = 3                // earlier writes of an agent a new one is joined to (each join is one more screening per store)
 	splitWindow = 30 * time.Minute // how long a write stays joinable
 )
 
@@ -58,19 +59,18 @@ func splitKey(req Request) string {
 	return "agent\x00" + req.Caller.Name()
 }
 
-// splitOrder checks content joined with each recent write of the caller
-// (the earlier one first, then the other way round); found are the types
+// splitOrder checks content joined after each recent write of the
+// caller; found are the types
 // of what the guard found in content alone. It returns the guard's
 // result for the first joined text that is not safe because of something
 // neither write holds alone (see splitFinding), the text, and the earlier
 // write, or ok false.
 func (s *Service) splitOrder(req Request, content string, found []string, in guard.Input) (guard.Result, string, recentWrite, bool) {
 	for _, w := range s.joinable(req) {
-		for _, joined := range []string{joinWrites(w.content, content), joinWrites(content, w.content)} {
-			in.Text = joined
-			if res := s.guard.Screen(in); res.Verdict != guard.Safe && splitFinding(res, found, w.found) {
-				return res, joined, w, true
-			}
+		joined := joinWrites(w.content, content)
+		in.Text = joined
+		if res := s.guard.Screen(in); res.Verdict != guard.Safe && splitFinding(res, found, w.found) {
+			return res, joined, w, true
 		}
 	}
 	return guard.Result{}, "", recentWrite{}, false

@@ -338,7 +338,7 @@ func TestSplitOrderBounds(t *testing.T) {
 				}
 			}
 			r := s.Store(ctx, inSession(claude, "s3"), app.StoreInput{Content: p[1]})
-			if want := n < 4; (r.Status == app.StatusQuarantined) != want {
+			if want := n < 3; (r.Status == app.StatusQuarantined) != want {
 				t.Fatalf("second half after %d writes = %+v, want quarantined %v", n, r.Response, want)
 			}
 		})
