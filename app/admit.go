@@ -78,6 +78,10 @@ type admission struct {
 	// joined is the text screened for a write that completes an order
 	// begun in an earlier one: the two joined (see splitOrder).
 	joined string
+	// joinedFindings are the guard's findings in joined.
+	joinedFindings []guard.Finding
+	// partner is the earlier write joined (see holdPartner).
+	partner *recentWrite
 	// secretTypes names the secrets redacted, for the audit ("" if none).
 	secretTypes string
 }

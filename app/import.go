@@ -127,7 +127,7 @@ func (s *Service) ImportEntries(ctx context.Context, req Request, entries []impo
 	if !r.OK() {
 		return ImportEntriesResponse{Response: r}
 	}
-	ireq := Request{Caller: c, Authorized: true}
+	ireq := Request{Caller: c, Authorized: true, importRun: true}
 	if r, ok := s.gate(ireq); !ok {
 		return ImportEntriesResponse{Response: r}
 	}
@@ -135,6 +135,7 @@ func (s *Service) ImportEntries(ctx context.Context, req Request, entries []impo
 		s.mu.Lock()
 		delete(s.sessions, sessionKey(c))
 		s.mu.Unlock()
+		s.forgetSplits(ireq)
 	}()
 	out := ImportEntriesResponse{Response: Response{Status: StatusOK}, Writer: c.Name()}
 	im := importRun{s: s, req: ireq, o: o, seen: map[string]string{}, files: map[string]string{}}
@@ -296,11 +297,11 @@ func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, R
 	if m.Partition != vault.Sensitive {
 		res.Text = m.Content
 	}
-	if joined, earlier, found := s.splitOrder(req, m.Content, guard.Input{Source: string(m.Source.Type), Field: string(m.Field)}); found {
+	if joined, text, earlier, found := s.splitOrder(req, m.Content, findingTypes(a.res.Findings), guard.Input{Source: string(m.Source.Type), Field: string(m.Field)}); found {
 		a.res.Verdict, a.res.Risk, a.res.Threat = guard.Suspicious, max(a.res.Risk, joined.Risk), max(a.res.Threat, joined.Threat)
 		a.res.Reasons = append(a.res.Reasons, joined.Reasons...)
 		a.queueReason = fmt.Sprintf("read together with an entry before it (%s), it looks like a planted instruction (%s)", earlier.id, strings.Join(joined.Reasons, "; "))
-		a.joined, a.sealQueue = joinWrites(earlier.content, m.Content), true
+		a.joined, a.joinedFindings, a.sealQueue = text, joined.Findings, true
 		res.Text = ""
 		return im.queue(a, res)
 	}
@@ -317,7 +318,7 @@ func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, R
 				if r := s.duplicateOf(ctx, req, n.doc.ID, &m, nil); !r.OK() {
 					return res, r.Response
 				}
-				s.remember(req, n.doc.ID, m.Content)
+				s.remember(req, n.doc.ID, m.Content, 0, findingTypes(a.res.Findings))
 			}
 			return res, ok
 		}
@@ -334,7 +335,7 @@ func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, R
 	res.Outcome = ImportStored
 	if im.o.DryRun {
 		im.seen[key] = res.Where
-		s.remember(req, strings.TrimPrefix(res.Where, "imported from "), m.Content)
+		s.remember(req, strings.TrimPrefix(res.Where, "imported from "), m.Content, 0, findingTypes(a.res.Findings))
 		return res, ok
 	}
 	var facts []vault.AuditEntry
@@ -347,7 +348,7 @@ func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, R
 		return res, s.fail("import", err)
 	}
 	s.index(ctx, &got)
-	s.remember(req, got.ID, got.Content)
+	s.remember(req, got.ID, got.Content, got.Version, findingTypes(a.res.Findings))
 	res.ID = got.ID
 	return res, ok
 }
@@ -360,7 +361,7 @@ func (im *importRun) queue(a admission, res ImportResult) (ImportResult, Respons
 		return res, Response{Status: StatusOK}
 	}
 	a.queueReason += " (" + res.Where + ")"
-	r := im.s.enqueue(im.req, a, nil)
+	r := im.s.enqueue(context.Background(), im.req, a, nil) // an import never holds a memory: no partner
 	if r.Status != StatusQuarantined {
 		return res, r.Response
 	}

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -142,20 +143,57 @@ func (s *Service) Approve(ctx context.Context, req Request, id string, edit *str
 	}
 	s.index(ctx, &got)
 	s.audit(req, vault.AuditEntry{Action: vault.ActionApprove, MemoryID: got.ID, Field: got.Field, Result: vault.ResultOK, Reason: "queue item " + id})
-	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &got}
+	r = Response{Status: StatusOK}
+	if it.Partner != nil && it.Partner.Held {
+		s.releasePartner(ctx, req, it, "its other half was approved")
+		r.Message = fmt.Sprintf("stored as memory %s; memory %s, the half stored before, is back in recall", got.ID, it.Partner.ID)
+	}
+	return MemoryResponse{Response: r, Memory: &got}
 }
 
 // Reject removes a pending memory without storing it; Discard removes a
 // hostile forensic copy. Both are audited. Rejecting a memory held for
-// re-evaluation deletes it (see rejectHeld). Operator only.
+// re-evaluation deletes it (see rejectHeld). Rejecting the second half
+// of a split order deletes the stored half too, when it is held for the
+// item (see RejectItem to keep it). Operator only.
 func (s *Service) Reject(ctx context.Context, req Request, id string) Response {
+	return s.RejectItem(ctx, req, id, RejectOptions{})
+}
+
+// RejectOptions change what Reject does besides removing the item.
+type RejectOptions struct {
+	// KeepPartner brings the stored half of a split order back into
+	// recall instead of deleting it.
+	KeepPartner bool
+}
+
+// RejectItem is Reject with options. Operator only.
+func (s *Service) RejectItem(ctx context.Context, req Request, id string, o RejectOptions) Response {
 	if r, ok := s.operatorGate(req); !ok {
 		return r
 	}
-	if it, r := s.queueItem(id); r.OK() && it.Kind == quarantine.KindReevaluation {
+	it, r := s.queueItem(id)
+	if r.OK() && it.Kind == quarantine.KindReevaluation {
 		return s.rejectHeld(ctx, req, it)
 	}
-	return s.dropItem(req, id, quarantine.Rejected, vault.ActionDismiss)
+	if !r.OK() || it.Partner == nil || !it.Partner.Held {
+		return s.dropItem(req, id, quarantine.Rejected, vault.ActionDismiss)
+	}
+	if r := s.dropItem(req, id, quarantine.Rejected, vault.ActionDismiss); !r.OK() {
+		return r
+	}
+	if o.KeepPartner {
+		s.releasePartner(ctx, req, it, "kept by the user when its other half was rejected")
+		return Response{StatusOK, fmt.Sprintf("not stored; memory %s, the half stored before, is back in recall", it.Partner.ID)}
+	}
+	msg, err := s.forgetPartner(ctx, req, it)
+	if err != nil {
+		return s.fail("reject the stored half of a split order", err)
+	}
+	if msg == "" {
+		return Response{Status: StatusOK}
+	}
+	return Response{StatusOK, "not stored; " + msg}
 }
 
 // Discard removes a hostile forensic copy. Operator only.

@@ -81,6 +81,9 @@ type Request struct {
 	Caller     Caller
 	Authorized bool
 	Reason     string
+	// importRun is set by ImportEntries for its writes: the split check
+	// joins them within the run only (split.go).
+	importRun bool
 }
 
 func (r Request) actor() vault.Actor {
@@ -99,6 +102,8 @@ type Service struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
+	// splits holds each agent's last accepted writes (split.go).
+	splits map[string][]recentWrite
 	// refusals counts each agent's refused writes over time.
 	refusals agentRefusals
 	// sessionsSeen caches checkSession's answers; sessionCount counts them.

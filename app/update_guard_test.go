@@ -136,11 +136,12 @@ func TestRefusedUpdatesCloseTheSession(t *testing.T) {
 	}
 }
 
-// TestMergeScreensTheJoinedText: halves of an order stored in separate
-// sessions, each harmless alone, are refused when an agent merges them.
+// TestMergeScreensTheJoinedText: halves of an order stored a day apart
+// (beyond the split check's window), each harmless alone, are refused
+// when an agent merges them.
 func TestMergeScreensTheJoinedText(t *testing.T) {
 	v, clock := vaulttest.New(t)
-	s, err := app.New(v, app.Options{})
+	s, err := app.New(v, app.Options{Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

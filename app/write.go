@@ -22,7 +22,6 @@ const MaxSessionRejections = 3
 type session struct {
 	rejected []string      // why each rejected write was refused
 	working  []workingNote // the session's working memory, never persisted
-	recent   []recentWrite // the last accepted writes, for the split-order check
 }
 
 func sessionKey(c Caller) string { return c.Name() + "\x00" + c.Session }
@@ -86,7 +85,7 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 	switch a.outcome {
 	case admitted:
 	case queued:
-		return s.enqueue(req, a, warnings)
+		return s.enqueue(ctx, req, a, warnings)
 	default:
 		return MemoryResponse{Response: s.settle(req, a)}
 	}
@@ -100,19 +99,19 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 			Field: m.Field, ContentHash: s.fingerprint(in.Content), Result: vault.ResultOK, Reason: a.secretTypes, Redactions: redactions(a.res.Findings)})
 	}
 	if agent {
-		if joined, earlier, ok := s.splitOrder(req, m.Content, guard.Input{Source: string(m.Source.Type), Field: string(m.Field)}); ok {
+		if joined, text, earlier, ok := s.splitOrder(req, m.Content, findingTypes(a.res.Findings), guard.Input{Source: string(m.Source.Type), Field: string(m.Field)}); ok {
 			a.res.Verdict, a.res.Risk, a.res.Threat = guard.Suspicious, max(res.Risk, joined.Risk), max(res.Threat, joined.Threat)
 			a.res.Reasons = append(a.res.Reasons, joined.Reasons...)
 			a.queueReason = splitReason(earlier.id, joined)
 			// The earlier write may be sensitive: its copy is sealed.
-			a.joined, a.sealQueue = joinWrites(earlier.content, m.Content), true
+			a.joined, a.joinedFindings, a.sealQueue, a.partner = text, joined.Findings, true, &earlier
 			s.auditAll(facts)
-			return s.enqueue(req, a, warnings)
+			return s.enqueue(ctx, req, a, warnings)
 		}
 		if h, ok := s.splitSecret(req, m.Content); ok {
 			m.Content = h.redact(m.Content)
 			a.m.Content = m.Content
-			warnings = append(warnings, fmt.Sprintf("with the previous write of this session (memory %s) this forms a secret: both parts are redacted", h.earlier.id))
+			warnings = append(warnings, fmt.Sprintf("with an earlier write of this agent (memory %s) this forms a secret: its parts are redacted", h.earlier.id))
 			facts = append(facts, vault.AuditEntry{Action: vault.ActionSecretRedacted, Agent: req.Caller.Name(), Session: req.Caller.Session,
 				Field: m.Field, ContentHash: s.fingerprint(in.Content), Result: vault.ResultOK, Reason: h.typ + " split across two writes"})
 			s.redactEarlier(ctx, req, h)
@@ -124,7 +123,7 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 			s.auditAll(facts)
 			r := s.duplicateOf(ctx, req, n.doc.ID, &m, warnings)
 			if r.OK() {
-				s.remember(req, n.doc.ID, m.Content)
+				s.remember(req, n.doc.ID, m.Content, 0, findingTypes(a.res.Findings))
 			}
 			return r
 		}
@@ -139,7 +138,7 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 	if old != nil && s.conflicts == ResolveAsk {
 		a.m, a.queueReason = m, fmt.Sprintf("conflicts with memory %s (%s): the user decides", old.ID, why)
 		s.auditAll(facts)
-		return s.enqueue(req, a, warnings)
+		return s.enqueue(ctx, req, a, warnings)
 	}
 	actor := vault.Actor{Agent: req.Caller.Name(), Session: req.Caller.Session, Reason: req.Reason, Score: 1 - res.Risk, Audit: facts}
 	got, err := s.v.Add(m, actor)
@@ -147,7 +146,7 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 		return MemoryResponse{Response: s.fail("store", err)}
 	}
 	s.index(ctx, &got)
-	s.remember(req, got.ID, got.Content)
+	s.remember(req, got.ID, got.Content, got.Version, findingTypes(a.res.Findings))
 	if old == nil {
 		return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &got, Warnings: warnings}
 	}
@@ -322,22 +321,28 @@ func (s *Service) EndSession(ctx context.Context, req Request) SessionSummaryRes
 
 // enqueue puts a write that admit queued in the review queue: suspicious,
 // from the web, or waiting for the user's confirmation.
-func (s *Service) enqueue(req Request, a admission, warnings []string) MemoryResponse {
+func (s *Service) enqueue(ctx context.Context, req Request, a admission, warnings []string) MemoryResponse {
 	m, res, reason := a.m, a.res, a.queueReason
 	m.Trust = vault.TrustUntrusted
 	it := &quarantine.Item{
 		ID: uuid.NewString(), State: quarantine.Pending, Memory: m, Agent: req.Caller.Name(), Session: req.Caller.Session,
 		Reason: reason, Reasons: res.Reasons, Risk: res.Risk, Threat: res.Threat, Findings: queueFindings(a.screened, m.Content, res.Findings), Created: s.now().UTC(),
-		Joined: a.joined,
+		Joined: a.joined, JoinedFindings: queueFindings(a.joined, a.joined, a.joinedFindings),
+	}
+	if a.partner != nil {
+		// Held before the item is written, so that no recall serves the
+		// first half once the second waits; released if the item is not.
+		it.Partner = s.holdPartner(ctx, req, *a.partner)
 	}
 	existing, _, _ := s.v.List(vault.ListFilter{Field: m.Field, OnDamaged: s.skipDamaged})
 	it.Proposal, it.Guardian = quarantine.Guardian(it, quarantine.Review{Existing: existing})
 	data, err := it.Encode()
-	if err != nil {
-		return MemoryResponse{Response: s.fail("quarantine", err)}
+	if err == nil {
+		e := vault.AuditEntry{Action: vault.ActionQuarantine, Agent: req.Caller.Name(), Session: req.Caller.Session, Field: m.Field, MemoryID: it.ID, ContentHash: s.fingerprint(m.Content), Result: vault.ResultQuarantined, Reason: reason, Size: len(m.Content)}
+		err = s.v.QueuePut(it.ID, data, it.Sensitive() || a.sealQueue, e)
 	}
-	e := vault.AuditEntry{Action: vault.ActionQuarantine, Agent: req.Caller.Name(), Session: req.Caller.Session, Field: m.Field, MemoryID: it.ID, ContentHash: s.fingerprint(m.Content), Result: vault.ResultQuarantined, Reason: reason, Size: len(m.Content)}
-	if err := s.v.QueuePut(it.ID, data, it.Sensitive() || a.sealQueue, e); err != nil {
+	if err != nil {
+		s.releasePartner(ctx, req, it, "the review item could not be written")
 		return MemoryResponse{Response: s.fail("quarantine", err)}
 	}
 	return MemoryResponse{Response: Response{StatusQuarantined, reason + ": the user will review it before it is used"}, QueueID: it.ID, Warnings: warnings}

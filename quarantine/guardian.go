@@ -52,25 +52,36 @@ func Guardian(it *Item, r Review) (Proposal, []string) {
 	switch {
 	case it.Threat >= 7:
 		score += 3
-		why = append(why, fmt.Sprintf("high injection threat (%d/10)", it.Threat))
+		why = append(why, "it reads as a strong instruction aimed at agents")
 	case it.Threat >= 4:
 		score++
-		why = append(why, fmt.Sprintf("moderate injection threat (%d/10)", it.Threat))
+		why = append(why, "it reads as an instruction aimed at agents")
 	}
 	if it.Risk >= suspiciousRisk {
 		score++
-		why = append(why, fmt.Sprintf("the write guard rates its risk %.2f (suspicious from %.2f)", it.Risk, suspiciousRisk))
+		why = append(why, "the write guard rates it "+it.RiskLevel())
 	}
 	for _, f := range it.Findings {
 		if f.Kind == "injection" {
 			score++
-			why = append(why, "it contains an instruction pattern ("+f.Type+")")
+			what := f.Reason
+			if what == "" {
+				what = strings.ReplaceAll(f.Type, "_", " ")
+			}
+			why = append(why, "the guard found an instruction to agents in it ("+what+")")
 			break
 		}
 	}
 	if it.Joined != "" {
 		score += 2
-		why = append(why, "read together with the agent's previous write it is an instruction split in two")
+		why = append(why, "read together with an earlier write of the same agent it is one instruction split in two")
+		if p := it.Partner; p != nil {
+			if p.Held {
+				why = append(why, "the other half is stored as memory "+p.ID+": it is held out of every agent's recall until you decide")
+			} else {
+				why = append(why, "the other half is stored as memory "+p.ID+"; "+p.Why)
+			}
+		}
 	}
 	if it.Kind == KindReevaluation {
 		score++

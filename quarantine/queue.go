@@ -3,6 +3,7 @@ package quarantine
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/engram-app/engram/vault"
@@ -94,13 +95,65 @@ type Item struct {
 	// earlier write of the session: the two joined, the text the guard
 	// found suspicious. Findings are offsets into Memory.Content, never
 	// into Joined.
-	Joined   string   `json:"joined,omitempty"`
+	Joined string `json:"joined,omitempty"`
+	// JoinedFindings are what the guard found in Joined, with offsets
+	// into it.
+	JoinedFindings []Finding `json:"joined_findings,omitempty"`
+	// Partner is the other half of a split order, already stored as a
+	// memory when this write came; nil for any other item.
+	Partner  *Partner `json:"partner,omitempty"`
 	Proposal Proposal `json:"proposal"`
 	// Guardian explains the proposal.
 	Guardian []string  `json:"guardian,omitempty"`
 	Created  time.Time `json:"created"`
 	// Expires is set for hostile copies: they are purged after it.
 	Expires *time.Time `json:"expires,omitempty"`
+}
+
+// Partner is the stored half of a split order: an earlier write of the
+// same agent that this item's write completes.
+type Partner struct {
+	// ID is the stored memory.
+	ID string `json:"id"`
+	// Content is its text as the agent wrote it (the item is sealed).
+	Content string `json:"content"`
+	// Held is set when the memory was held out of every caller's recall
+	// (archived) until the user decides: approving the item brings it
+	// back, rejecting it deletes it unless the user keeps it. A memory
+	// the user changed since the agent wrote it, or one the agent only
+	// repeated, is not held (Why says so).
+	Held bool   `json:"held"`
+	Why  string `json:"why,omitempty"`
+}
+
+// RiskLevel says in words how risky the guard found the item, for a
+// person: "hostile", "high risk", "medium risk", "low risk" or "no risk
+// found". Suspicious (the guard's 0.5) and above is medium or high.
+func (it *Item) RiskLevel() string {
+	switch {
+	case it.State == Hostile:
+		return "hostile"
+	case it.Risk >= 0.75 || it.Threat >= 7:
+		return "high risk"
+	case it.Risk >= suspiciousRisk || it.Threat >= 4:
+		return "medium risk"
+	case it.Risk >= 0.25:
+		return "low risk"
+	}
+	return "no risk found"
+}
+
+// Effects says what the guard found the memory would make an agent do,
+// or what it holds, one line per finding that has a reason, each once:
+// "tells agents to run a script fetched from get.example".
+func (it *Item) Effects() []string {
+	var out []string
+	for _, f := range append(slices.Clip(it.Findings), it.JoinedFindings...) {
+		if f.Reason != "" && f.Kind == "injection" && !slices.Contains(out, f.Reason) {
+			out = append(out, f.Reason)
+		}
+	}
+	return out
 }
 
 // Sensitive reports whether the item must be sealed at rest: it holds

@@ -3,6 +3,7 @@ package quarantine
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -147,4 +148,62 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("a decoded item does not encode: %v", err)
 		}
 	})
+}
+
+// TestRiskInWords: the review's risk level in words, from the guard's
+// risk and threat, and what the guard found the memory would make an
+// agent do, each reason once, from the item's findings and the joined
+// text's.
+func TestRiskInWords(t *testing.T) {
+	for _, tc := range []struct {
+		it   Item
+		want string
+	}{
+		{Item{State: Hostile, Risk: 0.1}, "hostile"},
+		{Item{State: Pending, Risk: 0.8}, "high risk"},
+		{Item{State: Pending, Risk: 0.55, Threat: 7}, "high risk"},
+		{Item{State: Pending, Risk: 0.6, Threat: 6}, "medium risk"},
+		{Item{State: Pending, Risk: 0.3, Threat: 4}, "medium risk"},
+		{Item{State: Pending, Risk: 0.3, Threat: 3}, "low risk"},
+		{Item{State: Pending, Risk: 0.02}, "no risk found"},
+	} {
+		if got := tc.it.RiskLevel(); got != tc.want {
+			t.Errorf("RiskLevel(risk %.2f, threat %d, %s) = %q, want %q", tc.it.Risk, tc.it.Threat, tc.it.State, got, tc.want)
+		}
+	}
+	it := Item{
+		Findings: []Finding{
+			{Kind: "injection", Type: "effect_fetched_code", Reason: "tells agents to run a script fetched from get.example"},
+			{Kind: "secret", Type: "aws_key", Reason: "an AWS key"},
+			{Kind: "injection", Type: "effect_fetched_code", Reason: "tells agents to run a script fetched from get.example"},
+		},
+		JoinedFindings: []Finding{{Kind: "injection", Type: "effect_send_out", Reason: "tells agents to send data to drop.example"}},
+	}
+	want := []string{"tells agents to run a script fetched from get.example", "tells agents to send data to drop.example"}
+	if got := it.Effects(); !slices.Equal(got, want) {
+		t.Errorf("Effects = %q, want %q", got, want)
+	}
+	if len(it.Findings) != 3 {
+		t.Errorf("Effects changed the findings: %+v", it.Findings)
+	}
+}
+
+// TestGuardianNamesStoredHalf: the guardian's reasons for a split order
+// name the stored half and say whether it is held, and never give a raw
+// score.
+func TestGuardianNamesStoredHalf(t *testing.T) {
+	for _, p := range []Partner{{ID: "m1", Held: true}, {ID: "m1", Why: "it was changed or confirmed since the agent wrote it: it was left as it is"}} {
+		it := &Item{State: Pending, Risk: 0.6, Threat: 6, Joined: "a b", Partner: &p}
+		got, why := Guardian(it, Review{})
+		text := strings.Join(why, "\n")
+		if got != ProposeHostile || !strings.Contains(text, "stored as memory m1") {
+			t.Errorf("Guardian = %s, %q; want hostile, naming memory m1", got, why)
+		}
+		if p.Held != strings.Contains(text, "held out of every agent's recall") || (!p.Held && !strings.Contains(text, p.Why)) {
+			t.Errorf("Guardian %q does not say whether m1 is held (held %v)", why, p.Held)
+		}
+		if strings.Contains(text, "0.6") || strings.Contains(text, "/10") {
+			t.Errorf("Guardian %q gives a raw score", why)
+		}
+	}
 }

@@ -24,15 +24,19 @@ type quarantineScreen struct {
 	list    *widget.List
 	note    *widget.Label
 	box     *fyne.Container
+	scroll  *container.Scroll // the detail, scrolled to the top for each item
 	sel     *app.QueueItem
+	// next is the list position of the item just decided: once the queue
+	// is reloaded, the item that took its place is shown.
+	next int
 }
 
 func newQuarantineScreen(u *UI) *quarantineScreen {
-	s := &quarantineScreen{u: u, note: widget.NewLabel("")}
+	s := &quarantineScreen{u: u, note: widget.NewLabel(""), next: -1}
 	s.box = container.NewVBox(widget.NewLabel("Select a quarantined memory to review it."))
 	s.items = newRows(
 		func() fyne.CanvasObject {
-			risk := widget.NewLabel("risk 0.00")
+			risk := widget.NewLabel("no risk found")
 			kind := widget.NewLabel("confirmation request")
 			text := widget.NewLabel("")
 			text.Truncation = fyne.TextTruncateEllipsis
@@ -43,7 +47,7 @@ func newQuarantineScreen(u *UI) *quarantineScreen {
 			left := c.Objects[1].(*fyne.Container)
 			risk, kind := left.Objects[0].(*widget.Label), left.Objects[1].(*widget.Label)
 			risk.Importance = riskImportance(it)
-			risk.SetText(fmt.Sprintf("risk %.2f", it.Risk))
+			risk.SetText(it.RiskLevel())
 			kind.SetText(itemKind(it))
 			c.Objects[0].(*widget.Label).SetText(fmt.Sprintf("%s: %s", orDash(it.Agent), preview(it.Memory.Content)))
 		})
@@ -62,7 +66,8 @@ func newQuarantineScreen(u *UI) *quarantineScreen {
 		widget.NewButtonWithIcon("Discard hostile…", theme.DeleteIcon(), func() { s.bulk("discard", func(it app.QueueItem) bool { return it.State == "hostile" }) }),
 	)
 	left := container.NewBorder(container.NewVBox(bulk, s.note), nil, nil, nil, s.list)
-	split := container.NewHSplit(left, pane(s.box))
+	s.scroll = pane(s.box)
+	split := container.NewHSplit(left, s.scroll)
 	split.Offset = 0.5
 	s.content = split
 	return s
@@ -171,10 +176,17 @@ func (s *quarantineScreen) refresh() {
 		}
 		s.note.SetText(note)
 		// The list's selection follows the item shown, which may have
-		// moved; a decided item leaves nothing selected.
+		// moved; after a decision the item that took the decided one's
+		// place is shown (the last, if it was the last); an empty queue
+		// leaves nothing selected.
+		next := s.next
+		s.next = -1
 		switch i := itemIndex(items, s.sel); {
 		case i >= 0:
 			s.list.Select(i)
+		case next >= 0 && len(items) > 0:
+			s.list.UnselectAll()
+			s.list.Select(min(next, len(items)-1))
 		default:
 			s.list.UnselectAll()
 			if s.sel != nil {
@@ -210,7 +222,7 @@ func (s *quarantineScreen) show(it *app.QueueItem) {
 	info := widget.NewForm(
 		widget.NewFormItem("Agent", wrapped(orDash(it.Agent)+optional(", session ", it.Session))),
 		widget.NewFormItem("Source", wrapped(source)),
-		widget.NewFormItem("Risk", widget.NewLabel(fmt.Sprintf("%.2f (suspicious from 0.50); threat %d of 10", it.Risk, it.Threat))),
+		widget.NewFormItem("Risk", wrapped(riskText(*it))),
 		widget.NewFormItem("Why it is here", wrapped(strings.Join(dedupe(reasons), "\n"))),
 		widget.NewFormItem(where, widget.NewLabel(fmt.Sprintf("%s (%s, %s)", it.Memory.Partition, it.Memory.Field, it.Memory.Tier))),
 		widget.NewFormItem(queued, widget.NewLabel(when(it.Created))),
@@ -223,33 +235,11 @@ func (s *quarantineScreen) show(it *app.QueueItem) {
 		why = dedupe(reasons) // a hostile copy: the guard's reasons
 	}
 	proposal := container.NewVBox(heading("The guardian proposes: "+proposalText(*it)), wrapped(bullets(why)))
-	var actions fyne.CanvasObject
-	if it.State == "hostile" {
-		discard := widget.NewButtonWithIcon("Discard", theme.DeleteIcon(), func() { s.decide(it.ID, "discard", nil) })
-		discard.Importance = widget.HighImportance
-		actions = container.NewVBox(wrapped("A hostile write is kept only as evidence, never served to agents; it is removed after 30 days."), container.NewHBox(discard))
-	} else if held(*it) {
-		// A stored memory: approving keeps it as it was, rejecting
-		// deletes it; it is never edited here.
-		reject := widget.NewButtonWithIcon("Reject", theme.CancelIcon(), func() { s.decide(it.ID, "reject", nil) })
-		approve := widget.NewButtonWithIcon("Approve", theme.ConfirmIcon(), func() { s.approve(it, nil) })
-		reject.Importance = widget.HighImportance
-		actions = container.NewVBox(wrapped("Approve keeps it as it was and counts as your confirmation; Reject deletes it with its versions."), container.NewHBox(reject, approve))
-	} else {
-		reject := widget.NewButtonWithIcon("Reject", theme.CancelIcon(), func() { s.decide(it.ID, "reject", nil) })
-		approve := widget.NewButtonWithIcon("Approve", theme.ConfirmIcon(), func() { s.approve(it, nil) })
-		edit := widget.NewButtonWithIcon("Edit, then approve…", theme.DocumentCreateIcon(), func() { s.editApprove(it) })
-		if it.Proposal == "safe" {
-			approve.Importance = widget.HighImportance
-			actions = container.NewHBox(approve, edit, reject)
-		} else {
-			reject.Importance = widget.HighImportance
-			actions = container.NewHBox(reject, edit, approve)
-		}
-	}
-	objs := []fyne.CanvasObject{heading(itemTitle(*it)), proposal, actions}
+	// The buttons come first, under the title, so that they stand in the
+	// same place for every item; the guardian's advice follows at once.
+	objs := []fyne.CanvasObject{heading(itemTitle(*it)), s.actions(it), riskLine(*it), proposal}
 	if it.Joined != "" {
-		objs = append(objs, heading("What the guard read: this write joined to the agent's previous one"), joinedText(it.Joined, it.Memory.Content))
+		objs = append(objs, s.splitPart(it)...)
 	}
 	textHeading := "The text, as it would be stored"
 	if held(*it) {
@@ -262,6 +252,120 @@ func (s *quarantineScreen) show(it *app.QueueItem) {
 	objs = append(objs, info)
 	s.box.Objects = objs
 	s.box.Refresh()
+	s.scroll.ScrollToTop()
+}
+
+// riskLine says in words how risky the item is and what the guard found
+// it would make an agent do: "High risk: tells agents to run a script
+// fetched from get.example".
+func riskLine(it app.QueueItem) *widget.Label {
+	text := capitalise(it.RiskLevel())
+	if e := it.Effects(); len(e) > 0 {
+		text += ": " + strings.Join(e, "; ")
+	}
+	l := wrapped(text)
+	l.Importance = riskImportance(it)
+	l.TextStyle = fyne.TextStyle{Bold: true}
+	return l
+}
+
+// riskText is the Risk row of an item's details, in words.
+func riskText(it app.QueueItem) string {
+	switch it.RiskLevel() {
+	case "hostile":
+		return "Hostile: the guard refused it"
+	case "high risk":
+		return "High risk: the guard is confident it tells agents to do harm"
+	case "medium risk":
+		return "Medium risk: the guard found something an agent should not do without you"
+	case "low risk":
+		return "Low risk: the guard found little, but it is here for another reason"
+	}
+	return "No risk found by the guard: it is here for another reason"
+}
+
+// actions are an item's buttons. Reject, Approve and Edit keep their
+// places whatever the guardian proposes: only which one is primary
+// changes. A hostile copy can only be discarded.
+func (s *quarantineScreen) actions(it *app.QueueItem) fyne.CanvasObject {
+	if it.State == "hostile" {
+		discard := widget.NewButtonWithIcon("Discard", theme.DeleteIcon(), func() { s.decide(it.ID, "discard", nil) })
+		discard.Importance = widget.HighImportance
+		return container.NewVBox(container.NewHBox(discard), wrapped("A hostile write is kept only as evidence, never served to agents; it is removed after 30 days."))
+	}
+	reject := widget.NewButtonWithIcon("Reject", theme.CancelIcon(), func() { s.reject(it) })
+	approve := widget.NewButtonWithIcon("Approve", theme.ConfirmIcon(), func() { s.approve(it, nil) })
+	if it.Proposal == "safe" && !held(*it) {
+		approve.Importance = widget.HighImportance
+	} else {
+		reject.Importance = widget.HighImportance
+	}
+	if held(*it) {
+		// A stored memory: approving keeps it as it was, rejecting
+		// deletes it; it is never edited here.
+		return container.NewVBox(container.NewHBox(reject, approve), wrapped("Approve keeps it as it was and counts as your confirmation; Reject deletes it with its versions."))
+	}
+	edit := widget.NewButtonWithIcon("Edit, then approve…", theme.DocumentCreateIcon(), func() { s.editApprove(it) })
+	return container.NewHBox(reject, approve, edit)
+}
+
+// splitPart shows a split order: which half is stored, as what, whether
+// it is held, a way to open it, and what the guard read, the two joined.
+func (s *quarantineScreen) splitPart(it *app.QueueItem) []fyne.CanvasObject {
+	objs := []fyne.CanvasObject{heading("A split order: the other half is already stored")}
+	if p := it.Partner; p != nil {
+		line := "The first half is stored as memory " + p.ID + "."
+		if p.Held {
+			line += " It is held out of every agent's recall (and yours) until you decide: Approve brings it back, Reject forgets it too unless you keep it."
+		} else if p.Why != "" {
+			line += " It was not held: " + p.Why + "."
+		}
+		open := widget.NewButtonWithIcon("Show memory "+shortID(p.ID)+"…", theme.SearchIcon(), func() { s.showMemory(p.ID) })
+		objs = append(objs, wrapped(line), container.NewHBox(open), wrappedItalic(preview(p.Content)))
+	}
+	objs = append(objs, heading("What the guard read: the two halves joined, this write in bold"), joinedText(it.Joined, it.Memory.Content, it.JoinedFindings))
+	return objs
+}
+
+// shortID is the start of a memory id, as the app shows it in buttons.
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// showMemory opens memory id's details (provenance, versions, actions)
+// in a dialog over the review.
+func (s *quarantineScreen) showMemory(id string) {
+	d := newDetailPane(s.u)
+	d.show(id)
+	s.u.oneButton("Memory "+shortID(id), d.content, "Close", fyne.NewSize(760, 560))
+}
+
+// reject rejects an item. The second half of a split order asks first
+// whether to forget the stored half too, ticked by default.
+func (s *quarantineScreen) reject(it *app.QueueItem) {
+	p := it.Partner
+	if p == nil || !p.Held {
+		s.decide(it.ID, "reject", nil)
+		return
+	}
+	forget := newKeyCheck(s.u, "Also forget memory "+shortID(p.ID)+", the half already stored", nil)
+	forget.SetChecked(true)
+	body := container.NewVBox(
+		wrapped("This write will not be stored. The other half of the order is stored as memory "+p.ID+", held until you decide:"),
+		wrappedItalic(preview(p.Content)),
+		forget,
+		wrapped("Unticked, it comes back into recall as it was."),
+	)
+	s.u.formDialog("Reject this split order?", "Reject", []*widget.FormItem{widget.NewFormItem("", body)}, fyne.NewSize(620, 0), forget, func() {
+		what := "reject"
+		if !forget.Checked {
+			what = "reject, keep the other half"
+		}
+		s.decide(it.ID, what, nil)
+	})
 }
 
 // approve approves an item the guardian finds safe at once; any other
@@ -313,22 +417,55 @@ func wrappedItalic(s string) *widget.Label {
 	return l
 }
 
-// joinedText shows the text the guard screened for a split order, the
-// part this write added in bold.
-func joinedText(joined, content string) *widget.RichText {
-	mine := strings.TrimLeft(content, " \t\n")
-	earlier := joined
-	var segs []widget.RichTextSegment
-	if strings.HasSuffix(joined, mine) {
-		earlier = joined[:len(joined)-len(mine)]
-	} else {
-		mine = ""
-	}
-	segs = append(segs, &widget.TextSegment{Text: earlier, Style: widget.RichTextStyleInline})
+// joinedText shows the text the guard screened for a split order: the
+// part this write added in bold, wherever it stands in the joined text,
+// and the words that carry each finding marked as findingsText marks
+// them.
+func joinedText(joined, content string, findings []app.Finding) *widget.RichText {
+	mine := strings.TrimSpace(content)
+	from, to := -1, -1
 	if mine != "" {
-		style := widget.RichTextStyleStrong
-		style.Inline = true
-		segs = append(segs, &widget.TextSegment{Text: mine, Style: style})
+		if i := strings.LastIndex(joined, mine); i >= 0 {
+			from, to = i, i+len(mine)
+		}
+	}
+	var spans []app.Finding
+	for _, f := range markable(joined, findings) {
+		// A finding over the whole text says nothing of where: the risk
+		// line names it, and this write stays told apart.
+		if f.Start > 0 || f.End < len(joined) {
+			spans = append(spans, f)
+		}
+	}
+	cuts := []int{0, len(joined)}
+	if from >= 0 {
+		cuts = append(cuts, from, to)
+	}
+	for _, f := range spans {
+		cuts = append(cuts, f.Start, f.End)
+	}
+	sort.Ints(cuts)
+	var segs []widget.RichTextSegment
+	for i := 0; i+1 < len(cuts); i++ {
+		a, b := cuts[i], cuts[i+1]
+		if a == b {
+			continue
+		}
+		style := widget.RichTextStyleInline
+		if a >= from && b <= to {
+			style = widget.RichTextStyleStrong
+			style.Inline = true
+		}
+		for _, f := range spans {
+			if a >= f.Start && b <= f.End {
+				style.TextStyle.Bold = true
+				style.ColorName = theme.ColorNameError
+				if f.Kind == "pii" {
+					style.ColorName = theme.ColorNameWarning
+				}
+			}
+		}
+		segs = append(segs, &widget.TextSegment{Text: joined[a:b], Style: style})
 	}
 	rt := widget.NewRichText(segs...)
 	rt.Wrapping = fyne.TextWrapWord
@@ -439,6 +576,12 @@ func explainFinding(f app.Finding) string {
 func (s *quarantineScreen) decide(id, what string, edit *string) {
 	s.u.h.Touch()
 	h := s.u.h
+	s.next = -1
+	for i, it := range s.items.data {
+		if it.ID == id {
+			s.next = i
+		}
+	}
 	var r app.Response
 	s.u.background(func() error {
 		r = decideItem(s.u, h, id, what, edit)
@@ -451,7 +594,11 @@ func (s *quarantineScreen) decide(id, what string, edit *string) {
 					name = fmt.Sprintf("%q", titleOf(it.Memory.Content))
 				}
 			}
-			s.u.setStatus(fmt.Sprintf("%s: %s", name, pastTense(what)))
+			status := fmt.Sprintf("%s: %s", name, pastTense(what))
+			if r.Message != "" {
+				status += " (" + r.Message + ")"
+			}
+			s.u.setStatus(status)
 			s.refresh()
 		}
 	})
@@ -461,7 +608,7 @@ func pastTense(what string) string {
 	switch what {
 	case "approve":
 		return "approved"
-	case "reject":
+	case "reject", "reject, keep the other half":
 		return "rejected"
 	}
 	return "discarded"
@@ -474,6 +621,8 @@ func decideItem(u *UI, h *host.Host, id, what string, edit *string) app.Response
 		return svc.Approve(u.ctx, req, id, edit).Response
 	case "reject":
 		return svc.Reject(u.ctx, req, id)
+	case "reject, keep the other half":
+		return svc.RejectItem(u.ctx, req, id, app.RejectOptions{KeepPartner: true})
 	}
 	return svc.Discard(u.ctx, req, id)
 }
@@ -514,13 +663,26 @@ func (s *quarantineScreen) bulk(what string, keep func(app.QueueItem) bool) {
 	}
 	intro := map[string]string{
 		"approve": "Agents will recall these at standard trust:",
-		"reject":  "These will not be stored (memories held for review are deleted):",
+		"reject":  "These will not be stored (memories held for review, and the stored halves of split orders, are deleted):",
 		"discard": "These forensic copies will be deleted:",
 	}[what]
-	body := container.NewVBox(wrapped(intro), wrapped(strings.Join(lines, "\n")))
-	s.u.askSafe(fmt.Sprintf("%s %d quarantined %s?", verb, len(ids), noun), body, "Cancel", fmt.Sprintf("%s %d", verb, len(ids)), theme.ConfirmIcon(), func() {
+	d := s.u.askSafe(fmt.Sprintf("%s %d quarantined %s?", verb, len(ids), noun), bulkBody(intro, lines), "Cancel", fmt.Sprintf("%s %d", verb, len(ids)), theme.ConfirmIcon(), func() {
 		s.bulkNow(what, ids)
 	})
+	d.Resize(fyne.NewSize(bulkWidth, 0)) // as wide as the title needs; as tall as its content
+}
+
+// bulkWidth is the width of a bulk question: its title and the list's
+// lines fit it.
+const bulkWidth = 640
+
+// bulkBody is a bulk question's content: the intro, then the list in a
+// box of its own that scrolls, so that however long the list the
+// question keeps its title and buttons in the window.
+func bulkBody(intro string, lines []string) fyne.CanvasObject {
+	list := container.NewVScroll(wrapped(strings.Join(lines, "\n")))
+	list.SetMinSize(fyne.NewSize(bulkWidth-60, 240))
+	return container.NewBorder(wrapped(intro), nil, nil, nil, list)
 }
 
 // maxInQuestion is how many items a bulk question lists.

@@ -226,17 +226,29 @@ func truncateFile(ts *testscript.TestScript, neg bool, args []string) {
 // as agent AGENT with source type SOURCE, as the loopback API would, and
 // print the response status and queue id.
 func agentStore(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 4 {
-		ts.Fatalf("usage: agentstore VAULT AGENT SOURCE TEXT")
+	if neg || len(args) < 4 {
+		ts.Fatalf("usage: agentstore VAULT AGENT SOURCE TEXT [TEXT...]")
 	}
 	v, err := vault.Open(ts.MkAbs(args[0]), vault.Options{})
 	ts.Check(err)
 	defer v.Close()
+	if len(args) > 4 {
+		// A split order's second half is queued sealed: Engram runs
+		// unlocked when agents write.
+		ts.Check(v.Unlock(context.Background(), []byte(ts.Getenv("ENGRAM_PASSPHRASE"))))
+	}
 	s, err := app.New(v, app.Options{})
 	ts.Check(err)
-	req := app.Request{Caller: app.Caller{Agent: args[1], Session: "test"}, Authorized: true}
-	r := s.Store(context.Background(), req, app.StoreInput{Content: args[3], Source: vault.Source{Type: vault.SourceType(args[2])}})
-	fmt.Fprintf(ts.Stdout(), "%s %s\n", r.Status, r.QueueID)
+	// Each further text is written in a new session of the same agent.
+	for i, text := range args[3:] {
+		session := "test"
+		if i > 0 {
+			session = fmt.Sprintf("test-%d", i+1)
+		}
+		req := app.Request{Caller: app.Caller{Agent: args[1], Session: session}, Authorized: true}
+		r := s.Store(context.Background(), req, app.StoreInput{Content: text, Source: vault.Source{Type: vault.SourceType(args[2])}})
+		fmt.Fprintf(ts.Stdout(), "%s %s\n", r.Status, r.QueueID)
+	}
 }
 
 // deadaddr: write the address of a loopback port nothing listens on as

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/engram-app/engram/app"
@@ -16,6 +17,7 @@ func (c *cmd) quarantine(args []string) error {
 	jsonOut := fs.Bool("json", false, "print JSON")
 	passFile := fs.String("passphrase-file", "", "read the passphrase from this file")
 	edit := fs.String("edit", "", "approve this corrected text instead")
+	keep := fs.Bool("keep-other-half", false, "reject: keep the stored half of a split order (by default it is deleted with the item)")
 	nargs := 1
 	if sub == "list" {
 		nargs = 0
@@ -77,7 +79,7 @@ func (c *cmd) quarantine(args []string) error {
 		}
 		return printf(c.out, "approved: stored as memory %s\n", r.Memory.ID)
 	case "reject":
-		r := c.svc.Reject(c.ctx, operator, pos[0])
+		r := c.svc.RejectItem(c.ctx, operator, pos[0], app.RejectOptions{KeepPartner: *keep})
 		if err := fromResponse(r); err != nil {
 			return err
 		}
@@ -101,8 +103,18 @@ func printItem(c *cmd, it *app.QueueItem) error {
 	fmt.Fprintf(tw, "agent / session:\t%s / %s\n", it.Agent, it.Session)
 	fmt.Fprintf(tw, "source:\t%s\n", it.Memory.Source.Type)
 	fmt.Fprintf(tw, "field / partition:\t%s / %s\n", it.Memory.Field, it.Memory.Partition)
-	fmt.Fprintf(tw, "risk / threat:\t%.2f / %d of 10\n", it.Risk, it.Threat)
+	fmt.Fprintf(tw, "risk:\t%s\n", it.RiskLevel())
+	for _, e := range it.Effects() {
+		fmt.Fprintf(tw, "  it would:\t%s\n", e)
+	}
 	fmt.Fprintf(tw, "reason:\t%s\n", it.Reason)
+	if p := it.Partner; p != nil {
+		held := "not held: " + p.Why
+		if p.Held {
+			held = "held out of every agent's recall until you decide; reject deletes it too (--keep-other-half keeps it), approve brings it back"
+		}
+		fmt.Fprintf(tw, "other half:\tstored as memory %s, %s\n", p.ID, held)
+	}
 	for _, r := range it.Reasons {
 		fmt.Fprintf(tw, "  finding:\t%s\n", r)
 	}
@@ -114,5 +126,33 @@ func printItem(c *cmd, it *app.QueueItem) error {
 		return err
 	}
 	// Quoted, so control characters and markup in hostile text stay inert.
-	return printf(c.out, "\ncontent (quoted):\n%q\n", it.Memory.Content)
+	if err := printf(c.out, "\ncontent (quoted):\n%q\n", it.Memory.Content); err != nil {
+		return err
+	}
+	for _, f := range it.Findings {
+		if f.Start >= 0 && f.End > f.Start && f.End <= len(it.Memory.Content) {
+			if err := printf(c.out, "  marked (%s): %q\n", strings.ReplaceAll(f.Type, "_", " "), it.Memory.Content[f.Start:f.End]); err != nil {
+				return err
+			}
+		}
+	}
+	if p := it.Partner; p != nil {
+		if err := printf(c.out, "\nthe other half, memory %s (quoted):\n%q\n", p.ID, p.Content); err != nil {
+			return err
+		}
+	}
+	if it.Joined == "" {
+		return nil
+	}
+	if err := printf(c.out, "\nwhat the guard read, the two joined (quoted):\n%q\n", it.Joined); err != nil {
+		return err
+	}
+	for _, f := range it.JoinedFindings {
+		if f.Start >= 0 && f.End > f.Start && f.End <= len(it.Joined) {
+			if err := printf(c.out, "  marked (%s): %q\n", strings.ReplaceAll(f.Type, "_", " "), it.Joined[f.Start:f.End]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
