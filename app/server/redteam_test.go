@@ -129,10 +129,19 @@ func TestRedTeam(t *testing.T) {
 			}
 		}
 	}
-	// Benign look-alikes pass.
+	// Benign look-alikes pass, each written by an agent of its own: one
+	// agent's consecutive writes are also read together, across its
+	// sessions (the split-order check), and two of these, joined,
+	// read as one standing order ("always run the tests before pushing
+	// The CI deploys to staging without manual approval"), a known false
+	// alarm of the join (README, "An order split across two writes").
 	for i, text := range benign {
 		n++
-		r := e.do("POST", "/v1/memories", e.token, storeBody(text, "ai_inference", "episodic"), session(fmt.Sprintf("benign-%d", i)))
+		add := e.svc.AddAgent(context.Background(), operator, app.AgentSpec{Name: fmt.Sprintf("benign-agent-%d", i)})
+		if !add.OK() {
+			t.Fatal(add.Response)
+		}
+		r := e.do("POST", "/v1/memories", add.Token, storeBody(text, "ai_inference", "episodic"), session(fmt.Sprintf("benign-%d", i)))
 		if r.body["status"] != "ok" {
 			t.Errorf("benign memory refused (%v: %v): %q", r.body["status"], r.body["message"], text)
 		}
