@@ -55,7 +55,7 @@ func (s *Service) ImportWith(ctx context.Context, req Request, path string, pass
 	if err != nil {
 		return ImportResponse{Response: s.fail("import", err)}
 	}
-	if err := s.Reindex(ctx); err != nil {
+	if err := s.idx.Rebuild(ctx); err != nil {
 		s.log.Error("recall: reindex after import", "err", err)
 	}
 	return ImportResponse{Response: Response{Status: StatusOK}, ImportStats: st}

@@ -241,7 +241,7 @@ func grants(fields []Field, read []Partition) ([]Field, []Partition, string) {
 		read = []Partition{vault.Public, vault.Internal}
 	}
 	for _, p := range read {
-		if !slices.Contains(vault.Partitions, p) {
+		if !slices.Contains(vault.LivePartitions, p) {
 			return nil, nil, fmt.Sprintf("unknown partition %q", p)
 		}
 	}

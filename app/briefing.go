@@ -84,7 +84,7 @@ func (s *Service) Briefing(ctx context.Context, req Request, in BriefingInput) B
 	}
 	var cands []cand
 	parts := []Partition{vault.Public, vault.Internal, vault.Sensitive}
-	_, err := s.v.Each(vault.ListFilter{Partitions: parts, OnDamaged: s.skipDamaged}, func(m *Memory) error {
+	_, err := s.v.Each(vault.ListFilter{Partitions: parts, OnDamaged: s.damaged.Skip}, func(m *Memory) error {
 		if !canRead(vault.Info{Partition: m.Partition, Sealed: m.Sensitive(), Owner: m.Owner, Field: m.Field, Product: m.Product}) {
 			return nil
 		}
@@ -150,7 +150,7 @@ func (s *Service) Briefing(ctx context.Context, req Request, in BriefingInput) B
 	for i := range out {
 		ids[i] = out[i].ID
 	}
-	s.recordAccess(ids, now)
+	s.access.Record(ids, now)
 	if out == nil {
 		out = []RecallResult{}
 	}

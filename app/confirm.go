@@ -81,7 +81,7 @@ func (s *Service) verify(ctx context.Context, req Request, id string, verdict va
 			return MemoryResponse{Response: s.fail("verify", err)}
 		}
 		// Recall ranks by the confidence now, which a verification changes.
-		s.index(ctx, &m)
+		s.idx.Put(&m)
 		return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &m}
 	}
 	// An agent's refutation: weighed against the memory as it is at the
@@ -107,7 +107,7 @@ func (s *Service) verify(ctx context.Context, req Request, id string, verdict va
 		if err != nil {
 			break
 		}
-		s.index(ctx, &m)
+		s.idx.Put(&m)
 		out := MemoryResponse{Response: Response{Status: StatusOK}, Memory: &m}
 		if why != "" {
 			out.Message = "recorded as your report, not a refutation: " + why + ", so the user decides; the memory stays until then"

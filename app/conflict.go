@@ -104,7 +104,7 @@ func differ(a, b text) int {
 // neighbours finds earlier memories close to m by keyword that the caller
 // may read, in the same partition and field, not archived.
 func (s *Service) neighbours(ctx context.Context, c Caller, m *vault.Memory) []neighbour {
-	if s.recall == nil || s.WaitIndexed(ctx) != nil {
+	if !s.idx.Enabled() || s.WaitIndexed(ctx) != nil {
 		return nil
 	}
 	canRead := s.reader(c)
@@ -112,7 +112,7 @@ func (s *Service) neighbours(ctx context.Context, c Caller, m *vault.Memory) []n
 		return d.Partition == m.Partition && d.Field == m.Field &&
 			canRead(vault.Info{Partition: d.Partition, Sealed: d.Sensitive, Owner: d.Owner, Field: d.Field, Product: d.Product})
 	}
-	res, err := s.recall.Search(ctx, recall.Query{Text: m.Content, Mode: recall.Exact, Limit: candidates, Now: s.now(), Allow: allow, MaxTerms: neighbourTerms})
+	res, err := s.idx.Engine().Search(ctx, recall.Query{Text: m.Content, Mode: recall.Exact, Limit: candidates, Now: s.now(), Allow: allow, MaxTerms: neighbourTerms})
 	if err != nil {
 		s.log.Warn("duplicate check", "err", err)
 		return nil
@@ -232,7 +232,7 @@ func (s *Service) duplicateOf(ctx context.Context, req Request, old string, m *v
 			return MemoryResponse{Response: s.fail("merge duplicate", err)}
 		}
 	}
-	s.index(ctx, &got)
+	s.idx.Put(&got)
 	warnings = append(warnings, fmt.Sprintf("duplicate of memory %s: merged into it (recorded as a consistent observation) instead of stored twice", old))
 	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &got, Warnings: warnings}
 }

@@ -60,7 +60,7 @@ type (
 
 // The values a filter or a form offers, in display order.
 var (
-	Partitions = []Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}
+	Partitions = vault.AllPartitions
 	Tiers      = []Tier{vault.Episodic, vault.Semantic}
 	Kinds      = []Kind{vault.Fact, vault.Preference, vault.Event, vault.Pattern, vault.Knowledge}
 	Fields     = []Field{vault.Learnings, vault.Preferences, vault.Gotchas, vault.Conventions, vault.Decisions}

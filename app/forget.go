@@ -83,7 +83,7 @@ func (s *Service) FindTopic(ctx context.Context, req Request, topic string) Forg
 	if topic == "" {
 		return ForgetResponse{Response: Response{StatusInvalid, "name a topic to forget"}}
 	}
-	all, _, err := s.v.List(vault.ListFilter{Partitions: []vault.Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}, OnDamaged: s.skipDamaged})
+	all, _, err := s.v.List(vault.ListFilter{Partitions: vault.AllPartitions, OnDamaged: s.damaged.Skip})
 	if err != nil {
 		return ForgetResponse{Response: s.fail("forget", err)}
 	}
@@ -94,7 +94,7 @@ func (s *Service) FindTopic(ctx context.Context, req Request, topic string) Forg
 			found[all[i].ID] = true
 		}
 	}
-	if s.recall != nil {
+	if s.idx.Enabled() {
 		r := s.Recall(ctx, req, RecallInput{Query: topic, Limit: 50, Filters: RecallFilters{IncludeArchived: true}})
 		for _, h := range r.Results {
 			if h.Score >= forgetMinScore && h.Partition != PartitionWorking {
@@ -207,7 +207,7 @@ func (s *Service) ForgetTopic(ctx context.Context, req Request, topic string, id
 		out.QueueDropped++
 	}
 	if out.VersionsDropped+out.QueueDropped > 0 {
-		if err := s.scrubNow(ctx); err != nil {
+		if err := s.scrub.Now(ctx); err != nil {
 			return ForgetResponse{Response: s.fail("forget scrub", err), Purged: out.Purged, VersionsDropped: out.VersionsDropped, QueueDropped: out.QueueDropped}
 		}
 	}
@@ -248,14 +248,14 @@ func (s *Service) purge(ctx context.Context, req Request, ids []string, label st
 		if err := s.v.Purge(id, label, a); err != nil {
 			return n, s.fail("forget", err)
 		}
-		s.unindex(id)
+		s.idx.Remove(id)
 		n++
 	}
 	if n == 0 {
 		return 0, Response{Status: StatusOK}
 	}
 	// Memories archived with a pointer to a purged one keep a note of it.
-	archived, _, _ := s.v.List(vault.ListFilter{Partitions: []vault.Partition{vault.Archive}, OnDamaged: s.skipDamaged})
+	archived, _, _ := s.v.List(vault.ListFilter{Partitions: []vault.Partition{vault.Archive}, OnDamaged: s.damaged.Skip})
 	gone := map[string]bool{}
 	for _, id := range ids {
 		gone[id] = true
@@ -268,7 +268,7 @@ func (s *Service) purge(ctx context.Context, req Request, ids []string, label st
 			})
 		}
 	}
-	if err := s.scrubNow(ctx); err != nil {
+	if err := s.scrub.Now(ctx); err != nil {
 		return n, s.fail("forget scrub", err)
 	}
 	return n, Response{Status: StatusOK}
@@ -294,7 +294,7 @@ func (s *Service) Clear(ctx context.Context, req Request, scope ClearScope) Forg
 	if scope != ClearEpisodic && scope != ClearSemantic && scope != ClearAll {
 		return ForgetResponse{Response: Response{StatusInvalid, "clear takes episodic, semantic or all"}}
 	}
-	all, hidden, err := s.v.List(vault.ListFilter{Partitions: []vault.Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}, OnDamaged: s.skipDamaged})
+	all, hidden, err := s.v.List(vault.ListFilter{Partitions: vault.AllPartitions, OnDamaged: s.damaged.Skip})
 	if err != nil {
 		return ForgetResponse{Response: s.fail("clear", err)}
 	}

@@ -176,7 +176,7 @@ func (s *Service) ImportEntries(ctx context.Context, req Request, entries []impo
 func (s *Service) importer(o ImportOptions) (Caller, Response) {
 	c := Caller{
 		Agent: ImporterPrefix + string(o.Format), Session: s.importSession(),
-		Fields: vault.AgentFields, Read: vault.Partitions, Trust: vault.TrustStandard,
+		Fields: vault.AgentFields, Read: vault.LivePartitions, Trust: vault.TrustStandard,
 	}
 	if o.Agent == "" {
 		return c, Response{Status: StatusOK}
@@ -347,7 +347,7 @@ func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, R
 	if err != nil {
 		return res, s.fail("import", err)
 	}
-	s.index(ctx, &got)
+	s.idx.Put(&got)
 	s.remember(req, got.ID, got.Content, got.Version, findingTypes(a.res.Findings))
 	res.ID = got.ID
 	return res, ok

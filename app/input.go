@@ -11,7 +11,7 @@ import (
 	"github.com/engram-app/engram/vault"
 )
 
-// The values a write or a recall may name, besides vault.Partitions,
+// The values a write or a recall may name, besides vault.LivePartitions,
 // vault.AgentFields and Kinds. The API's contracts (openapi.json and the
 // MCP tool schemas) publish these lists, and tests check that they agree.
 var (
@@ -60,7 +60,7 @@ func ValidateStoreInput(in StoreInput) Response {
 		ValidateField(in.Field),
 		checkValue("kind", in.Kind, Kinds),
 		checkValue("tier", in.Tier, WriteTiers),
-		checkValue("partition", in.Partition, vault.Partitions),
+		checkValue("partition", in.Partition, vault.LivePartitions),
 		checkValue("source type", in.Source.Type, SourceTypes),
 		checkValue("source.role", in.Source.Role, vault.Roles),
 		checkText("supersedes", in.Supersedes),
@@ -81,7 +81,7 @@ func ValidateStoreInput(in StoreInput) Response {
 func ValidateUpdateInput(in UpdateInput) Response {
 	checks := []Response{checkValue("operation", in.Operation, UpdateOperations)}
 	if in.Partition != nil {
-		checks = append(checks, checkValue("partition", *in.Partition, vault.Partitions))
+		checks = append(checks, checkValue("partition", *in.Partition, vault.LivePartitions))
 	}
 	if in.Content != nil {
 		checks = append(checks, checkText("content", *in.Content))

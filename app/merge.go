@@ -200,7 +200,7 @@ func (s *Service) Merge(ctx context.Context, req Request, in MergeInput) MemoryR
 	if err != nil {
 		return MemoryResponse{Response: s.fail("merge", err)}
 	}
-	s.index(ctx, &got)
+	s.idx.Put(&got)
 	for _, m := range sources {
 		if err := s.archiveInto(ctx, req, m.ID, got.ID, "merged into "+got.ID); err != nil {
 			return MemoryResponse{Response: s.fail("merge", err)}
@@ -271,7 +271,7 @@ func (s *Service) Split(ctx context.Context, req Request, in SplitInput) SplitRe
 		if err != nil {
 			return SplitResponse{Response: s.fail("split", err), Memories: out}
 		}
-		s.index(ctx, &got)
+		s.idx.Put(&got)
 		out = append(out, got)
 	}
 	ids := make([]string, len(out))
@@ -310,6 +310,6 @@ func (s *Service) archiveInto(ctx context.Context, req Request, id, into, reason
 	if err != nil {
 		return err
 	}
-	s.index(ctx, &m)
+	s.idx.Put(&m)
 	return nil
 }

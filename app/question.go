@@ -85,7 +85,7 @@ func (s *Service) Questions(ctx context.Context, req Request) QuestionsResponse 
 		return QuestionsResponse{Response: r}
 	}
 	var out []Memory
-	_, err := s.v.Each(vault.ListFilter{Partitions: vault.Partitions, OnDamaged: s.skipDamaged}, func(m *vault.Memory) error {
+	_, err := s.v.Each(vault.ListFilter{Partitions: vault.LivePartitions, OnDamaged: s.damaged.Skip}, func(m *vault.Memory) error {
 		if len(OpenQuestions(m)) > 0 {
 			out = append(out, *m)
 		}

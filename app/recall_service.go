@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/engram-app/engram/app/recall"
+	"github.com/engram-app/engram/app/upkeep"
 	"github.com/engram-app/engram/vault"
 )
 
@@ -71,10 +72,6 @@ type RecallResponse struct {
 // The message goes on to name the query's unheard names, if any.
 const NothingPassedFloor = "nothing passed the relevance floor: no memory matches the query closely enough"
 
-// vectorBatch is how many texts are embedded at once when (re)building
-// the index.
-const vectorBatch = 32
-
 // Recall finds the memories that answer a natural-language query, under
 // the same read rules as Get: an agent never sees another agent's internal
 // memories or any sensitive one; the operator sees all, sensitive ones
@@ -108,7 +105,7 @@ func (s *Service) recallFor(ctx context.Context, req Request, in RecallInput, un
 	if r := ValidateRecallInput(in); !r.OK() {
 		return RecallResponse{Response: r}
 	}
-	if s.recall == nil {
+	if !s.idx.Enabled() {
 		return RecallResponse{Response: Response{StatusUnavailable, "recall is not enabled"}}
 	}
 	if err := s.WaitIndexed(ctx); err != nil {
@@ -125,10 +122,10 @@ func (s *Service) recallFor(ctx context.Context, req Request, in RecallInput, un
 	if in.Limit < 0 {
 		return RecallResponse{Response: Response{StatusInvalid, "invalid: negative limit"}}
 	}
-	s.syncSensitive(ctx)
+	s.idx.SyncSensitive()
 	canRead := s.reader(req.Caller)
 	now := s.now()
-	res, err := s.recall.Search(ctx, recall.Query{
+	res, err := s.idx.Engine().Search(ctx, recall.Query{
 		Text: in.Query, Mode: mode, Filters: in.Filters, Limit: in.Limit, Now: now, Floor: true, Reader: labelReader(req.Caller), Unlimited: unlimited,
 		Allow: func(d *recall.Doc) bool {
 			return canRead(vault.Info{Partition: d.Partition, Sealed: d.Sensitive, Owner: d.Owner, Field: d.Field, Product: d.Product})
@@ -153,7 +150,7 @@ func (s *Service) recallFor(ctx context.Context, req Request, in RecallInput, un
 	for i := range out {
 		ids[i] = out[i].ID
 	}
-	s.recordAccess(ids, now)
+	s.access.Record(ids, now)
 	if working := s.recallWorking(req, in.Query); len(working) > 0 {
 		out = append(working, out...)
 		res.Context = workingContext(working) + res.Context
@@ -175,10 +172,10 @@ func (s *Service) recallFor(ctx context.Context, req Request, in RecallInput, un
 // model (as Options.RecallStatus described it), or why by keywords alone.
 func (s *Service) RecallStatus() RecallStatus {
 	st := s.recallStatus
-	if s.recall == nil {
+	if s.idx == nil || !s.idx.Enabled() {
 		return RecallStatus{KeywordOnly: "recall is not enabled"}
 	}
-	emb := s.recall.Config().Embedder
+	emb := s.idx.Engine().Config().Embedder
 	switch {
 	case emb == nil:
 		st.Semantic, st.Verified = false, false
@@ -203,132 +200,6 @@ func labelReader(c Caller) string {
 	return c.Agent
 }
 
-// Similarity returns the cosine similarity of two memories' embeddings,
-// for duplicate and conflict detection; ok is false when recall is off or
-// either memory has no vector (sensitive memories never have one). It
-// applies no read rule: callers inside app decide what to do with it.
-func (s *Service) Similarity(a, b string) (sim float32, ok bool) {
-	if s.recall == nil {
-		return 0, false
-	}
-	return s.recall.Similarity(a, b)
-}
-
-// syncSensitive keeps sensitive memories in the index only while the
-// vault is unlocked: it drops them once it is locked and loads them again
-// after it is unlocked.
-func (s *Service) syncSensitive(ctx context.Context) {
-	s.recallMu.Lock()
-	defer s.recallMu.Unlock()
-	locked := s.v.Locked()
-	switch {
-	case locked && s.sensitiveIndexed:
-		s.recall.RemoveSensitive()
-		s.sensitiveIndexed = false
-	case !locked && !s.sensitiveIndexed:
-		mems, _, err := s.v.List(vault.ListFilter{Partitions: []Partition{vault.Sensitive, vault.Archive}, OnDamaged: s.skipDamaged})
-		if err != nil {
-			s.log.Error("recall: load sensitive memories", "err", err)
-			return
-		}
-		for i := range mems {
-			if mems[i].Sensitive() {
-				_ = s.recall.Put(docOf(&mems[i]), nil)
-			}
-		}
-		s.sensitiveIndexed = true
-	}
-}
-
-// Reindex rebuilds the recall index from the vault: every memory it can
-// read (sensitive ones only while unlocked). It returns once every memory
-// is in the index by keyword, and recall works from then on. The vectors
-// stored in the vault that match a memory's content and the embedder are
-// then loaded in the background, stale ones deleted, and the memories
-// left without a vector embedded, most recently used first (see
-// EmbedProgress and WaitEmbedded); this stops any earlier such run. A
-// service without recall does nothing.
-func (s *Service) Reindex(ctx context.Context) error {
-	if s.v == nil || s.recall == nil {
-		return nil
-	}
-	s.stopEmbedding(false)
-	s.recallMu.Lock()
-	defer s.recallMu.Unlock()
-	model := s.recall.Model()
-	// Memories are tokenised on the other cores while the vault decodes
-	// the next ones.
-	load := s.recall.NewLoader()
-	var todo []toEmbed
-	_, err := s.v.Each(vault.ListFilter{Partitions: []Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}, OnDamaged: s.skipDamaged}, func(m *Memory) error {
-		load.Add(docOf(m), nil)
-		if !m.Sensitive() && model != "" {
-			todo = append(todo, toEmbed{id: m.ID, content: m.Content, hash: m.ContentHash, accessed: m.Accessed})
-		}
-		return nil
-	})
-	if err != nil {
-		load.Discard()
-		return err
-	}
-	if err := load.Done(); err != nil {
-		return err
-	}
-	s.sensitiveIndexed = !s.v.Locked()
-	s.startEmbedding(model, todo)
-	return nil
-}
-
-// attachStored gives the memories in todo their vectors stored in the
-// vault, where they match the model and the memory's content, deletes
-// the stale ones, and returns the memories left to embed.
-func (s *Service) attachStored(ctx context.Context, model string, todo []toEmbed) ([]toEmbed, error) {
-	type stored struct {
-		hash string
-		vec  []float32
-	}
-	blobs := map[string]stored{}
-	stale, err := s.v.Vectors(func(id string, blob []byte) error {
-		hash, v, ok, err := recall.DecodeVectorOf(blob, model)
-		switch {
-		case err != nil:
-			s.log.Warn("recall: damaged vector, embedding again", "id", id)
-		case ok:
-			blobs[id] = stored{hash, v}
-		}
-		return ctx.Err()
-	})
-	if err != nil {
-		return nil, err
-	}
-	if len(stale) > 0 && !s.v.ReadOnly() {
-		if err := s.v.DeleteVectors(stale...); err != nil {
-			return nil, err
-		}
-	}
-	// In slices, so that recalls are not held up behind one long lock.
-	const slice = 8192
-	var found []recall.DocVector
-	missing := todo[:0]
-	for i, m := range todo {
-		if b, ok := blobs[m.id]; ok && b.hash == m.hash {
-			found = append(found, recall.DocVector{ID: m.id, Content: m.content, Vec: b.vec})
-		} else {
-			// Without a stored vector; one whose memory changed since
-			// the index was read has been embedded by that write.
-			missing = append(missing, m)
-		}
-		if len(found) == slice || i == len(todo)-1 {
-			s.recall.SetVectors(found)
-			found = found[:0]
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return missing, nil
-}
-
 // docOf is m as the recall index keeps it, with what the lifecycle rules
 // need to compute its confidence at the time of each query (recordOf):
 // the user's last confirmation and the boosts since.
@@ -342,58 +213,6 @@ func docOf(m *Memory) recall.Doc {
 	return d
 }
 
-// index brings memory m into the recall index after a write, or takes a
-// sensitive memory's vector out. A memory whose text has no vector yet is
-// indexed by keyword at once and gets its vector in the background
-// (embedqueue.go). Failures leave the memory findable by keyword and are
-// logged: the write itself succeeded.
-func (s *Service) index(ctx context.Context, m *Memory) {
-	if s.recall == nil {
-		return
-	}
-	d := docOf(m)
-	var vec []float32
-	later := false
-	switch {
-	case d.Sensitive:
-		if s.recall.HasVector(m.ID) {
-			if err := s.v.DeleteVectors(m.ID); err != nil {
-				s.log.Error("recall: delete vector", "err", err)
-			}
-		}
-	case s.recall.Model() == "":
-	default:
-		if vec = s.recall.VectorFor(m.ID, m.Content); vec != nil {
-			break
-		}
-		later = true
-	}
-	// Under recallMu, so a concurrent Reindex cannot reset the index after
-	// this Put with a list of memories taken before this write.
-	s.recallMu.Lock()
-	if err := s.recall.Put(d, vec); err != nil {
-		s.log.Error("recall: index", "err", err)
-	}
-	s.recallMu.Unlock()
-	if later {
-		s.queueEmbed(m)
-	}
-}
-
-// unindex removes a deleted memory from the recall index and its vector
-// from the vault.
-func (s *Service) unindex(id string) {
-	if s.recall == nil {
-		return
-	}
-	s.recallMu.Lock()
-	s.recall.Remove(id)
-	s.recallMu.Unlock()
-	if err := s.v.DeleteVectors(id); err != nil {
-		s.log.Error("recall: delete vector", "err", err)
-	}
-}
-
 // quoteList writes names as "A", "B" and "C".
 func quoteList(names []string) string {
 	q := make([]string, len(names))
@@ -404,4 +223,37 @@ func quoteList(names []string) string {
 		return q[0]
 	}
 	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
+}
+
+// EmbedProgress is an alias of upkeep.EmbedProgress: the progress of the
+// background embedding of memories without a vector.
+type EmbedProgress = upkeep.EmbedProgress
+
+// EmbedProgress returns the progress of the background embedding. The
+// desktop app and the CLI poll it; Done reaching Total with Running false
+// means every memory that can have a vector has one.
+func (s *Service) EmbedProgress() EmbedProgress {
+	if s.idx == nil {
+		return EmbedProgress{}
+	}
+	return s.idx.Progress()
+}
+
+// WaitEmbedded waits until the first index build is done and the
+// background embedding it started has finished, and returns the
+// embedding's error, if any.
+func (s *Service) WaitEmbedded(ctx context.Context) error {
+	if s.idx == nil {
+		return nil
+	}
+	return s.idx.WaitEmbedded(ctx)
+}
+
+// WaitVectors waits until every memory written so far has its vector,
+// indexed and stored (or failed to get one), or ctx ends.
+func (s *Service) WaitVectors(ctx context.Context) error {
+	if s.idx == nil {
+		return nil
+	}
+	return s.idx.WaitVectors(ctx)
 }

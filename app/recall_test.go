@@ -174,7 +174,11 @@ func TestRecallFollowsWrites(t *testing.T) {
 func TestRecallVectorsPersist(t *testing.T) {
 	v, _ := vaulttest.New(t)
 	emb := &countingEmbedder{}
-	s := newRecallService(t, v, emb)
+	eng := recall.New(recall.DefaultConfig(emb))
+	s, err := app.New(v, app.Options{Recall: eng})
+	if err != nil {
+		t.Fatal(err)
+	}
 	a := mustStore(t, s, operator, app.StoreInput{Content: "tabs for indentation"})
 	b := mustStore(t, s, operator, app.StoreInput{Content: "Tabs, for indentation.", Partition: vault.Public})
 	mustStore(t, s, operator, app.StoreInput{Content: "alice's phone is 555-0100"}) // personal data: sensitive
@@ -184,7 +188,7 @@ func TestRecallVectorsPersist(t *testing.T) {
 	if n := emb.n.Load(); n != 2 {
 		t.Fatalf("embedded %d texts on store, want 2 (the sensitive memory is never embedded)", n)
 	}
-	if sim, ok := s.Similarity(a.ID, b.ID); !ok || sim < 0.99 {
+	if sim, ok := eng.Similarity(a.ID, b.ID); !ok || sim < 0.99 {
 		t.Errorf("Similarity = %v, %v; want about 1", sim, ok)
 	}
 

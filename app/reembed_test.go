@@ -50,9 +50,13 @@ func fillEmbedded(t *testing.T, v *vault.Vault, n int) []vault.Memory {
 		}
 		mems[i] = m
 	}
-	s := newRecallService(t, v, &countingEmbedder{})
+	eng := recall.New(recall.DefaultConfig(&countingEmbedder{}))
+	s, err := app.New(v, app.Options{Recall: eng})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, m := range mems {
-		if _, ok := s.Similarity(m.ID, m.ID); !ok {
+		if !eng.HasVector(m.ID) {
 			t.Fatalf("memory %s has no vector after New", m.ID)
 		}
 	}
@@ -60,7 +64,8 @@ func fillEmbedded(t *testing.T, v *vault.Vault, n int) []vault.Memory {
 	return mems
 }
 
-func hasVector(s *app.Service, id string) bool { _, ok := s.Similarity(id, id); return ok }
+// hasVector reports whether the index of eng holds a vector of memory id.
+func hasVector(eng *recall.Engine, id string) bool { return eng.HasVector(id) }
 
 func TestReembedInBackgroundAfterModelChange(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -76,7 +81,8 @@ func TestReembedInBackgroundAfterModelChange(t *testing.T) {
 		}
 
 		emb := &gatedEmbedder{gate: make(chan struct{})}
-		s, err := app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(emb)), IndexInBackground: true})
+		eng := recall.New(recall.DefaultConfig(emb))
+		s, err := app.New(v, app.Options{Recall: eng, IndexInBackground: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +101,7 @@ func TestReembedInBackgroundAfterModelChange(t *testing.T) {
 		if got := recallIDs(t, s, operator, app.RecallInput{Query: "topic42", Mode: recall.Semantic}); len(got) != 0 {
 			t.Errorf("semantic recall before re-embedding = %q, want none (old vectors are not used)", got)
 		}
-		if hasVector(s, mems[0].ID) {
+		if hasVector(eng, mems[0].ID) {
 			t.Error("a memory has a vector of the old model in the new index")
 		}
 
@@ -105,13 +111,13 @@ func TestReembedInBackgroundAfterModelChange(t *testing.T) {
 			t.Fatalf("progress after one batch = %+v, want 32 of 100", p)
 		}
 		for _, m := range mems[50:55] {
-			if !hasVector(s, m.ID) {
+			if !hasVector(eng, m.ID) {
 				t.Errorf("recently used memory %q not in the first batch", m.Content)
 			}
 		}
 		withVec := 0
 		for _, m := range mems {
-			if hasVector(s, m.ID) {
+			if hasVector(eng, m.ID) {
 				withVec++
 			}
 		}
@@ -129,13 +135,17 @@ func TestReembedInBackgroundAfterModelChange(t *testing.T) {
 			t.Errorf("progress after Close = %+v, want stopped with its reason", p)
 		}
 		emb2 := &gatedEmbedder{}
-		s2 := newRecallService(t, v, emb2)
+		eng2 := recall.New(recall.DefaultConfig(emb2))
+		s2, err := app.New(v, app.Options{Recall: eng2})
+		if err != nil {
+			t.Fatal(err)
+		}
 		defer s2.Close()
 		if n, p := emb2.n.Load(), s2.EmbedProgress(); n != 68 || p.Done != 68 || p.Total != 68 || p.Running {
 			t.Errorf("restart embedded %d texts (progress %+v), want the 68 left", n, p)
 		}
 		for _, m := range mems {
-			if !hasVector(s2, m.ID) {
+			if !hasVector(eng2, m.ID) {
 				t.Fatalf("memory %q has no vector after the restart", m.Content)
 			}
 		}

@@ -384,7 +384,7 @@ func (s *Service) selectFor(ctx context.Context, src source, out *ReevaluateResp
 	merges := map[string]*vault.Memory{} // archived memory id -> it, for those merged into another
 	targets := map[string]bool{}         // ids that memories were merged into
 	var losers []vault.Memory
-	hidden, err := s.v.Each(vault.ListFilter{Partitions: []vault.Partition{vault.Archive}, OnDamaged: s.skipDamaged}, func(m *vault.Memory) error {
+	hidden, err := s.v.Each(vault.ListFilter{Partitions: []vault.Partition{vault.Archive}, OnDamaged: s.damaged.Skip}, func(m *vault.Memory) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -435,7 +435,7 @@ func (s *Service) selectFor(ctx context.Context, src source, out *ReevaluateResp
 	}
 
 	var sel []selection
-	hidden, err = s.v.Each(vault.ListFilter{OnDamaged: s.skipDamaged}, func(m *vault.Memory) error {
+	hidden, err = s.v.Each(vault.ListFilter{OnDamaged: s.damaged.Skip}, func(m *vault.Memory) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -560,7 +560,7 @@ func (s *Service) hold(ctx context.Context, req Request, src source, sel []selec
 		}
 		for _, x := range batch {
 			if m, err := s.v.Peek(x.m.ID); err == nil {
-				s.index(ctx, &m) // archived: out of agents' recall, in the user's search of the archive
+				s.idx.Put(&m) // archived: out of agents' recall, in the user's search of the archive
 			}
 		}
 	}
@@ -679,7 +679,7 @@ func (s *Service) approveHeld(ctx context.Context, req Request, it *QueueItem) M
 	} else if cur, err = s.v.Peek(id); err != nil {
 		return MemoryResponse{Response: s.fail("approve", err)}
 	}
-	s.index(ctx, &cur)
+	s.idx.Put(&cur)
 	if r := s.dropHeld(req, it, vault.ActionApprove, src.auditReason()+": kept"); !r.OK() {
 		return MemoryResponse{Response: r}
 	}
@@ -708,7 +708,7 @@ func (s *Service) rejectHeld(ctx context.Context, req Request, it *QueueItem) Re
 	if err := s.v.Delete(id, a); err != nil && !errors.Is(err, vault.ErrNotFound) {
 		return s.fail("reject", err)
 	}
-	s.unindex(id)
+	s.idx.Remove(id)
 	r := s.dropHeld(req, it, vault.ActionDismiss, src.auditReason()+": deleted")
 	if r.OK() {
 		r.Message = fmt.Sprintf("deleted memory %s with its versions", id)

@@ -45,7 +45,7 @@ func (s *Service) Quarantine(ctx context.Context, req Request) QueueResponse {
 		if it.State == quarantine.Pending {
 			r, ok := reviews[it.Memory.Field]
 			if !ok {
-				existing, _, _ := s.v.List(vault.ListFilter{Field: it.Memory.Field, OnDamaged: s.skipDamaged})
+				existing, _, _ := s.v.List(vault.ListFilter{Field: it.Memory.Field, OnDamaged: s.damaged.Skip})
 				r = quarantine.NewReview(existing)
 				reviews[it.Memory.Field] = r
 			}
@@ -141,7 +141,7 @@ func (s *Service) Approve(ctx context.Context, req Request, id string, edit *str
 	if err != nil {
 		return MemoryResponse{Response: s.fail("approve", err)}
 	}
-	s.index(ctx, &got)
+	s.idx.Put(&got)
 	s.audit(req, vault.AuditEntry{Action: vault.ActionApprove, MemoryID: got.ID, Field: got.Field, Result: vault.ResultOK, Reason: "queue item " + id})
 	r = Response{Status: StatusOK}
 	if it.Partner != nil && it.Partner.Held {

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/engram-app/engram/app/recall"
+	"github.com/engram-app/engram/app/upkeep"
 	"github.com/engram-app/engram/decay"
 	"github.com/engram-app/engram/partitions"
 	"github.com/engram-app/engram/quarantine/guard"
@@ -119,35 +120,18 @@ type Service struct {
 	pairing   pairingState
 	authFails authFailures
 
-	recall *recall.Engine // nil: recall is off
+	// idx is the recall index (recall is off when its engine is nil);
+	// access, damaged and scrub keep the vault's other background
+	// bookkeeping (package upkeep).
+	idx     *upkeep.Index
+	access  *upkeep.Access
+	damaged *upkeep.Damaged
+	scrub   *upkeep.Scrubber
 	// recallStatus is what the caller of New said about the embedder
 	// (Options.RecallStatus); RecallStatus completes it.
 	recallStatus RecallStatus
 
 	conflicts ConflictStrategy
-	// idleEmbedding: see Options.IdleEmbedding.
-	idleEmbedding bool
-	// recallMu orders index rebuilds and the loading and dropping of
-	// sensitive memories; sensitiveIndexed says they are in the index.
-	recallMu         sync.Mutex
-	sensitiveIndexed bool
-	// indexed is closed once the first index build is done (at once
-	// unless Options.IndexInBackground); indexErr is its error.
-	indexed    chan struct{}
-	indexErr   error
-	startIndex sync.Once
-	indexCtx   context.Context
-	stopIndex  context.CancelFunc
-	// embedding is the background embedding of memories without a
-	// vector (reembed.go); access holds recall access times until they
-	// are written (access.go).
-	embedding embedJob
-	// writeEmbeds gives written memories their vectors in the background.
-	writeEmbeds embedQueue
-	// damaged are the records listings went on without.
-	damaged damagedSet
-	access  accessLog
-	scrub   scrubber
 
 	sensitiveRetention time.Duration // see Options.SensitiveAuditRetention
 	lifecycle          decay.Policy  // see Options.Lifecycle
@@ -219,87 +203,55 @@ func New(v *vault.Vault, o Options) (*Service, error) {
 	if o.SensitiveAuditRetention <= 0 {
 		o.SensitiveAuditRetention = DefaultSensitiveAuditRetention
 	}
-	s := &Service{v: v, log: o.Log, guard: g, policy: o.Guard, now: o.Now, sessions: map[string]*session{}, recall: o.Recall, recallStatus: o.RecallStatus,
-		indexed: make(chan struct{}), conflicts: o.Conflicts, idleEmbedding: o.IdleEmbedding, sensitiveRetention: o.SensitiveAuditRetention, lifecycle: o.Lifecycle}
-	if !o.IndexInBackground {
-		defer close(s.indexed)
-		if err := s.Reindex(context.Background()); err != nil {
-			return nil, fmt.Errorf("build the recall index: %w", err)
-		}
-		// Built in the foreground, the index is complete when New
-		// returns: wait for the memories without a vector. A failed
-		// embedder leaves them to keyword recall (logged).
-		s.embedding.mu.Lock()
-		done := s.embedding.done
-		s.embedding.mu.Unlock()
-		if done != nil {
-			<-done
-		}
-		s.start()
-		return s, nil
+	s := &Service{v: v, log: o.Log, guard: g, policy: o.Guard, now: o.Now, sessions: map[string]*session{}, recallStatus: o.RecallStatus,
+		conflicts: o.Conflicts, sensitiveRetention: o.SensitiveAuditRetention, lifecycle: o.Lifecycle}
+	s.damaged = upkeep.NewDamaged(o.Log)
+	// Built in the foreground, the index is complete when New returns,
+	// the memories without a vector embedded (a failed embedder leaves
+	// them to keyword recall, logged).
+	s.idx, err = upkeep.NewIndex(v, o.Recall, upkeep.IndexOptions{Log: o.Log, Doc: docOf, Damaged: s.damaged, Background: o.IndexInBackground, IdleEmbedding: o.IdleEmbedding})
+	if err != nil {
+		return nil, fmt.Errorf("build the recall index: %w", err)
 	}
-	s.indexCtx, s.stopIndex = context.WithCancel(context.Background())
-	s.start()
-	return s, nil
-}
-
-// start begins the service's background work, and drops the pairing
-// requests that expired while Engram was not running.
-func (s *Service) start() {
-	s.startScrubber()
+	s.access = upkeep.NewAccess(v, o.Log)
+	s.scrub = upkeep.StartScrubber(v, o.Log)
+	// Drop the pairing requests that expired while Engram was not running.
 	if !s.v.ReadOnly() {
 		if _, err := s.livePairings(); err != nil {
 			s.log.Error("dropping expired pairing requests", "err", err)
 		}
 	}
+	return s, nil
 }
 
 // BuildIndex starts building the recall index in the background, once,
 // for a service made with IndexInBackground; otherwise it does nothing.
 func (s *Service) BuildIndex() {
-	if s.indexCtx == nil {
-		return
+	if s.idx != nil {
+		s.idx.Build()
 	}
-	s.startIndex.Do(func() {
-		go func() {
-			defer close(s.indexed)
-			if err := s.Reindex(s.indexCtx); err != nil && s.indexCtx.Err() == nil {
-				s.log.Error("recall: building the index", "err", err)
-				s.indexErr = err
-			}
-		}()
-	})
 }
 
 // WaitIndexed waits until the first recall index build is done and
 // returns its error.
 func (s *Service) WaitIndexed(ctx context.Context) error {
-	if s.indexed == nil {
+	if s.idx == nil {
 		return nil
 	}
-	s.BuildIndex()
-	select {
-	case <-s.indexed:
-		return s.indexErr
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return s.idx.WaitBuilt(ctx)
 }
 
 // Close stops a background index build and background embedding and
 // waits for them, and writes the pending recall access times and the
-// summary of failed authentications. The vault
-// stays open (its owner closes it).
+// summary of failed authentications. The vault stays open (its owner
+// closes it).
 func (s *Service) Close() {
-	if s.stopIndex != nil {
-		s.stopIndex()
-		s.startIndex.Do(func() { close(s.indexed) }) // never started: nothing to wait for
-		<-s.indexed
+	if s.v == nil {
+		return
 	}
-	s.closeEmbeds()
-	s.stopEmbedding(true)
-	s.closeAccess()
-	s.stopScrubber()
+	s.idx.Close()
+	s.access.Close()
+	s.scrub.Close()
 	s.closeAuthFailures()
 }
 
@@ -587,7 +539,7 @@ func (s *Service) List(ctx context.Context, req Request, in ListInput) ListRespo
 	damaged := 0
 	all, hidden, err := s.v.List(vault.ListFilter{Partitions: in.Partitions, Field: in.Field, OnDamaged: func(id string, err error) {
 		damaged++
-		s.skipDamaged(id, err)
+		s.damaged.Skip(id, err)
 	}})
 	if err != nil {
 		return ListResponse{Response: s.fail("list", err)}
@@ -775,7 +727,7 @@ func (s *Service) changeWith(ctx context.Context, req Request, id string, op vau
 	if err != nil {
 		return MemoryResponse{Response: s.fail("update", err)}
 	}
-	s.index(ctx, &m)
+	s.idx.Put(&m)
 	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &m}
 }
 
@@ -793,7 +745,7 @@ func (s *Service) Rollback(ctx context.Context, req Request, id string, to int) 
 	if err != nil {
 		return MemoryResponse{Response: s.fail("rollback", err)}
 	}
-	s.index(ctx, &m)
+	s.idx.Put(&m)
 	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &m}
 }
 
@@ -808,7 +760,7 @@ func (s *Service) Delete(ctx context.Context, req Request, id string) Response {
 	if err := s.v.Delete(id, req.actor()); err != nil {
 		return s.fail("delete", err)
 	}
-	s.unindex(id)
+	s.idx.Remove(id)
 	return Response{Status: StatusOK}
 }
 

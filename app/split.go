@@ -200,7 +200,7 @@ func (s *Service) holdPartner(ctx context.Context, req Request, w recentWrite) *
 		p.Why = "it could not be held: it was left as it is"
 		return p
 	}
-	s.index(ctx, &got) // archived: out of every caller's recall
+	s.idx.Put(&got) // archived: out of every caller's recall
 	p.Held = true
 	return p
 }
@@ -233,7 +233,7 @@ func (s *Service) releasePartner(ctx context.Context, req Request, it *quarantin
 		s.fail("release the stored half of a split order", err)
 		return
 	}
-	s.index(ctx, &got)
+	s.idx.Put(&got)
 }
 
 // forgetPartner deletes the stored half of the split order of item it,
@@ -261,7 +261,7 @@ func (s *Service) forgetPartner(ctx context.Context, req Request, it *quarantine
 	if err := s.v.Delete(p.ID, a); err != nil && !errors.Is(err, vault.ErrNotFound) {
 		return "", err
 	}
-	s.unindex(p.ID)
+	s.idx.Remove(p.ID)
 	return fmt.Sprintf("deleted memory %s, the stored half, with its versions", p.ID), nil
 }
 
@@ -352,7 +352,7 @@ func (s *Service) redactEarlier(ctx context.Context, req Request, h splitSecret)
 		}
 		return
 	}
-	s.index(ctx, &got)
+	s.idx.Put(&got)
 	if vs, err := s.v.History(got.ID, actor); err == nil && len(vs) > 1 {
 		all := make([]int, 0, len(vs))
 		for _, v := range vs {

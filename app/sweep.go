@@ -122,7 +122,7 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 	arch := newArchiver(s, a)
 	counts := map[string]int{} // the summary entry's, see vault.ActionSweep
 	purgeKey := map[string]string{}
-	hidden, err := s.v.Each(vault.ListFilter{Partitions: []vault.Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}, OnDamaged: s.skipDamaged}, func(m *vault.Memory) error {
+	hidden, err := s.v.Each(vault.ListFilter{Partitions: vault.AllPartitions, OnDamaged: s.damaged.Skip}, func(m *vault.Memory) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -168,7 +168,7 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 		if err := s.v.Purge(act.ID, act.Reason, a); err != nil && !errors.Is(err, vault.ErrNotFound) {
 			return SweepResponse{Response: s.fail("sweep purge", err)}
 		}
-		s.unindex(act.ID)
+		s.idx.Remove(act.ID)
 		counts[purgeKey[act.ID]]++
 		out.Purged++
 		out.Actions = append(out.Actions, act)
@@ -228,7 +228,7 @@ func (s *Service) Restore(ctx context.Context, req Request, id string) MemoryRes
 	if err != nil {
 		return MemoryResponse{Response: s.fail("restore", err)}
 	}
-	s.index(ctx, &m)
+	s.idx.Put(&m)
 	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &m}
 }
 
@@ -303,7 +303,7 @@ func (ar *archiver) run() {
 			continue
 		}
 		for _, r := range batch {
-			ar.s.unindex(r.ID) // archived memories are out of recall
+			ar.s.idx.Remove(r.ID) // archived memories are out of recall
 		}
 	}
 }

@@ -16,11 +16,11 @@ func (s *Service) SyncApplied(changed, removed []string) {
 		return
 	}
 	for _, id := range removed {
-		s.unindex(id)
+		s.idx.Remove(id)
 	}
 	for _, id := range changed {
 		if m, err := s.v.Peek(id); err == nil {
-			s.index(context.Background(), &m)
+			s.idx.Put(&m)
 		}
 	}
 }
@@ -49,7 +49,7 @@ func (s *Service) approveSyncConflict(ctx context.Context, req Request, it *quar
 	if err != nil {
 		return MemoryResponse{Response: s.fail("approve", err)}
 	}
-	s.index(ctx, &got)
+	s.idx.Put(&got)
 	e := vault.AuditEntry{Action: vault.ActionApprove, Agent: req.Caller.Name(), Session: req.Caller.Session, MemoryID: got.ID, Field: got.Field, Result: vault.ResultOK, Reason: "queue item " + it.ID}
 	if err := s.v.QueueDelete(it.ID, e); err != nil {
 		return MemoryResponse{Response: s.fail("quarantine delete", err)}

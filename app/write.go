@@ -145,7 +145,7 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 	if err != nil {
 		return MemoryResponse{Response: s.fail("store", err)}
 	}
-	s.index(ctx, &got)
+	s.idx.Put(&got)
 	s.remember(req, got.ID, got.Content, got.Version, findingTypes(a.res.Findings))
 	if old == nil {
 		return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &got, Warnings: warnings}
@@ -166,7 +166,7 @@ func (s *Service) resolveConflict(ctx context.Context, req Request, old, m *vaul
 	if err != nil {
 		return MemoryResponse{Response: s.fail("resolve conflict", err)}
 	}
-	s.index(ctx, &archived)
+	s.idx.Put(&archived)
 	if loser == m {
 		return MemoryResponse{Response: Response{StatusConflict, fmt.Sprintf("this memory conflicts with memory %s, which wins (%s, resolved by %s); it was kept in the archive with a pointer to it", old.ID, why, s.conflicts)}, Memory: &archived, Warnings: warnings}
 	}
@@ -334,7 +334,7 @@ func (s *Service) enqueue(ctx context.Context, req Request, a admission, warning
 		// first half once the second waits; released if the item is not.
 		it.Partner = s.holdPartner(ctx, req, *a.partner)
 	}
-	existing, _, _ := s.v.List(vault.ListFilter{Field: m.Field, OnDamaged: s.skipDamaged})
+	existing, _, _ := s.v.List(vault.ListFilter{Field: m.Field, OnDamaged: s.damaged.Skip})
 	it.Proposal, it.Guardian = quarantine.Guardian(it, quarantine.Review{Existing: existing})
 	data, err := it.Encode()
 	if err == nil {

@@ -16,7 +16,7 @@ var cheapBackup = vault.BackupOptions{WorkFactor: 10}
 func TestExportImportRoundTrip(t *testing.T) {
 	src, _ := vaulttest.New(t)
 	var ids []string
-	for _, p := range vault.Partitions {
+	for _, p := range vault.LivePartitions {
 		m := mustAdd(t, src, p, "backup me from "+string(p))
 		src.Update(m.ID, vault.OpUpdate, operator, func(m *vault.Memory) error { m.Content += " (edited)"; return nil })
 		ids = append(ids, m.ID)

@@ -23,7 +23,7 @@ var content500 = strings.Repeat("The staging deploy needs VPN access first. ", 1
 // the record, its first version and the audit entry.
 func BenchmarkWrite(b *testing.B) {
 	for _, sync := range []bool{false, true} {
-		for _, p := range vault.Partitions {
+		for _, p := range vault.LivePartitions {
 			name := string(p) + "/nosync"
 			opts := []vaulttest.Option{vaulttest.NoSync}
 			if sync {
@@ -43,7 +43,7 @@ func BenchmarkWrite(b *testing.B) {
 }
 
 func BenchmarkRead(b *testing.B) {
-	for _, p := range vault.Partitions {
+	for _, p := range vault.LivePartitions {
 		b.Run(string(p), func(b *testing.B) {
 			v, _ := vaulttest.New(b, vaulttest.NoSync)
 			m, _ := v.Add(vaulttest.Memory(p, content500), operator)

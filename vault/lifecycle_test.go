@@ -11,7 +11,7 @@ import (
 )
 
 func TestArchiveRestore(t *testing.T) {
-	for _, p := range vault.Partitions {
+	for _, p := range vault.LivePartitions {
 		t.Run(string(p), func(t *testing.T) {
 			v, _ := vaulttest.New(t)
 			m := mustAdd(t, v, p, "archive me from "+string(p))

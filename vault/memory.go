@@ -24,8 +24,13 @@ const (
 	Archive   Partition = "archive"
 )
 
-// Partitions lists the live partitions in ascending sensitivity.
-var Partitions = []Partition{Public, Internal, Sensitive}
+// LivePartitions lists the partitions a memory lives in before it is
+// archived, in ascending sensitivity: the ones a writer may name.
+var LivePartitions = []Partition{Public, Internal, Sensitive}
+
+// AllPartitions lists every partition, the archive last: what a listing
+// of the whole vault reads.
+var AllPartitions = []Partition{Public, Internal, Sensitive, Archive}
 
 // Kind is what sort of thing a memory records.
 type Kind string
@@ -367,7 +372,7 @@ func (m *Memory) Validate() error {
 	if m.Tier != Episodic && m.Tier != Semantic {
 		return bad("tier", m.Tier)
 	}
-	if !slices.Contains(Partitions, m.Partition) && m.Partition != Archive {
+	if !slices.Contains(LivePartitions, m.Partition) && m.Partition != Archive {
 		return bad("partition", m.Partition)
 	}
 	if m.Partition == Archive && m.Archive == nil {

@@ -66,7 +66,7 @@ func makeSalvageFixture(t *testing.T) (*salvageFixture, error) {
 	f := &salvageFixture{want: map[string]wantMemory{}, sealedArchive: map[string]bool{}}
 	filler := strings.Repeat("lorem ipsum dolor ", 12)
 	var byPart = map[vault.Partition][]string{}
-	for _, p := range vault.Partitions {
+	for _, p := range vault.LivePartitions {
 		for i := 0; i < 40; i++ {
 			content := fmt.Sprintf("%s memory %02d: %s", p, i, filler)
 			m, err := v.Add(vaulttest.Memory(p, content), operator)
@@ -253,7 +253,7 @@ func runSalvage(t *testing.T, data []byte, pass string) salvageResult {
 	if st.Added != rep.Total() {
 		t.Fatalf("Import added %d, the report says %d recovered", st.Added, rep.Total())
 	}
-	all, _, err := fresh.List(vault.ListFilter{Partitions: []vault.Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}})
+	all, _, err := fresh.List(vault.ListFilter{Partitions: vault.AllPartitions})
 	if err != nil {
 		t.Fatal(err)
 	}

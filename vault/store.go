@@ -534,7 +534,7 @@ func (v *Vault) Each(f ListFilter, fn func(m *Memory) error) (int, error) {
 	defer seal.Wipe(key)
 	parts := f.Partitions
 	if len(parts) == 0 {
-		parts = Partitions
+		parts = LivePartitions
 	}
 	hidden := 0
 	err := v.view(func(tx *bolt.Tx) error {

@@ -135,7 +135,7 @@ func TestSecondOpenFailsFast(t *testing.T) {
 
 func TestAddGetEachPartition(t *testing.T) {
 	v, _ := vaulttest.New(t)
-	for _, p := range vault.Partitions {
+	for _, p := range vault.LivePartitions {
 		t.Run(string(p), func(t *testing.T) {
 			content := "the build uses go 1.27 for " + string(p)
 			m := mustAdd(t, v, p, content)
@@ -469,7 +469,7 @@ func TestChangePassphrase(t *testing.T) {
 }
 
 func TestVersionsAndRollback(t *testing.T) {
-	for _, p := range vault.Partitions {
+	for _, p := range vault.LivePartitions {
 		t.Run(string(p), func(t *testing.T) {
 			v, clock := vaulttest.New(t)
 			m := mustAdd(t, v, p, "content v1")

@@ -183,7 +183,7 @@ func printSalvage(c *cmd, r *vault.SalvageReport, out string) {
 		fmt.Fprintf(c.out, "FILE %s\n", p)
 	}
 	var parts []string
-	for _, p := range []vault.Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive} {
+	for _, p := range vault.AllPartitions {
 		parts = append(parts, fmt.Sprintf("%s %d", p, r.Recovered[p]))
 	}
 	fmt.Fprintf(c.out, "recovered %d memories (%s) with %d versions", r.Total(), strings.Join(parts, ", "), r.Versions)

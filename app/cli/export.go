@@ -41,7 +41,7 @@ func (c *cmd) exportReadable(args []string) error {
 	parts := []vault.Partition{vault.Public, vault.Internal}
 	mode := unlockIfEasy
 	if *sensitive {
-		parts, mode = vault.Partitions, unlockRequired
+		parts, mode = vault.LivePartitions, unlockRequired
 	}
 	if err := c.openAndUnlock(mode, *passFile); err != nil {
 		return err

@@ -31,7 +31,7 @@ const (
 func (s *Syncer) compact(ctx context.Context, me *self, k keys, r *Report) error {
 	priv := me.key()
 	entries := []entry{{Type: typeDevice, Name: me.Name, Pub: priv.Public().(ed25519.PublicKey)}}
-	all := []vault.Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}
+	all := vault.AllPartitions
 	var ids []string
 	if _, err := s.v.Each(vault.ListFilter{Partitions: all, OnDamaged: func(string, error) {}}, func(m *vault.Memory) error {
 		ids = append(ids, m.ID)

@@ -110,7 +110,7 @@ func (s *Syncer) collect(ctx context.Context, me *self, k keys, b batch) ([]entr
 	}
 	tombs := map[string]vault.Action{}
 	if full {
-		all := []vault.Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}
+		all := vault.AllPartitions
 		if _, err := s.v.Each(vault.ListFilter{Partitions: all, OnDamaged: func(string, error) {}}, func(m *vault.Memory) error {
 			add(m.ID)
 			return nil

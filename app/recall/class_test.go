@@ -46,7 +46,7 @@ func pick[T any](r *rand.Rand, list []T) []T {
 func TestSearchKeepsWhatRulesAdmit(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	owners := []string{vault.AgentOperator, "claude", "cursor", "aider"}
-	partitions := []vault.Partition{vault.Public, vault.Internal, vault.Sensitive, vault.Archive}
+	partitions := vault.AllPartitions
 	tiers := []vault.Tier{vault.Episodic, vault.Semantic}
 	kinds := []vault.Kind{vault.Fact, vault.Preference, vault.Event}
 	fields := []vault.Field{vault.Learnings, vault.Preferences, vault.Gotchas}

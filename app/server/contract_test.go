@@ -64,7 +64,7 @@ func TestUnknownValues(t *testing.T) {
 			t.Errorf("%s(%s) = error %v, %s; want an invalid error result %q", tc.tool, tc.args, isErr, text, tc.want)
 		}
 	}
-	if list := e.svc.List(context.Background(), operator, app.ListInput{Partitions: vault.Partitions}); len(list.Memories) != 1 {
+	if list := e.svc.List(context.Background(), operator, app.ListInput{Partitions: vault.LivePartitions}); len(list.Memories) != 1 {
 		t.Fatalf("the vault holds %d memories, want the test's one", len(list.Memories))
 	}
 }
@@ -155,7 +155,7 @@ func TestContractsPublishLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	defs := doc.Components.Schemas
-	partitions := names(vault.Partitions)
+	partitions := names(vault.LivePartitions)
 	checkContract(t, "openapi StoreRequest", defs["StoreRequest"], defs, map[string][]string{
 		"field": names(vault.AgentFields), "kind": names(app.Kinds), "tier": names(app.WriteTiers),
 		"partition": partitions, "source.type": names(app.SourceTypes), "source.reported": names(app.SourceTypes),

@@ -51,7 +51,7 @@ func TestLooseInput(t *testing.T) {
 			}
 		})
 	}
-	list := e.svc.List(context.Background(), operator, app.ListInput{Partitions: vault.Partitions})
+	list := e.svc.List(context.Background(), operator, app.ListInput{Partitions: vault.LivePartitions})
 	if len(list.Memories) != 1 {
 		t.Fatalf("the vault holds %d memories after refused writes, want the 1 stored by the test", len(list.Memories))
 	}
@@ -211,7 +211,7 @@ func TestLooseMCPArguments(t *testing.T) {
 	if isErr, text := m.call(t, "store_memory", []byte(`{"content":"the build uses make"}`)); isErr {
 		t.Fatalf("a clean store_memory = %s", text)
 	}
-	list := e.svc.List(context.Background(), operator, app.ListInput{Partitions: vault.Partitions})
+	list := e.svc.List(context.Background(), operator, app.ListInput{Partitions: vault.LivePartitions})
 	if len(list.Memories) != 1 {
 		t.Fatalf("the vault holds %d memories, want only the clean one", len(list.Memories))
 	}
