@@ -432,4 +432,3 @@ func (q *embedQueue) close() {
 	}
 	q.vectors.close()
 }
-
