@@ -64,7 +64,8 @@ func recordOf(m *vault.Memory) decay.Record {
 		case vault.Confirmed:
 			switch {
 			case v.Agent == vault.AgentOperator:
-				r.Confirmed, r.Verifications, r.Observations, r.Refuted = v.Time, 0, 0, false
+				r = decay.Reconfirm(r, v.Time)
+				r.Refuted = false
 				clear(confirmedBy)
 				clear(observedBy)
 			case v.Agent != m.Owner && !confirmedBy[v.Agent]:

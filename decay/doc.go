@@ -44,7 +44,8 @@
 //  7. not accessed for a year: archive.
 //
 // Archived memories are excluded from recall but visible to the user and
-// restorable ([Restore]) until they are purged.
+// restorable by the user (the service records a restore as a
+// confirmation, see [Reconfirm]) until they are purged.
 //
 // # Time
 //

@@ -223,20 +223,11 @@ func Confidence(r Record, now time.Time) float64 {
 
 // Reconfirm returns r as re-confirmed by the user at now: confidence is back
 // to the initial value (the boosts are cleared) and the TTL and the unused
-// period start again from now. It does not unarchive or unrefute; see
-// Restore.
+// period start again from now (Confirmed; Accessed, the last recall, only
+// moves forward). It does not unarchive or unrefute.
 func Reconfirm(r Record, now time.Time) Record {
 	r.Confirmed = now
-	r.Accessed = now
+	r.Accessed = latest(r.Accessed, now)
 	r.Verifications, r.Observations = 0, 0
 	return r
-}
-
-// Restore returns r taken back out of the archive by the user at now: no
-// longer archived or refuted, and re-confirmed (see Reconfirm) so the sweep
-// does not archive it again at once.
-func Restore(r Record, now time.Time) Record {
-	r.Archived, r.ArchivedAt, r.ArchiveReason = false, time.Time{}, ""
-	r.Refuted, r.RefutedNote = false, ""
-	return Reconfirm(r, now)
 }

@@ -171,26 +171,6 @@ func TestReconfirm(t *testing.T) {
 	}
 }
 
-func TestRestore(t *testing.T) {
-	now := t0.Add(200 * day)
-	r := Record{
-		Kind: Fact, Tier: Episodic, Initial: 0.7, Created: t0,
-		Refuted: true, RefutedNote: "wrong city",
-		Archived: true, ArchivedAt: t0.Add(100 * day), ArchiveReason: ReasonRefuted,
-	}
-	got := Restore(r, now)
-	want := r
-	want.Refuted, want.RefutedNote = false, ""
-	want.Archived, want.ArchivedAt, want.ArchiveReason = false, time.Time{}, ""
-	want.Confirmed, want.Accessed = now, now
-	if got != want {
-		t.Errorf("Restore(%+v) = %+v, want %+v", r, got, want)
-	}
-	if d := Decide(got, now, DefaultPolicy()); d.Action != Keep {
-		t.Errorf("Decide(Restore(r)) = %+v, want Keep", d)
-	}
-}
-
 func TestRecordValidate(t *testing.T) {
 	ok := Record{Kind: Fact, Tier: Semantic, Initial: 0.95, Created: t0}
 	with := func(f func(*Record)) Record { r := ok; f(&r); return r }
