@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/engram-app/engram/quarantine/guard"
-
 	"github.com/engram-app/engram/vault"
 )
 
@@ -58,10 +56,6 @@ func refutationReport(m *vault.Memory, t vault.Trust) string {
 	return ""
 }
 
-// agentTrust is the trust an agent's own memories get: its registered
-// trust, never above standard (as admit gives it).
-func agentTrust(c Caller) vault.Trust { return lowerTrust(vault.TrustStandard, c.Trust) }
-
 func (s *Service) verify(ctx context.Context, req Request, id string, verdict vault.Verdict, evidence string) MemoryResponse {
 	if r, ok := s.gate(req); !ok {
 		return MemoryResponse{Response: r}
@@ -95,7 +89,7 @@ func (s *Service) verify(ctx context.Context, req Request, id string, verdict va
 		}
 		a := req.actor()
 		a.IfVersion = cur.Version
-		why := refutationReport(&cur, agentTrust(req.Caller))
+		why := refutationReport(&cur, req.Caller.WriteTrust())
 		v := vault.Refuted
 		if why != "" {
 			v = vault.Questioned
@@ -137,17 +131,8 @@ func VerificationLine(v vault.Verification) string {
 // to agents with its history, so it may hold no secret, no personal data
 // and, from an agent, nothing that reads as instructions.
 func (s *Service) checkEvidence(req Request, evidence string) Response {
-	if strings.TrimSpace(evidence) == "" {
-		return Response{Status: StatusOK}
-	}
-	res := s.guard.Check(guard.Input{Text: evidence, Source: string(vault.SourceAIInference)})
-	switch {
-	case res.HasSecret || res.NeedsConfirm:
-		return Response{StatusInvalid, "invalid: the evidence may not hold secrets"}
-	case res.HasPII:
-		return Response{StatusInvalid, "invalid: the evidence may not hold personal data"}
-	case !req.Caller.Operator && res.Verdict != guard.Safe:
-		return Response{StatusInvalid, "invalid: the evidence may not hold instructions (" + strings.Join(res.Reasons, "; ") + ")"}
+	if bad := s.pol.Clean(evidence, vault.SourceAIInference, !req.Caller.Operator); bad != "" {
+		return Response{StatusInvalid, "invalid: the evidence may not hold " + bad}
 	}
 	return Response{Status: StatusOK}
 }

@@ -61,9 +61,9 @@ type (
 // The values a filter or a form offers, in display order.
 var (
 	Partitions = vault.AllPartitions
-	Tiers      = []Tier{vault.Episodic, vault.Semantic}
-	Kinds      = []Kind{vault.Fact, vault.Preference, vault.Event, vault.Pattern, vault.Knowledge}
-	Fields     = []Field{vault.Learnings, vault.Preferences, vault.Gotchas, vault.Conventions, vault.Decisions}
+	Tiers      = vault.Tiers
+	Kinds      = vault.Kinds
+	Fields     = vault.AgentFields
 	Trusts     = vault.TrustLevels
 )
 

@@ -91,7 +91,7 @@ func (s *Service) expiryFor(req Request, m vault.Memory, spec string) (*time.Tim
 
 // updateExpiry sets or clears a memory's expiry, as a new version.
 func (s *Service) updateExpiry(ctx context.Context, req Request, id string, in UpdateInput) MemoryResponse {
-	return s.change(ctx, req, id, vault.OpUpdate, in.IfVersion, func(m *vault.Memory) error {
+	return s.apply(req, id, vault.OpUpdate, in.IfVersion, nil, func(m *vault.Memory) error {
 		exp, r := s.expiryFor(req, *m, in.Expires)
 		if !r.OK() {
 			return fmt.Errorf("%w: %s", vault.ErrInvalid, strings.TrimPrefix(r.Message, "invalid: "))

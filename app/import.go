@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/engram-app/engram/app/importer"
+	"github.com/engram-app/engram/app/policy"
 	"github.com/engram-app/engram/quarantine/guard"
 	"github.com/engram-app/engram/vault"
 )
@@ -132,10 +133,8 @@ func (s *Service) ImportEntries(ctx context.Context, req Request, entries []impo
 		return ImportEntriesResponse{Response: r}
 	}
 	defer func() {
-		s.mu.Lock()
-		delete(s.sessions, sessionKey(c))
-		s.mu.Unlock()
-		s.forgetSplits(ireq)
+		s.sessions.end(c)
+		s.recent.forget(splitKey(ireq))
 	}()
 	out := ImportEntriesResponse{Response: Response{Status: StatusOK}, Writer: c.Name()}
 	im := importRun{s: s, req: ireq, o: o, seen: map[string]string{}, files: map[string]string{}}
@@ -189,7 +188,7 @@ func (s *Service) importer(o ImportOptions) (Caller, Response) {
 		return c, Response{StatusInvalid, fmt.Sprintf("agent %q is %s: resume it first", a.Name, a.Status)}
 	}
 	c.Agent, c.Fields, c.Read, c.Group, c.Product = a.Name, a.Fields, a.Read, a.Group, a.Product
-	c.Trust = lowerTrust(vault.TrustStandard, a.Trust)
+	c.Trust = policy.LowerTrust(vault.TrustStandard, a.Trust)
 	return c, Response{Status: StatusOK}
 }
 
@@ -235,15 +234,14 @@ func (im *importRun) where(e importer.Entry) string {
 		im.files[e.File] = name
 	}
 	w := fmt.Sprintf("imported from %s, line %d", name, e.Line)
-	if e.Ref != "" && validID(e.Ref) && im.harmless(e.Ref) {
+	if e.Ref != "" && policy.ValidID(e.Ref) && im.harmless(e.Ref) {
 		w += ", id " + e.Ref
 	}
 	return w
 }
 
 func (im *importRun) harmless(s string) bool {
-	res := im.s.guard.Check(guard.Input{Text: s, Source: string(vault.SourceToolOutput)})
-	return res.Verdict == guard.Safe && !res.HasSecret && !res.HasPII && !res.NeedsConfirm
+	return im.s.pol.Clean(s, vault.SourceToolOutput, true) == ""
 }
 
 // one decides and, unless dry, writes one entry. The response is not OK
@@ -263,45 +261,45 @@ func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, R
 		res.Warnings = append(res.Warnings, "tags left out: "+strings.TrimPrefix(r.Message, "invalid: "))
 	}
 	// The partition, if any, is the user's --partition, never the file's.
-	// confirmed: the user asked for the import. The importer has no
+	// Confirmed: the user asked for the import. The importer has no
 	// "may confirm" grant, so this only turns what needs the user's
 	// confirmation (a possible secret) into a quarantine item to confirm
 	// there, instead of a refusal.
-	a := s.admit(req, proposal{confirmed: true, userPartition: in.Partition != "", m: vault.Memory{
+	a := s.admit(req, policy.Proposal{Confirmed: true, UserPartition: in.Partition != "", Memory: vault.Memory{
 		Content: in.Content, Kind: in.Kind, Field: in.Field, Tier: in.Tier, Partition: in.Partition,
 		Tags: tags, Source: vault.Source{Type: vault.SourceToolOutput, Tool: importTool},
 	}})
-	res.Warnings = append(res.Warnings, a.warnings...)
-	res.Partition, res.Redacted = a.m.Partition, a.secretTypes != ""
-	switch a.outcome {
-	case admitted:
-	case queued:
-		if a.sealQueue {
-			a.queueReason = "imported text that may be a secret (a long random string or hash): confirm it to store it"
+	res.Warnings = append(res.Warnings, a.Warnings...)
+	res.Partition, res.Redacted = a.Memory.Partition, a.SecretTypes != ""
+	switch a.Outcome {
+	case policy.Admitted:
+	case policy.Queued:
+		if a.SealQueue {
+			a.QueueReason = "imported text that may be a secret (a long random string or hash): confirm it to store it"
 		}
 		return im.queue(a, res)
-	case refused:
-		res.Outcome, res.Why = ImportRefused, a.why
+	case policy.Refused:
+		res.Outcome, res.Why = ImportRefused, a.Why
 		if !im.o.DryRun {
 			im.refuse(a, &res)
 		}
 		return res, ok
 	default:
-		res.Outcome, res.Why = ImportSkipped, strings.TrimPrefix(a.why, "invalid: ")
+		res.Outcome, res.Why = ImportSkipped, strings.TrimPrefix(a.Why, "invalid: ")
 		if !im.o.DryRun {
 			im.refuse(a, &res)
 		}
 		return res, ok
 	}
-	m := a.m
+	m := a.Memory
 	if m.Partition != vault.Sensitive {
 		res.Text = m.Content
 	}
-	if joined, text, earlier, found := s.splitOrder(req, m.Content, findingTypes(a.res.Findings), guard.Input{Source: string(m.Source.Type), Field: string(m.Field)}); found {
-		a.res.Verdict, a.res.Risk, a.res.Threat = guard.Suspicious, max(a.res.Risk, joined.Risk), max(a.res.Threat, joined.Threat)
-		a.res.Reasons = append(a.res.Reasons, joined.Reasons...)
-		a.queueReason = fmt.Sprintf("read together with an entry before it (%s), it looks like a planted instruction (%s)", earlier.id, strings.Join(joined.Reasons, "; "))
-		a.joined, a.joinedFindings, a.sealQueue = text, joined.Findings, true
+	if joined, text, earlier, found := s.splitOrder(req, m.Content, findingTypes(a.Result.Findings), guard.Input{Source: string(m.Source.Type), Field: string(m.Field)}); found {
+		a.Result.Verdict, a.Result.Risk, a.Result.Threat = guard.Suspicious, max(a.Result.Risk, joined.Risk), max(a.Result.Threat, joined.Threat)
+		a.Result.Reasons = append(a.Result.Reasons, joined.Reasons...)
+		a.QueueReason = fmt.Sprintf("read together with an entry before it (%s), it looks like a planted instruction (%s)", earlier.id, strings.Join(joined.Reasons, "; "))
+		a.joined, a.joinedFindings, a.SealQueue = text, joined.Findings, true
 		res.Text = ""
 		return im.queue(a, res)
 	}
@@ -318,7 +316,7 @@ func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, R
 				if r := s.duplicateOf(ctx, req, n.doc.ID, &m, nil); !r.OK() {
 					return res, r.Response
 				}
-				s.remember(req, n.doc.ID, m.Content, 0, findingTypes(a.res.Findings))
+				s.remember(req, n.doc.ID, m.Content, 0, findingTypes(a.Result.Findings))
 			}
 			return res, ok
 		}
@@ -326,8 +324,8 @@ func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, R
 	for _, n := range near {
 		if n.sameSubject() && n.negation {
 			// An import never archives a memory: the user decides.
-			a.m = m
-			a.queueReason = fmt.Sprintf("contradicts memory %s (same subject, incompatible content): the user decides", n.doc.ID)
+			a.Memory = m
+			a.QueueReason = fmt.Sprintf("contradicts memory %s (same subject, incompatible content): the user decides", n.doc.ID)
 			res.Text = ""
 			return im.queue(a, res)
 		}
@@ -335,20 +333,20 @@ func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, R
 	res.Outcome = ImportStored
 	if im.o.DryRun {
 		im.seen[key] = res.Where
-		s.remember(req, strings.TrimPrefix(res.Where, "imported from "), m.Content, 0, findingTypes(a.res.Findings))
+		s.remember(req, strings.TrimPrefix(res.Where, "imported from "), m.Content, 0, findingTypes(a.Result.Findings))
 		return res, ok
 	}
 	var facts []vault.AuditEntry
-	if a.secretTypes != "" {
+	if a.SecretTypes != "" {
 		facts = append(facts, vault.AuditEntry{Action: vault.ActionSecretRedacted, Agent: req.Caller.Name(), Session: req.Caller.Session,
-			Field: m.Field, ContentHash: s.fingerprint(in.Content), Result: vault.ResultOK, Reason: a.secretTypes, Redactions: redactions(a.res.Findings)})
+			Field: m.Field, ContentHash: s.fingerprint(in.Content), Result: vault.ResultOK, Reason: a.SecretTypes, Redactions: policy.Redactions(a.Result.Findings)})
 	}
-	got, err := s.v.Add(m, vault.Actor{Agent: req.Caller.Name(), Session: req.Caller.Session, Reason: res.Where, Score: 1 - a.res.Risk, Audit: facts})
+	got, err := s.v.Add(m, vault.Actor{Agent: req.Caller.Name(), Session: req.Caller.Session, Reason: res.Where, Score: 1 - a.Result.Risk, Audit: facts})
 	if err != nil {
 		return res, s.fail("import", err)
 	}
 	s.idx.Put(&got)
-	s.remember(req, got.ID, got.Content, got.Version, findingTypes(a.res.Findings))
+	s.remember(req, got.ID, got.Content, got.Version, findingTypes(a.Result.Findings))
 	res.ID = got.ID
 	return res, ok
 }
@@ -356,11 +354,11 @@ func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, R
 // queue puts an admitted or queued entry in the quarantine, saying where
 // it came from.
 func (im *importRun) queue(a admission, res ImportResult) (ImportResult, Response) {
-	res.Outcome, res.Why = ImportQueued, a.queueReason
+	res.Outcome, res.Why = ImportQueued, a.QueueReason
 	if im.o.DryRun {
 		return res, Response{Status: StatusOK}
 	}
-	a.queueReason += " (" + res.Where + ")"
+	a.QueueReason += " (" + res.Where + ")"
 	r := im.s.enqueue(context.Background(), im.req, a, nil) // an import never holds a memory: no partner
 	if r.Status != StatusQuarantined {
 		return res, r.Response
@@ -374,14 +372,14 @@ func (im *importRun) queue(a admission, res ImportResult) (ImportResult, Respons
 // counted against any agent.
 func (im *importRun) refuse(a admission, res *ImportResult) {
 	s := im.s
-	e := vault.AuditEntry{Action: vault.ActionReject, Field: a.m.Field, Result: vault.ResultRejected, Reason: a.why + " (" + res.Where + ")", Size: len(a.res.Redacted)}
-	if a.outcome != refused {
+	e := vault.AuditEntry{Action: vault.ActionReject, Field: a.Memory.Field, Result: vault.ResultRejected, Reason: a.Why + " (" + res.Where + ")", Size: len(a.Result.Redacted)}
+	if a.Outcome != policy.Refused {
 		e.Result = vault.ResultDenied
 	}
-	if a.m.Content != "" {
-		e.ContentHash = s.fingerprint(a.m.Content)
+	if a.Memory.Content != "" {
+		e.ContentHash = s.fingerprint(a.Memory.Content)
 	}
-	if a.hostile {
+	if a.Hostile {
 		s.keepHostile(im.req, a, e.ContentHash)
 		res.Why += "; a sealed copy is kept in the quarantine for 30 days"
 	}

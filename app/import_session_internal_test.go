@@ -3,6 +3,7 @@ package app
 import (
 	"testing"
 
+	"github.com/engram-app/engram/app/policy"
 	"github.com/engram-app/engram/quarantine/guard"
 )
 
@@ -11,11 +12,11 @@ import (
 // about one in 5,000 is all digits and is taken for a phone number, and
 // the whole import was refused as "invalid" (4 of 20,000 in a run).
 func TestImportSessionPassesTheCheck(t *testing.T) {
-	g, err := guard.New(guard.Policy{})
+	pol, err := policy.New(guard.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Service{guard: g}
+	s := &Service{pol: pol}
 	for range 20000 {
 		id := s.importSession()
 		if !IsImportSession(id) || len(id) != len(ImportSessionPrefix)+12 {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/engram-app/engram/app/policy"
 	"github.com/engram-app/engram/quarantine/guard"
 	"github.com/engram-app/engram/vault"
 )
@@ -176,7 +177,7 @@ func (s *Service) Merge(ctx context.Context, req Request, in MergeInput) MemoryR
 		in := guard.Input{Text: merged.Content, Source: string(vault.SourceAIInference), Field: string(merged.Field)}
 		if res := s.guard.Screen(in); res.Verdict != guard.Safe {
 			why := "the merged text looks like an attempt to plant instructions (" + strings.Join(res.Reasons, "; ") + "); the memories were left as they are"
-			return MemoryResponse{Response: s.settle(req, admission{outcome: refused, status: StatusRejected, why: why, m: merged, res: res})}
+			return MemoryResponse{Response: s.settle(req, refusal(why, merged, res))}
 		}
 	}
 	if !req.Caller.Operator && strategy == MergeUnion && len(texts) > 1 {
@@ -191,7 +192,7 @@ func (s *Service) Merge(ctx context.Context, req Request, in MergeInput) MemoryR
 		in := guard.Input{Text: joined, Source: string(vault.SourceAIInference), Field: string(merged.Field)}
 		if res := s.guard.Screen(in); res.Verdict != guard.Safe {
 			why := "the merged text looks like an attempt to plant instructions (" + strings.Join(res.Reasons, "; ") + "); the memories were left as they are"
-			return MemoryResponse{Response: s.settle(req, admission{outcome: refused, status: StatusRejected, why: why, m: merged, res: res})}
+			return MemoryResponse{Response: s.settle(req, refusal(why, merged, res))}
 		}
 	}
 	a := req.actor()
@@ -250,17 +251,17 @@ func (s *Service) Split(ctx context.Context, req Request, in SplitInput) SplitRe
 		if !req.Caller.Operator && !strings.Contains(orig.Content, p) {
 			return SplitResponse{Response: Response{StatusInvalid, "invalid: an agent splits a memory into parts of its own text"}}
 		}
-		a := s.admit(req, proposal{m: vault.Memory{Content: p}, existing: orig, derived: true})
-		if a.outcome != admitted {
+		a := s.admit(req, policy.Proposal{Memory: vault.Memory{Content: p}, Existing: orig, Derived: true})
+		if a.Outcome != policy.Admitted {
 			return SplitResponse{Response: s.settle(req, a)}
 		}
-		if a.secretTypes != "" {
-			redacted = append(redacted, a.secretTypes)
+		if a.SecretTypes != "" {
+			redacted = append(redacted, a.SecretTypes)
 		}
 		// A part carved by an agent is its word ("push to main" out of
 		// "never push to main"): admission gave it at most the agent's trust.
-		m := vault.Memory{Content: a.m.Content, Kind: orig.Kind, Field: orig.Field, Tier: a.m.Tier, Partition: a.m.Partition,
-			Tags: slices.Clone(orig.Tags), Source: orig.Source, Owner: orig.Owner, Trust: a.m.Trust, Confidence: orig.Confidence, Pinned: orig.Pinned}
+		m := vault.Memory{Content: a.Memory.Content, Kind: orig.Kind, Field: orig.Field, Tier: a.Memory.Tier, Partition: a.Memory.Partition,
+			Tags: slices.Clone(orig.Tags), Source: orig.Source, Owner: orig.Owner, Trust: a.Memory.Trust, Confidence: orig.Confidence, Pinned: orig.Pinned}
 		parts = append(parts, m)
 	}
 	a := req.actor()
@@ -289,7 +290,7 @@ func (s *Service) Split(ctx context.Context, req Request, in SplitInput) SplitRe
 
 // writable reads a live memory the caller may change.
 func (s *Service) writable(ctx context.Context, req Request, id string) (*vault.Memory, Response) {
-	if r := s.check(req, id, vault.ActionUpdate, canWrite); !r.OK() {
+	if r := s.check(req, id, vault.ActionUpdate, policy.CanWrite); !r.OK() {
 		return nil, r
 	}
 	got := s.Get(ctx, req, id)

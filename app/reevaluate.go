@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/engram-app/engram/app/policy"
 	"github.com/engram-app/engram/quarantine"
 	"github.com/engram-app/engram/quarantine/guard"
 	"github.com/engram-app/engram/vault"
@@ -139,10 +140,10 @@ func (s *Service) Reevaluate(ctx context.Context, req Request, in ReevaluateInpu
 		return ReevaluateResponse{Response: Response{StatusInvalid, "invalid: name the agent (or importer) whose memories to review"}}
 	case in.Agent == vault.AgentOperator:
 		return ReevaluateResponse{Response: Response{StatusInvalid, "invalid: your own memories are never re-evaluated; name an agent"}}
-	case !validID(in.Agent):
-		return ReevaluateResponse{Response: Response{StatusInvalid, fmt.Sprintf("invalid: agent %q is not a name Engram gives (at most %d characters of A-Z, a-z, 0-9 and ._:/@-)", in.Agent, MaxIDLen)}}
-	case in.Session != "" && !validID(in.Session):
-		return ReevaluateResponse{Response: Response{StatusInvalid, fmt.Sprintf("invalid: session %q is not a session id Engram keeps (at most %d characters of A-Z, a-z, 0-9 and ._:/@-)", in.Session, MaxIDLen)}}
+	case !policy.ValidID(in.Agent):
+		return ReevaluateResponse{Response: Response{StatusInvalid, fmt.Sprintf("invalid: agent %q is not a name Engram gives (at most %d characters of A-Z, a-z, 0-9 and ._:/@-)", in.Agent, policy.MaxIDLen)}}
+	case in.Session != "" && !policy.ValidID(in.Session):
+		return ReevaluateResponse{Response: Response{StatusInvalid, fmt.Sprintf("invalid: session %q is not a session id Engram keeps (at most %d characters of A-Z, a-z, 0-9 and ._:/@-)", in.Session, policy.MaxIDLen)}}
 	}
 	src := source{agent: in.Agent, session: in.Session}
 	out := ReevaluateResponse{Response: Response{Status: StatusOK}, Source: src.String(), DryRun: in.DryRun}

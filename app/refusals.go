@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/engram-app/engram/app/policy"
 	"github.com/engram-app/engram/vault"
 )
 
@@ -61,54 +62,43 @@ func (r *agentRefusals) reset(agent string) {
 // An agent past MaxAgentRefusals is paused and told so.
 func (s *Service) settle(req Request, a admission) Response {
 	agent := !req.Caller.Operator
-	e := vault.AuditEntry{Action: vault.ActionReject, Field: a.m.Field, Result: vault.ResultRejected, Reason: a.why, Size: len(a.res.Redacted)}
-	if a.m.Content != "" {
-		e.ContentHash = s.fingerprint(a.m.Content)
+	e := vault.AuditEntry{Action: vault.ActionReject, Field: a.Memory.Field, Result: vault.ResultRejected, Reason: a.Why, Size: len(a.Result.Redacted)}
+	if a.Memory.Content != "" {
+		e.ContentHash = s.fingerprint(a.Memory.Content)
 	}
-	switch a.outcome {
-	case refused:
-		if a.hostile && agent {
+	st := answerOf(a.Outcome)
+	switch a.Outcome {
+	case policy.Refused:
+		if a.Hostile && agent {
 			s.keepHostile(req, a, e.ContentHash)
 		}
-	case invalid:
-		if a.status == StatusUnauthorized {
+	case policy.Invalid, policy.Unauthorized:
+		if a.Outcome == policy.Unauthorized {
 			e.Result = vault.ResultDenied
 		}
 		if !agent {
-			return Response{a.status, a.why}
+			return Response{st, a.Why}
 		}
-	case askUser:
+	case policy.AskUser:
 		if !agent {
-			return Response{a.status, a.why}
+			return Response{st, a.Why}
 		}
-		e.Reason = "confirmation required: " + a.why
+		e.Reason = "confirmation required: " + a.Why
 	}
 	s.audit(req, e)
-	st := a.status
-	if st == "" {
-		st = StatusRejected
-	}
 	if !agent {
-		return Response{st, a.why}
+		return Response{st, a.Why}
 	}
-	s.countSession(req.Caller, a.why)
+	s.countSession(req.Caller, a.Why)
 	if n := s.refusals.add(req.Caller.Agent, s.now()); n >= MaxAgentRefusals {
-		return s.pauseForRefusals(req, n, Response{st, a.why})
+		return s.pauseForRefusals(req, n, Response{st, a.Why})
 	}
-	return Response{st, a.why}
+	return Response{st, a.Why}
 }
 
 // countSession records a refusal in the caller's session.
 func (s *Service) countSession(c Caller, why string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	k := sessionKey(c)
-	st := s.sessions[k]
-	if st == nil {
-		st = &session{}
-		s.sessions[k] = st
-	}
-	st.rejected = append(st.rejected, why)
+	s.sessions.update(c, func(st *session) { st.rejected = append(st.rejected, why) })
 }
 
 // pauseForRefusals pauses the caller's agent after n refusals within the

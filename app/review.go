@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/engram-app/engram/app/policy"
 	"github.com/engram-app/engram/quarantine"
 	"github.com/engram-app/engram/vault"
 )
@@ -127,13 +128,13 @@ func (s *Service) Approve(ctx context.Context, req Request, id string, edit *str
 		// The user's text over the agent's: admitted as the user's write to
 		// the queued memory (under fail_on_secret a secret is refused, not
 		// stored redacted).
-		a := s.admit(req, proposal{m: vault.Memory{Content: *edit}, existing: &m, confirmed: true})
-		if a.outcome != admitted {
+		a := s.admit(req, policy.Proposal{Memory: vault.Memory{Content: *edit}, Existing: &m, Confirmed: true})
+		if a.Outcome != policy.Admitted {
 			return MemoryResponse{Response: s.settle(req, a)}
 		}
-		m.Content, m.Tier, m.Partition = a.m.Content, a.m.Tier, a.m.Partition
-		if a.secretTypes != "" {
-			s.audit(req, vault.AuditEntry{Action: vault.ActionSecretRedacted, MemoryID: id, Field: m.Field, ContentHash: s.fingerprint(*edit), Result: vault.ResultOK, Reason: a.secretTypes})
+		m.Content, m.Tier, m.Partition = a.Memory.Content, a.Memory.Tier, a.Memory.Partition
+		if a.SecretTypes != "" {
+			s.audit(req, vault.AuditEntry{Action: vault.ActionSecretRedacted, MemoryID: id, Field: m.Field, ContentHash: s.fingerprint(*edit), Result: vault.ResultOK, Reason: a.SecretTypes})
 		}
 		reason = editedApprovedNote
 	}

@@ -12,10 +12,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/engram-app/engram/app/policy"
 	"github.com/engram-app/engram/app/recall"
 	"github.com/engram-app/engram/app/upkeep"
 	"github.com/engram-app/engram/decay"
-	"github.com/engram-app/engram/partitions"
 	"github.com/engram-app/engram/quarantine/guard"
 	"github.com/engram-app/engram/vault"
 )
@@ -35,46 +35,13 @@ type (
 	Problem    = vault.Problem
 )
 
-// Caller is who makes a request. The agent id of a request from the
-// loopback API comes from its token, never from the body.
-type Caller struct {
-	Agent    string // agent id; empty for the operator
-	Operator bool   // the local user at the CLI or desktop app
-	Session  string
-	// Fields are the agent fields this agent may write, from its
-	// registration; nil means DefaultAgentFields.
-	Fields []Field
-	// Read lists the partitions the agent may read (nil: public and
-	// internal); Group and Product widen what it reads of other agents'
-	// internal memories. All come from its registration.
-	Read           []Partition
-	Group, Product string
-	// Trust is the trust the user gave the agent at registration: its
-	// writes never get more. MayConfirm is the user's grant that its
-	// "the user confirmed" counts as the user's confirmation.
-	Trust      vault.Trust
-	MayConfirm bool
-}
+// Caller is who makes a request (package policy): the agent id of a
+// request from the loopback API comes from its token, never from the body.
+type Caller = policy.Caller
 
 // DefaultAgentFields are the fields an agent may write unless its
 // registration says otherwise: gotchas must be granted explicitly.
-var DefaultAgentFields = []Field{vault.Learnings, vault.Preferences, vault.Conventions, vault.Decisions}
-
-func (c Caller) mayWrite(f Field) bool {
-	fields := c.Fields
-	if fields == nil {
-		fields = DefaultAgentFields
-	}
-	return slices.Contains(fields, f)
-}
-
-// Name is the caller's name in provenance and audit entries.
-func (c Caller) Name() string {
-	if c.Operator || c.Agent == "" {
-		return vault.AgentOperator
-	}
-	return c.Agent
-}
+var DefaultAgentFields = policy.DefaultAgentFields
 
 // Request carries the caller, an explicit authorization flag (set by the
 // transport once it has authenticated the caller) and a reason for the log.
@@ -97,14 +64,16 @@ type Service struct {
 	v      *vault.Vault
 	reason error // why the service is disabled; nil when v is set
 	log    *slog.Logger
-	guard  *guard.Guard
-	policy guard.Policy
-	now    func() time.Time
+	// pol is the write policy; guard is its write guard, for the checks
+	// that are not a write's admission.
+	pol   *policy.Policy
+	guard *guard.Guard
+	now   func() time.Time
 
-	mu       sync.Mutex
-	sessions map[string]*session
-	// splits holds each agent's last accepted writes (split.go).
-	splits map[string][]recentWrite
+	// sessions holds each session's refusals and working memory; recent
+	// each agent's last accepted writes, for the split-order check.
+	sessions sessions
+	recent   recentWrites
 	// refusals counts each agent's refused writes over time.
 	refusals agentRefusals
 	// sessionsSeen caches checkSession's answers; sessionCount counts them.
@@ -189,7 +158,7 @@ func New(v *vault.Vault, o Options) (*Service, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	g, err := guard.New(o.Guard)
+	pol, err := policy.New(o.Guard)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +172,7 @@ func New(v *vault.Vault, o Options) (*Service, error) {
 	if o.SensitiveAuditRetention <= 0 {
 		o.SensitiveAuditRetention = DefaultSensitiveAuditRetention
 	}
-	s := &Service{v: v, log: o.Log, guard: g, policy: o.Guard, now: o.Now, sessions: map[string]*session{}, recallStatus: o.RecallStatus,
+	s := &Service{v: v, log: o.Log, pol: pol, guard: pol.Guard(), now: o.Now, recallStatus: o.RecallStatus,
 		conflicts: o.Conflicts, sensitiveRetention: o.SensitiveAuditRetention, lifecycle: o.Lifecycle}
 	s.damaged = upkeep.NewDamaged(o.Log)
 	// Built in the foreground, the index is complete when New returns,
@@ -262,7 +231,7 @@ func Disabled(reason error) *Service {
 	if reason == nil {
 		reason = errors.New("no vault")
 	}
-	return &Service{reason: reason, log: slog.New(slog.DiscardHandler), now: time.Now, sessions: map[string]*session{}}
+	return &Service{reason: reason, log: slog.New(slog.DiscardHandler), now: time.Now}
 }
 
 // gate answers the checks every call shares: is the service available and
@@ -288,8 +257,8 @@ func (s *Service) gate(req Request) (Response, bool) {
 		if utf8.RuneCountInString(req.Reason) > maxReason {
 			return Response{StatusInvalid, fmt.Sprintf("invalid: the reason (Engram-Reason) is longer than %d characters", maxReason)}, false
 		}
-		if r := s.checkEvidence(req, req.Reason); !r.OK() {
-			return Response{StatusInvalid, strings.Replace(r.Message, "the evidence", "the reason (Engram-Reason)", 1)}, false
+		if bad := s.pol.Clean(req.Reason, vault.SourceAIInference, true); bad != "" {
+			return Response{StatusInvalid, "invalid: the reason (Engram-Reason) may not hold " + bad}, false
 		}
 	}
 	return Response{}, true
@@ -381,14 +350,9 @@ func (s *Service) checkTags(req Request, tags []string) ([]string, Response) {
 		return out, Response{Status: StatusOK}
 	}
 	// As given: lower-cased, a key like AKIA… no longer looks like one.
-	res := s.guard.Check(guard.Input{Text: strings.Join(tags, " "), Source: string(vault.SourceAIInference)})
-	switch {
-	case res.HasSecret || res.NeedsConfirm:
-		return nil, Response{StatusInvalid, "invalid: tags may not hold secrets"}
-	case res.HasPII:
-		return nil, Response{StatusInvalid, "invalid: tags may not hold personal data"}
-	case !req.Caller.Operator && res.Verdict != guard.Safe:
-		return nil, Response{StatusInvalid, "invalid: tags may not hold instructions"}
+	if bad := s.pol.Clean(strings.Join(tags, " "), vault.SourceAIInference, !req.Caller.Operator); bad != "" {
+		bad, _, _ = strings.Cut(bad, " (") // the reasons name the words, which a label need not
+		return nil, Response{StatusInvalid, "invalid: tags may not hold " + bad}
 	}
 	return out, Response{Status: StatusOK}
 }
@@ -404,18 +368,9 @@ func normaliseTags(tags []string) []string {
 	return out
 }
 
-// canRead is the read matrix (package partitions states it):
-//
-//	public     every agent that may read the public partition
-//	internal   its owner; agents of the owner's group (L1) or product (L2);
-//	           every agent for memories the user wrote
-//	sensitive  the operator, and agents explicitly granted the sensitive
-//	           partition (each access is audited as L3)
-//	archive    the operator only
-//
-// An agent's registration lists the partitions it may read at all.
+// canRead is the read rule (policy.CanRead) with the agent registry.
 func (s *Service) canRead(c Caller, info vault.Info) bool {
-	return canReadWith(c, info, func(name string) (vault.Agent, bool) { return s.agents.byName(s.v, name) })
+	return policy.CanRead(c, info, func(name string) (vault.Agent, bool) { return s.agents.byName(s.v, name) })
 }
 
 // reader is canRead for one caller over many memories (a search tests
@@ -429,48 +384,7 @@ func (s *Service) reader(c Caller) func(vault.Info) bool {
 		a, ok := agents[name]
 		return a, ok
 	}
-	return func(info vault.Info) bool { return canReadWith(c, info, lookup) }
-}
-
-func canReadWith(c Caller, info vault.Info, agent func(string) (vault.Agent, bool)) bool {
-	if c.Operator {
-		return true
-	}
-	read := c.Read
-	if read == nil {
-		read = []Partition{vault.Public, vault.Internal}
-	}
-	switch {
-	case info.Partition == vault.Archive:
-		return false
-	case info.Sealed || info.Partition == vault.Sensitive:
-		return slices.Contains(read, vault.Sensitive)
-	case !slices.Contains(read, info.Partition):
-		return false
-	case info.Partition == vault.Public, info.Owner == c.Agent, info.Owner == vault.AgentOperator:
-		return true
-	}
-	r := partitions.Reader{Agent: c.Agent, Group: c.Group, Product: c.Product}
-	if info.Product != "" {
-		// L2: the agents of the memory's product.
-		return partitions.CanRead(r, partitions.Memory{Level: partitions.ProductInternal, Product: info.Product})
-	}
-	// L1: the agents of the owner's group.
-	owner, ok := agent(info.Owner)
-	if !ok {
-		return false
-	}
-	return partitions.CanRead(r, partitions.Memory{Level: partitions.Operational, OwnerGroup: owner.Group})
-}
-
-// canWrite: the operator changes everything; an agent only its own
-// memories outside the sensitive partition.
-func canWrite(c Caller, info vault.Info) bool {
-	return c.Operator || (info.Owner == c.Agent && !info.Sealed)
-}
-
-func infoOf(m *vault.Memory) vault.Info {
-	return vault.Info{Partition: m.Partition, Sealed: m.Sensitive(), Owner: m.Owner, Field: m.Field, Version: m.Version, Product: m.Product}
+	return func(info vault.Info) bool { return policy.CanRead(c, info, lookup) }
 }
 
 // check authorizes operation action on memory id before it runs,
@@ -546,7 +460,7 @@ func (s *Service) List(ctx context.Context, req Request, in ListInput) ListRespo
 	}
 	out := all[:0]
 	for i := range all {
-		if s.canRead(req.Caller, infoOf(&all[i])) {
+		if s.canRead(req.Caller, policy.InfoOf(&all[i])) {
 			if in.Masked && all[i].Sensitive() {
 				all[i].Content = ""
 			}
@@ -598,6 +512,9 @@ func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateI
 	if r := ValidateUpdateInput(in); !r.OK() {
 		return MemoryResponse{Response: r}
 	}
+	if why := s.sessionDisabled(req.Caller); !req.Caller.Operator && why != "" {
+		return MemoryResponse{Response: Response{StatusRejected, why}}
+	}
 	switch op {
 	case vault.OpTag:
 		// Tags do not depend on the memory: checked before the transaction.
@@ -605,7 +522,7 @@ func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateI
 		if !r.OK() {
 			return MemoryResponse{Response: r}
 		}
-		return s.change(ctx, req, id, op, in.IfVersion, func(m *vault.Memory) error {
+		return s.apply(req, id, op, in.IfVersion, nil, func(m *vault.Memory) error {
 			m.Tags = tags
 			return nil
 		})
@@ -613,12 +530,12 @@ func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateI
 		if in.Partition == nil {
 			return MemoryResponse{Response: Response{StatusInvalid, "invalid: reclassify needs a partition"}}
 		}
-		return s.change(ctx, req, id, op, in.IfVersion, func(m *vault.Memory) error {
+		return s.apply(req, id, op, in.IfVersion, nil, func(m *vault.Memory) error {
 			if !req.Caller.Operator {
 				// An agent's request is classified as a new memory's is.
 				asked := *m
 				asked.Partition = *in.Partition
-				p, why := classify(asked, false, false)
+				p, why := policy.Classify(asked, false, false)
 				if why != "" {
 					return fmt.Errorf("%w: %s", vault.ErrInvalid, strings.TrimPrefix(why, "invalid: "))
 				}
@@ -638,36 +555,30 @@ func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateI
 	if in.Content == nil {
 		return MemoryResponse{Response: Response{StatusInvalid, "invalid: an update needs new content"}}
 	}
-	if why := s.sessionDisabled(req.Caller); !req.Caller.Operator && why != "" {
-		return MemoryResponse{Response: Response{StatusRejected, why}}
-	}
 	for range 3 {
-		if r := s.check(req, id, vault.ActionUpdate, canWrite); !r.OK() {
+		if r := s.check(req, id, vault.ActionUpdate, policy.CanWrite); !r.OK() {
 			return MemoryResponse{Response: r}
 		}
 		cur, err := s.v.Peek(id)
 		if err != nil {
 			return MemoryResponse{Response: s.fail("update", err)}
 		}
-		if !canWrite(req.Caller, infoOf(&cur)) {
-			return MemoryResponse{Response: s.deny(req, vault.ActionUpdate, id, "", "this memory belongs to another agent")}
-		}
-		a := s.admit(req, proposal{m: vault.Memory{Content: *in.Content}, existing: &cur, confirmed: in.Confirmed})
-		if a.outcome != admitted {
+		a := s.admit(req, policy.Proposal{Memory: vault.Memory{Content: *in.Content}, Existing: &cur, Confirmed: in.Confirmed})
+		if a.Outcome != policy.Admitted {
 			return MemoryResponse{Response: s.settle(req, a)}
 		}
 		moved := false
 		var facts []vault.AuditEntry // committed with the change
-		if a.secretTypes != "" {
+		if a.SecretTypes != "" {
 			facts = append(facts, vault.AuditEntry{Action: vault.ActionSecretRedacted, Agent: req.Caller.Name(), Session: req.Caller.Session,
-				Field: cur.Field, ContentHash: s.fingerprint(*in.Content), Result: vault.ResultOK, Reason: a.secretTypes, Redactions: redactions(a.res.Findings)})
+				Field: cur.Field, ContentHash: s.fingerprint(*in.Content), Result: vault.ResultOK, Reason: a.SecretTypes, Redactions: policy.Redactions(a.Result.Findings)})
 		}
-		r := s.changeWith(ctx, req, id, op, in.IfVersion, facts, func(m *vault.Memory) error {
+		r := s.apply(req, id, op, in.IfVersion, facts, func(m *vault.Memory) error {
 			if m.Version != cur.Version {
 				moved = true
 				return errMoved
 			}
-			m.Content, m.Tier, m.Partition, m.Trust = a.m.Content, a.m.Tier, a.m.Partition, a.m.Trust
+			m.Content, m.Tier, m.Partition, m.Trust = a.Memory.Content, a.Memory.Tier, a.Memory.Partition, a.Memory.Trust
 			if in.Expires != "" {
 				exp, r := s.expiryFor(req, *m, in.Expires)
 				if !r.OK() {
@@ -681,7 +592,7 @@ func (s *Service) Update(ctx context.Context, req Request, id string, in UpdateI
 			continue // changed meanwhile: judge the change against the new version
 		}
 		if r.OK() {
-			r.Warnings = append(r.Warnings, a.warnings...)
+			r.Warnings = append(r.Warnings, a.Warnings...)
 		}
 		return r
 	}
@@ -699,23 +610,28 @@ func (s *Service) SetPinned(ctx context.Context, req Request, id string, pinned 
 	})
 }
 
+// change applies fn to memory id as a new version, for a request not yet
+// gated (see apply).
 func (s *Service) change(ctx context.Context, req Request, id string, op vault.Operation, ifVersion int, fn func(m *vault.Memory) error) MemoryResponse {
-	return s.changeWith(ctx, req, id, op, ifVersion, nil, fn)
-}
-
-// changeWith is change with audit entries committed with the change.
-func (s *Service) changeWith(ctx context.Context, req Request, id string, op vault.Operation, ifVersion int, facts []vault.AuditEntry, fn func(m *vault.Memory) error) MemoryResponse {
 	if r, ok := s.gate(req); !ok {
 		return MemoryResponse{Response: r}
 	}
 	if why := s.sessionDisabled(req.Caller); !req.Caller.Operator && why != "" {
 		return MemoryResponse{Response: Response{StatusRejected, why}}
 	}
+	return s.apply(req, id, op, ifVersion, nil, fn)
+}
+
+// apply applies fn to memory id as a new version, with facts (audit
+// entries) committed with it, for a request already gated: the write
+// rule is decided again inside the vault's transaction, where nothing can
+// change the memory under it.
+func (s *Service) apply(req Request, id string, op vault.Operation, ifVersion int, facts []vault.AuditEntry, fn func(m *vault.Memory) error) MemoryResponse {
 	a := req.actor()
 	a.IfVersion, a.Audit = ifVersion, facts
 	var denied bool
 	m, err := s.v.Update(id, op, a, func(m *vault.Memory) error {
-		if !canWrite(req.Caller, infoOf(m)) {
+		if !policy.CanWrite(req.Caller, policy.InfoOf(m)) {
 			denied = true
 			return errDenied
 		}
@@ -738,7 +654,7 @@ func (s *Service) Rollback(ctx context.Context, req Request, id string, to int) 
 	if r, ok := s.gate(req); !ok {
 		return MemoryResponse{Response: r}
 	}
-	if r := s.check(req, id, vault.ActionRollback, canWrite); !r.OK() {
+	if r := s.check(req, id, vault.ActionRollback, policy.CanWrite); !r.OK() {
 		return MemoryResponse{Response: r}
 	}
 	m, err := s.v.Rollback(id, to, req.actor())
@@ -754,7 +670,7 @@ func (s *Service) Delete(ctx context.Context, req Request, id string) Response {
 	if r, ok := s.gate(req); !ok {
 		return r
 	}
-	if r := s.check(req, id, vault.ActionDelete, canWrite); !r.OK() {
+	if r := s.check(req, id, vault.ActionDelete, policy.CanWrite); !r.OK() {
 		return r
 	}
 	if err := s.v.Delete(id, req.actor()); err != nil {

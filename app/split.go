@@ -104,17 +104,7 @@ func findingTypes(fs []guard.Finding) []string {
 // joinable returns the caller's recent writes still within splitWindow,
 // the newest first.
 func (s *Service) joinable(req Request) []recentWrite {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	recent := s.splits[splitKey(req)]
-	now := s.now()
-	out := make([]recentWrite, 0, len(recent))
-	for i := len(recent) - 1; i >= 0; i-- {
-		if now.Sub(recent[i].at) <= splitWindow {
-			out = append(out, recent[i])
-		}
-	}
-	return out
+	return s.recent.within(splitKey(req), s.now(), splitWindow)
 }
 
 // joinWrites joins two writes as one text would read.
@@ -129,24 +119,7 @@ func (s *Service) remember(req Request, id, content string, version int, found [
 	if req.Caller.Operator {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.splits == nil {
-		s.splits = map[string][]recentWrite{}
-	}
-	k := splitKey(req)
-	recent := s.splits[k]
-	if len(recent) >= splitKeep {
-		recent = slices.Delete(recent, 0, 1)
-	}
-	s.splits[k] = append(recent, recentWrite{id: id, content: content, at: s.now(), version: version, found: found})
-}
-
-// forgetSplits drops an import run's recent writes when it ends.
-func (s *Service) forgetSplits(req Request) {
-	s.mu.Lock()
-	delete(s.splits, splitKey(req))
-	s.mu.Unlock()
+	s.recent.add(splitKey(req), recentWrite{id: id, content: content, at: s.now(), version: version, found: found}, splitKeep)
 }
 
 // splitHoldNote is the archive reason of a memory held as the stored half
@@ -363,16 +336,7 @@ func (s *Service) redactEarlier(ctx context.Context, req Request, h splitSecret)
 			s.fail("drop versions holding half a secret", err)
 		}
 	}
-	s.mu.Lock()
-	for i, w := range s.splits[splitKey(req)] {
-		if w.id == got.ID {
-			s.splits[splitKey(req)][i].content = got.Content
-			if w.version > 0 {
-				s.splits[splitKey(req)][i].version = got.Version
-			}
-		}
-	}
-	s.mu.Unlock()
+	s.recent.rewrote(splitKey(req), got.ID, got.Content, got.Version)
 }
 
 var errNothingToRedact = errors.New("the earlier write no longer holds the secret's part")

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/engram-app/engram/app/policy"
 	"github.com/engram-app/engram/app/recall"
 	"github.com/engram-app/engram/vault"
 	"github.com/google/uuid"
@@ -37,33 +38,27 @@ func (s *Service) storeWorking(req Request, in StoreInput) MemoryResponse {
 	if why := s.sessionDisabled(req.Caller); why != "" {
 		return MemoryResponse{Response: Response{StatusRejected, why}}
 	}
-	a := s.admit(req, proposal{confirmed: in.Confirmed, m: vault.Memory{Content: in.Content, Kind: orDefault(in.Kind, vault.Fact),
+	a := s.admit(req, policy.Proposal{Confirmed: in.Confirmed, Memory: vault.Memory{Content: in.Content, Kind: orDefault(in.Kind, vault.Fact),
 		Field: orDefault(in.Field, vault.Learnings), Tier: TierWorking, Partition: vault.Internal, Source: in.Source}})
-	if a.outcome == queued {
+	if a.Outcome == policy.Queued {
 		// Working notes are read back in the session at once: what would
 		// wait for review is refused instead.
-		a.outcome, a.status, a.why = refused, StatusRejected, "the working note was refused by the write guard ("+a.queueReason+"; "+strings.Join(a.res.Reasons, "; ")+")"
+		a.Outcome, a.Why = policy.Refused, "the working note was refused by the write guard ("+a.QueueReason+"; "+strings.Join(a.Result.Reasons, "; ")+")"
 	}
-	if a.outcome != admitted {
+	if a.Outcome != policy.Admitted {
 		return MemoryResponse{Response: s.settle(req, a)}
 	}
-	content, _ := vault.Truncate(a.m.Content)
+	content, _ := vault.Truncate(a.Memory.Content)
 	note := workingNote{id: "working-" + uuid.NewString(), content: content, created: s.now().UTC()}
-	s.mu.Lock()
-	k := sessionKey(req.Caller)
-	st := s.sessions[k]
-	if st == nil {
-		st = &session{}
-		s.sessions[k] = st
-	}
-	if len(st.working) >= MaxWorkingMemories {
-		st.working = st.working[1:] // the oldest note goes first
-	}
-	st.working = append(st.working, note)
-	s.mu.Unlock()
+	s.sessions.update(req.Caller, func(st *session) {
+		if len(st.working) >= MaxWorkingMemories {
+			st.working = st.working[1:] // the oldest note goes first
+		}
+		st.working = append(st.working, note)
+	})
 	m := &vault.Memory{ID: note.id, Content: note.content, Tier: TierWorking, Partition: PartitionWorking, Owner: req.Caller.Name(), Created: note.created}
 	var warnings []string
-	if a.secretTypes != "" {
+	if a.SecretTypes != "" {
 		warnings = append(warnings, "secrets were redacted")
 	}
 	return MemoryResponse{Response: Response{Status: StatusOK, Message: "kept for this session only"}, Memory: m, Warnings: warnings}
@@ -76,14 +71,10 @@ func (s *Service) recallWorking(req Request, query string) []RecallResult {
 		return nil
 	}
 	terms := recall.Terms(nil, query)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st := s.sessions[sessionKey(req.Caller)]
-	if st == nil {
-		return nil
-	}
+	var notes []workingNote
+	s.sessions.read(req.Caller, func(st *session) { notes = slices.Clone(st.working) })
 	var out []RecallResult
-	for _, n := range slices.Backward(st.working) {
+	for _, n := range slices.Backward(notes) {
 		words := recall.Terms(nil, n.content)
 		hits := 0
 		for _, t := range terms {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/engram-app/engram/partitions"
+	"github.com/engram-app/engram/app/policy"
 	"github.com/engram-app/engram/quarantine"
 	"github.com/engram-app/engram/quarantine/guard"
 	"github.com/engram-app/engram/vault"
@@ -16,15 +16,6 @@ import (
 
 // MaxSessionRejections is how many rejected writes disable a session's writes.
 const MaxSessionRejections = 3
-
-// session is one agent session's state. It lives in memory only: working
-// memory is never persisted.
-type session struct {
-	rejected []string      // why each rejected write was refused
-	working  []workingNote // the session's working memory, never persisted
-}
-
-func sessionKey(c Caller) string { return c.Name() + "\x00" + c.Session }
 
 // Store passes a new memory through the write guard and stores it, queues
 // it for review, or refuses it:
@@ -80,37 +71,37 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 		return MemoryResponse{Response: r}
 	}
 	pm.Expires = exp
-	a := s.admit(req, proposal{confirmed: in.Confirmed, m: pm})
-	warnings = append(warnings, a.warnings...)
-	switch a.outcome {
-	case admitted:
-	case queued:
+	a := s.admit(req, policy.Proposal{Confirmed: in.Confirmed, Memory: pm})
+	warnings = append(warnings, a.Warnings...)
+	switch a.Outcome {
+	case policy.Admitted:
+	case policy.Queued:
 		return s.enqueue(ctx, req, a, warnings)
 	default:
 		return MemoryResponse{Response: s.settle(req, a)}
 	}
-	m, res := a.m, a.res
-	if a.m.Source.Reported != "" {
-		warnings = append(warnings, fmt.Sprintf("the source %q is kept as reported by this agent: agents write with their own trust", a.m.Source.Reported))
+	m, res := a.Memory, a.Result
+	if a.Memory.Source.Reported != "" {
+		warnings = append(warnings, fmt.Sprintf("the source %q is kept as reported by this agent: agents write with their own trust", a.Memory.Source.Reported))
 	}
 	var facts []vault.AuditEntry // committed with the memory
-	if a.secretTypes != "" {
+	if a.SecretTypes != "" {
 		facts = append(facts, vault.AuditEntry{Action: vault.ActionSecretRedacted, Agent: req.Caller.Name(), Session: req.Caller.Session,
-			Field: m.Field, ContentHash: s.fingerprint(in.Content), Result: vault.ResultOK, Reason: a.secretTypes, Redactions: redactions(a.res.Findings)})
+			Field: m.Field, ContentHash: s.fingerprint(in.Content), Result: vault.ResultOK, Reason: a.SecretTypes, Redactions: policy.Redactions(a.Result.Findings)})
 	}
 	if agent {
-		if joined, text, earlier, ok := s.splitOrder(req, m.Content, findingTypes(a.res.Findings), guard.Input{Source: string(m.Source.Type), Field: string(m.Field)}); ok {
-			a.res.Verdict, a.res.Risk, a.res.Threat = guard.Suspicious, max(res.Risk, joined.Risk), max(res.Threat, joined.Threat)
-			a.res.Reasons = append(a.res.Reasons, joined.Reasons...)
-			a.queueReason = splitReason(earlier.id, joined)
+		if joined, text, earlier, ok := s.splitOrder(req, m.Content, findingTypes(a.Result.Findings), guard.Input{Source: string(m.Source.Type), Field: string(m.Field)}); ok {
+			a.Result.Verdict, a.Result.Risk, a.Result.Threat = guard.Suspicious, max(res.Risk, joined.Risk), max(res.Threat, joined.Threat)
+			a.Result.Reasons = append(a.Result.Reasons, joined.Reasons...)
+			a.QueueReason = splitReason(earlier.id, joined)
 			// The earlier write may be sensitive: its copy is sealed.
-			a.joined, a.joinedFindings, a.sealQueue, a.partner = text, joined.Findings, true, &earlier
+			a.joined, a.joinedFindings, a.SealQueue, a.partner = text, joined.Findings, true, &earlier
 			s.auditAll(facts)
 			return s.enqueue(ctx, req, a, warnings)
 		}
 		if h, ok := s.splitSecret(req, m.Content); ok {
 			m.Content = h.redact(m.Content)
-			a.m.Content = m.Content
+			a.Memory.Content = m.Content
 			warnings = append(warnings, fmt.Sprintf("with an earlier write of this agent (memory %s) this forms a secret: its parts are redacted", h.earlier.id))
 			facts = append(facts, vault.AuditEntry{Action: vault.ActionSecretRedacted, Agent: req.Caller.Name(), Session: req.Caller.Session,
 				Field: m.Field, ContentHash: s.fingerprint(in.Content), Result: vault.ResultOK, Reason: h.typ + " split across two writes"})
@@ -123,7 +114,7 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 			s.auditAll(facts)
 			r := s.duplicateOf(ctx, req, n.doc.ID, &m, warnings)
 			if r.OK() {
-				s.remember(req, n.doc.ID, m.Content, 0, findingTypes(a.res.Findings))
+				s.remember(req, n.doc.ID, m.Content, 0, findingTypes(a.Result.Findings))
 			}
 			return r
 		}
@@ -136,7 +127,7 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 		warnings = append(warnings, mayContradict(near)...)
 	}
 	if old != nil && s.conflicts == ResolveAsk {
-		a.m, a.queueReason = m, fmt.Sprintf("conflicts with memory %s (%s): the user decides", old.ID, why)
+		a.Memory, a.QueueReason = m, fmt.Sprintf("conflicts with memory %s (%s): the user decides", old.ID, why)
 		s.auditAll(facts)
 		return s.enqueue(ctx, req, a, warnings)
 	}
@@ -146,7 +137,7 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 		return MemoryResponse{Response: s.fail("store", err)}
 	}
 	s.idx.Put(&got)
-	s.remember(req, got.ID, got.Content, got.Version, findingTypes(a.res.Findings))
+	s.remember(req, got.ID, got.Content, got.Version, findingTypes(a.Result.Findings))
 	if old == nil {
 		return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &got, Warnings: warnings}
 	}
@@ -182,66 +173,6 @@ func quoteName(s string) string {
 	return strconv.Quote(s)
 }
 
-// piiStays reports whether personal data stays in the text (encrypt mode).
-func (s *Service) piiStays() bool { return s.policy.PII != guard.PIIRedact }
-
-// classify maps the requested partition (m.Partition, empty for none),
-// the memory's product scope and the guard's findings to the partition,
-// through partitions.Classify: personal data makes it sensitive (L3), a
-// product scope at least L2 (internal), anything else at least L1
-// (internal). A request below that automatic level is refused with the
-// reason (why), unless it is the user's own choice (userChoice), which may
-// make public a memory with neither personal data nor a product scope.
-// Personal data found by the guard raises the level instead, since the
-// writer cannot foresee the guard's finding.
-func classify(m vault.Memory, pii, userChoice bool) (p vault.Partition, why string) {
-	f := partitions.Facts{HasPII: pii, Product: m.Product, UserChoice: userChoice}
-	scope := partitions.Floor(partitions.Facts{Product: m.Product})
-	switch m.Partition {
-	case "":
-	case vault.Public:
-		f.Requested, f.HasRequested = partitions.Public, true
-	case vault.Internal:
-		// The internal partition holds L1 and L2: the scope decides.
-		f.Requested, f.HasRequested = max(partitions.Operational, scope), true
-	case vault.Sensitive:
-		f.Requested, f.HasRequested = partitions.Sensitive, true
-	default:
-		return "", fmt.Sprintf("invalid: partition %q", m.Partition)
-	}
-	d := partitions.Classify(f)
-	if d.RequestIgnored && !pii {
-		whose := "product " + m.Product
-		if m.Product == "" {
-			whose = "an agent's memory is at least internal; only the user makes a memory public"
-		}
-		return "", fmt.Sprintf("invalid: the %s partition was requested, but %s (%s): write it as internal, or without a partition", m.Partition, d.Reasons[len(d.Reasons)-1], whose)
-	}
-	return vault.Partition(d.Bucket), ""
-}
-
-// redactions are the spans of fs that the guard redacts (definite and
-// probable secrets), for the audit: detector and offsets, never the text.
-func redactions(fs []guard.Finding) []vault.Redaction {
-	var out []vault.Redaction
-	for _, f := range fs {
-		if f.Kind == guard.KindSecret && f.Level != guard.LevelPossible {
-			out = append(out, vault.Redaction{Detector: f.Type, Start: f.Start, End: f.End})
-		}
-	}
-	return out
-}
-
-func secretTypes(fs []guard.Finding) string {
-	var types []string
-	for _, f := range fs {
-		if f.Kind == guard.KindSecret && !slices.Contains(types, f.Type) {
-			types = append(types, f.Type)
-		}
-	}
-	return strings.Join(types, ",")
-}
-
 // auditAll appends entries already made out for their request.
 func (s *Service) auditAll(es []vault.AuditEntry) {
 	for _, e := range es {
@@ -274,12 +205,13 @@ func (s *Service) audit(req Request, e vault.AuditEntry) {
 }
 
 func (s *Service) sessionDisabled(c Caller) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if st := s.sessions[sessionKey(c)]; st != nil && len(st.rejected) >= MaxSessionRejections {
-		return fmt.Sprintf("writes are disabled for this session after %d rejected writes", len(st.rejected))
-	}
-	return ""
+	why := ""
+	s.sessions.read(c, func(st *session) {
+		if len(st.rejected) >= MaxSessionRejections {
+			why = fmt.Sprintf("writes are disabled for this session after %d rejected writes", len(st.rejected))
+		}
+	})
+	return why
 }
 
 // SessionSummaryResponse is the end-of-session report for an agent.
@@ -292,12 +224,8 @@ type SessionSummaryResponse struct {
 // SessionSummary reports the rejected writes of the caller's session, for
 // the agent and the desktop app, without ending it.
 func (s *Service) SessionSummary(ctx context.Context, req Request) SessionSummaryResponse {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var rejected []string
-	if st := s.sessions[sessionKey(req.Caller)]; st != nil {
-		rejected = slices.Clone(st.rejected)
-	}
+	s.sessions.read(req.Caller, func(st *session) { rejected = slices.Clone(st.rejected) })
 	r := SessionSummaryResponse{Response: Response{Status: StatusOK}, Rejected: rejected}
 	if n := len(rejected); n > 0 {
 		noun := "writes were"
@@ -313,20 +241,18 @@ func (s *Service) SessionSummary(ctx context.Context, req Request) SessionSummar
 // (its working memory and rejection count).
 func (s *Service) EndSession(ctx context.Context, req Request) SessionSummaryResponse {
 	r := s.SessionSummary(ctx, req)
-	s.mu.Lock()
-	delete(s.sessions, sessionKey(req.Caller))
-	s.mu.Unlock()
+	s.sessions.end(req.Caller)
 	return r
 }
 
 // enqueue puts a write that admit queued in the review queue: suspicious,
 // from the web, or waiting for the user's confirmation.
 func (s *Service) enqueue(ctx context.Context, req Request, a admission, warnings []string) MemoryResponse {
-	m, res, reason := a.m, a.res, a.queueReason
+	m, res, reason := a.Memory, a.Result, a.QueueReason
 	m.Trust = vault.TrustUntrusted
 	it := &quarantine.Item{
 		ID: uuid.NewString(), State: quarantine.Pending, Memory: m, Agent: req.Caller.Name(), Session: req.Caller.Session,
-		Reason: reason, Reasons: res.Reasons, Risk: res.Risk, Threat: res.Threat, Findings: queueFindings(a.screened, m.Content, res.Findings), Created: s.now().UTC(),
+		Reason: reason, Reasons: res.Reasons, Risk: res.Risk, Threat: res.Threat, Findings: queueFindings(a.Screened, m.Content, res.Findings), Created: s.now().UTC(),
 		Joined: a.joined, JoinedFindings: queueFindings(a.joined, a.joined, a.joinedFindings),
 	}
 	if a.partner != nil {
@@ -339,7 +265,7 @@ func (s *Service) enqueue(ctx context.Context, req Request, a admission, warning
 	data, err := it.Encode()
 	if err == nil {
 		e := vault.AuditEntry{Action: vault.ActionQuarantine, Agent: req.Caller.Name(), Session: req.Caller.Session, Field: m.Field, MemoryID: it.ID, ContentHash: s.fingerprint(m.Content), Result: vault.ResultQuarantined, Reason: reason, Size: len(m.Content)}
-		err = s.v.QueuePut(it.ID, data, it.Sensitive() || a.sealQueue, e)
+		err = s.v.QueuePut(it.ID, data, it.Sensitive() || a.SealQueue, e)
 	}
 	if err != nil {
 		s.releasePartner(ctx, req, it, "the review item could not be written")
@@ -351,11 +277,11 @@ func (s *Service) enqueue(ctx context.Context, req Request, a admission, warning
 // keepHostile stores a sealed forensic copy of a hostile write for the
 // user; if the vault is locked only the audit entry remains.
 func (s *Service) keepHostile(req Request, a admission, hash string) {
-	m, res := a.m, a.res
+	m, res := a.Memory, a.Result
 	exp := s.now().UTC().Add(quarantine.HostileRetention)
 	it := &quarantine.Item{
 		ID: uuid.NewString(), State: quarantine.Hostile, Memory: m, Agent: req.Caller.Name(), Session: req.Caller.Session,
-		Reason: "hostile content", Reasons: res.Reasons, Risk: res.Risk, Threat: res.Threat, Findings: queueFindings(a.screened, m.Content, res.Findings),
+		Reason: "hostile content", Reasons: res.Reasons, Risk: res.Risk, Threat: res.Threat, Findings: queueFindings(a.Screened, m.Content, res.Findings),
 		Proposal: quarantine.ProposeHostile, Created: s.now().UTC(), Expires: &exp,
 	}
 	data, err := it.Encode()

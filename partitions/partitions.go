@@ -46,23 +46,6 @@ func (l Level) Bucket() string {
 	return BucketSensitive
 }
 
-// ParseLevel accepts "L0".."L3", "0".."3" and the names public,
-// operational, product (or product-internal) and sensitive, in any case.
-// It fails with ErrUnknownLevel otherwise.
-func ParseLevel(s string) (Level, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "l0", "0", "public":
-		return Public, nil
-	case "l1", "1", "operational":
-		return Operational, nil
-	case "l2", "2", "product", "product-internal", "product_internal":
-		return ProductInternal, nil
-	case "l3", "3", "sensitive":
-		return Sensitive, nil
-	}
-	return 0, fmt.Errorf("parse level %q: %w", s, ErrUnknownLevel)
-}
-
 // Facts are what classification looks at.
 type Facts struct {
 	// HasPII is set when the write guard found personal data.

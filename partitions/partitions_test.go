@@ -1,7 +1,6 @@
 package partitions
 
 import (
-	"errors"
 	"testing"
 )
 
@@ -56,30 +55,6 @@ func TestBucket(t *testing.T) {
 	for _, tc := range tests {
 		if got := tc.l.Bucket(); got != tc.want {
 			t.Errorf("Level(%d).Bucket() = %q, want %q", int(tc.l), got, tc.want)
-		}
-	}
-}
-
-func TestParseLevel(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    Level
-		wantErr bool
-	}{
-		{"L0", Public, false}, {"l1", Operational, false}, {"2", ProductInternal, false}, {" sensitive ", Sensitive, false},
-		{"product-internal", ProductInternal, false}, {"public", Public, false},
-		{"L4", 0, true}, {"", 0, true}, {"secret", 0, true},
-	}
-	for _, tc := range tests {
-		got, err := ParseLevel(tc.in)
-		if tc.wantErr {
-			if !errors.Is(err, ErrUnknownLevel) {
-				t.Errorf("ParseLevel(%q) error = %v, want ErrUnknownLevel", tc.in, err)
-			}
-			continue
-		}
-		if err != nil || got != tc.want {
-			t.Errorf("ParseLevel(%q) = %v, %v, want %v, nil", tc.in, got, err, tc.want)
 		}
 	}
 }

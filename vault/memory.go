@@ -44,6 +44,9 @@ const (
 	Knowledge  Kind = "knowledge"
 )
 
+// Kinds lists the kinds of memory.
+var Kinds = []Kind{Fact, Preference, Event, Pattern, Knowledge}
+
 // Field is the slot a memory is filed under. Agents may write only the
 // agent fields; the reserved fields are never agent-writable.
 type Field string
@@ -80,6 +83,9 @@ const (
 	Episodic Tier = "episodic"
 	Semantic Tier = "semantic"
 )
+
+// Tiers lists the tiers a memory is stored in.
+var Tiers = []Tier{Episodic, Semantic}
 
 // Trust is how far Engram believes a memory's writer.
 type Trust string
@@ -363,13 +369,13 @@ func (m *Memory) Validate() error {
 	if utf8.RuneCountInString(m.Content) > MaxContent {
 		return fmt.Errorf("%w: content longer than %d characters", ErrInvalid, MaxContent)
 	}
-	if !slices.Contains([]Kind{Fact, Preference, Event, Pattern, Knowledge}, m.Kind) {
+	if !slices.Contains(Kinds, m.Kind) {
 		return bad("kind", m.Kind)
 	}
 	if !slices.Contains(AgentFields, m.Field) && !slices.Contains(ReservedFields, m.Field) {
 		return bad("field", m.Field)
 	}
-	if m.Tier != Episodic && m.Tier != Semantic {
+	if !slices.Contains(Tiers, m.Tier) {
 		return bad("tier", m.Tier)
 	}
 	if !slices.Contains(LivePartitions, m.Partition) && m.Partition != Archive {
