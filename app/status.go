@@ -60,6 +60,10 @@ type Response struct {
 // OK reports whether the call succeeded.
 func (r Response) OK() bool { return r.Status == StatusOK }
 
+// Answer is the shared part of a response: every response type embeds
+// Response, so a transport can read any of them's status alike.
+func (r Response) Answer() Response { return r }
+
 // statusOf is the one place errors become statuses. The message names what
 // went wrong without internal detail for statuses an agent may see.
 func statusOf(err error) Response {

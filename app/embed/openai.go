@@ -24,40 +24,10 @@ import (
 type OpenAI struct {
 	endpoint string
 	model    string
-	apiKey   string
+	apiKey   string // sent as a bearer token when set (tests; no setting sets it yet)
 	batch    int
 	client   *http.Client
-	dim      atomic.Int64 // fixed by WithDim or learned from the first answer
-}
-
-// OpenAIOption configures NewOpenAI.
-type OpenAIOption func(*OpenAI)
-
-// WithTimeout bounds each HTTP request, connection to last byte. The
-// default is 60 seconds; the context passed to Embed applies as well.
-func WithTimeout(d time.Duration) OpenAIOption {
-	return func(o *OpenAI) { o.client.Timeout = d }
-}
-
-// WithDim declares the vector length. Without it Dim reports 0 until the
-// first successful Embed; with it, answers of another length are errors.
-func WithDim(n int) OpenAIOption {
-	return func(o *OpenAI) { o.dim.Store(int64(n)) }
-}
-
-// WithAPIKey sends "Authorization: Bearer key", for servers started with a
-// key (llama.cpp's --api-key, LM Studio).
-func WithAPIKey(key string) OpenAIOption {
-	return func(o *OpenAI) { o.apiKey = key }
-}
-
-// WithBatchSize sets how many texts go in one request (default 64).
-func WithBatchSize(n int) OpenAIOption {
-	return func(o *OpenAI) {
-		if n > 0 {
-			o.batch = n
-		}
-	}
+	dim      atomic.Int64 // learned from the first answer
 }
 
 // maxResponse bounds how much of an answer is read.
@@ -68,7 +38,7 @@ const maxResponse = 256 << 20
 // Studio). The path "/v1/embeddings" is appended unless the URL already
 // ends in "/v1" or "/embeddings". It returns an error wrapping
 // ErrNotLoopback if the host is not localhost or a loopback address.
-func NewOpenAI(baseURL, model string, opts ...OpenAIOption) (*OpenAI, error) {
+func NewOpenAI(baseURL, model string) (*OpenAI, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil {
 		return nil, fmt.Errorf("openai embedder: %w: bad URL: %v", ErrEndpoint, err)
@@ -130,9 +100,6 @@ func NewOpenAI(baseURL, model string, opts ...OpenAIOption) (*OpenAI, error) {
 			},
 		},
 	}
-	for _, opt := range opts {
-		opt(o)
-	}
 	return o, nil
 }
 
@@ -147,7 +114,7 @@ func isLoopbackHost(host string) bool {
 // Name is "openai:" followed by the model name.
 func (o *OpenAI) Name() string { return "openai:" + o.model }
 
-// Dim is the vector length: as given by WithDim, else learned from the
+// Dim is the vector length, learned from the
 // first successful Embed (0 before it).
 func (o *OpenAI) Dim() int { return int(o.dim.Load()) }
 

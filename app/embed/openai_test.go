@@ -61,10 +61,11 @@ func TestOpenAIEmbed(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			requests.Store(0)
-			o, err := NewOpenAI(tc.base, "nomic", WithAPIKey("sekrit"), WithBatchSize(2))
+			o, err := NewOpenAI(tc.base, "nomic")
 			if err != nil {
 				t.Fatal(err)
 			}
+			o.apiKey, o.batch = "sekrit", 2
 			if o.Dim() != 0 {
 				t.Errorf("Dim() before Embed = %d, want 0", o.Dim())
 			}
@@ -134,45 +135,46 @@ func TestOpenAIErrors(t *testing.T) {
 	tests := []struct {
 		name    string
 		handler http.HandlerFunc
-		opts    []OpenAIOption
+		dim     int64 // the length the embedder expects; 0 learns it
 		want    error
 	}{
 		{"server error", func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "boom: secret memory text", http.StatusInternalServerError)
-		}, nil, ErrEndpoint},
+		}, 0, ErrEndpoint},
 		{"not found", func(w http.ResponseWriter, r *http.Request) {
 			http.NotFound(w, r)
-		}, nil, ErrEndpoint},
+		}, 0, ErrEndpoint},
 		{"malformed", func(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprint(w, `{"data": [`)
-		}, nil, ErrEndpoint},
+		}, 0, ErrEndpoint},
 		{"too few vectors", func(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprint(w, `{"data": [{"index": 0, "embedding": [1, 2]}]}`)
-		}, nil, ErrEndpoint},
+		}, 0, ErrEndpoint},
 		{"repeated index", func(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprint(w, `{"data": [{"index": 0, "embedding": [1]}, {"index": 0, "embedding": [1]}]}`)
-		}, nil, ErrEndpoint},
+		}, 0, ErrEndpoint},
 		{"empty vector", func(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprint(w, `{"data": [{"index": 0, "embedding": []}, {"index": 1, "embedding": []}]}`)
-		}, nil, ErrEndpoint},
+		}, 0, ErrEndpoint},
 		{"ragged", func(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprint(w, `{"data": [{"index": 0, "embedding": [1, 2]}, {"index": 1, "embedding": [1]}]}`)
-		}, nil, ErrDimension},
+		}, 0, ErrDimension},
 		{"wrong dim", func(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprint(w, `{"data": [{"index": 0, "embedding": [1, 2]}, {"index": 1, "embedding": [3, 4]}]}`)
-		}, []OpenAIOption{WithDim(768)}, ErrDimension},
+		}, 768, ErrDimension},
 		{"redirect off host", func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "http://192.0.2.1/v1/embeddings", http.StatusTemporaryRedirect)
-		}, nil, ErrNotLoopback},
+		}, 0, ErrNotLoopback},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(tc.handler)
 			defer srv.Close()
-			o, err := NewOpenAI(srv.URL, "m", tc.opts...)
+			o, err := NewOpenAI(srv.URL, "m")
 			if err != nil {
 				t.Fatal(err)
 			}
+			o.dim.Store(tc.dim)
 			_, err = o.Embed(context.Background(), []string{"secret memory text", "two"})
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("Embed = %v, want %v", err, tc.want)
@@ -198,10 +200,11 @@ func TestOpenAITimeoutAndCancel(t *testing.T) {
 	defer close(release)
 
 	t.Run("client timeout", func(t *testing.T) {
-		o, err := NewOpenAI(srv.URL, "m", WithTimeout(time.Millisecond))
+		o, err := NewOpenAI(srv.URL, "m")
 		if err != nil {
 			t.Fatal(err)
 		}
+		o.client.Timeout = time.Millisecond
 		if _, err := o.Embed(context.Background(), []string{"x"}); !errors.Is(err, ErrEndpoint) {
 			t.Errorf("Embed past the timeout = %v, want ErrEndpoint", err)
 		}

@@ -45,79 +45,56 @@ func (l local) run(ctx context.Context, session, tool string, args json.RawMessa
 		c.Session = session
 	}
 	req := app.Request{Caller: c, Authorized: true}
-	var out any
-	var status app.Status
+	svc := l.svc
 	switch tool {
 	case "store_memory":
-		var in StoreInput
-		if err := decodeArgs(args, &in); err != nil {
-			return nil, app.StatusInvalid, err
-		}
-		si := app.StoreInput{Content: in.Content, Field: vault.Field(in.Field), Kind: vault.Kind(in.Kind), Tier: vault.Tier(in.Tier), Tags: in.Tags, Confirmed: in.Confirmed, Supersedes: in.Supersedes, Expires: in.Expires}
-		if in.Source != nil {
-			si.Source = vault.Source{Type: vault.SourceType(in.Source.Type), MessageID: in.Source.MessageID, Tool: in.Source.Tool, Role: vault.Role(in.Source.Role), External: in.Source.External}
-		}
-		r := l.svc.Store(ctx, req, si)
-		out, status = storeView(r), r.Status
+		return runTool(args, func(in StoreInput) app.MemoryResponse {
+			si := app.StoreInput{Content: in.Content, Field: vault.Field(in.Field), Kind: vault.Kind(in.Kind), Tier: vault.Tier(in.Tier), Tags: in.Tags, Confirmed: in.Confirmed, Supersedes: in.Supersedes, Expires: in.Expires}
+			if in.Source != nil {
+				si.Source = vault.Source{Type: vault.SourceType(in.Source.Type), MessageID: in.Source.MessageID, Tool: in.Source.Tool, Role: vault.Role(in.Source.Role), External: in.Source.External}
+			}
+			return svc.Store(ctx, req, si)
+		}, storeView)
 	case "update_memory":
-		var in UpdateInput
-		if err := decodeArgs(args, &in); err != nil {
-			return nil, app.StatusInvalid, err
-		}
-		ui := app.UpdateInput{Operation: vault.Operation(in.Operation), Tags: in.Tags, Confirmed: in.Confirmed, Expires: in.Expires}
-		if in.Content != "" {
-			ui.Content = &in.Content
-		}
-		r := l.svc.Update(ctx, req, in.ID, ui)
-		out, status = r, r.Status
+		return runTool(args, func(in UpdateInput) app.MemoryResponse {
+			ui := app.UpdateInput{Operation: vault.Operation(in.Operation), Tags: in.Tags, Confirmed: in.Confirmed, Expires: in.Expires}
+			if in.Content != "" {
+				ui.Content = &in.Content
+			}
+			return svc.Update(ctx, req, in.ID, ui)
+		}, nil)
 	case "forget_memory":
-		var in IDInput
-		if err := decodeArgs(args, &in); err != nil {
-			return nil, app.StatusInvalid, err
-		}
-		r := l.svc.Delete(ctx, req, in.ID)
-		out, status = r, r.Status
+		return runTool(args, func(in IDInput) app.Response { return svc.Delete(ctx, req, in.ID) }, nil)
 	case "recall_memory":
-		var in RecallInput
-		if err := decodeArgs(args, &in); err != nil {
-			return nil, app.StatusInvalid, err
-		}
-		ri := app.RecallInput{Query: in.Query, Limit: in.Limit, Mode: app.RecallMode(in.Mode), Filters: in.Filters}
-		r := l.svc.Recall(ctx, req, ri)
-		out, status = r, r.Status
+		return runTool(args, func(in RecallInput) app.RecallResponse {
+			return svc.Recall(ctx, req, app.RecallInput{Query: in.Query, Limit: in.Limit, Mode: app.RecallMode(in.Mode), Filters: in.Filters})
+		}, nil)
 	case "confirm_memory":
-		var in ConfirmInput
-		if err := decodeArgs(args, &in); err != nil {
-			return nil, app.StatusInvalid, err
-		}
-		r := l.svc.Confirm(ctx, req, in.ID, in.Evidence)
-		out, status = r, r.Status
+		return runTool(args, func(in ConfirmInput) app.MemoryResponse { return svc.Confirm(ctx, req, in.ID, in.Evidence) }, nil)
 	case "refute_memory":
-		var in RefuteInput
-		if err := decodeArgs(args, &in); err != nil {
-			return nil, app.StatusInvalid, err
-		}
-		r := l.svc.Refute(ctx, req, in.ID, in.Evidence)
-		out, status = r, r.Status
+		return runTool(args, func(in RefuteInput) app.MemoryResponse { return svc.Refute(ctx, req, in.ID, in.Evidence) }, nil)
 	case "question_memory":
-		var in QuestionInput
-		if err := decodeArgs(args, &in); err != nil {
-			return nil, app.StatusInvalid, err
-		}
-		r := l.svc.Question(ctx, req, in.ID, in.Reason)
-		out, status = r, r.Status
+		return runTool(args, func(in QuestionInput) app.MemoryResponse { return svc.Question(ctx, req, in.ID, in.Reason) }, nil)
 	case "memory_history":
-		var in IDInput
-		if err := decodeArgs(args, &in); err != nil {
-			return nil, app.StatusInvalid, err
-		}
-		r := l.svc.History(ctx, req, in.ID)
-		out, status = r, r.Status
-	default:
-		return nil, app.StatusInvalid, errUnknownTool(tool)
+		return runTool(args, func(in IDInput) app.HistoryResponse { return svc.History(ctx, req, in.ID) }, nil)
+	}
+	return nil, app.StatusInvalid, errUnknownTool(tool)
+}
+
+// runTool decodes a tool's arguments as In, calls the service through
+// call, and encodes its answer (as view shows it, when view is set).
+func runTool[In any, Out interface{ Answer() app.Response }](args json.RawMessage, call func(In) Out, view func(Out) any) (json.RawMessage, app.Status, error) {
+	var in In
+	if err := decodeArgs(args, &in); err != nil {
+		return nil, app.StatusInvalid, err
+	}
+	r := call(in)
+	var out any = r
+	if view != nil {
+		out = view(r)
 	}
 	b, err := json.Marshal(out)
-	return b, status, err
+	return b, r.Answer().Status, err
 }
 
 type errUnknownTool string
@@ -140,8 +117,9 @@ func storeView(r app.MemoryResponse) any {
 	return v
 }
 
-// NewLocal returns an MCP server whose tools act as caller on svc.
-func NewLocal(svc *app.Service, caller app.Caller) (*mcp.Server, error) {
+// newLocal returns an MCP server whose tools act as caller on svc, in
+// process (the benchmarks' baseline for the transports).
+func newLocal(svc *app.Service, caller app.Caller) (*mcp.Server, error) {
 	return newServer(local{svc: svc, caller: caller, replays: newReplays(time.Now)})
 }
 

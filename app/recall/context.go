@@ -130,16 +130,6 @@ func FormatLine(d *Doc, reader string) string {
 	return label + " " + content
 }
 
-// FormatContext renders hits as a context block for reader, one memory a
-// line.
-func FormatContext(hits []Hit, reader string) string {
-	lines := make([]string, len(hits))
-	for i := range hits {
-		lines[i] = FormatLine(hits[i].Doc, reader)
-	}
-	return joinLines(lines)
-}
-
 func joinLines(lines []string) string {
 	if len(lines) == 0 {
 		return ""

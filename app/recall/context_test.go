@@ -51,8 +51,8 @@ func TestFormatLine(t *testing.T) {
 	if got, want := FormatLine(&tests[9].d, ""), "[from agent cursor] <user_memory>likes tea</user_memory>"; got != want {
 		t.Errorf("FormatLine for the user = %q, want %q", got, want)
 	}
-	if got, want := FormatContext([]Hit{{Doc: &tests[0].d}, {Doc: &tests[3].d}}, "cursor"), "[from user] Tabs, not spaces\n[from system] v2\n"; got != want {
-		t.Errorf("FormatContext = %q, want %q", got, want)
+	if got, want := joinLines([]string{FormatLine(&tests[0].d, "cursor"), FormatLine(&tests[3].d, "cursor")}), "[from user] Tabs, not spaces\n[from system] v2\n"; got != want {
+		t.Errorf("joinLines = %q, want %q", got, want)
 	}
 }
 

@@ -1,0 +1,4 @@
+package mcpserver
+
+// NewLocal is newLocal, for the external tests' benchmarks.
+var NewLocal = newLocal
