@@ -19,13 +19,24 @@ var allowed = map[string][]string{
 	"decay":      {},
 	"partitions": {"vault"},
 	"quarantine": {"vault"},
-	"app":        {"vault", "partitions", "quarantine", "decay"},
-	"ui":         {"app", "assets"}, // assets: the window and tray icon
-	"cmd":        {"app", "ui"},
-	"assets":     {},
+	// app/ is the memory service and its transports; the parts below
+	// it that are named here are layers of their own, each importing
+	// only what is listed, so the direction inside app/ holds too.
+	"app": {"vault", "partitions", "quarantine", "decay", "app/policy", "app/upkeep", "app/recall", "app/embed", "app/importer"},
+	// The write policy: pure decisions over the guard's findings.
+	"app/policy": {"vault", "partitions", "quarantine"},
+	// Recall upkeep: the index kept current, vectors, access times, scrubbing.
+	"app/upkeep": {"vault", "app/recall", "app/embed"},
+	// Libraries: search, embedding, reading other tools' files.
+	"app/recall":   {"vault", "decay"},
+	"app/embed":    {},
+	"app/importer": {"vault"},
+	"ui":           {"app", "assets"}, // assets: the window and tray icon
+	"cmd":          {"app", "ui", "app/recall", "app/embed"},
+	"assets":       {},
 	// The bench tool is not the product: it measures each layer on its
 	// own (the vault's latencies, the guard against gitleaks).
-	"cmd/engram-bench": {"app", "vault", "quarantine"},
+	"cmd/engram-bench": {"app", "vault", "quarantine", "app/recall", "app/embed"},
 }
 
 // testAllowed lists what a layer's tests (TestImports and XTestImports)
@@ -33,14 +44,18 @@ var allowed = map[string][]string{
 // layer the code may import (vault/vaulttest in app, app/apptest in ui)
 // need no entry.
 var testAllowed = map[string][]string{
-	// ui's 100,000-memory benchmark fills its vault with vault.Add, which
-	// through the service would take minutes, and vaulttest makes it.
-	"ui": {module + "/vault", module + "/vault/vaulttest"},
-	// So does cmd/engram's idle-memory measurement of the desktop app.
+	// cmd/engram's idle-memory measurement of the desktop app fills its
+	// vault with vault.Add, which through the service would take minutes,
+	// and vaulttest makes it.
 	"cmd": {module + "/vault", module + "/vault/vaulttest"},
 	// The guard's vector classifier is trained and checked on the real
 	// embedding model, which app/embed loads.
 	"quarantine": {module + "/app/embed"},
+	// Recall's quality tests run on the real model and measure CPU time.
+	"app/recall": {module + "/app/embed", module + "/app/internal/cputime"},
+	// ui's 100,000-memory benchmark fills its vault with vault.Add, as
+	// cmd's does; the import dialog's tests read fixtures with the importer.
+	"ui": {module + "/vault", module + "/vault/vaulttest", module + "/app/importer"},
 }
 
 // only these folders (or layers) may import these outside packages, in
