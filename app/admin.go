@@ -33,32 +33,34 @@ func (s *Service) Export(ctx context.Context, req Request, path string, passphra
 	return ExportResponse{Response: Response{Status: StatusOK}, Memories: n}
 }
 
-// ImportResponse reports an import.
-type ImportResponse struct {
+// RestoreResponse reports a backup restored.
+type RestoreResponse struct {
 	Response
 	vault.ImportStats
 }
 
-// Import merges a backup into the vault after checking all of it. Operator only.
+// RestoreBackup merges a backup into the vault after checking all of it
+// (it restores a backup; ImportEntries reads other tools' files). Operator only.
 // Memories this vault deleted or forgot are left out (counted in
 // Forgotten).
-func (s *Service) Import(ctx context.Context, req Request, path string, passphrase []byte) ImportResponse {
-	return s.ImportWith(ctx, req, path, passphrase, vault.ImportOptions{})
+func (s *Service) RestoreBackup(ctx context.Context, req Request, path string, passphrase []byte) RestoreResponse {
+	return s.RestoreBackupWith(ctx, req, path, passphrase, vault.ImportOptions{})
 }
 
-// ImportWith is Import with options (IncludeForgotten). Operator only.
-func (s *Service) ImportWith(ctx context.Context, req Request, path string, passphrase []byte, o vault.ImportOptions) ImportResponse {
+// RestoreBackupWith is RestoreBackup with options (IncludeForgotten).
+// Operator only.
+func (s *Service) RestoreBackupWith(ctx context.Context, req Request, path string, passphrase []byte, o vault.ImportOptions) RestoreResponse {
 	if r, ok := s.operatorGate(req); !ok {
-		return ImportResponse{Response: r}
+		return RestoreResponse{Response: r}
 	}
 	st, err := s.v.ImportFile(ctx, path, passphrase, req.actor(), o)
 	if err != nil {
-		return ImportResponse{Response: s.fail("import", err)}
+		return RestoreResponse{Response: s.fail("import", err)}
 	}
 	if err := s.idx.Rebuild(ctx); err != nil {
 		s.log.Error("recall: reindex after import", "err", err)
 	}
-	return ImportResponse{Response: Response{Status: StatusOK}, ImportStats: st}
+	return RestoreResponse{Response: Response{Status: StatusOK}, ImportStats: st}
 }
 
 func (s *Service) operatorGate(req Request) (Response, bool) {
@@ -140,4 +142,19 @@ func (s *Service) l3Due(now time.Time, retention time.Duration) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// AuditReport is the result of verifying the audit chain.
+type AuditReport = vault.AuditReport
+
+// VerifyAudit checks the audit log's hash chain. Operator only.
+func (s *Service) VerifyAudit(ctx context.Context, req Request) (AuditReport, Response) {
+	if r, ok := s.operatorGate(req); !ok {
+		return AuditReport{}, r
+	}
+	rep, err := s.v.VerifyAudit()
+	if err != nil {
+		return rep, s.fail("audit verify", err)
+	}
+	return rep, Response{Status: StatusOK}
 }

@@ -20,21 +20,6 @@ import (
 	"github.com/engram-app/engram/vault"
 )
 
-// Model types, re-exported so callers (the CLI, the desktop app) need not
-// import the vault package.
-type (
-	Memory     = vault.Memory
-	Version    = vault.Version
-	AuditEntry = vault.AuditEntry
-	Partition  = vault.Partition
-	Kind       = vault.Kind
-	Field      = vault.Field
-	Tier       = vault.Tier
-	Source     = vault.Source
-	SourceType = vault.SourceType
-	Problem    = vault.Problem
-)
-
 // Caller is who makes a request (package policy): the agent id of a
 // request from the loopback API comes from its token, never from the body.
 type Caller = policy.Caller

@@ -308,3 +308,15 @@ func (ar *archiver) run() {
 		}
 	}
 }
+
+// CurrentConfidence is m's confidence decayed to now, as recall ranks it
+// and the sweep judges it.
+func CurrentConfidence(m *Memory, now time.Time) float64 {
+	return decay.Confidence(recordOf(m), now)
+}
+
+// ExpiresAt is when m's time to live ends under p (the sweep then
+// archives it), or false when it has none: pinned, semantic, or no TTL.
+func ExpiresAt(m *Memory, p decay.Policy) (time.Time, bool) {
+	return decay.ExpiresAt(recordOf(m), p)
+}

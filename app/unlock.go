@@ -72,3 +72,15 @@ func Remember(v *vault.Vault, ks KeyStore) error {
 	defer clear(key)
 	return ks.Set(v.ID(), key)
 }
+
+// StrengthHint returns a sentence about a weak passphrase, or "".
+func StrengthHint(p []byte) string {
+	n := len([]rune(string(p)))
+	switch {
+	case n < 8:
+		return "this passphrase is short: anyone with the vault file can guess it quickly. Four or more random words are better."
+	case n < 14:
+		return "a longer passphrase (four or more random words) would be stronger."
+	}
+	return ""
+}

@@ -62,7 +62,7 @@ func (c *cmd) importBackup(args []string) error {
 	if err != nil {
 		return err
 	}
-	r := c.svc.ImportWith(c.ctx, operator, path, bp, vault.ImportOptions{IncludeForgotten: *includeForgotten})
+	r := c.svc.RestoreBackupWith(c.ctx, operator, path, bp, vault.ImportOptions{IncludeForgotten: *includeForgotten})
 	switch r.Status {
 	case app.StatusUnauthorized:
 		return fail(exitAuth, "wrong backup passphrase (or the backup's header is damaged); the vault was not changed")

@@ -227,10 +227,10 @@ func TestExportBackupAndImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h2.Close()
-	if r := h2.svc.Import(ctx, h2.Operator(), path, []byte("wrong words")); r.OK() {
+	if r := h2.svc.RestoreBackup(ctx, h2.Operator(), path, []byte("wrong words")); r.OK() {
 		t.Fatal("import with the wrong passphrase succeeded")
 	}
-	if r := h2.svc.Import(ctx, h2.Operator(), path, bp); !r.OK() || r.Added != 2 {
+	if r := h2.svc.RestoreBackup(ctx, h2.Operator(), path, bp); !r.OK() || r.Added != 2 {
 		t.Fatalf("import = %+v", r)
 	}
 }
