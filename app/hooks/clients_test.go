@@ -137,7 +137,10 @@ func TestGeminiHooks(t *testing.T) {
 	if out, _ = p.run(t, "gemini", "AfterAgent", base("AfterAgent", fmt.Sprintf(after, true))); out != "" {
 		t.Errorf("AfterAgent with stop_hook_active = %q", out)
 	}
-	r := jsonObject(t, func() string { o, _ := p.run(t, "gemini", "AfterAgent", base("AfterAgent", fmt.Sprintf(after, false))); return o }())
+	r := jsonObject(t, func() string {
+		o, _ := p.run(t, "gemini", "AfterAgent", base("AfterAgent", fmt.Sprintf(after, false)))
+		return o
+	}())
 	if r["decision"] != "deny" || r["reason"] != hooks.AskReason {
 		t.Errorf("AfterAgent = %v, want decision deny with the reason", r)
 	}
@@ -313,4 +316,3 @@ func keys(m map[string]vault.Memory) []string {
 	}
 	return out
 }
-

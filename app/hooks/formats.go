@@ -65,8 +65,8 @@ func ParseFormat(s string) (Format, error) {
 // eventNames are the clients' own names of the events Run answers, by
 // format (Claude's are the Event values themselves).
 var eventNames = map[Format]map[Event]string{
-	Gemini: {SessionStart: "SessionStart", UserPromptSubmit: "BeforeAgent", PreCompact: "PreCompress", Stop: "AfterAgent", SessionEnd: "SessionEnd"},
-	Cursor: {SessionStart: "sessionStart", UserPromptSubmit: "beforeSubmitPrompt", PreCompact: "preCompact", Stop: "stop", SessionEnd: "sessionEnd"},
+	Gemini:   {SessionStart: "SessionStart", UserPromptSubmit: "BeforeAgent", PreCompact: "PreCompress", Stop: "AfterAgent", SessionEnd: "SessionEnd"},
+	Cursor:   {SessionStart: "sessionStart", UserPromptSubmit: "beforeSubmitPrompt", PreCompact: "preCompact", Stop: "stop", SessionEnd: "sessionEnd"},
 	Windsurf: {UserPromptSubmit: "pre_user_prompt"},
 }
 
