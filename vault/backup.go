@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"filippo.io/age"
-	"github.com/engram-app/engram/vault/internal/atomicfile"
+	"github.com/engram-app/engram/vault/atomicfile"
 	"github.com/engram-app/engram/vault/internal/seal"
 	bolt "go.etcd.io/bbolt"
 )

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/engram-app/engram/vault/internal/atomicfile"
+	"github.com/engram-app/engram/vault/atomicfile"
 	"github.com/engram-app/engram/vault/internal/seal"
 	bolt "go.etcd.io/bbolt"
 )

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/engram-app/engram/vault/internal/atomicfile"
+	"github.com/engram-app/engram/vault/atomicfile"
 	"github.com/engram-app/engram/vault/internal/kdf"
 	"github.com/engram-app/engram/vault/internal/pagecheck"
 	"github.com/engram-app/engram/vault/internal/seal"

@@ -525,7 +525,7 @@ Usage:
                                                      # set up claude-code, claude-desktop, cursor, vscode,
                                                      # windsurf, codex, gemini or zed; the token goes to the OS keyring
   engram connect --remove CLIENT [--dry-run]         # undo it and revoke the agent
-  engram hook EVENT [--agent NAME] [--budget N] [--project DIR=NAME] [--no-capture]  # a client's lifecycle hook: JSON in, its answer out; always exits 0
+  engram hook EVENT [--client NAME] [--agent NAME] [--budget N] [--project DIR=NAME] [--no-capture]  # a client's lifecycle hook: JSON in, its answer out; always exits 0
   engram connect --list                              # which clients are installed and connected
   engram sweep [--now RFC3339]                       # decay, expiry, archive, purge, compaction
   engram sync setup FOLDER [--name N]                # sync this vault through FOLDER (Syncthing, Dropbox, a shared folder)

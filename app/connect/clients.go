@@ -140,6 +140,11 @@ var Clients = []Client{
 		path:     func(e Env) string { return filepath.Join(e.home(), ".cursor", "mcp.json") },
 		marks:    func(e Env) []string { return []string{filepath.Join(e.home(), ".cursor")} },
 		programs: []string{"cursor"},
+		Hooks: &Hooks{
+			Doc:    "https://cursor.com/docs/agent/hooks (user hooks: ~/.cursor/hooks.json)",
+			Events: cursorHookEvents, Client: "cursor", Flat: true, Version: 1,
+			path: func(e Env) string { return filepath.Join(e.home(), ".cursor", "hooks.json") },
+		},
 	},
 	{
 		ID: "vscode", Name: "VS Code", Format: JSON, Container: "servers", Type: "stdio",
@@ -154,6 +159,11 @@ var Clients = []Client{
 		path:     func(e Env) string { return filepath.Join(e.home(), ".codeium", "windsurf", "mcp_config.json") },
 		marks:    func(e Env) []string { return []string{filepath.Join(e.home(), ".codeium", "windsurf")} },
 		programs: []string{"windsurf"},
+		Hooks: &Hooks{
+			Doc:    "https://docs.windsurf.com/windsurf/cascade/hooks (user hooks: ~/.codeium/windsurf/hooks.json)",
+			Events: windsurfHookEvents, Client: "windsurf", Flat: true,
+			path: func(e Env) string { return filepath.Join(e.home(), ".codeium", "windsurf", "hooks.json") },
+		},
 	},
 	{
 		ID: "codex", Name: "Codex CLI", Format: TOML, Container: "mcp_servers",
@@ -173,6 +183,13 @@ var Clients = []Client{
 		path:     func(e Env) string { return filepath.Join(e.home(), ".gemini", "settings.json") },
 		marks:    func(e Env) []string { return []string{filepath.Join(e.home(), ".gemini")} },
 		programs: []string{"gemini"},
+		// Gemini CLI keeps its hooks in the same settings.json as its MCP
+		// servers: one plan edits both (Request.plans).
+		Hooks: &Hooks{
+			Doc:    "https://geminicli.com/docs/hooks/reference (hooks in ~/.gemini/settings.json)",
+			Events: geminiHookEvents, Client: "gemini", Name: "engram",
+			path: func(e Env) string { return filepath.Join(e.home(), ".gemini", "settings.json") },
+		},
 	},
 	{
 		ID: "zed", Name: "Zed", Format: JSON, Container: "context_servers",

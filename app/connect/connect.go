@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+
+	"github.com/engram-app/engram/vault/atomicfile"
 )
 
 // ServerName is the name of Engram's entry in every client's file.
@@ -390,40 +392,11 @@ func (p Plan) Apply() error {
 	return writeAtomic(p.Path, p.After, p.mode)
 }
 
-// writeAtomic replaces path with data: a temporary file in the same
-// directory, written and synced, given mode, renamed over path, and the
-// directory synced, so a crash leaves the old file or the new, never half.
+// writeAtomic replaces path with data of the given mode through
+// atomicfile (a temporary file in the same directory, fsync, rename, fsync
+// of the directory), so a crash leaves the old file or the new, never half.
 func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // fails harmlessly after the rename
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync() // best effort: not every system syncs directories
-		d.Close()
-	}
-	return nil
+	return atomicfile.WriteFile(path, data, mode)
 }
 
 // MarshalEntry shows e as the client's file holds it (for messages).

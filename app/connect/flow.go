@@ -1,6 +1,7 @@
 package connect
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -95,7 +96,93 @@ func (r Request) hookEntry(agent string) HookEntry {
 	if cmd == "" {
 		cmd = r.Command
 	}
-	return HookEntry{Command: cmd, Args: append([]string{"--agent", agent}, r.HookArgs...), Env: r.ExtraEnv}
+	args := []string{"--agent", agent}
+	if h := r.Client.Hooks; h != nil && h.Client != "" {
+		args = append([]string{"--client", h.Client}, args...)
+	}
+	return HookEntry{Command: cmd, Args: append(args, r.HookArgs...), Env: r.ExtraEnv}
+}
+
+// hooksInConfig reports whether the client keeps its hooks in the file of
+// its MCP entry (Gemini CLI's settings.json): then one plan edits both,
+// and HookPlan is empty.
+func (r Request) hooksInConfig() bool {
+	h := r.Client.Hooks
+	return h != nil && h.Path(r.Env) == r.Client.ConfigPath(r.Env)
+}
+
+// plan computes the change to the client's file for entry: its MCP entry,
+// and its hooks too when they are in the same file.
+func (r Request) plan(entry Entry, agent string, remove bool) (Plan, error) {
+	if !r.hooksInConfig() {
+		if remove {
+			return r.Client.PlanRemove(r.Env, entry)
+		}
+		return r.Client.PlanInstall(r.Env, entry)
+	}
+	ed := bothEditor{entry: entryEditor{r.Client, entry}, hooks: hookEditor{r.Client.Hooks, r.hookEntry(agent)}, noHooks: r.NoHooks}
+	real, src, mode, existed, err := read(r.Client.ConfigPath(r.Env))
+	if err != nil {
+		return Plan{}, err
+	}
+	if !remove {
+		return planWith(ed, r.Client, real, src, existed, mode)
+	}
+	backup, _, berr := readFile(real+BackupSuffix, real+BackupSuffix, MaxFileSize)
+	return planRemoveWith(ed, r.Client, real, src, existed, mode, backup, berr == nil)
+}
+
+// bothEditor edits a client's MCP entry and its hooks in one file:
+// installing both (the hooks taken out instead with noHooks), removing
+// both.
+type bothEditor struct {
+	entry   entryEditor
+	hooks   hookEditor
+	noHooks bool
+}
+
+func (x bothEditor) edit(src []byte) ([]byte, error) {
+	out, err := x.entry.edit(src)
+	if err != nil {
+		return src, err
+	}
+	if x.noHooks {
+		out, _, err = x.hooks.strip(out)
+	} else {
+		out, err = x.hooks.edit(out)
+	}
+	if err != nil {
+		return src, err
+	}
+	return out, nil
+}
+
+func (x bothEditor) strip(src []byte) ([]byte, bool, error) {
+	out, hadEntry, err := x.entry.strip(src)
+	if err != nil {
+		return src, false, err
+	}
+	out, hadHooks, err := x.hooks.strip(out)
+	if err != nil {
+		return src, false, err
+	}
+	return out, hadEntry || hadHooks, nil
+}
+
+// restores compares what is neither Engram's entry nor its hooks, as
+// hookEditor.restores does: the hooks may carry other arguments.
+func (x bothEditor) restores(base, src []byte) bool {
+	x.noHooks = false
+	again, err := x.edit(base)
+	if err != nil {
+		return false
+	}
+	if bytes.Equal(again, src) {
+		return true
+	}
+	a, _, err1 := x.strip(src)
+	b, _, err2 := x.strip(again)
+	return err1 == nil && err2 == nil && bytes.Equal(a, b)
 }
 
 // planHooks computes the change to the client's hooks file: installing
@@ -103,7 +190,7 @@ func (r Request) hookEntry(agent string) HookEntry {
 // without hooks gets an empty plan.
 func (r Request) planHooks(agent string, remove bool) (Plan, error) {
 	h := r.Client.Hooks
-	if h == nil {
+	if h == nil || r.hooksInConfig() {
 		return Plan{Action: Unchanged}, nil
 	}
 	if remove || r.NoHooks {
@@ -130,7 +217,8 @@ type Result struct {
 	// Plan is the change to the client's file; Plan.Diff shows it.
 	Plan Plan
 	// HookPlan is the change to the client's hooks file (Action
-	// Unchanged and no Path for a client without hooks).
+	// Unchanged and no Path for a client without hooks, and for one that
+	// keeps its hooks in the file of Plan, which then changes both).
 	HookPlan Plan
 }
 
@@ -174,7 +262,7 @@ func Connect(reg Registry, tk Tokens, req Request) (Result, error) {
 		name = fmt.Sprintf("%s-%d", base, i)
 	}
 	entry := NewEntry(req.Command, name, req.ExtraEnv)
-	replan := func() (Plan, error) { return req.Client.PlanInstall(req.Env, entry) }
+	replan := func() (Plan, error) { return req.plan(entry, name, false) }
 	if res.Plan, err = replan(); err != nil {
 		return res, err
 	}
@@ -265,7 +353,7 @@ func Disconnect(reg Registry, tk Tokens, req Request) (Result, error) {
 		name = req.Client.ID
 	}
 	entry := NewEntry(req.Command, name, req.ExtraEnv)
-	replan := func() (Plan, error) { return req.Client.PlanRemove(req.Env, entry) }
+	replan := func() (Plan, error) { return req.plan(entry, name, true) }
 	plan, err := replan()
 	if err != nil {
 		return res, err

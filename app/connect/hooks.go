@@ -19,6 +19,19 @@ type Hooks struct {
 	Doc string
 	// Events are the events Engram installs, in this order.
 	Events []HookEvent
+	// Client is the --client the hook command is run with (hooks.Format);
+	// empty for Claude Code's format, the default.
+	Client string
+	// Flat is set when an event's list holds commands themselves
+	// ({"command": …}: Cursor, Windsurf), not groups of a matcher and
+	// commands.
+	Flat bool
+	// Name is the name a command is shown by, where the client reads one
+	// (Gemini CLI's /hooks panel).
+	Name string
+	// Version is the "version" a new hooks file gets, where the client
+	// wants one (Cursor: 1).
+	Version int
 
 	path func(Env) string
 }
@@ -29,7 +42,8 @@ type HookEvent struct {
 	Name string
 	// Matcher filters the event, where the client reads one ("" for none).
 	Matcher string
-	// Timeout is the client's limit for the command, in seconds.
+	// Timeout is the client's limit for the command, in the client's unit
+	// (seconds; Gemini CLI: milliseconds); 0 for none written.
 	Timeout int
 }
 
@@ -56,6 +70,42 @@ var codexHookEvents = []HookEvent{
 	{Name: "UserPromptSubmit", Timeout: 5},
 	{Name: "PreCompact", Timeout: 15},
 	{Name: "Stop", Timeout: 15},
+}
+
+// geminiHookEvents are Gemini CLI's
+// (https://geminicli.com/docs/hooks/reference): a briefing at
+// SessionStart (no matcher: its sources are matched as exact strings, and
+// none is left out), recall at BeforeAgent, capture at PreCompress,
+// AfterAgent and SessionEnd, the ask at AfterAgent. Timeouts are in
+// milliseconds. Gemini has no start after a compression: the briefing is
+// not given again then.
+var geminiHookEvents = []HookEvent{
+	{Name: "SessionStart", Timeout: 10000},
+	{Name: "BeforeAgent", Timeout: 5000},
+	{Name: "PreCompress", Timeout: 15000},
+	{Name: "AfterAgent", Timeout: 15000},
+	{Name: "SessionEnd", Timeout: 15000},
+}
+
+// cursorHookEvents are Cursor's (https://cursor.com/docs/agent/hooks):
+// the briefing at sessionStart, capture of the prompt at
+// beforeSubmitPrompt (which cannot add context, so no recall per prompt),
+// the ask at stop (followup_message), and preCompact and sessionEnd,
+// which note the compaction and end.
+var cursorHookEvents = []HookEvent{
+	{Name: "sessionStart"},
+	{Name: "beforeSubmitPrompt"},
+	{Name: "preCompact"},
+	{Name: "stop"},
+	{Name: "sessionEnd"},
+}
+
+// windsurfHookEvents are Windsurf's
+// (https://docs.windsurf.com/windsurf/cascade/hooks): only capture of the
+// prompt at pre_user_prompt. A Cascade hook's output never reaches the
+// model, so there is no briefing, no recall and no ask.
+var windsurfHookEvents = []HookEvent{
+	{Name: "pre_user_prompt"},
 }
 
 // HookEntry is what Engram's hooks run: `COMMAND EVENT ARGS...` for the
@@ -89,9 +139,15 @@ type hookGroup struct {
 }
 
 type hookCommand struct {
+	Name    string `json:"name,omitempty"`
 	Type    string `json:"type"`
 	Command string `json:"command"`
 	Timeout int    `json:"timeout,omitempty"`
+}
+
+// flatCommand is a command of a flat list (Cursor, Windsurf).
+type flatCommand struct {
+	Command string `json:"command"`
 }
 
 // shellSafe are the characters a word may hold unquoted.
@@ -136,13 +192,34 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-func (h *Hooks) group(ev HookEvent, e HookEntry) hookGroup {
-	return hookGroup{Matcher: ev.Matcher, Hooks: []hookCommand{{Type: "command", Command: e.commandLine(ev.Name), Timeout: ev.Timeout}}}
+// group is the element of event ev's list that runs e.
+func (h *Hooks) group(ev HookEvent, e HookEntry) any {
+	if h.Flat {
+		return flatCommand{Command: e.commandLine(ev.Name)}
+	}
+	return hookGroup{Matcher: ev.Matcher, Hooks: []hookCommand{{Name: h.Name, Type: "command", Command: e.commandLine(ev.Name), Timeout: ev.Timeout}}}
+}
+
+// command is the command of raw, an element of an event's list, when it
+// holds exactly one.
+func (h *Hooks) command(raw []byte) (string, bool) {
+	if h.Flat {
+		var c flatCommand
+		if json.Unmarshal(stripJSONC(raw), &c) != nil || c.Command == "" {
+			return "", false
+		}
+		return c.Command, true
+	}
+	var g hookGroup
+	if json.Unmarshal(stripJSONC(raw), &g) != nil || len(g.Hooks) != 1 {
+		return "", false
+	}
+	return g.Hooks[0].Command, true
 }
 
 // engramHook matches a command Engram installed: after any VAR=value
 // words, engram-hook, or an engram program run with "hook", then an event.
-var engramHook = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|\S+)\s+)*(?:'[^']*engram-hook(?:\.exe)?'|\S*engram-hook(?:\.exe)?|(?:'[^']*engram[^'/]*'|\S*engram[^\s/]*)\s+hook)\s+[A-Za-z]+(?:\s|$)`)
+var engramHook = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|\S+)\s+)*(?:'[^']*engram-hook(?:\.exe)?'|\S*engram-hook(?:\.exe)?|(?:'[^']*engram[^'/]*'|\S*engram[^\s/]*)\s+hook)\s+[A-Za-z_]+(?:\s|$)`)
 
 // envWords are the VAR=value words before a command's program.
 var envWords = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|\S+)\s+)*`)
@@ -151,12 +228,11 @@ var envWords = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|\S+)\s+
 // Engram installed: its only command is engram-hook or `engram hook`
 // with an event, or runs e's program (an engram installed under another
 // name).
-func isEngramGroup(raw []byte, e HookEntry) bool {
-	var g hookGroup
-	if json.Unmarshal(stripJSONC(raw), &g) != nil || len(g.Hooks) != 1 {
+func (h *Hooks) isEngramGroup(raw []byte, e HookEntry) bool {
+	cmd, ok := h.command(raw)
+	if !ok {
 		return false
 	}
-	cmd := g.Hooks[0].Command
 	if engramHook.MatchString(cmd) {
 		return true
 	}
@@ -237,6 +313,9 @@ func (h *Hooks) Edit(src []byte, e HookEntry) ([]byte, error) {
 		return src, err
 	} else if d.empty {
 		out = []byte("{}\n")
+		if h.Version > 0 {
+			out = []byte(fmt.Sprintf("{\n  \"version\": %d\n}\n", h.Version))
+		}
 	}
 	for _, ev := range h.Events {
 		d, err := parseHooks(out)
@@ -255,12 +334,12 @@ func (h *Hooks) Edit(src []byte, e HookEntry) ([]byte, error) {
 			return src, err
 		}
 		if !found {
-			out = d.insertMember(*d.container, ev.Name, d.render([]hookGroup{g}, 2), 2)
+			out = d.insertMember(*d.container, ev.Name, d.render([]any{g}, 2), 2)
 			continue
 		}
 		idx := -1
 		for i, s := range elems {
-			if isEngramGroup(out[s.start:s.end], e) {
+			if h.isEngramGroup(out[s.start:s.end], e) {
 				idx = i
 				break
 			}
@@ -313,7 +392,7 @@ func (h *Hooks) strip(src []byte, e HookEntry) ([]byte, bool, error) {
 				continue
 			}
 			for i, s := range elems {
-				if !isEngramGroup(out[s.start:s.end], e) {
+				if !h.isEngramGroup(out[s.start:s.end], e) {
 					continue
 				}
 				had, changed = true, true

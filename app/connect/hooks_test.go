@@ -21,8 +21,8 @@ func hookClients(t *testing.T) []connect.Client {
 			out = append(out, c)
 		}
 	}
-	if len(out) != 2 {
-		t.Fatalf("%d clients with hooks, want claude-code and codex", len(out))
+	if len(out) != 5 {
+		t.Fatalf("%d clients with hooks, want claude-code, cursor, windsurf, codex and gemini", len(out))
 	}
 	return out
 }
@@ -32,27 +32,47 @@ func hookClients(t *testing.T) []connect.Client {
 // event's matcher, and that no token is in the file.
 func checkHooks(t *testing.T, c connect.Client, out []byte, agent string) {
 	t.Helper()
+	type command struct {
+		Name    string `json:"name"`
+		Type    string `json:"type"`
+		Command string `json:"command"`
+		Timeout int    `json:"timeout"`
+	}
 	var doc struct {
-		Hooks map[string][]struct {
-			Matcher string `json:"matcher"`
-			Hooks   []struct {
-				Type    string `json:"type"`
-				Command string `json:"command"`
-				Timeout int    `json:"timeout"`
-			} `json:"hooks"`
+		Version int `json:"version"`
+		Hooks   map[string][]struct {
+			Matcher string    `json:"matcher"`
+			Hooks   []command `json:"hooks"`
+			command
 		} `json:"hooks"`
 	}
 	if err := json.Unmarshal(jsonc(out), &doc); err != nil {
 		t.Fatalf("%s: the hooks file is not JSON: %v\n%s", c.ID, err, out)
 	}
+	if doc.Version != c.Hooks.Version {
+		t.Errorf("%s: version %d, want %d", c.ID, doc.Version, c.Hooks.Version)
+	}
+	client := ""
+	if c.Hooks.Client != "" {
+		client = " --client " + c.Hooks.Client
+	}
 	for _, ev := range c.Hooks.Events {
 		n := 0
+		want := engramBin + " hook " + ev.Name + client + " --agent " + agent
 		for _, g := range doc.Hooks[ev.Name] {
+			if c.Hooks.Flat {
+				if strings.Contains(g.Command, engramBin+" hook ") {
+					n++
+					if g.Command != want || len(g.Hooks) != 0 || g.Matcher != "" {
+						t.Errorf("%s %s: %+v; want the command %q alone", c.ID, ev.Name, g, want)
+					}
+				}
+				continue
+			}
 			for _, h := range g.Hooks {
 				if strings.Contains(h.Command, engramBin+" hook ") {
 					n++
-					want := engramBin + " hook " + ev.Name + " --agent " + agent
-					if h.Type != "command" || h.Command != want || g.Matcher != ev.Matcher || h.Timeout != ev.Timeout {
+					if h.Type != "command" || h.Command != want || g.Matcher != ev.Matcher || h.Timeout != ev.Timeout || h.Name != c.Hooks.Name {
 						t.Errorf("%s %s: %+v in group with matcher %q; want %q, matcher %q", c.ID, ev.Name, h, g.Matcher, want, ev.Matcher)
 					}
 				}
@@ -74,7 +94,11 @@ func TestHooksGolden(t *testing.T) {
 	for _, c := range hookClients(t) {
 		t.Run(c.ID, func(t *testing.T) {
 			dir := filepath.Join("testdata", c.ID, "hooks")
-			e := connect.HookEntry{Command: engramBin, Args: []string{"--agent", c.ID}}
+			args := []string{"--agent", c.ID}
+			if c.Hooks.Client != "" {
+				args = append([]string{"--client", c.Hooks.Client}, args...)
+			}
+			e := connect.HookEntry{Command: engramBin, Args: args}
 			fresh, err := c.Hooks.Edit(nil, e)
 			if err != nil {
 				t.Fatal(err)
@@ -92,7 +116,7 @@ func TestHooksGolden(t *testing.T) {
 			}
 			golden(t, filepath.Join(dir, "existing.golden"), installed)
 			checkHooks(t, c, installed, c.ID)
-			for _, keep := range []string{"cat ~/notes/today.md", "notify-send", "check-command", "scan_prompt.py", "statusLine", "// user settings"} {
+			for _, keep := range []string{"cat ~/notes/today.md", "notify-send", "check-command", "scan_prompt.py", "statusLine", "// user settings", `"show_output": true`, "github-mcp", `"version": 1`} {
 				if bytes.Contains(input, []byte(keep)) && !bytes.Contains(installed, []byte(keep)) {
 					t.Errorf("the install lost %q", keep)
 				}
@@ -108,7 +132,7 @@ func TestHooksGolden(t *testing.T) {
 				}
 			}
 			// Other arguments replace Engram's hooks in place.
-			other := connect.HookEntry{Command: engramBin, Args: []string{"--agent", c.ID, "--no-capture"}}
+			other := connect.HookEntry{Command: engramBin, Args: append(args, "--no-capture")}
 			changed, err := c.Hooks.Edit(installed, other)
 			if err != nil {
 				t.Fatal(err)
@@ -348,4 +372,63 @@ func emptyHooks(a, b any) bool {
 		delete(bm, "hooks")
 	}
 	return fmt.Sprint(am) == fmt.Sprint(bm)
+}
+
+// TestHooksSameFile connects and disconnects Gemini CLI, which keeps its
+// hooks in the settings.json of its MCP entry: one plan changes both (a
+// dry run shows both in one diff), one backup holds the file as it was, a
+// second run changes nothing, --no-hooks would keep the entry alone, and
+// the removal gives the file back byte for byte.
+func TestHooksSameFile(t *testing.T) {
+	svc := newService(t)
+	reg := connect.ForService(context.Background(), svc, operator)
+	home := t.TempDir()
+	env := testEnv(home)
+	tk := connect.Tokens{Keyring: &memSecrets{m: map[string]string{}}, DataDir: t.TempDir()}
+	c, _ := connect.Find("gemini")
+	path := c.ConfigPath(env)
+	if c.Hooks.Path(env) != path {
+		t.Fatalf("hooks in %s, settings in %s", c.Hooks.Path(env), path)
+	}
+	input, _ := os.ReadFile(filepath.Join("testdata", "gemini", "hooks", "existing.input"))
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	if err := os.WriteFile(path, input, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	req := connect.Request{Client: c, Env: env, Command: engramBin}
+
+	dry := req
+	dry.DryRun = true
+	res, err := connect.Connect(reg, tk, dry)
+	if err != nil || res.HookPlan.Changes() || res.HookPlan.Path != "" || !strings.Contains(res.Plan.Diff(), `"command": "`+engramBin+` hook BeforeAgent --client gemini --agent gemini",`) || !strings.Contains(res.Plan.Diff(), `"args": [`) {
+		t.Fatalf("dry run: %v, hook plan %+v\n%s", err, res.HookPlan.Action, res.Plan.Diff())
+	}
+	if now, _ := os.ReadFile(path); !bytes.Equal(now, input) {
+		t.Fatal("a dry run changed the file")
+	}
+	if res, err = connect.Connect(reg, tk, req); err != nil || res.Plan.Action != connect.Update {
+		t.Fatalf("Connect: %+v, %v", res.Plan.Action, err)
+	}
+	installed, _ := os.ReadFile(path)
+	if backup, _ := os.ReadFile(path + connect.BackupSuffix); !bytes.Equal(backup, input) {
+		t.Errorf("the backup is not the file as it was:\n%s", backup)
+	}
+	checkHooks(t, c, installed, "gemini")
+	if !bytes.Contains(installed, []byte(`"mcpServers"`)) || !bytes.Contains(installed, []byte(`"mcp",`)) || !bytes.Contains(installed, []byte("// user settings")) {
+		t.Errorf("installed:\n%s", installed)
+	}
+	if res, err = connect.Connect(reg, tk, req); err != nil || res.Plan.Changes() || res.HookPlan.Changes() {
+		t.Errorf("second Connect: %v / %v, %v", res.Plan.Action, res.HookPlan.Action, err)
+	}
+	noHooks := req
+	noHooks.NoHooks, noHooks.DryRun = true, true
+	if res, err = connect.Connect(reg, tk, noHooks); err != nil || res.Plan.Action != connect.Update || bytes.Contains(res.Plan.After, []byte(" hook ")) || !bytes.Contains(res.Plan.After, []byte(`"mcp",`)) {
+		t.Errorf("--no-hooks: %v, %v, would leave:\n%s", res.Plan.Action, err, res.Plan.After)
+	}
+	if res, err = connect.Disconnect(reg, tk, req); err != nil || res.Plan.Action != connect.Restore {
+		t.Fatalf("Disconnect: %v, %v", res.Plan.Action, err)
+	}
+	if now, _ := os.ReadFile(path); !bytes.Equal(now, input) {
+		t.Errorf("the file did not come back byte for byte:\n%s", now)
+	}
 }

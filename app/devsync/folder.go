@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/engram-app/engram/vault"
+	"github.com/engram-app/engram/vault/atomicfile"
 	"github.com/engram-app/engram/vault/segment"
 	"github.com/google/uuid"
 )
@@ -24,7 +25,6 @@ const (
 	dirName      = "engram"
 	vaultFile    = "vault.json"
 	segExt       = ".seg"
-	tmpPrefix    = ".tmp-"
 	folderFormat = 1
 )
 
@@ -92,39 +92,14 @@ func readLimited(path string, limit int64) ([]byte, error) {
 }
 
 // writeAtomic writes data to path through a hidden temporary name in the
-// same directory, synced, renamed over path, and the directory synced:
-// a sync engine never picks up half a file under the final name.
+// same directory (atomicfile.TempPrefix, which readers of the folder
+// ignore), synced, renamed over path, and the directory synced: a sync
+// engine never picks up half a file under the final name.
 func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, tmpPrefix+"*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return atomicfile.WriteFile(path, data, 0o600)
 }
 
 // deviceDirs lists the device directories in the folder (names that are

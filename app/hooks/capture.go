@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -142,24 +143,40 @@ func sweepStates(dir string, now time.Time) {
 	}
 }
 
-func capture(ctx context.Context, ev Event, in Input, session string, eng Engram, opts Options) (Output, error) {
+// capture takes the user's lasting statements (from the transcript, or
+// for a client whose prompt hook captures, from the prompt at
+// UserPromptSubmit and from nothing at the other events), stores them as
+// the agent's writes, and at Stop asks the agent once per session.
+func capture(ctx context.Context, ev Event, in Input, session string, eng Engram, opts Options) (answer, []Captured, error) {
 	if opts.StateDir == "" || session == "" {
 		opts.logf("%s: no session id or no state directory: nothing captured", ev)
-		return Output{}, nil
+		return answer{}, nil, nil
 	}
 	now := opts.Now()
 	ss, err := openState(opts.StateDir, opts.Agent, session, now)
 	if err != nil {
 		opts.logf("%s: session state: %v; nothing captured", ev, err)
-		return Output{}, err
+		return answer{}, nil, err
 	}
 	defer ss.close()
 	sweepStates(opts.StateDir, now)
 
 	var out Output
-	msgs, newOffset, prompts, rerr := readTranscript(in.TranscriptPath, in.SessionID, ss.st.Offset, opts.MaxTranscript)
-	if rerr != nil {
-		opts.logf("%s: transcript %q: %v", ev, in.TranscriptPath, rerr)
+	var msgs []userMessage
+	newOffset, prompts := ss.st.Offset, 0
+	switch {
+	case opts.Format.promptCaptures() && ev == UserPromptSubmit:
+		if text := strings.TrimSpace(in.Prompt); text != "" {
+			msgs, prompts = []userMessage{{text: text}}, 1
+		}
+	case opts.Format.promptCaptures():
+		// The prompts were captured as they were sent.
+	default:
+		var rerr error
+		msgs, newOffset, prompts, rerr = readTranscript(in.TranscriptPath, in.SessionID, ss.st.Offset, opts.MaxTranscript)
+		if rerr != nil {
+			opts.logf("%s: transcript %q: %v", ev, in.TranscriptPath, rerr)
+		}
 	}
 	ss.st.Prompts += prompts
 	project := ProjectFor(in.Cwd, opts.Projects)
@@ -199,19 +216,18 @@ func capture(ctx context.Context, ev Event, in Input, session string, eng Engram
 	if ev == PreCompact {
 		ss.st.Compacted = true
 	}
-	var reply claudeOutput
-	if ev == Stop && !in.StopHookActive && !ss.st.Asked && (ss.st.Prompts >= opts.AskAfter || ss.st.Compacted) {
+	var reply answer
+	if ev == Stop && opts.Format != Windsurf && !in.StopHookActive && !ss.st.Asked && (ss.st.Prompts >= opts.AskAfter || ss.st.Compacted) {
 		ss.st.Asked = true
-		reply.Decision, reply.Reason = "block", AskReason
+		reply.ask = AskReason
 	}
 	if err := ss.save(now); err != nil {
 		opts.logf("%s: save the session's state: %v", ev, err)
 	}
-	reply.SystemMessage = summary(out.Capture)
-	if reply.Decision != "" || reply.SystemMessage != "" {
-		out.Stdout = reply.bytes()
+	if ev != UserPromptSubmit {
+		reply.notice = summary(out.Capture) // a prompt goes on without a word
 	}
-	return out, nil // a transcript's problems are logged above, not the hook's failure
+	return reply, out.Capture, nil // a transcript's problems are logged above, not the hook's failure
 }
 
 func store(ctx context.Context, eng Engram, session, msgID, project string, st Statement) (Captured, error) {
@@ -283,7 +299,14 @@ type transcriptLine struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	} `json:"payload"`
+	// Gemini CLI's message records: {"id":…,"type":"user","content":…}.
+	ID      string          `json:"id"`
+	Content json.RawMessage `json:"content"`
 }
+
+// hookContext is how Gemini CLI wraps a hook's additional context in the
+// user's turn (<hook_context>…</hook_context>): never the user's words.
+var hookContext = regexp.MustCompile(`(?s)<hook_context>.*?(?:</hook_context>|$)`)
 
 // userText returns the user's own text in a line: text blocks of a user
 // message, never tool results, images or the client's meta messages.
@@ -294,24 +317,35 @@ func (l *transcriptLine) userText() (string, bool) {
 		content = l.Message.Content
 	case l.Type == "response_item" && l.Payload != nil && l.Payload.Type == "message" && l.Payload.Role == "user":
 		content = l.Payload.Content
+	case l.Type == "user" && l.Message == nil && len(l.Content) > 0:
+		content = l.Content // Gemini CLI
 	default:
 		return "", false
 	}
 	var s string
 	if json.Unmarshal(content, &s) == nil {
-		return s, true
+		s = strings.TrimSpace(hookContext.ReplaceAllString(s, ""))
+		return s, s != ""
 	}
-	var blocks []struct {
+	type block struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	}
+	var blocks []block
 	if json.Unmarshal(content, &blocks) != nil {
-		return "", false
+		var one block // Gemini's content may be a single part
+		if json.Unmarshal(content, &one) != nil {
+			return "", false
+		}
+		blocks = []block{one}
 	}
 	var parts []string
 	for _, b := range blocks {
-		if b.Type == "text" || b.Type == "input_text" {
-			parts = append(parts, b.Text)
+		// Claude's text, Codex's input_text, Gemini's untyped text parts.
+		if b.Type == "text" || b.Type == "input_text" || b.Type == "" && b.Text != "" {
+			if t := strings.TrimSpace(hookContext.ReplaceAllString(b.Text, "")); t != "" {
+				parts = append(parts, t)
+			}
 		}
 	}
 	if len(parts) == 0 {
@@ -378,7 +412,11 @@ func readTranscript(path, session string, offset, limit int64) ([]userMessage, i
 			continue
 		}
 		prompts++
-		msgs = append(msgs, userMessage{id: l.UUID, text: text})
+		id := l.UUID
+		if id == "" {
+			id = l.ID
+		}
+		msgs = append(msgs, userMessage{id: id, text: text})
 	}
 	var rerr error
 	if bad > 0 {

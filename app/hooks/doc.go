@@ -14,7 +14,12 @@
 // when Engram cannot be reached, is locked or is starting, the answer says
 // so in one line and the hook exits 0.
 //
-// The clients' formats: Claude Code (https://code.claude.com/docs/en/hooks)
-// and Codex CLI (https://developers.openai.com/codex/hooks), which reads
-// the same event names, input fields and outputs.
+// The clients' formats (Format): Claude Code
+// (https://code.claude.com/docs/en/hooks) and Codex CLI
+// (https://developers.openai.com/codex/hooks), which reads the same event
+// names, input fields and outputs; Gemini CLI
+// (https://geminicli.com/docs/hooks/reference); Cursor
+// (https://cursor.com/docs/agent/hooks); Windsurf
+// (https://docs.windsurf.com/windsurf/cascade/hooks), whose hooks can
+// capture but never tell the model anything.
 package hooks

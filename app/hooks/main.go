@@ -51,7 +51,7 @@ func (p *projectFlags) Set(s string) error {
 }
 
 // Usage is the hook command's synopsis.
-const Usage = "hook EVENT [--agent NAME | --token-file F] [--budget N] [--project DIR=NAME]... [--no-capture] [--url ADDR]"
+const Usage = "hook EVENT [--client NAME] [--agent NAME | --token-file F] [--budget N] [--project DIR=NAME]... [--no-capture] [--url ADDR]"
 
 // Main runs the hook command (engram hook, engram-hook) with args after
 // the command's name: the client's JSON on env.Stdin, its answer on
@@ -67,6 +67,7 @@ func Main(ctx context.Context, args []string, env Env) {
 	fail := func(err error) { fmt.Fprintf(env.Stderr, "engram hook: %v\n", err) }
 	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	client := fs.String("client", "claude-code", "the client whose hook this is: claude-code, codex, gemini, cursor or windsurf (its input and answer formats)")
 	agent := fs.String("agent", "", "run as this agent, with the token engram connect kept")
 	tokenFile := fs.String("token-file", "", "read the agent token from this file (default $ENGRAM_TOKEN)")
 	url := fs.String("url", "", "the running Engram's address (default: from its runtime file, else "+DefaultAddr+")")
@@ -87,6 +88,11 @@ func Main(ctx context.Context, args []string, env Env) {
 		event = fs.Arg(0)
 	} else if fs.NArg() > 0 {
 		fail(fmt.Errorf("unexpected %q; usage: %s", fs.Arg(0), Usage))
+		return
+	}
+	format, err := ParseFormat(*client)
+	if err != nil {
+		fail(err)
 		return
 	}
 	ev, err := ParseEvent(event)
@@ -113,7 +119,7 @@ func Main(ctx context.Context, args []string, env Env) {
 	}
 	log, closeLog := openLog(env, dataDir)
 	defer closeLog()
-	opts := Options{Agent: *agent, Budget: *budget, Projects: projects, Capture: !*noCapture, Log: log, Now: env.Now}
+	opts := Options{Format: format, Agent: *agent, Budget: *budget, Projects: projects, Capture: !*noCapture, Log: log, Now: env.Now}
 	if dataDir != "" {
 		name := *agent
 		if name == "" {
