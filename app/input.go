@@ -109,6 +109,9 @@ func ValidateRecallInput(in RecallInput) Response {
 	for _, fl := range f.Fields {
 		checks = append(checks, checkValue("field", fl, FilterFields))
 	}
+	for _, t := range f.Trusts {
+		checks = append(checks, checkValue("trust", t, vault.TrustLevels))
+	}
 	for i, t := range f.Tags {
 		checks = append(checks, checkText(fmt.Sprintf("filters.tags[%d]", i), t))
 	}

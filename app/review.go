@@ -109,7 +109,7 @@ func (s *Service) Approve(ctx context.Context, req Request, id string, edit *str
 	if !r.OK() {
 		return MemoryResponse{Response: r}
 	}
-	if err := it.Transition(quarantine.Approved); err != nil {
+	if err := it.CanBecome(quarantine.Approved); err != nil {
 		return MemoryResponse{Response: Response{StatusInvalid, err.Error()}}
 	}
 	if it.Kind == quarantine.KindReevaluation {
@@ -124,6 +124,7 @@ func (s *Service) Approve(ctx context.Context, req Request, id string, edit *str
 	m := it.Memory
 	m.Trust = vault.TrustStandard
 	reason := approvedNote
+	var facts []vault.AuditEntry
 	if edit != nil {
 		// The user's text over the agent's: admitted as the user's write to
 		// the queued memory (under fail_on_secret a secret is refused, not
@@ -134,16 +135,19 @@ func (s *Service) Approve(ctx context.Context, req Request, id string, edit *str
 		}
 		m.Content, m.Tier, m.Partition = a.Memory.Content, a.Memory.Tier, a.Memory.Partition
 		if a.SecretTypes != "" {
-			s.audit(req, vault.AuditEntry{Action: vault.ActionSecretRedacted, MemoryID: id, Field: m.Field, ContentHash: s.fingerprint(*edit), Result: vault.ResultOK, Reason: a.SecretTypes})
+			facts = append(facts, vault.AuditEntry{Action: vault.ActionSecretRedacted, Agent: req.Caller.Name(), Session: req.Caller.Session, Field: m.Field,
+				ContentHash: s.fingerprint(*edit), Result: vault.ResultOK, Reason: a.SecretTypes})
 		}
 		reason = editedApprovedNote
 	}
-	got, err := s.v.Promote(id, m, vault.Actor{Agent: it.Agent, Session: it.Session, Reason: reason})
+	// The write, what the guard redacted from the user's edit and the
+	// approval commit together, as a store's entries do.
+	facts = append(facts, vault.AuditEntry{Action: vault.ActionApprove, Agent: req.Caller.Name(), Session: req.Caller.Session, Field: m.Field, Result: vault.ResultOK, Reason: "queue item " + id})
+	got, err := s.v.Promote(id, m, vault.Actor{Agent: it.Agent, Session: it.Session, Reason: reason, Audit: facts})
 	if err != nil {
 		return MemoryResponse{Response: s.fail("approve", err)}
 	}
 	s.idx.Put(&got)
-	s.audit(req, vault.AuditEntry{Action: vault.ActionApprove, MemoryID: got.ID, Field: got.Field, Result: vault.ResultOK, Reason: "queue item " + id})
 	r = Response{Status: StatusOK}
 	if it.Partner != nil && it.Partner.Held {
 		s.releasePartner(ctx, req, it, "its other half was approved")
@@ -210,7 +214,7 @@ func (s *Service) dropItem(req Request, id string, to quarantine.State, action v
 	if !r.OK() {
 		return r
 	}
-	if err := it.Transition(to); err != nil {
+	if err := it.CanBecome(to); err != nil {
 		return Response{StatusInvalid, err.Error()}
 	}
 	e := vault.AuditEntry{Action: action, Agent: req.Caller.Name(), Session: req.Caller.Session, MemoryID: id, Field: it.Memory.Field, ContentHash: s.fingerprint(it.Memory.Content), Result: vault.ResultOK}

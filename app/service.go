@@ -417,6 +417,13 @@ type ListInput struct {
 	// own masked listing is no access to audit (opening a memory is).
 	// Agents' listings are audited whatever they set.
 	Masked bool `json:"-"`
+	// Filters narrow the listing by the same rules as they narrow a
+	// recall (recall.Filters.Match). Without Partitions, the filters'
+	// partitions are listed (the archive too when they include it).
+	Filters RecallFilters `json:"-"`
+	// Max stops the listing after this many memories, newest first (0:
+	// all).
+	Max int `json:"-"`
 }
 
 // ListResponse returns memories; Hidden counts sensitive ones not shown
@@ -436,7 +443,15 @@ func (s *Service) List(ctx context.Context, req Request, in ListInput) ListRespo
 		return ListResponse{Response: r}
 	}
 	damaged := 0
-	all, hidden, err := s.v.List(vault.ListFilter{Partitions: in.Partitions, Field: in.Field, OnDamaged: func(id string, err error) {
+	parts := in.Partitions
+	switch {
+	case len(parts) > 0:
+	case len(in.Filters.Partitions) > 0:
+		parts = in.Filters.Partitions
+	case in.Filters.IncludeArchived:
+		parts = vault.AllPartitions
+	}
+	all, hidden, err := s.v.List(vault.ListFilter{Partitions: parts, Field: in.Field, OnDamaged: func(id string, err error) {
 		damaged++
 		s.damaged.Skip(id, err)
 	}})
@@ -444,15 +459,23 @@ func (s *Service) List(ctx context.Context, req Request, in ListInput) ListRespo
 		return ListResponse{Response: s.fail("list", err)}
 	}
 	out := all[:0]
+	now := s.now()
 	for i := range all {
-		if s.canRead(req.Caller, policy.InfoOf(&all[i])) {
-			if in.Masked && all[i].Sensitive() {
-				all[i].Content = ""
-			}
-			out = append(out, all[i])
+		if !s.canRead(req.Caller, policy.InfoOf(&all[i])) {
+			continue
 		}
+		if d := docOf(&all[i]); !in.Filters.Match(&d, now) {
+			continue
+		}
+		if in.Masked && all[i].Sensitive() {
+			all[i].Content = ""
+		}
+		out = append(out, all[i])
 	}
 	slices.SortFunc(out, func(a, b Memory) int { return b.Created.Compare(a.Created) })
+	if in.Max > 0 && len(out) > in.Max {
+		out = out[:in.Max]
+	}
 	if in.Masked && req.Caller.Operator {
 		return ListResponse{Response: Response{Status: StatusOK}, Memories: out, Hidden: hidden, Damaged: damaged}
 	}

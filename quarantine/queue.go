@@ -169,8 +169,10 @@ var next = map[State][]State{
 	Hostile: {Discarded},
 }
 
-// Transition checks that the item may move to s.
-func (it *Item) Transition(s State) error {
+// CanBecome reports (nil) whether the state machine lets the item move
+// to s, or why not (ErrTransition). It changes nothing: the move is made
+// by whoever stores or removes the item.
+func (it *Item) CanBecome(s State) error {
 	for _, ok := range next[it.State] {
 		if ok == s {
 			return nil

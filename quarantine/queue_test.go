@@ -25,9 +25,9 @@ func TestTransitions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		it := &Item{State: tc.from}
-		err := it.Transition(tc.to)
+		err := it.CanBecome(tc.to)
 		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, ErrTransition)) {
-			t.Errorf("Transition(%s -> %s) = %v, want ok=%v", tc.from, tc.to, err, tc.ok)
+			t.Errorf("CanBecome(%s -> %s) = %v, want ok=%v", tc.from, tc.to, err, tc.ok)
 		}
 	}
 }

@@ -331,16 +331,16 @@ func (s *memoriesScreen) refresh() {
 func (s *memoriesScreen) load(h *host.Host, query string, f app.RecallFilters, trust string) ([]row, string) {
 	svc, req, now := h.Service(), h.Operator(), s.u.now()
 	var rows []row
-	keepTrust := func(t app.Trust) bool { return trust == anyChoice || trust == "" || string(t) == trust }
+	if trust != anyChoice && trust != "" {
+		f.Trusts = []app.Trust{app.Trust(trust)}
+	}
 	if query != "" {
 		r := svc.Search(s.u.ctx, req, app.RecallInput{Query: query, Limit: searchLimit, Filters: f})
 		if !r.OK() {
 			return nil, r.Message
 		}
 		for _, res := range r.Results {
-			if keepTrust(res.Trust) {
-				rows = append(rows, row{ID: res.ID, Preview: preview(res.Content), Partition: res.Partition, Trust: res.Trust, Confidence: res.Confidence, Created: res.Created, Score: res.Score})
-			}
+			rows = append(rows, row{ID: res.ID, Preview: preview(res.Content), Partition: res.Partition, Trust: res.Trust, Confidence: res.Confidence, Created: res.Created, Score: res.Score})
 		}
 		switch len(rows) {
 		case 0:
@@ -355,23 +355,13 @@ func (s *memoriesScreen) load(h *host.Host, query string, f app.RecallFilters, t
 	}
 	// Masked: the rows mask sensitive text, so the service leaves it out
 	// and does not audit the user's own browsing.
-	l := svc.List(s.u.ctx, req, app.ListInput{Partitions: f.Partitions, Masked: true})
+	l := svc.List(s.u.ctx, req, app.ListInput{Filters: f, Masked: true, Max: maxListed})
 	if !l.OK() {
 		return nil, l.Message
 	}
 	for i := range l.Memories {
 		m := &l.Memories[i]
-		if !matches(f, m) || !keepTrust(m.Trust) {
-			continue
-		}
-		c := app.CurrentConfidence(m, now)
-		if f.MinConfidence > 0 && c < f.MinConfidence {
-			continue
-		}
-		rows = append(rows, row{ID: m.ID, Preview: listPreview(m.Content), Partition: m.Partition, Trust: m.Trust, Confidence: c, Created: m.Created})
-		if len(rows) == maxListed {
-			break
-		}
+		rows = append(rows, row{ID: m.ID, Preview: listPreview(m.Content), Partition: m.Partition, Trust: m.Trust, Confidence: app.CurrentConfidence(m, now), Created: m.Created})
 	}
 	note := count(len(rows), "memory", "memories")
 	if l.Hidden > 0 {
@@ -381,19 +371,6 @@ func (s *memoriesScreen) load(h *host.Host, query string, f app.RecallFilters, t
 		note += fmt.Sprintf(" · %d damaged records left out: run 'engram doctor' and restore them from a backup", l.Damaged)
 	}
 	return rows, note
-}
-
-// matches applies the filters a plain listing does not.
-func matches(f app.RecallFilters, m *app.Memory) bool {
-	in := func(ok bool, n int) bool { return n == 0 || ok }
-	if m.Partition == "archive" && !f.IncludeArchived && !slices.Contains(f.Partitions, "archive") {
-		return false
-	}
-	return in(slices.Contains(f.Tiers, m.Tier), len(f.Tiers)) &&
-		in(slices.Contains(f.Kinds, m.Kind), len(f.Kinds)) &&
-		in(slices.Contains(f.Fields, m.Field), len(f.Fields)) &&
-		in(len(f.Tags) > 0 && slices.ContainsFunc(m.Tags, func(t string) bool { return slices.Contains(f.Tags, t) }), len(f.Tags)) &&
-		(f.After.IsZero() || !m.Created.Before(f.After))
 }
 
 // count says n things: "1 memory", "3 memories".

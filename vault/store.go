@@ -41,9 +41,10 @@ type Actor struct {
 	IfVersion int
 	// Audit are further entries decided outside the vault about this
 	// change (a secret redacted from it), written in the change's
-	// transaction (Add, Update) after its own entry, so that the change and what is known about it
-	// commit together. As for Audit, a ContentHash must come from
-	// Fingerprint; MemoryID is set to the new memory's.
+	// transaction (Add, Update, Promote) after its own entry, so that the
+	// change and what is known about it commit together. As for Audit, a
+	// ContentHash must come from Fingerprint; MemoryID is set to the new
+	// memory's.
 	Audit []AuditEntry
 }
 

@@ -171,6 +171,9 @@ func filterSchema(name string, p *jsonschema.Schema) {
 	case "fields":
 		p.Items.Enum = enum(app.FilterFields)
 		p.Description = list("only memories in these fields", p.Items.Enum)
+	case "trusts":
+		p.Items.Enum = enum(app.Trusts)
+		p.Description = list("only memories of these trust levels", p.Items.Enum) + " (the user's own memories are operator; yours and other agents' at most standard)"
 	case "tags":
 		p.Description = "only memories with at least one of these tags"
 	case "min_confidence":

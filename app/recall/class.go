@@ -157,7 +157,7 @@ func (f *Filters) matchClass(k *class) bool {
 	if k.partition == vault.Archive && !f.IncludeArchived && !slices.Contains(f.Partitions, vault.Archive) {
 		return false
 	}
-	return anyOf(f.Partitions, k.partition) && anyOf(f.Tiers, k.tier) && anyOf(f.Kinds, k.kind) && anyOf(f.Fields, k.field)
+	return anyOf(f.Partitions, k.partition) && anyOf(f.Tiers, k.tier) && anyOf(f.Kinds, k.kind) && anyOf(f.Fields, k.field) && anyOf(f.Trusts, k.trust)
 }
 
 // perDoc reports whether f has filters matchClass leaves to matchDoc.

@@ -18,6 +18,7 @@ type Filters struct {
 	Tiers      []vault.Tier      `json:"tiers,omitempty"`
 	Kinds      []vault.Kind      `json:"kinds,omitempty"`
 	Fields     []vault.Field     `json:"fields,omitempty"`
+	Trusts     []vault.Trust     `json:"trusts,omitempty"`
 	// Tags match a memory with at least one of them.
 	Tags          []string `json:"tags,omitempty"`
 	MinConfidence float64  `json:"min_confidence,omitempty"`
