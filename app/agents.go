@@ -2,128 +2,14 @@ package app
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
-	"time"
 
+	"github.com/engram-app/engram/app/agents"
 	"github.com/engram-app/engram/vault"
 )
-
-// agentCache holds the agent registry by token hash, so authenticating a
-// request does not decode every registration. The service owns the vault
-// file alone, and every change to an agent goes through it and drops the
-// cache.
-type agentCache struct {
-	mu     sync.Mutex
-	byHash map[string]vault.Agent
-	names  map[string]vault.Agent
-	// pickup holds tokens of approved pairings until the agent collects them.
-	pickup map[string]string
-	// seen is when each agent last authenticated in this process. It is
-	// kept in memory: a write per request would cost an fsync each, and
-	// the audit log already has every request.
-	seen map[string]time.Time
-}
-
-func (c *agentCache) saw(name string, t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.seen == nil {
-		c.seen = map[string]time.Time{}
-	}
-	c.seen[name] = t
-}
-
-func (c *agentCache) lastSeen(name string) time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.seen[name]
-}
-
-func (c *agentCache) hold(name, token string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.pickup == nil {
-		c.pickup = map[string]string{}
-	}
-	c.pickup[name] = token
-}
-
-func (c *agentCache) collect(name string) (string, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t, ok := c.pickup[name]
-	delete(c.pickup, name)
-	return t, ok
-}
-
-func (c *agentCache) drop() {
-	c.mu.Lock()
-	c.byHash, c.names = nil, nil
-	c.mu.Unlock()
-}
-
-// load fills the maps; c.mu must be held.
-func (c *agentCache) load(v *vault.Vault) error {
-	if c.byHash != nil {
-		return nil
-	}
-	all, err := v.Agents()
-	if err != nil {
-		return err
-	}
-	c.byHash = make(map[string]vault.Agent, len(all))
-	c.names = make(map[string]vault.Agent, len(all))
-	for _, a := range all {
-		c.names[a.Name] = a
-		if a.TokenHash != "" {
-			c.byHash[a.TokenHash] = a
-		}
-	}
-	return nil
-}
-
-// registry returns the registrations by name as they are now. The map is
-// never changed once built (a change builds a new one), so the caller may
-// read it without the lock.
-func (c *agentCache) registry(v *vault.Vault) map[string]vault.Agent {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.load(v) != nil {
-		return nil
-	}
-	return c.names
-}
-
-// byName returns the registration of agent name.
-func (c *agentCache) byName(v *vault.Vault, name string) (vault.Agent, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.load(v) != nil {
-		return vault.Agent{}, false
-	}
-	a, ok := c.names[name]
-	return a, ok
-}
-
-// lookup returns the agent with token hash h, loading the registry once.
-func (c *agentCache) lookup(v *vault.Vault, h string) (vault.Agent, bool, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if err := c.load(v); err != nil {
-		return vault.Agent{}, false, err
-	}
-	a, ok := c.byHash[h]
-	return a, ok, nil
-}
 
 // Agent is a registered agent as the service shows it (never its token).
 type Agent = vault.Agent
@@ -154,49 +40,30 @@ type AgentsResponse struct {
 	Agents []Agent `json:"agents"`
 }
 
-var agentName = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$`)
-
-// tokenPrefix makes Engram tokens recognisable to secret scanners.
-const tokenPrefix = "engram_"
-
-func newToken() (token, hash string, err error) {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		return "", "", err
-	}
-	token = tokenPrefix + base64.RawURLEncoding.EncodeToString(b)
-	return token, hashToken(token), nil
-}
-
-func hashToken(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
-}
-
 // AddAgent registers an agent and returns its token, which is shown only
 // this once. Operator only.
 func (s *Service) AddAgent(ctx context.Context, req Request, spec AgentSpec) AgentResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return AgentResponse{Response: r}
 	}
-	if !agentName.MatchString(spec.Name) || spec.Name == vault.AgentOperator {
+	if !agents.ValidName.MatchString(spec.Name) || spec.Name == vault.AgentOperator {
 		return AgentResponse{Response: Response{StatusInvalid, "an agent name is 1 to 64 letters, digits, dots, dashes or underscores, and not \"operator\""}}
 	}
 	if _, err := s.v.GetAgent(spec.Name); err == nil {
 		return AgentResponse{Response: Response{StatusConflict, fmt.Sprintf("an agent named %q exists; rotate its token or revoke it", spec.Name)}}
 	}
-	fields, read, bad := grants(spec.Fields, spec.Read)
+	fields, read, bad := agents.Grants(spec.Fields, spec.Read)
 	if bad != "" {
 		return AgentResponse{Response: Response{StatusInvalid, bad}}
 	}
-	token, hash, err := newToken()
+	token, hash, err := agents.NewToken()
 	if err != nil {
 		return AgentResponse{Response: s.fail("add agent", err)}
 	}
 	a := vault.Agent{Name: spec.Name, TokenHash: hash, Status: vault.AgentActive, Fields: fields, Read: read,
 		Group: spec.Group, Product: spec.Product, Trust: vault.TrustStandard, MayConfirm: spec.MayConfirm, Created: s.now().UTC()}
 	e := vault.AuditEntry{Action: vault.ActionAgent, Agent: req.Caller.Name(), Result: vault.ResultOK, Reason: "add " + spec.Name}
-	defer s.agents.drop()
+	defer s.agents.Drop()
 	if err := s.v.PutAgent(a, e); err != nil {
 		return AgentResponse{Response: s.fail("add agent", err)}
 	}
@@ -219,39 +86,17 @@ func (s *Service) Agents(ctx context.Context, req Request) AgentsResponse {
 	all = slices.DeleteFunc(all, func(a vault.Agent) bool { return pairingExpired(a, s.now()) })
 	for i := range all {
 		all[i].TokenHash, all[i].PairHash = "", ""
-		if t := s.agents.lastSeen(all[i].Name); t.After(all[i].LastSeen) {
+		if t := s.agents.LastSeen(all[i].Name); t.After(all[i].LastSeen) {
 			all[i].LastSeen = t
 		}
 	}
 	return AgentsResponse{Response: Response{Status: StatusOK}, Agents: all}
 }
 
-// grants fills in the default grants and checks them; bad says what is
-// wrong, or is empty.
-func grants(fields []Field, read []Partition) ([]Field, []Partition, string) {
-	if fields == nil {
-		fields = DefaultAgentFields
-	}
-	for _, f := range fields {
-		if !slices.Contains(vault.AgentFields, f) {
-			return nil, nil, fmt.Sprintf("field %q cannot be granted to an agent", f)
-		}
-	}
-	if read == nil {
-		read = []Partition{vault.Public, vault.Internal}
-	}
-	for _, p := range read {
-		if !slices.Contains(vault.LivePartitions, p) {
-			return nil, nil, fmt.Sprintf("unknown partition %q", p)
-		}
-	}
-	return fields, read, ""
-}
-
 // SetAgentGrants replaces what an agent may write (fields) and read
 // (partitions); nil means the defaults. Operator only.
 func (s *Service) SetAgentGrants(ctx context.Context, req Request, name string, fields []Field, read []Partition) AgentResponse {
-	f, r, bad := grants(fields, read)
+	f, r, bad := agents.Grants(fields, read)
 	return s.changeAgent(req, name, "grants", func(a *vault.Agent) (string, error) {
 		if bad != "" {
 			return "", errors.New(bad)
@@ -273,7 +118,7 @@ func (s *Service) SetAgentStatus(ctx context.Context, req Request, name string, 
 			a.TokenHash = ""
 		}
 		if status == vault.AgentActive {
-			s.refusals.reset(name)
+			s.refusals.Reset(name)
 		}
 		return "", nil
 	})
@@ -294,7 +139,7 @@ func (s *Service) RotateToken(ctx context.Context, req Request, name string) Age
 		if a.Status == vault.AgentRevoked {
 			return "", errors.New("the agent is revoked; add it again")
 		}
-		token, hash, err := newToken()
+		token, hash, err := agents.NewToken()
 		a.TokenHash = hash
 		return token, err
 	})
@@ -316,7 +161,7 @@ func (s *Service) changeAgent(req Request, name, what string, fn func(a *vault.A
 		return AgentResponse{Response: Response{StatusInvalid, err.Error()}}
 	}
 	e := vault.AuditEntry{Action: vault.ActionAgent, Agent: req.Caller.Name(), Result: vault.ResultOK, Reason: what + " " + name}
-	defer s.agents.drop()
+	defer s.agents.Drop()
 	if err := s.v.PutAgent(a, e); err != nil {
 		return AgentResponse{Response: s.fail("agent", err)}
 	}
@@ -334,23 +179,23 @@ func (s *Service) Authenticate(ctx context.Context, token, session string) (Call
 		return Caller{}, Response{StatusUnavailable, "memory is unavailable: " + s.reason.Error()}
 	}
 	token = strings.TrimSpace(token)
-	if !strings.HasPrefix(token, tokenPrefix) {
-		return Caller{}, s.authFailed(ctx, failMalformed)
+	if !strings.HasPrefix(token, agents.TokenPrefix) {
+		return Caller{}, s.authFailed(ctx, agents.FailMalformed)
 	}
 	// The map lookup is not constant-time, but it is keyed by the SHA-256
 	// of the token: timing reveals nothing usable about a token.
-	a, ok, err := s.agents.lookup(s.v, hashToken(token))
+	a, ok, err := s.agents.ByHash(agents.HashToken(token))
 	if err != nil {
 		return Caller{}, s.fail("authenticate", err)
 	}
 	if ok {
 		switch a.Status {
 		case vault.AgentActive:
-			s.agents.saw(a.Name, s.now().UTC())
+			s.agents.Saw(a.Name, s.now().UTC())
 			return Caller{Agent: a.Name, Session: session, Fields: a.Fields, Read: a.Read, Group: a.Group, Product: a.Product, Trust: a.Trust, MayConfirm: a.MayConfirm}, Response{Status: StatusOK}
 		case vault.AgentPaused:
 			return Caller{}, Response{StatusPaused, pausedMessage(a)}
 		}
 	}
-	return Caller{}, s.authFailed(ctx, failUnknown)
+	return Caller{}, s.authFailed(ctx, agents.FailUnknown)
 }

@@ -1,56 +1,17 @@
 package app
 
 import (
-	"cmp"
 	"context"
-	"fmt"
-	"maps"
-	"slices"
-	"strings"
-	"sync"
-	"time"
 
-	"github.com/engram-app/engram/vault"
-)
-
-// Why an authentication failed, as the summary counts it.
-const (
-	failMalformed = "missing or malformed token"
-	failUnknown   = "unknown or revoked token"
-	failPairPoll  = "pairing poll with an unknown name or secret"
+	"github.com/engram-app/engram/app/agents"
 )
 
 // AuthFailPeriod is how long failed authentications are counted in
-// memory before they are written to the audit log as one summary.
-//
-// A request with a wrong token needs no token to send, so it must not
-// cost a write: the log gets one agent:auth_failed entry per period in
-// which there were failures (with their count in Count, and by reason and
-// by process in Reason), and one at Close for the failures since the
-// last. An unauthenticated caller thus adds at most one entry a minute.
-// A crash loses the count of the current period.
-const AuthFailPeriod = time.Minute
+// memory before they are written to the audit log as one summary (see
+// agents.AuthFailPeriod).
+const AuthFailPeriod = agents.AuthFailPeriod
 
-// maxFailPeers is how many processes a summary names; the others are
-// counted together.
-const maxFailPeers = 8
-
-// authFailures counts failed authentications until they are written (see
-// AuthFailPeriod). Its flush goroutine is the service's, ended by Close.
-type authFailures struct {
-	mu       sync.Mutex
-	total    int
-	first    time.Time
-	byReason map[string]int
-	byPeer   map[string]int // Peer.label, at most maxFailPeers
-	others   int            // failures from processes beyond maxFailPeers
-	// scheduled: a flush waits; closed: Close ran, nothing more is written.
-	scheduled, closed bool
-	stop              chan struct{} // closed by Close: a waiting flush runs at once
-	wg                sync.WaitGroup
-}
-
-// authFailed counts a failed authentication (why is one of the fail*
+// authFailed counts a failed authentication (why is one of the agents.Fail*
 // reasons) and answers unauthorized. Nothing is written now: see
 // AuthFailPeriod.
 func (s *Service) authFailed(ctx context.Context, why string) Response {
@@ -58,106 +19,6 @@ func (s *Service) authFailed(ctx context.Context, why string) Response {
 	if p, ok := s.Peer(ctx); ok {
 		label = p.label()
 	}
-	s.noteAuthFailure(why, label)
+	s.authFails.Note(why, label)
 	return Response{StatusUnauthorized, "missing, unknown or revoked token"}
-}
-
-// noteAuthFailure counts one failure and schedules the summary.
-func (s *Service) noteAuthFailure(why, peer string) {
-	f := &s.authFails
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		return
-	}
-	if f.total == 0 {
-		f.first = s.now().UTC()
-		f.byReason, f.byPeer = map[string]int{}, map[string]int{}
-	}
-	f.total++
-	f.byReason[why]++
-	if _, ok := f.byPeer[peer]; ok || len(f.byPeer) < maxFailPeers {
-		f.byPeer[peer]++
-	} else {
-		f.others++
-	}
-	if f.scheduled {
-		return
-	}
-	f.scheduled = true
-	if f.stop == nil {
-		f.stop = make(chan struct{})
-	}
-	stop := f.stop
-	f.wg.Go(func() {
-		t := time.NewTimer(AuthFailPeriod)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-stop:
-		}
-		s.flushAuthFailures()
-	})
-}
-
-// flushAuthFailures writes the counted failures as one audit entry.
-func (s *Service) flushAuthFailures() {
-	f := &s.authFails
-	f.mu.Lock()
-	total, first, byReason, byPeer, others := f.total, f.first, f.byReason, f.byPeer, f.others
-	f.total, f.byReason, f.byPeer, f.others, f.scheduled = 0, nil, nil, 0, false
-	f.mu.Unlock()
-	if total == 0 {
-		return
-	}
-	e := vault.AuditEntry{Action: vault.ActionAuthFail, Agent: "unknown", Result: vault.ResultDenied, Count: total,
-		Reason: authFailSummary(total, first, byReason, byPeer, others)}
-	if err := s.v.Audit(e); err != nil {
-		s.log.Error("audit failed authentications", "err", err)
-	}
-}
-
-// authFailSummary says how many authentications failed since first, why,
-// and from which processes.
-func authFailSummary(total int, first time.Time, byReason, byPeer map[string]int, others int) string {
-	var why, from []string
-	for _, k := range byCount(byReason) {
-		why = append(why, fmt.Sprintf("%d %s", byReason[k], k))
-	}
-	for _, k := range byCount(byPeer) {
-		from = append(from, fmt.Sprintf("%s (%d)", k, byPeer[k]))
-	}
-	if others > 0 {
-		from = append(from, fmt.Sprintf("other processes (%d)", others))
-	}
-	return fmt.Sprintf("%d failed authentications since %s: %s; from %s",
-		total, first.Format(time.RFC3339), strings.Join(why, ", "), strings.Join(from, ", "))
-}
-
-// byCount returns m's keys, the largest count first, then by name.
-func byCount(m map[string]int) []string {
-	return slices.SortedFunc(maps.Keys(m), func(a, b string) int {
-		return cmp.Or(cmp.Compare(m[b], m[a]), strings.Compare(a, b))
-	})
-}
-
-// closeAuthFailures writes the failures counted since the last summary
-// and schedules no more.
-func (s *Service) closeAuthFailures() {
-	if s.v == nil {
-		return
-	}
-	f := &s.authFails
-	f.mu.Lock()
-	if f.closed {
-		f.mu.Unlock()
-		return
-	}
-	f.closed = true
-	if f.stop != nil {
-		close(f.stop)
-	}
-	f.mu.Unlock()
-	f.wg.Wait()
-	s.flushAuthFailures()
 }

@@ -180,7 +180,7 @@ func (s *Service) importer(o ImportOptions) (Caller, Response) {
 	if o.Agent == "" {
 		return c, Response{Status: StatusOK}
 	}
-	a, ok := s.agents.byName(s.v, o.Agent)
+	a, ok := s.agents.ByName(o.Agent)
 	if !ok {
 		return c, Response{StatusNotFound, fmt.Sprintf("no agent named %q; 'engram agent list' shows them", o.Agent)}
 	}

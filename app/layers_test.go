@@ -22,9 +22,11 @@ var allowed = map[string][]string{
 	// app/ is the memory service and its transports; the parts below
 	// it that are named here are layers of their own, each importing
 	// only what is listed, so the direction inside app/ holds too.
-	"app": {"vault", "partitions", "quarantine", "decay", "app/policy", "app/upkeep", "app/recall", "app/embed", "app/importer"},
+	"app": {"vault", "partitions", "quarantine", "decay", "app/policy", "app/agents", "app/upkeep", "app/recall", "app/embed", "app/importer"},
 	// The write policy: pure decisions over the guard's findings.
 	"app/policy": {"vault", "partitions", "quarantine"},
+	// What the service knows of agents between requests.
+	"app/agents": {"vault", "app/policy"},
 	// Recall upkeep: the index kept current, vectors, access times, scrubbing.
 	"app/upkeep": {"vault", "app/recall", "app/embed"},
 	// Libraries: search, embedding, reading other tools' files.

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/engram-app/engram/app/agents"
 	"github.com/engram-app/engram/vault"
 )
 
@@ -163,7 +164,7 @@ func (s *Service) livePairings() ([]vault.Agent, error) {
 		if err := s.v.DeletePendingAgent(a.Name, e); err != nil && !errors.Is(err, vault.ErrNotFound) && !errors.Is(err, vault.ErrInvalid) {
 			return nil, err
 		}
-		s.agents.drop()
+		s.agents.Drop()
 	}
 	return live, nil
 }
@@ -232,7 +233,7 @@ func (s *Service) RequestPairing(ctx context.Context, name string) PairResponse 
 	if s.v == nil {
 		return PairResponse{Response: Response{StatusUnavailable, "memory is unavailable"}}
 	}
-	if !agentName.MatchString(name) || name == vault.AgentOperator {
+	if !agents.ValidName.MatchString(name) || name == vault.AgentOperator {
 		return PairResponse{Response: Response{StatusInvalid, "an agent name is 1 to 64 letters, digits, dots, dashes or underscores"}}
 	}
 	peer, known := s.Peer(ctx)
@@ -264,7 +265,7 @@ func (s *Service) RequestPairing(ctx context.Context, name string) PairResponse 
 	if len(live) >= MaxPendingPairings {
 		return PairResponse{Response: Response{StatusUnavailable, fmt.Sprintf("%d pairing requests already wait for the user; ask again in a few minutes", len(live))}}
 	}
-	secret, hash, err := newToken()
+	secret, hash, err := agents.NewToken()
 	if err != nil {
 		return PairResponse{Response: s.fail("pair", err)}
 	}
@@ -276,7 +277,7 @@ func (s *Service) RequestPairing(ctx context.Context, name string) PairResponse 
 		reason += ", " + peer.label()
 	}
 	e := vault.AuditEntry{Action: vault.ActionAgent, Agent: name, Result: vault.ResultOK, Reason: reason}
-	defer s.agents.drop()
+	defer s.agents.Drop()
 	if err := s.v.PutAgent(a, e); err != nil {
 		return PairResponse{Response: s.fail("pair", err)}
 	}
@@ -345,7 +346,7 @@ func (s *Service) DecidePairing(ctx context.Context, req Request, name string, a
 			return "", nil
 		}
 		a.Note = ""
-		t, hash, err := newToken()
+		t, hash, err := agents.NewToken()
 		if err != nil {
 			return "", err
 		}
@@ -354,7 +355,7 @@ func (s *Service) DecidePairing(ctx context.Context, req Request, name string, a
 		return "", nil
 	})
 	if r.OK() && approve {
-		s.agents.hold(name, token)
+		s.agents.Hold(name, token)
 	}
 	return r
 }
@@ -366,8 +367,8 @@ func (s *Service) PollPairing(ctx context.Context, name, secret string) PairResp
 		return PairResponse{Response: Response{StatusUnavailable, "memory is unavailable"}}
 	}
 	a, err := s.v.GetAgent(name)
-	if err != nil || a.PairHash == "" || subtle.ConstantTimeCompare([]byte(a.PairHash), []byte(hashToken(secret))) != 1 {
-		return PairResponse{Response: s.authFailed(ctx, failPairPoll)}
+	if err != nil || a.PairHash == "" || subtle.ConstantTimeCompare([]byte(a.PairHash), []byte(agents.HashToken(secret))) != 1 {
+		return PairResponse{Response: s.authFailed(ctx, agents.FailPairPoll)}
 	}
 	if pairingExpired(a, s.now()) {
 		_, _ = s.livePairings() // removes it
@@ -377,7 +378,7 @@ func (s *Service) PollPairing(ctx context.Context, name, secret string) PairResp
 	case vault.AgentPending:
 		return PairResponse{Response: Response{StatusPending, "still waiting for the user's approval"}}
 	case vault.AgentActive:
-		if token, ok := s.agents.collect(name); ok {
+		if token, ok := s.agents.Collect(name); ok {
 			return PairResponse{Response: Response{Status: StatusOK, Message: "approved: keep this token; it is not shown again"}, Token: token}
 		}
 		return PairResponse{Response: Response{StatusConflict, "the token was already collected"}}

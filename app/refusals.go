@@ -3,7 +3,6 @@ package app
 import (
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/engram-app/engram/app/policy"
@@ -22,39 +21,6 @@ const (
 	MaxAgentRefusals = 5
 	RefusalWindow    = 10 * time.Minute
 )
-
-// agentRefusals holds each agent's recent refusal times.
-type agentRefusals struct {
-	mu    sync.Mutex
-	times map[string][]time.Time
-}
-
-// add records a refusal of agent at now and returns how many fall within
-// the window.
-func (r *agentRefusals) add(agent string, now time.Time) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.times == nil {
-		r.times = map[string][]time.Time{}
-	}
-	ts := r.times[agent]
-	keep := ts[:0]
-	for _, t := range ts {
-		if now.Sub(t) < RefusalWindow {
-			keep = append(keep, t)
-		}
-	}
-	keep = append(keep, now)
-	r.times[agent] = keep
-	return len(keep)
-}
-
-// reset forgets agent's refusals (the user resumed it).
-func (r *agentRefusals) reset(agent string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.times, agent)
-}
 
 // settle answers a write that admit did not admit, and does its
 // bookkeeping: the audit entry (never the text: a keyed fingerprint), a
@@ -90,7 +56,7 @@ func (s *Service) settle(req Request, a admission) Response {
 		return Response{st, a.Why}
 	}
 	s.countSession(req.Caller, a.Why)
-	if n := s.refusals.add(req.Caller.Agent, s.now()); n >= MaxAgentRefusals {
+	if n := s.refusals.Add(req.Caller.Agent, s.now()); n >= MaxAgentRefusals {
 		return s.pauseForRefusals(req, n, Response{st, a.Why})
 	}
 	return Response{st, a.Why}
@@ -117,7 +83,7 @@ func (s *Service) pauseForRefusals(req Request, n int, r Response) Response {
 		s.log.Error("pause agent after refusals", "agent", req.Caller.Agent, "status", got.Status, "err", got.Message)
 		return r
 	}
-	s.refusals.reset(req.Caller.Agent)
+	s.refusals.Reset(req.Caller.Agent)
 	return Response{StatusPaused, r.Message + ". " + why + ": " + untilResumed(req.Caller.Agent)}
 }
 

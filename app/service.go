@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/engram-app/engram/app/agents"
 	"github.com/engram-app/engram/app/policy"
 	"github.com/engram-app/engram/app/recall"
 	"github.com/engram-app/engram/app/upkeep"
@@ -60,19 +61,19 @@ type Service struct {
 	sessions sessions
 	recent   recentWrites
 	// refusals counts each agent's refused writes over time.
-	refusals agentRefusals
+	refusals *agents.Refusals
 	// sessionsSeen caches checkSession's answers; sessionCount counts them.
 	sessionsSeen sync.Map
 	sessionCount atomic.Int64
 
 	// agents caches the registry by token hash; see agents.go.
-	agents agentCache
+	agents *agents.Registry
 	// peers finds the process behind a connection (peer.go); pairing
 	// orders pairing requests (pairing.go); authFails counts failed
 	// authentications until they are audited (authfail.go).
 	peers     peerFinder
 	pairing   pairingState
-	authFails authFailures
+	authFails *agents.AuthFailures
 
 	// idx is the recall index (recall is off when its engine is nil);
 	// access, damaged and scrub keep the vault's other background
@@ -160,6 +161,9 @@ func New(v *vault.Vault, o Options) (*Service, error) {
 	s := &Service{v: v, log: o.Log, pol: pol, guard: pol.Guard(), now: o.Now, recallStatus: o.RecallStatus,
 		conflicts: o.Conflicts, sensitiveRetention: o.SensitiveAuditRetention, lifecycle: o.Lifecycle}
 	s.damaged = upkeep.NewDamaged(o.Log)
+	s.agents = agents.NewRegistry(v)
+	s.refusals = &agents.Refusals{Window: RefusalWindow}
+	s.authFails = agents.NewAuthFailures(v.Audit, o.Now, o.Log)
 	// Built in the foreground, the index is complete when New returns,
 	// the memories without a vector embedded (a failed embedder leaves
 	// them to keyword recall, logged).
@@ -206,7 +210,7 @@ func (s *Service) Close() {
 	s.idx.Close()
 	s.access.Close()
 	s.scrub.Close()
-	s.closeAuthFailures()
+	s.authFails.Close()
 }
 
 // Disabled returns a service that answers every call with StatusUnavailable
@@ -355,7 +359,7 @@ func normaliseTags(tags []string) []string {
 
 // canRead is the read rule (policy.CanRead) with the agent registry.
 func (s *Service) canRead(c Caller, info vault.Info) bool {
-	return policy.CanRead(c, info, func(name string) (vault.Agent, bool) { return s.agents.byName(s.v, name) })
+	return policy.CanRead(c, info, func(name string) (vault.Agent, bool) { return s.agents.ByName(name) })
 }
 
 // reader is canRead for one caller over many memories (a search tests
@@ -365,7 +369,7 @@ func (s *Service) reader(c Caller) func(vault.Info) bool {
 	var once sync.Once
 	var agents map[string]vault.Agent
 	lookup := func(name string) (vault.Agent, bool) {
-		once.Do(func() { agents = s.agents.registry(s.v) })
+		once.Do(func() { agents = s.agents.All() })
 		a, ok := agents[name]
 		return a, ok
 	}
@@ -460,11 +464,13 @@ func (s *Service) List(ctx context.Context, req Request, in ListInput) ListRespo
 	}
 	out := all[:0]
 	now := s.now()
+	f := in.Filters
+	f.IncludeArchived = f.IncludeArchived || slices.Contains(parts, vault.Archive) // listed: asked for
 	for i := range all {
 		if !s.canRead(req.Caller, policy.InfoOf(&all[i])) {
 			continue
 		}
-		if d := docOf(&all[i]); !in.Filters.Match(&d, now) {
+		if d := docOf(&all[i]); !f.Match(&d, now) {
 			continue
 		}
 		if in.Masked && all[i].Sensitive() {

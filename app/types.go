@@ -53,3 +53,20 @@ const (
 	AgentPaused  = vault.AgentPaused
 	AgentRevoked = vault.AgentRevoked
 )
+
+// Trust levels, highest first (vault.TrustLevels is their order).
+const (
+	TrustSystem    = vault.TrustSystem
+	TrustOperator  = vault.TrustOperator
+	TrustVerified  = vault.TrustVerified
+	TrustStandard  = vault.TrustStandard
+	TrustUntrusted = vault.TrustUntrusted
+	TrustHostile   = vault.TrustHostile
+)
+
+// The guardian's proposals for a quarantined write.
+const (
+	ProposeSafe       = quarantine.ProposeSafe
+	ProposeSuspicious = quarantine.ProposeSuspicious
+	ProposeHostile    = quarantine.ProposeHostile
+)

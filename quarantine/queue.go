@@ -169,6 +169,18 @@ var next = map[State][]State{
 	Hostile: {Discarded},
 }
 
+// Waiting reports whether the item waits for the user's verdict.
+func (it *Item) Waiting() bool { return it.State == Pending }
+
+// Forensic reports whether the item is the sealed copy of a hostile write,
+// kept only as evidence: it can only be discarded.
+func (it *Item) Forensic() bool { return it.State == Hostile }
+
+// SafeToApprove reports whether the guardian proposes approving the item:
+// a waiting item it found safe. Only these are approved without a
+// question, one at a time or all together ("approve safe").
+func (it *Item) SafeToApprove() bool { return it.State == Pending && it.Proposal == ProposeSafe }
+
 // CanBecome reports (nil) whether the state machine lets the item move
 // to s, or why not (ErrTransition). It changes nothing: the move is made
 // by whoever stores or removes the item.

@@ -201,9 +201,9 @@ func partitionImportance(p app.Partition) widget.Importance {
 
 func trustImportance(t app.Trust) widget.Importance {
 	switch t {
-	case "hostile", "untrusted":
+	case app.TrustHostile, app.TrustUntrusted:
 		return widget.WarningImportance
-	case "operator", "verified", "system":
+	case app.TrustOperator, app.TrustVerified, app.TrustSystem:
 		return widget.SuccessImportance
 	}
 	return widget.MediumImportance

@@ -60,10 +60,10 @@ func newQuarantineScreen(u *UI) *quarantineScreen {
 	}
 	bulk := container.NewHBox(
 		widget.NewButtonWithIcon("Approve safe…", theme.ConfirmIcon(), func() {
-			s.bulk("approve", func(it app.QueueItem) bool { return it.State == "pending" && it.Proposal == "safe" })
+			s.bulk("approve", func(it app.QueueItem) bool { return it.SafeToApprove() })
 		}),
-		widget.NewButtonWithIcon("Reject all…", theme.CancelIcon(), func() { s.bulk("reject", func(it app.QueueItem) bool { return it.State == "pending" }) }),
-		widget.NewButtonWithIcon("Discard hostile…", theme.DeleteIcon(), func() { s.bulk("discard", func(it app.QueueItem) bool { return it.State == "hostile" }) }),
+		widget.NewButtonWithIcon("Reject all…", theme.CancelIcon(), func() { s.bulk("reject", func(it app.QueueItem) bool { return it.Waiting() }) }),
+		widget.NewButtonWithIcon("Discard hostile…", theme.DeleteIcon(), func() { s.bulk("discard", func(it app.QueueItem) bool { return it.Forensic() }) }),
 	)
 	left := container.NewBorder(container.NewVBox(bulk, s.note), nil, nil, nil, s.list)
 	s.scroll = pane(s.box)
@@ -77,7 +77,7 @@ func newQuarantineScreen(u *UI) *quarantineScreen {
 // suspicious.
 func riskImportance(it app.QueueItem) widget.Importance {
 	switch {
-	case it.State == "hostile" || it.Risk >= 0.5:
+	case it.Forensic() || it.Risk >= 0.5:
 		return widget.DangerImportance
 	case it.Risk >= 0.25:
 		return widget.WarningImportance
@@ -90,7 +90,7 @@ func itemKind(it app.QueueItem) string {
 	switch {
 	case held(it):
 		return "held for review"
-	case it.State == "hostile":
+	case it.Forensic():
 		return "hostile, kept as evidence"
 	case it.Joined != "":
 		return "split order"
@@ -126,11 +126,11 @@ func itemTitle(it app.QueueItem) string {
 // proposalText is the guardian's proposal as the action it suggests.
 func proposalText(it app.QueueItem) string {
 	switch {
-	case it.State == "hostile":
+	case it.Forensic():
 		return "Discard it"
-	case it.Proposal == "safe":
+	case it.Proposal == app.ProposeSafe:
 		return "Approve it"
-	case it.Proposal == "hostile":
+	case it.Proposal == app.ProposeHostile:
 		return "Reject it"
 	}
 	return "Read it before deciding"
@@ -141,7 +141,7 @@ func proposalText(it app.QueueItem) string {
 func sortQueue(items []app.QueueItem) {
 	sort.SliceStable(items, func(i, j int) bool {
 		a, b := items[i], items[j]
-		if ha, hb := a.State == "hostile", b.State == "hostile"; ha != hb {
+		if ha, hb := a.Forensic(), b.Forensic(); ha != hb {
 			return ha
 		}
 		if a.Risk != b.Risk {
@@ -288,14 +288,14 @@ func riskText(it app.QueueItem) string {
 // places whatever the guardian proposes: only which one is primary
 // changes. A hostile copy can only be discarded.
 func (s *quarantineScreen) actions(it *app.QueueItem) fyne.CanvasObject {
-	if it.State == "hostile" {
+	if it.Forensic() {
 		discard := widget.NewButtonWithIcon("Discard", theme.DeleteIcon(), func() { s.decide(it.ID, "discard", nil) })
 		discard.Importance = widget.HighImportance
 		return container.NewVBox(container.NewHBox(discard), wrapped("A hostile write is kept only as evidence, never served to agents; it is removed after 30 days."))
 	}
 	reject := widget.NewButtonWithIcon("Reject", theme.CancelIcon(), func() { s.reject(it) })
 	approve := widget.NewButtonWithIcon("Approve", theme.ConfirmIcon(), func() { s.approve(it, nil) })
-	if it.Proposal == "safe" && !held(*it) {
+	if it.SafeToApprove() && !held(*it) {
 		approve.Importance = widget.HighImportance
 	} else {
 		reject.Importance = widget.HighImportance
@@ -371,7 +371,7 @@ func (s *quarantineScreen) reject(it *app.QueueItem) {
 // approve approves an item the guardian finds safe at once; any other
 // only after a question whose default is to keep it in quarantine.
 func (s *quarantineScreen) approve(it *app.QueueItem, edit *string) {
-	if it.Proposal == "safe" && edit == nil {
+	if it.SafeToApprove() && edit == nil {
 		s.decide(it.ID, "approve", nil)
 		return
 	}
