@@ -8,10 +8,25 @@
 // does not exist, a caller without the right) are statuses, not errors, and
 // internal errors never reach an agent verbatim.
 //
-// With Options.Recall set, the service keeps a recall index (package
-// app/recall) current on every write and answers Recall under the same
-// read rules as Get. A write is indexed by keyword before it is answered;
-// its vector follows in the background (embedqueue.go). The non-sensitive
-// memories' vectors are kept in the vault so start-up does not embed them
-// again.
+// The service is a front that routes: the decisions and the state live
+// in parts below it, each owning its state, lock and Close.
+//
+//   - app/policy decides, without state: may this text be written, where
+//     and with what trust (Admit); what a free text beside a memory may
+//     hold (Clean); who may read or change a memory (CanRead, CanWrite).
+//   - app/agents keeps what is known of agents between requests: the
+//     registry by token, failed authentications, refusal counts.
+//   - app/upkeep keeps the recall index current with every write, embeds
+//     and stores vectors in the background, writes access times and
+//     scrubs removed bytes.
+//   - The files of this package are the routes: write.go (store),
+//     service.go (get, list, update, delete), recall_service.go,
+//     review.go (the quarantine), mergesplit.go, forget.go, sweep.go (the
+//     lifecycle), splitorder.go, conflict.go, import.go, reevaluate.go,
+//     pairing.go and agents.go, admin.go (backups, audit), briefing.go.
+//
+// With Options.Recall set, the service answers Recall under the same read
+// rules as Get. A write is indexed by keyword before it is answered; its
+// vector follows in the background. The non-sensitive memories' vectors
+// are kept in the vault so start-up does not embed them again.
 package app
