@@ -14,16 +14,17 @@ import (
 // Agent is a registered agent as the service shows it (never its token).
 type Agent = vault.Agent
 
-// AgentSpec describes a new agent.
+// AgentSpec describes a new agent: the body of POST /v1/admin/agents
+// (engram agent add, engram connect) as well.
 type AgentSpec struct {
-	Name    string
-	Fields  []Field     // writable fields; nil means DefaultAgentFields
-	Read    []Partition // readable partitions; nil means public and internal
-	Group   string
-	Product string
+	Name    string      `json:"name"`
+	Fields  []Field     `json:"fields,omitempty"` // writable fields; nil means DefaultAgentFields
+	Read    []Partition `json:"read,omitempty"`   // readable partitions; nil means public and internal
+	Group   string      `json:"group,omitempty"`
+	Product string      `json:"product,omitempty"`
 	// MayConfirm lets the agent's "the user confirmed" count as the
 	// user's confirmation (off by default).
-	MayConfirm bool
+	MayConfirm bool `json:"may_confirm,omitempty"`
 }
 
 // AgentResponse returns an agent and, once, its token.

@@ -47,8 +47,7 @@ func (c *cmd) agent(args []string) error {
 			r = c.svc.AddAgent(c.ctx, operator, spec)
 			return nil
 		}, func() error {
-			body := map[string]any{"name": spec.Name, "fields": spec.Fields, "read": spec.Read, "product": spec.Product, "group": spec.Group, "may_confirm": spec.MayConfirm}
-			return c.forwardBody("POST", "/v1/admin/agents", body, &r)
+			return c.forwardBody("POST", "/v1/admin/agents", spec, &r)
 		})
 		if err != nil {
 			return err

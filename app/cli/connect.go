@@ -58,8 +58,7 @@ func (r remoteRegistry) Agents() (app.AgentsResponse, error) {
 
 func (r remoteRegistry) AddAgent(s app.AgentSpec) (app.AgentResponse, error) {
 	var out app.AgentResponse
-	body := map[string]any{"name": s.Name, "fields": s.Fields, "read": s.Read, "product": s.Product, "group": s.Group, "may_confirm": s.MayConfirm}
-	return out, r.c.forwardBody("POST", "/v1/admin/agents", body, &out)
+	return out, r.c.forwardBody("POST", "/v1/admin/agents", s, &out)
 }
 
 func (r remoteRegistry) RotateToken(name string) (app.AgentResponse, error) {

@@ -114,22 +114,12 @@ func (s *Server) adminAgent(w http.ResponseWriter, r *http.Request, req app.Requ
 	reply(w, res.Status, res)
 }
 
-// agentSpec is the body of POST /v1/admin/agents (engram agent add).
-type agentSpec struct {
-	Name       string            `json:"name"`
-	Fields     []vault.Field     `json:"fields,omitempty"`
-	Read       []vault.Partition `json:"read,omitempty"`
-	Group      string            `json:"group,omitempty"`
-	Product    string            `json:"product,omitempty"`
-	MayConfirm bool              `json:"may_confirm,omitempty"`
-}
-
 func (s *Server) adminAddAgent(w http.ResponseWriter, r *http.Request, req app.Request) {
-	var in agentSpec
+	var in app.AgentSpec
 	if !decode(w, r, &in) {
 		return
 	}
-	res := s.svc.AddAgent(r.Context(), req, app.AgentSpec{Name: in.Name, Fields: in.Fields, Read: in.Read, Group: in.Group, Product: in.Product, MayConfirm: in.MayConfirm})
+	res := s.svc.AddAgent(r.Context(), req, in)
 	reply(w, res.Status, res)
 }
 
