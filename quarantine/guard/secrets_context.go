@@ -175,7 +175,7 @@ func contextSecrets(text, lower string, opt sentenceOptions, add func(Finding)) 
 		query := start > 0 && (text[start-1] == '?' || text[start-1] == '&')
 		// A verb-like noun ("pass") is a noun after "with" or a determiner.
 		linkOnly := m.linkOnly && !determinerBefore(lower, m.start)
-		c := contextScan{text: text, lower: lower, ms: ms, next: idx + 1, kind: kind, noun: noun, query: query, linkOnly: linkOnly, opt: opt, add: add}
+		c := contextScan{text: text, lower: lower, ms: ms, next: idx + 1, kind: kind, noun: noun, at: start, query: query, linkOnly: linkOnly, opt: opt, add: add}
 		if linkOnly || !c.before(start) {
 			c.follow(end)
 		}
@@ -208,7 +208,7 @@ var oneAdjectives = map[string]bool{
 // Twilio auth token was rotated, the new one is …", "the password got
 // changed; now it's …".
 func oneSecrets(text, lower string, ms []namingMatch, from int, opt sentenceOptions, add func(Finding)) {
-	for _, pron := range []string{" one", " it's ", " it is ", " it’s "} {
+	for _, pron := range []string{" one", " value", " it's ", " it is ", " it’s "} {
 		pronounSecrets(text, lower, ms, from, opt, pron, add)
 	}
 }
@@ -223,12 +223,14 @@ func pronounSecrets(text, lower string, ms []namingMatch, from int, opt sentence
 		i += off + 1
 		e := i + len(pron) - 1
 		off = e
-		if pron == " one" {
+		noun := pron == " one" || pron == " value"
+		if noun {
 			if e < len(text) && isWordRune(rune(text[e])) {
 				continue
 			}
 			w := strings.LastIndexByte(lower[max(0, i-16):i-1], ' ')
-			if !oneAdjectives[lower[max(0, i-16)+w+1:i-1]] {
+			adj := lower[max(0, i-16)+w+1 : i-1]
+			if !oneAdjectives[adj] && !(pron == " value" && (adj == "the" || adj == "its")) {
 				continue
 			}
 		}
@@ -244,8 +246,10 @@ func pronounSecrets(text, lower string, ms []namingMatch, from int, opt sentence
 				break
 			}
 			if ms[j].kind.credential() {
-				c := contextScan{text: text, lower: lower, ms: ms, next: k, kind: ms[j].kind, noun: ms[j].word, linkOnly: true, opt: opt, add: add}
-				if pron == " one" {
+				// "the new one works" is no value: "one" needs a link;
+				// "new value X" does not.
+				c := contextScan{text: text, lower: lower, ms: ms, next: k, kind: ms[j].kind, noun: ms[j].word, at: ms[j].start, linkOnly: pron != " value", opt: opt, add: add}
+				if noun {
 					c.follow(e)
 				} else {
 					c.value(e, true, false) // "it's" holds its link
@@ -392,6 +396,7 @@ type contextScan struct {
 	next  int // index in ms of the first naming word after the noun
 	kind  namingKind
 	noun  string
+	at    int  // where the noun starts
 	query bool // the noun names a URL query parameter
 	// linkOnly: the noun names a value only through a link
 	linkOnly bool
@@ -601,6 +606,12 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 	// A value cut into groups: "ghp_ev 8Knzm5 POjOS7 …", "npm_sj2umH\nhe5S…".
 	if !quoted {
 		if end, ok := groupedValue(text, vs, ve, c.opt.minGroups); ok {
+			c.emit(vs, end)
+			return true
+		}
+	}
+	if c.kind == namePassword && linked && !quoted {
+		if end, ok := c.letterGroups(vs); ok {
 			c.emit(vs, end)
 			return true
 		}
@@ -859,4 +870,45 @@ func wordlike(g string) bool {
 		return false
 	}
 	return true
+}
+
+// letterGroups reads at text[vs:] a password written as four groups of
+// four lower-case letters, joined by spaces or by hyphens: the form of
+// the app passwords Google and Apple issue ("dboy qtlg qqed czap",
+// "abcd-efgh-ijkl-mnop"). Four short words can look the same ("what they
+// gave back"), so the noun must say "app password", or a group must have
+// no vowel, as words seldom do. It returns where the last group ends.
+func (c *contextScan) letterGroups(vs int) (int, bool) {
+	text := c.text
+	isLower := func(ch byte) bool { return ch >= 'a' && ch <= 'z' }
+	sep := byte(0)
+	p := vs
+	voweless := false
+	for g := range 4 {
+		if g > 0 {
+			if p >= len(text) || text[p] != ' ' && text[p] != '-' || sep != 0 && text[p] != sep {
+				return 0, false
+			}
+			sep = text[p]
+			p++
+		}
+		if p+4 > len(text) {
+			return 0, false
+		}
+		for k := p; k < p+4; k++ {
+			if !isLower(text[k]) {
+				return 0, false
+			}
+		}
+		if strings.IndexAny(text[p:p+4], "aeiouy") < 0 {
+			voweless = true
+		}
+		p += 4
+	}
+	if p < len(text) && (isWordRune(rune(text[p])) || text[p] == '-') {
+		return 0, false
+	}
+	before := c.lower[max(0, c.at-16):c.at]
+	app := strings.HasSuffix(before, "app ") || strings.HasSuffix(before, "app-specific ") || strings.HasSuffix(before, "application ")
+	return p, app || voweless
 }
