@@ -578,6 +578,10 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 	if newline && q < len(text) && text[q] == '\n' {
 		q = skipBlanks(text, q+1)
 	}
+	if linked && q < len(text) && text[q] == ':' && !strings.HasPrefix(text[q:], "://") {
+		// "is: X", "lautet: X": a colon after a link word.
+		q = skipBlanks(text, q+1)
+	}
 	if linked {
 		// "is now", "was reset to", "is literally".
 		for range 3 {
@@ -615,6 +619,9 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 			c.emit(vs, end)
 			return true
 		}
+	}
+	if !linked && strings.HasPrefix(text[ve:], " है") {
+		linked = true // Hindi puts the copula after the value: "कोड X है"
 	}
 	v := text[vs:ve]
 	if c.shapeFits(v, linked, quoted) {

@@ -72,6 +72,29 @@ func TestEvalSecretsBatch5(t *testing.T) {
 	evalSentenceFile(t, "secrets-batch5.jsonl")
 }
 
+// TestSecretBatch5File checks every row of secrets-batch5.jsonl as a
+// store would see it: a credential's values are gone from the stored
+// text, a non-secret is neither redacted nor held for confirmation.
+func TestSecretBatch5File(t *testing.T) {
+	rows := readJSONL[heldRow](t, filepath.Join("testdata", "secrets-batch5.jsonl"))
+	if len(rows) < 80 {
+		t.Fatalf("secrets-batch5.jsonl has %d rows, want 80 or more", len(rows))
+	}
+	g := newTestGuard(t, Policy{})
+	for _, r := range rows {
+		res := g.Check(Input{Text: r.Text})
+		out := storeOutcome(res, r.Text, r.Values)
+		switch {
+		case r.Label == "secret" && len(r.Values) == 0:
+			t.Errorf("secrets-batch5.jsonl row %q: a secret row without values", r.Text)
+		case r.Label == "secret" && out != outRedacted:
+			t.Errorf("Check(%q): store would leave %q (%s), want it redacted (findings %s)", r.Text, r.Values, out, findingSummary(r.Text, res.Findings))
+		case r.Label != "secret" && out != outUntouched:
+			t.Errorf("Check(%q): store would have it %s, want it untouched (findings %s)", r.Text, out, findingSummary(r.Text, res.Findings))
+		}
+	}
+}
+
 func evalSentenceFile(t *testing.T, name string) {
 	if !*evalFlag && os.Getenv("ENGRAM_EVAL") == "" {
 		t.Skip("set ENGRAM_EVAL=1 or -eval")
