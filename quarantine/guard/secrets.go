@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -918,4 +919,26 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n]
+}
+
+// scanSecrets runs the rule sets and the finders of secrets_forms.go,
+// the latter only where no rule already found a secret; findings are
+// sorted by start.
+func (g *Guard) scanSecrets(text string) []Finding {
+	fs := g.secrets.scan(text)
+	extra := dropPlaceholders(text, moreSecrets(text, g.secrets.scan))
+	if len(extra) == 0 {
+		return fs
+	}
+next:
+	for _, e := range extra {
+		for _, f := range fs {
+			if f.Start < e.End && e.Start < f.End {
+				continue next
+			}
+		}
+		fs = append(fs, e)
+	}
+	sort.Slice(fs, func(i, j int) bool { return fs[i].Start < fs[j].Start })
+	return fs
 }
