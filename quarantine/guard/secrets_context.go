@@ -631,10 +631,14 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 	}
 	// "login: admin / S3cr3t-pw", "creds bob:S3cr3t-pw".
 	if c.kind == nameLogin || c.kind == namePassword {
-		if i := strings.IndexByte(v, ':'); i > 0 && i < len(v)-1 && c.kind == nameLogin {
-			if pw := v[i+1:]; looksLikePassword(literal(pw)) && !rejectValue(pw) {
-				c.emit(vs+i+1, ve)
-				return true
+		for _, sep := range []byte{':', '/'} {
+			// "creds bob:S3cr3t-pw", "Creds: admin/Xk29!pq#Lm": a user
+			// name, then a password (a path has no password-like part).
+			if i := strings.IndexByte(v, sep); i > 0 && i < len(v)-1 && c.kind == nameLogin && strings.IndexByte(v[i+1:], '/') < 0 {
+				if pw := v[i+1:]; looksLikePassword(literal(pw)) && !rejectValue(pw) && userName(v[:i]) {
+					c.emit(vs+i+1, ve)
+					return true
+				}
 			}
 		}
 		if rest := text[ve:]; len(v) <= 32 && (strings.HasPrefix(rest, " / ") || strings.HasPrefix(rest, "/")) {
@@ -768,11 +772,14 @@ func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
 		// are read by value.
 		return generatedLooking(v) && !wordIdentifier(v)
 	case namePassword:
+		if schemeName(v) {
+			return false
+		}
 		switch {
 		case quoted:
 			return len(v) >= 4 && !placeholderWord(strings.ToLower(v))
 		case linked:
-			return looksLikePassword(v) || len(v) >= 8 && caseMixed(v)
+			return looksLikePassword(v) || len(v) >= 8 && caseMixed(v) || weakPassword(v)
 		}
 		return (looksLikePassword(v) || len(v) >= 10 && caseMixed(v)) && len(v) >= c.opt.appMin
 	case namePIN:
@@ -918,4 +925,33 @@ func (c *contextScan) letterGroups(vs int) (int, bool) {
 	before := c.lower[max(0, c.at-16):c.at]
 	app := strings.HasSuffix(before, "app ") || strings.HasSuffix(before, "app-specific ") || strings.HasSuffix(before, "application ")
 	return p, app || voweless
+}
+
+// userName reports a user name before a password in "user:password" or
+// "user/password": letters, digits, ".", "_", "-" and "@", one character
+// or more.
+func userName(v string) bool {
+	return v != "" && strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-@") == ""
+}
+
+// weakPassword reports what people choose as passwords and a linked
+// password noun names ("the password is hunter2", "… is 482913"): six to
+// 64 letters and digits with a digit in them.
+func weakPassword(v string) bool {
+	if len(v) < 6 || len(v) > 64 || strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "" || strings.IndexAny(v, "0123456789") < 0 {
+		return false
+	}
+	return true
+}
+
+// schemeName reports the name of a hash, a cipher or an encoding, which
+// follows "the password is" in prose about how it is kept ("the password
+// is argon2id hashed", "… is sha256-hashed").
+func schemeName(v string) bool {
+	switch strings.ToLower(v) {
+	case "argon2", "argon2id", "argon2i", "argon2d", "sha1", "sha224", "sha256", "sha384", "sha512", "sha3", "md5", "md4",
+		"pbkdf2", "bcrypt2", "base64", "base32", "utf8", "utf16", "aes128", "aes256", "rot13", "x509", "pkcs12", "ntlmv2", "mschapv2":
+		return true
+	}
+	return false
 }

@@ -30,7 +30,7 @@ func moreSecrets(text string, scan func(string) []Finding) []Finding {
 	if containsAny(lower, []string{"password", "passwd", "passphrase", "passcode", "pwd", "wifi", "wi-fi"}) {
 		for _, m := range prosePasswordRe.FindAllStringSubmatchIndex(text, 8) {
 			v := text[m[2]:m[3]]
-			if looksLikePassword(v) {
+			if looksLikePassword(v) && !schemeName(strings.TrimRight(v, ".,;:!?)")) {
 				out = append(out, Finding{Kind: KindSecret, Type: SecretPassword, Level: LevelProbable, Start: m[2], End: m[3], Reason: "password stated in prose"})
 			}
 		}

@@ -82,7 +82,7 @@ var namingWords = map[namingKind][]string{
 		"pinned", "bisect", "signature", "cursor", "version", "name", "path", "cherry-pick", "revert",
 		"reverted", "reverting", "reverts", "rebase", "rebased", "merged", "head", "tag", "tagged", "build",
 		"git", "change", "changeset", "deployed", "deploying", "image", "request", "kid",
-		"serial", "thumbprint", "md5sum", "sid", "content-addressed", "content address",
+		"serial", "thumbprint", "md5sum", "sid", "content-addressed", "content address", "nonce",
 		"sha1sum", "sha256sum", "sha512sum", "shasum", "b2sum", "cksum",
 		"empreinte", "somme de contrôle", "hachage", "identifiant",
 		"prüfsumme", "pruefsumme", "fingerabdruck", "kennung",

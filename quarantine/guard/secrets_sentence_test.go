@@ -108,6 +108,9 @@ func TestSecretsNamedBySentence(t *testing.T) {
 		{"app password spaces", "The app password for Thunderbird is: wexo tkbn prau ghmz", "wexo tkbn prau ghmz"},
 		{"en is colon", "The password is: " + tPw2, tPw2},
 		{"de lautet colon", "Das Passwort für die Buchhaltung lautet: " + tPw1, tPw1},
+		{"creds slash pair", "Creds for the old Jenkins: admin/" + tPw4, tPw4},
+		{"weak password", "The guest wifi password is hunter42 until the router is replaced.", "hunter42"},
+		{"digits password", "Her laptop password is 482913, she asked me to note it.", "482913"},
 		{"dollar password", "The router's admin password is $Qz8!rT2mK.", "$Qz8!rT2mK"},
 		{"dollar password two signs", "Contraseña del panel: $kV9w$Lp2xQ", "$kV9w$Lp2xQ"},
 	}
@@ -221,6 +224,9 @@ func TestSecretsNotNamedSecret(t *testing.T) {
 		{"png base64 cut", "Inline icon for the mail header: iVBORw0KGgoAAAANSUhEUgAAAB" + tAlnum36[:23]},
 		{"content-addressed", "The model weights are the content-addressed blob " + tHex64 + " in the store."},
 		{"rotated no value", "The webhook secret was rotated; the new value is in Vault."},
+		{"nonce", "The nonce in the replayed request was " + tHex32 + "."},
+		{"hash named after is", "The password is argon2id hashed with a per-user salt."},
+		{"path after creds", "Creds live under secrets/prod/db in the vault."},
 		// Four words are no app password.
 		{"four words", "The password hint: blue door last left."},
 	}
