@@ -62,6 +62,7 @@ var wordLinks = map[string]bool{
 	"is": true, "was": true, "are": true, "equals": true, "reads": true, "becomes": true,
 	"est": true, "était": true, "vaut": true, "es": true, "era": true, "ist": true, "lautet": true,
 	"war": true, "é": true, "è": true, "это": true, "है": true,
+	"be": true, "sera": true, "será": true, "sarà": true, // "would be", "will be"
 }
 
 // softLinks may link a noun to a value ("set the password to …") but, when
@@ -365,6 +366,13 @@ func ofNonSecret(text string, m namingMatch, ms []namingMatch, idx int) bool {
 			continue
 		}
 		between := " " + strings.ToLower(text[ms[j].end:m.start]) + " "
+		// "the commit that removed the password is …": the noun is in a
+		// clause about the non-secret one, which the link belongs to.
+		for _, w := range []string{" that ", " which ", " where ", " que ", " qui ", " der ", " die ", " das ", " che ", " который ", " которая ", " которое "} {
+			if strings.Contains(between, w) {
+				return true
+			}
+		}
 		for _, w := range []string{" of ", " for ", " de ", " du ", " des ", " der ", " des ", " von ", " del ", " da ", " do ", " di ", " della ", " dello ", " dell'"} {
 			if strings.Contains(between, w) {
 				return true
@@ -624,6 +632,19 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 		linked = true // Hindi puts the copula after the value: "कोड X है"
 	}
 	v := text[vs:ve]
+	if c.kind == nameLogin {
+		for _, sep := range []byte{':', '/'} {
+			// "creds bob:S3cr3t-pw", "Creds: admin/Xk29!pq#Lm": a user
+			// name, then a password (a path has no password-like part).
+			// Only the password is redacted.
+			if i := strings.IndexByte(v, sep); i > 0 && i < len(v)-1 && strings.IndexByte(v[i+1:], '/') < 0 {
+				if pw := v[i+1:]; looksLikePassword(literal(pw)) && !rejectValue(pw) && userName(v[:i]) {
+					c.emit(vs+i+1, ve)
+					return true
+				}
+			}
+		}
+	}
 	if c.shapeFits(v, linked, quoted) {
 		c.emit(vs, ve)
 		c.more(ve)
@@ -631,16 +652,6 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 	}
 	// "login: admin / S3cr3t-pw", "creds bob:S3cr3t-pw".
 	if c.kind == nameLogin || c.kind == namePassword {
-		for _, sep := range []byte{':', '/'} {
-			// "creds bob:S3cr3t-pw", "Creds: admin/Xk29!pq#Lm": a user
-			// name, then a password (a path has no password-like part).
-			if i := strings.IndexByte(v, sep); i > 0 && i < len(v)-1 && c.kind == nameLogin && strings.IndexByte(v[i+1:], '/') < 0 {
-				if pw := v[i+1:]; looksLikePassword(literal(pw)) && !rejectValue(pw) && userName(v[:i]) {
-					c.emit(vs+i+1, ve)
-					return true
-				}
-			}
-		}
 		if rest := text[ve:]; len(v) <= 32 && (strings.HasPrefix(rest, " / ") || strings.HasPrefix(rest, "/")) {
 			s := ve + strings.IndexByte(rest, '/') + 1
 			s = skipBlanks(text, s)
@@ -762,6 +773,9 @@ func readValue(text string, q int, paren bool) (int, int, bool) {
 
 // shapeFits says whether v can be the credential the noun names.
 func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
+	if c.kind == namePassword && linked && dicewarePhrase(v) {
+		return true
+	}
 	if rejectValue(v) {
 		return false
 	}
@@ -779,7 +793,7 @@ func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
 		case quoted:
 			return len(v) >= 4 && !placeholderWord(strings.ToLower(v))
 		case linked:
-			return looksLikePassword(v) || len(v) >= 8 && caseMixed(v) || weakPassword(v)
+			return looksLikePassword(v) || len(v) >= 8 && caseMixed(v) || weakPassword(v) || dicewarePhrase(v)
 		}
 		return (looksLikePassword(v) || len(v) >= 10 && caseMixed(v)) && len(v) >= c.opt.appMin
 	case namePIN:
@@ -954,4 +968,26 @@ func schemeName(v string) bool {
 		return true
 	}
 	return false
+}
+
+// dicewarePhrase reports a passphrase of three or more words of three
+// letters or more in lower case, joined by hyphens, a number allowed at
+// the end ("amber-cactus-velvet-27"): what passphrase generators make.
+// Prose compounds have fewer or shorter parts ("read-only", "eu-west-1").
+func dicewarePhrase(v string) bool {
+	parts := strings.Split(v, "-")
+	if len(parts) < 3 || len(v) < 15 {
+		return false
+	}
+	words := 0
+	for i, p := range parts {
+		switch {
+		case len(p) >= 3 && strings.Trim(p, "abcdefghijklmnopqrstuvwxyz") == "":
+			words++
+		case i == len(parts)-1 && allDigits(p):
+		default:
+			return false
+		}
+	}
+	return words >= 3
 }

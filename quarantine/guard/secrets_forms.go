@@ -28,9 +28,14 @@ func moreSecrets(text string, scan func(string) []Finding) []Finding {
 	var out []Finding
 	lower := asciiLower(text)
 	if containsAny(lower, []string{"password", "passwd", "passphrase", "passcode", "pwd", "wifi", "wi-fi"}) {
-		for _, m := range prosePasswordRe.FindAllStringSubmatchIndex(text, 8) {
+		var ms []namingMatch
+		for i, m := range prosePasswordRe.FindAllStringSubmatchIndex(text, 8) {
 			v := text[m[2]:m[3]]
-			if looksLikePassword(v) && !schemeName(strings.TrimRight(v, ".,;:!?)")) {
+			if i == 0 {
+				ms = findNaming(text, lower)
+			}
+			// "the commit that removed the password is …" names a commit.
+			if looksLikePassword(v) && !schemeName(strings.TrimRight(v, ".,;:!?)")) && !namedNonSecret(text, m[2], m[3], ms) {
 				out = append(out, Finding{Kind: KindSecret, Type: SecretPassword, Level: LevelProbable, Start: m[2], End: m[3], Reason: "password stated in prose"})
 			}
 		}
@@ -64,7 +69,116 @@ func moreSecrets(text string, scan func(string) []Finding) []Finding {
 			}
 		}
 	}
+	if strings.Contains(lower, "pgpass") {
+		out = append(out, pgpassSecrets(text)...)
+	}
+	if strings.Count(text, "|") >= 4 && strings.Contains(text, "\n") {
+		out = append(out, tableSecrets(text, lower)...)
+	}
 	return out
+}
+
+// pgpassSecrets finds the passwords of PostgreSQL password-file lines
+// ("host:port:database:user:password") in a text that names the file.
+func pgpassSecrets(text string) []Finding {
+	var out []Finding
+	for i := 0; i < len(text); {
+		for i < len(text) && (text[i] == ' ' || text[i] == '\n' || text[i] == '\t' || text[i] == '`') {
+			i++
+		}
+		j := i
+		for j < len(text) && text[j] != ' ' && text[j] != '\n' && text[j] != '\t' && text[j] != '`' {
+			j++
+		}
+		f := strings.Split(text[i:j], ":")
+		if len(f) == 5 && (allDigits(f[1]) || f[1] == "*") && f[0] != "" && f[3] != "" {
+			pw := strings.TrimRight(f[4], ".,;)")
+			if pw != "" && pw != "*" && notPlaceholder(pw) {
+				s := j - len(f[4])
+				out = append(out, Finding{Kind: KindSecret, Type: SecretPassword, Level: LevelProbable, Start: s, End: s + len(pw), Reason: "password in a .pgpass line"})
+			}
+		}
+		i = j + 1
+	}
+	return out
+}
+
+// tableSecrets finds values in the column of a Markdown table whose
+// header names a credential ("| Service | User | Password |"): the
+// header names every cell under it, as a sentence names its value.
+func tableSecrets(text, lower string) []Finding {
+	var out []Finding
+	lines := strings.SplitAfter(text, "\n")
+	off := 0
+	starts := make([]int, len(lines))
+	for i, l := range lines {
+		starts[i] = off
+		off += len(l)
+	}
+	for h := 0; h+1 < len(lines); h++ {
+		if !tableRow(lines[h]) || !tableRule(lines[h+1]) {
+			continue
+		}
+		var cols []int
+		for c, cell := range tableCells(lines[h]) {
+			cl := strings.TrimSpace(lower[starts[h]+cell[0] : starts[h]+cell[1]])
+			ms := findNaming(cl, cl)
+			if len(ms) > 0 && ms[len(ms)-1].kind.credential() && !publicNoun(cl, ms[len(ms)-1], ms) {
+				cols = append(cols, c)
+			}
+		}
+		if len(cols) == 0 {
+			continue
+		}
+		for r := h + 2; r < len(lines) && tableRow(lines[r]); r++ {
+			cells := tableCells(lines[r])
+			for _, c := range cols {
+				if c >= len(cells) {
+					continue
+				}
+				a, b := starts[r]+cells[c][0], starts[r]+cells[c][1]
+				for a < b && (text[a] == ' ' || text[a] == '`') {
+					a++
+				}
+				for b > a && (text[b-1] == ' ' || text[b-1] == '`') {
+					b--
+				}
+				v := text[a:b]
+				if v == "" || strings.ContainsAny(v, " |") || rejectValue(v) {
+					continue
+				}
+				if lv := literal(v); looksLikePassword(lv) || generatedLooking(lv) || weakPassword(lv) {
+					out = append(out, Finding{Kind: KindSecret, Type: SecretPassword, Level: LevelProbable, Start: a, End: b, Reason: "value in a table column named as a credential"})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// tableRow reports a Markdown table row: it begins and ends with "|".
+func tableRow(l string) bool {
+	l = strings.TrimSpace(l)
+	return len(l) >= 3 && l[0] == '|' && l[len(l)-1] == '|'
+}
+
+// tableRule reports the rule under a Markdown table's header: "|---|:--:|".
+func tableRule(l string) bool {
+	return tableRow(l) && strings.Trim(strings.TrimSpace(l), "|-: ") == "" && strings.Contains(l, "---")
+}
+
+// tableCells returns the byte spans of the cells of a table row, within
+// the row.
+func tableCells(l string) [][2]int {
+	var cells [][2]int
+	first := strings.IndexByte(l, '|')
+	last := strings.LastIndexByte(l, '|')
+	for a := first + 1; a <= last; {
+		b := a + strings.IndexByte(l[a:last+1], '|')
+		cells = append(cells, [2]int{a, b})
+		a = b + 1
+	}
+	return cells
 }
 
 func printable(s string) bool {

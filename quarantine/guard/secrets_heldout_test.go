@@ -72,13 +72,27 @@ func TestEvalSecretsBatch5(t *testing.T) {
 	evalSentenceFile(t, "secrets-batch5.jsonl")
 }
 
-// TestSecretBatch5File checks every row of secrets-batch5.jsonl as a
-// store would see it: a credential's values are gone from the stored
-// text, a non-secret is neither redacted nor held for confirmation.
-func TestSecretBatch5File(t *testing.T) {
-	rows := readJSONL[heldRow](t, filepath.Join("testdata", "secrets-batch5.jsonl"))
-	if len(rows) < 80 {
-		t.Fatalf("secrets-batch5.jsonl has %d rows, want 80 or more", len(rows))
+// TestEvalSecretsBatch7 prints the same for testdata/secrets-batch7.jsonl,
+// written after the batch-5 and batch-6 changes in other registers
+// (tables, INI and shell lines, chat notes, long paragraphs).
+//
+//	ENGRAM_EVAL=1 go test ./quarantine/guard -run TestEvalSecretsBatch7 -v [-evalmisses]
+func TestEvalSecretsBatch7(t *testing.T) {
+	evalSentenceFile(t, "secrets-batch7.jsonl")
+}
+
+// TestSecretBatchFiles checks every row of secrets-batch5.jsonl and
+// secrets-batch7.jsonl as a store would see it: a credential's values are
+// gone from the stored text, a non-secret is neither redacted nor held
+// for confirmation.
+func TestSecretBatchFiles(t *testing.T) {
+	var rows []heldRow
+	for _, name := range []string{"secrets-batch5.jsonl", "secrets-batch7.jsonl"} {
+		rs := readJSONL[heldRow](t, filepath.Join("testdata", name))
+		if len(rs) < 70 {
+			t.Fatalf("%s has %d rows, want 70 or more", name, len(rs))
+		}
+		rows = append(rows, rs...)
 	}
 	g := newTestGuard(t, Policy{})
 	for _, r := range rows {
@@ -86,7 +100,7 @@ func TestSecretBatch5File(t *testing.T) {
 		out := storeOutcome(res, r.Text, r.Values)
 		switch {
 		case r.Label == "secret" && len(r.Values) == 0:
-			t.Errorf("secrets-batch5.jsonl row %q: a secret row without values", r.Text)
+			t.Errorf("row %q: a secret row without values", r.Text)
 		case r.Label == "secret" && out != outRedacted:
 			t.Errorf("Check(%q): store would leave %q (%s), want it redacted (findings %s)", r.Text, r.Values, out, findingSummary(r.Text, res.Findings))
 		case r.Label != "secret" && out != outUntouched:

@@ -111,6 +111,11 @@ func TestSecretsNamedBySentence(t *testing.T) {
 		{"creds slash pair", "Creds for the old Jenkins: admin/" + tPw4, tPw4},
 		{"weak password", "The guest wifi password is hunter42 until the router is replaced.", "hunter42"},
 		{"digits password", "Her laptop password is 482913, she asked me to note it.", "482913"},
+		{"table column", "Accounts for the demo:\n\n| System | Login | Password |\n|--------|-------|----------|\n| Jira | demo | " + tPw5 + " |\n", tPw5},
+		{"pgpass line", "Added to ~/.pgpass: reports.internal:5432:analytics:reader:" + tPw3, tPw3},
+		{"basic auth pair", "Basic auth for the preview site is reviewer:" + tPw1 + ", ask before sharing.", tPw1},
+		{"diceware passphrase", "The disk encryption passphrase is walnut-orbit-saffron-glacier.", "walnut-orbit-saffron-glacier"},
+		{"psk will be", "The WireGuard PSK will be " + tB64 + " from Monday.", tB64},
 		{"dollar password", "The router's admin password is $Qz8!rT2mK.", "$Qz8!rT2mK"},
 		{"dollar password two signs", "Contraseña del panel: $kV9w$Lp2xQ", "$kV9w$Lp2xQ"},
 	}
@@ -227,6 +232,12 @@ func TestSecretsNotNamedSecret(t *testing.T) {
 		{"nonce", "The nonce in the replayed request was " + tHex32 + "."},
 		{"hash named after is", "The password is argon2id hashed with a per-user salt."},
 		{"path after creds", "Creds live under secrets/prod/db in the vault."},
+		{"negated after value", "The lease id for the DB credentials is " + tAlnum28 + " (leases are not secret)."},
+		{"relative clause", "The commit that rotated the API token is " + tHex40 + "."},
+		{"relative clause fingerprint", "The fingerprint of the key that signs releases is " + tHex40 + "."},
+		{"label prose", "Password: should come from the secret store, never from the repo."},
+		{"table without values", "| Service | Password |\n|---|---|\n| Jira | (in 1Password) |\n| CI | ${CI_PASSWORD} |"},
+		{"compound words after be", "The token will be read-only for now."},
 		// Four words are no app password.
 		{"four words", "The password hint: blue door last left."},
 	}
@@ -314,6 +325,8 @@ func FuzzSentenceSecrets(f *testing.F) {
 		"API 密钥为 " + tHex40 + "。", "운영 서버 비밀번호는 " + tPw4 + " 입니다.", "login: ops / " + tPw1,
 		"Token in two parts: " + tAlnum20 + " + " + tAlnum20[:12], "We reverted commit " + tHex40 + ".",
 		"the new one is " + tAlnum36, "Use " + tAlnum40 + " as the API key", "password: ", "key (",
+		"| User | Password |\n|---|---|\n| ops | " + tPw1 + " |", "|Password|\n|-|\n||", "~/.pgpass: h:5432:d:u:" + tPw2,
+		"The app password is: wexo tkbn prau ghmz", "The PSK will be walnut-orbit-saffron-glacier.",
 	} {
 		f.Add(s)
 	}
