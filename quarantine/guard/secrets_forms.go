@@ -130,7 +130,9 @@ func tableSecrets(text, lower string) []Finding {
 		if len(cols) == 0 {
 			continue
 		}
-		for r := h + 2; r < len(lines) && tableRow(lines[r]); r++ {
+		// The rows end where the table does, or where the next one's
+		// header begins: each line is read as a cell row once.
+		for r := h + 2; r < len(lines) && tableRow(lines[r]) && !tableRule(lines[r]) && (r+1 == len(lines) || !tableRule(lines[r+1])); r++ {
 			cells := tableCells(lines[r])
 			for _, c := range cols {
 				if c >= len(cells) {
