@@ -2,6 +2,7 @@ package guard
 
 import (
 	"encoding/base64"
+	"iter"
 	"math"
 	"regexp"
 	"slices"
@@ -442,17 +443,8 @@ func agentMentions(text string) int {
 	}
 	lower := asciiLower(text)
 	for _, kw := range []string{"agent-", "agent_", "bot-", "bot_"} {
-		for off := 0; ; {
-			k := strings.Index(lower[off:], kw)
-			if k < 0 {
-				break
-			}
-			k += off
-			off = k + len(kw)
-			if k > 0 && isAlnum(lower[k-1]) {
-				continue
-			}
-			if j := nameEnd(off); j > off {
+		for k := range wordStarts(lower, kw) {
+			if j := nameEnd(k + len(kw)); j > k+len(kw) {
 				seen[lower[k:j]] = true
 			}
 		}
@@ -460,7 +452,29 @@ func agentMentions(text string) int {
 	return len(seen)
 }
 
-// charEntropy is the Shannon entropy of text over runes, in bits.
+// wordStarts yields, in order, each index of lower at which kw starts a
+// word: at the start of lower or after a byte isAlnum rejects (not an
+// ASCII letter or digit, nor part of a non-ASCII character). Occurrences
+// do not overlap. lower and kw are in lower case.
+func wordStarts(lower, kw string) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for off := 0; ; {
+			i := strings.Index(lower[off:], kw)
+			if i < 0 {
+				return
+			}
+			i += off
+			off = i + len(kw)
+			if i > 0 && isAlnum(lower[i-1]) {
+				continue
+			}
+			if !yield(i) {
+				return
+			}
+		}
+	}
+}
+
 // mostlyOtherScripts reports whether most letters of text are outside the
 // Latin script.
 func mostlyOtherScripts(text string) bool {
@@ -480,6 +494,7 @@ func mostlyOtherScripts(text string) bool {
 	return other > latin
 }
 
+// charEntropy is the Shannon entropy of text over runes, in bits.
 func charEntropy(text string) float64 {
 	var ascii [128]int
 	var other map[rune]int

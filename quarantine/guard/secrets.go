@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -481,6 +482,9 @@ func assignLine(text string, base int, query bool, add func(f Finding)) {
 	if strong && !quoted && len(val) < 4 {
 		return
 	}
+	if !quoted && labelProse[strings.ToLower(val)] {
+		return // "Password: must be set in the UI", "Token: see the vault"
+	}
 	typ := SecretPassword
 	for _, p := range splitName(name) {
 		if p == "token" || p == "apikey" || p == "key" || p == "accesstoken" || p == "authtoken" {
@@ -918,4 +922,36 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n]
+}
+
+// scanSecrets runs the rule sets and the finders of secrets_forms.go,
+// the latter only where no rule already found a secret; findings are
+// sorted by start.
+func (g *Guard) scanSecrets(text string) []Finding {
+	fs := g.secrets.scan(text)
+	extra := dropPlaceholders(text, moreSecrets(text, g.secrets.scan))
+	if len(extra) == 0 {
+		return fs
+	}
+next:
+	for _, e := range extra {
+		for _, f := range fs {
+			if f.Start < e.End && e.Start < f.End {
+				continue next
+			}
+		}
+		fs = append(fs, e)
+	}
+	sort.Slice(fs, func(i, j int) bool { return fs[i].Start < fs[j].Start })
+	return fs
+}
+
+// labelProse are the words that begin a sentence after a label ("Password:
+// must be set in the UI", "Token: see 1Password"), not a value.
+var labelProse = map[string]bool{
+	"must": true, "should": true, "see": true, "same": true, "ask": true, "use": true, "check": true,
+	"not": true, "never": true, "always": true, "only": true, "stored": true, "kept": true, "managed": true,
+	"provided": true, "given": true, "sent": true, "rotated": true, "required": true, "optional": true,
+	"none": true, "unknown": true, "unchanged": true, "the": true, "your": true, "our": true, "their": true,
+	"will": true, "can": true, "is": true, "was": true, "from": true, "via": true, "in": true,
 }

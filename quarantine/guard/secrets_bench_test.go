@@ -51,7 +51,7 @@ func BenchmarkSecretsPlain(b *testing.B) {
 func BenchmarkSecretsAdversarial(b *testing.B) {
 	g := newTestGuard(b, Policy{})
 	const n = 256 << 10
-	for _, unit := range []string{"password: ", "password:", "token is ", "key (", "secret ", "https://hooks.a/b/", "密码是"} {
+	for _, unit := range []string{"password: ", "password:", "token is ", "key (", "secret ", "https://hooks.a/b/", "密码是", "| Password |\n|---|\n", "| Password |\n|---|\n| Xk29!pq#Lm |\n", "pgpass h:1:d:u:p "} {
 		in := strings.Repeat(unit, n/len(unit))
 		b.Run(strings.TrimSpace(unit), func(b *testing.B) {
 			b.SetBytes(int64(len(in)))

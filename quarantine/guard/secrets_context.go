@@ -62,6 +62,7 @@ var wordLinks = map[string]bool{
 	"is": true, "was": true, "are": true, "equals": true, "reads": true, "becomes": true,
 	"est": true, "était": true, "vaut": true, "es": true, "era": true, "ist": true, "lautet": true,
 	"war": true, "é": true, "è": true, "это": true, "है": true,
+	"be": true, "sera": true, "será": true, "sarà": true, // "would be", "will be"
 }
 
 // softLinks may link a noun to a value ("set the password to …") but, when
@@ -175,7 +176,7 @@ func contextSecrets(text, lower string, opt sentenceOptions, add func(Finding)) 
 		query := start > 0 && (text[start-1] == '?' || text[start-1] == '&')
 		// A verb-like noun ("pass") is a noun after "with" or a determiner.
 		linkOnly := m.linkOnly && !determinerBefore(lower, m.start)
-		c := contextScan{text: text, lower: lower, ms: ms, next: idx + 1, kind: kind, noun: noun, query: query, linkOnly: linkOnly, opt: opt, add: add}
+		c := contextScan{text: text, lower: lower, ms: ms, next: idx + 1, kind: kind, noun: noun, at: start, query: query, linkOnly: linkOnly, opt: opt, add: add}
 		if linkOnly || !c.before(start) {
 			c.follow(end)
 		}
@@ -208,7 +209,7 @@ var oneAdjectives = map[string]bool{
 // Twilio auth token was rotated, the new one is …", "the password got
 // changed; now it's …".
 func oneSecrets(text, lower string, ms []namingMatch, from int, opt sentenceOptions, add func(Finding)) {
-	for _, pron := range []string{" one", " it's ", " it is ", " it’s "} {
+	for _, pron := range []string{" one", " value", " it's ", " it is ", " it’s "} {
 		pronounSecrets(text, lower, ms, from, opt, pron, add)
 	}
 }
@@ -223,12 +224,14 @@ func pronounSecrets(text, lower string, ms []namingMatch, from int, opt sentence
 		i += off + 1
 		e := i + len(pron) - 1
 		off = e
-		if pron == " one" {
+		noun := pron == " one" || pron == " value"
+		if noun {
 			if e < len(text) && isWordRune(rune(text[e])) {
 				continue
 			}
 			w := strings.LastIndexByte(lower[max(0, i-16):i-1], ' ')
-			if !oneAdjectives[lower[max(0, i-16)+w+1:i-1]] {
+			adj := lower[max(0, i-16)+w+1 : i-1]
+			if !oneAdjectives[adj] && !(pron == " value" && (adj == "the" || adj == "its")) {
 				continue
 			}
 		}
@@ -244,8 +247,10 @@ func pronounSecrets(text, lower string, ms []namingMatch, from int, opt sentence
 				break
 			}
 			if ms[j].kind.credential() {
-				c := contextScan{text: text, lower: lower, ms: ms, next: k, kind: ms[j].kind, noun: ms[j].word, linkOnly: true, opt: opt, add: add}
-				if pron == " one" {
+				// "the new one works" is no value: "one" needs a link;
+				// "new value X" does not.
+				c := contextScan{text: text, lower: lower, ms: ms, next: k, kind: ms[j].kind, noun: ms[j].word, at: ms[j].start, linkOnly: pron != " value", opt: opt, add: add}
+				if noun {
 					c.follow(e)
 				} else {
 					c.value(e, true, false) // "it's" holds its link
@@ -361,6 +366,13 @@ func ofNonSecret(text string, m namingMatch, ms []namingMatch, idx int) bool {
 			continue
 		}
 		between := " " + strings.ToLower(text[ms[j].end:m.start]) + " "
+		// "the commit that removed the password is …": the noun is in a
+		// clause about the non-secret one, which the link belongs to.
+		for _, w := range []string{" that ", " which ", " where ", " que ", " qui ", " der ", " die ", " das ", " che ", " который ", " которая ", " которое "} {
+			if strings.Contains(between, w) {
+				return true
+			}
+		}
 		for _, w := range []string{" of ", " for ", " de ", " du ", " des ", " der ", " des ", " von ", " del ", " da ", " do ", " di ", " della ", " dello ", " dell'"} {
 			if strings.Contains(between, w) {
 				return true
@@ -392,6 +404,7 @@ type contextScan struct {
 	next  int // index in ms of the first naming word after the noun
 	kind  namingKind
 	noun  string
+	at    int  // where the noun starts
 	query bool // the noun names a URL query parameter
 	// linkOnly: the noun names a value only through a link
 	linkOnly bool
@@ -573,6 +586,10 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 	if newline && q < len(text) && text[q] == '\n' {
 		q = skipBlanks(text, q+1)
 	}
+	if linked && q < len(text) && text[q] == ':' && !strings.HasPrefix(text[q:], "://") {
+		// "is: X", "lautet: X": a colon after a link word.
+		q = skipBlanks(text, q+1)
+	}
 	if linked {
 		// "is now", "was reset to", "is literally".
 		for range 3 {
@@ -605,7 +622,29 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 			return true
 		}
 	}
+	if c.kind == namePassword && linked && !quoted {
+		if end, ok := c.letterGroups(vs); ok {
+			c.emit(vs, end)
+			return true
+		}
+	}
+	if !linked && strings.HasPrefix(text[ve:], " है") {
+		linked = true // Hindi puts the copula after the value: "कोड X है"
+	}
 	v := text[vs:ve]
+	if c.kind == nameLogin {
+		for _, sep := range []byte{':', '/'} {
+			// "creds bob:S3cr3t-pw", "Creds: admin/Xk29!pq#Lm": a user
+			// name, then a password (a path has no password-like part).
+			// Only the password is redacted.
+			if i := strings.IndexByte(v, sep); i > 0 && i < len(v)-1 && strings.IndexByte(v[i+1:], '/') < 0 {
+				if pw := v[i+1:]; looksLikePassword(literal(pw)) && !rejectValue(pw) && userName(v[:i]) {
+					c.emit(vs+i+1, ve)
+					return true
+				}
+			}
+		}
+	}
 	if c.shapeFits(v, linked, quoted) {
 		c.emit(vs, ve)
 		c.more(ve)
@@ -613,12 +652,6 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 	}
 	// "login: admin / S3cr3t-pw", "creds bob:S3cr3t-pw".
 	if c.kind == nameLogin || c.kind == namePassword {
-		if i := strings.IndexByte(v, ':'); i > 0 && i < len(v)-1 && c.kind == nameLogin {
-			if pw := v[i+1:]; looksLikePassword(literal(pw)) && !rejectValue(pw) {
-				c.emit(vs+i+1, ve)
-				return true
-			}
-		}
 		if rest := text[ve:]; len(v) <= 32 && (strings.HasPrefix(rest, " / ") || strings.HasPrefix(rest, "/")) {
 			s := ve + strings.IndexByte(rest, '/') + 1
 			s = skipBlanks(text, s)
@@ -740,6 +773,9 @@ func readValue(text string, q int, paren bool) (int, int, bool) {
 
 // shapeFits says whether v can be the credential the noun names.
 func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
+	if c.kind == namePassword && linked && dicewarePhrase(v) {
+		return true
+	}
 	if rejectValue(v) {
 		return false
 	}
@@ -750,11 +786,14 @@ func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
 		// are read by value.
 		return generatedLooking(v) && !wordIdentifier(v)
 	case namePassword:
+		if schemeName(v) {
+			return false
+		}
 		switch {
 		case quoted:
 			return len(v) >= 4 && !placeholderWord(strings.ToLower(v))
 		case linked:
-			return looksLikePassword(v) || len(v) >= 8 && caseMixed(v)
+			return looksLikePassword(v) || len(v) >= 8 && caseMixed(v) || weakPassword(v) || dicewarePhrase(v)
 		}
 		return (looksLikePassword(v) || len(v) >= 10 && caseMixed(v)) && len(v) >= c.opt.appMin
 	case namePIN:
@@ -859,4 +898,96 @@ func wordlike(g string) bool {
 		return false
 	}
 	return true
+}
+
+// letterGroups reads at text[vs:] a password written as four groups of
+// four lower-case letters, joined by spaces or by hyphens: the form of
+// the app passwords Google and Apple issue ("dboy qtlg qqed czap",
+// "abcd-efgh-ijkl-mnop"). Four short words can look the same ("what they
+// gave back"), so the noun must say "app password", or a group must have
+// no vowel, as words seldom do. It returns where the last group ends.
+func (c *contextScan) letterGroups(vs int) (int, bool) {
+	text := c.text
+	isLower := func(ch byte) bool { return ch >= 'a' && ch <= 'z' }
+	sep := byte(0)
+	p := vs
+	voweless := false
+	for g := range 4 {
+		if g > 0 {
+			if p >= len(text) || text[p] != ' ' && text[p] != '-' || sep != 0 && text[p] != sep {
+				return 0, false
+			}
+			sep = text[p]
+			p++
+		}
+		if p+4 > len(text) {
+			return 0, false
+		}
+		for k := p; k < p+4; k++ {
+			if !isLower(text[k]) {
+				return 0, false
+			}
+		}
+		if strings.IndexAny(text[p:p+4], "aeiouy") < 0 {
+			voweless = true
+		}
+		p += 4
+	}
+	if p < len(text) && (isWordRune(rune(text[p])) || text[p] == '-') {
+		return 0, false
+	}
+	before := c.lower[max(0, c.at-16):c.at]
+	app := strings.HasSuffix(before, "app ") || strings.HasSuffix(before, "app-specific ") || strings.HasSuffix(before, "application ")
+	return p, app || voweless
+}
+
+// userName reports a user name before a password in "user:password" or
+// "user/password": letters, digits, ".", "_", "-" and "@", one character
+// or more.
+func userName(v string) bool {
+	return v != "" && strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-@") == ""
+}
+
+// weakPassword reports what people choose as passwords and a linked
+// password noun names ("the password is hunter2", "… is 482913"): six to
+// 64 letters and digits with a digit in them.
+func weakPassword(v string) bool {
+	if len(v) < 6 || len(v) > 64 || strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "" || strings.IndexAny(v, "0123456789") < 0 {
+		return false
+	}
+	return true
+}
+
+// schemeName reports the name of a hash, a cipher or an encoding, which
+// follows "the password is" in prose about how it is kept ("the password
+// is argon2id hashed", "… is sha256-hashed").
+func schemeName(v string) bool {
+	switch strings.ToLower(v) {
+	case "argon2", "argon2id", "argon2i", "argon2d", "sha1", "sha224", "sha256", "sha384", "sha512", "sha3", "md5", "md4",
+		"pbkdf2", "bcrypt2", "base64", "base32", "utf8", "utf16", "aes128", "aes256", "rot13", "x509", "pkcs12", "ntlmv2", "mschapv2":
+		return true
+	}
+	return false
+}
+
+// dicewarePhrase reports a passphrase of three or more words of three
+// letters or more in lower case, joined by hyphens, a number allowed at
+// the end ("amber-cactus-velvet-27"): what passphrase generators make.
+// Prose compounds have fewer or shorter parts ("read-only", "eu-west-1").
+func dicewarePhrase(v string) bool {
+	parts := strings.Split(v, "-")
+	if len(parts) < 3 || len(v) < 15 {
+		return false
+	}
+	words := 0
+	for i, p := range parts {
+		switch {
+		case len(p) >= 3 && strings.Trim(p, "abcdefghijklmnopqrstuvwxyz") == "":
+			words++
+		case i == len(parts)-1 && allDigits(p):
+		default:
+			return false
+		}
+	}
+	return words >= 3
 }

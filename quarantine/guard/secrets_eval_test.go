@@ -225,12 +225,14 @@ func TestEvalSecretsOrdinaryProse(t *testing.T) {
 }
 
 // TestEvalSecretsProseLOKO estimates, on secrets-prose-dev, how the
-// sentence reading does on kinds of sentence it was not tuned on. Its four
+// sentence reading does on kinds of sentence, and on languages, it was
+// not tuned on. Its four
 // limits (sentenceOptions) are chosen on all kinds but one, from a grid
 // around the shipped values, by redacted share of secrets minus touched
 // share of negatives (ties to the shipped values); the held-out kind is
-// then scored with that choice. The kinds are the families of the
-// per-kind table (every vendor prefix is one kind). It asserts nothing.
+// then scored with that choice; the same again leaving out each language.
+// The kinds are the families of the per-kind table (every vendor prefix
+// is one kind). It asserts nothing.
 //
 //	ENGRAM_EVAL=1 go test ./quarantine/guard -run TestEvalSecretsProseLOKO -v
 //
@@ -254,13 +256,14 @@ func TestEvalSecretsProseLOKO(t *testing.T) {
 			}
 		}
 	}
-	family := func(r proseRow) string {
+	byKind := func(r proseRow) string {
 		k := r.Kind
 		if i := strings.IndexByte(k, ':'); i >= 0 {
 			k = k[:i]
 		}
 		return r.Label + " " + k
 	}
+	byLang := func(r proseRow) string { return r.Lang }
 	// out[c][i]: the outcome of row i under grid[c].
 	out := make([][]string, len(grid))
 	for c, o := range grid {
@@ -298,6 +301,17 @@ func TestEvalSecretsProseLOKO(t *testing.T) {
 		}
 		return s, pos, red, neg, touched
 	}
+	for _, grouping := range []struct {
+		name   string
+		family func(proseRow) string
+	}{{"kind", byKind}, {"language", byLang}} {
+		leaveOneOut(t, rows, grid, out, score, grouping.name, grouping.family)
+	}
+}
+
+// leaveOneOut chooses the grid's best limits on all groups but one and
+// scores the group left out with them, for every group.
+func leaveOneOut(t *testing.T, rows []proseRow, grid []sentenceOptions, out [][]string, score func(int, func(int) bool) (float64, int, int, int, int), grouping string, family func(proseRow) string) {
 	fams := map[string]bool{}
 	for _, r := range rows {
 		fams[family(r)] = true
@@ -323,7 +337,7 @@ func TestEvalSecretsProseLOKO(t *testing.T) {
 		pos, red, neg, touched = pos+p, red+rd, neg+n, touched+tc
 		t.Logf("held out %-28s chosen %+v: redacted %d/%d, touched %d/%d", f, grid[best], rd, p, tc, n)
 	}
-	t.Logf("leave-one-kind-out: secrets redacted %s; negatives touched %s; shipped limits chosen in %d of %d folds", pct(red, pos), pct(touched, neg), shipped, len(names))
+	t.Logf("leave-one-%s-out: secrets redacted %s; negatives touched %s; shipped limits chosen in %d of %d folds", grouping, pct(red, pos), pct(touched, neg), shipped, len(names))
 }
 
 // secretOutcome is proseOutcome for a list of secret findings.

@@ -43,13 +43,21 @@ var namingWords = map[namingKind][]string{
 	namePassword: {
 		"~password", "passwd", "pw", "!pass", "passphrase", "pass phrase", "mot de passe", "mots de passe",
 		"phrase de passe", "contraseña", "contrasena", "senha", "palavra-passe", "~passwort", "~kennwort",
-		"parola d'ordine", "密码", "口令", "パスワード", "暗証番号", "пароль", "пароля", "паролем", "паролю",
+		"parola d'ordine", "pre-shared key", "preshared key", "psk", "密码", "口令", "パスワード", "暗証番号", "пароль", "пароля", "паролем", "паролю",
 		"пароли", "비밀번호", "패스워드", "비번", "암호", "पासवर्ड",
 	},
 	nameSecret: {
 		"~secret", "~token", "pat", "jeton", "secreto", "segredo", "segreto", "geheimnis",
 		"dsn", "connection string", "bearer", "recovery code", "backup code", "códigos de recuperación",
 		"cookie",
+		// Recovery and backup codes open an account as a password does.
+		"código de recuperación", "códigos de respaldo", "code de récupération", "codes de récupération",
+		"code de secours", "codes de secours", "~wiederherstellungscode", "~wiederherstellungscodes",
+		"backup-code", "backup-codes", "código de recuperação", "códigos de recuperação",
+		"codice di recupero", "codici di recupero", "codici di backup",
+		"恢复码", "恢复代码", "备用码", "リカバリーコード", "リカバリコード", "復旧コード", "バックアップコード",
+		"код восстановления", "коды восстановления", "резервный код", "резервные коды",
+		"복구 코드", "복구코드", "백업 코드", "रिकवरी कोड", "बैकअप कोड",
 		"令牌", "凭证", "凭据", "连接串", "连接字符串", "トークン", "シークレット", "接続文字列",
 		"токен", "токена", "токеном", "токены", "токену", "секрет", "секрета", "секретом",
 		"토큰", "시크릿", "टोकन", "सीक्रेट",
@@ -61,7 +69,7 @@ var namingWords = map[namingKind][]string{
 	},
 	namePIN: {"pin", "pin code", "code pin", "código pin", "pin-code", "pin码", "暗証コード", "passcode", "access code", "door code"},
 	nameLogin: {
-		"login", "logins", "creds", "credential", "credentials", "account", "accès", "acceso", "zugang",
+		"login", "logins", "creds", "credential", "credentials", "account", "basic auth", "basic-auth", "basicauth", "accès", "acceso", "zugang",
 		"accesso", "acesso", "credenciales", "identifiants", "zugangsdaten", "credenziali", "credenciais",
 		"compte", "cuenta", "conta", "konto", "登录", "账号", "账户", "ログイン", "アカウント", "логин",
 		"аккаунт", "учётная запись", "учетная запись", "로그인", "계정", "खाता",
@@ -74,7 +82,7 @@ var namingWords = map[namingKind][]string{
 		"pinned", "bisect", "signature", "cursor", "version", "name", "path", "cherry-pick", "revert",
 		"reverted", "reverting", "reverts", "rebase", "rebased", "merged", "head", "tag", "tagged", "build",
 		"git", "change", "changeset", "deployed", "deploying", "image", "request", "kid",
-		"serial", "thumbprint", "md5sum",
+		"serial", "thumbprint", "md5sum", "sid", "content-addressed", "content address", "nonce", "accessor",
 		"sha1sum", "sha256sum", "sha512sum", "shasum", "b2sum", "cksum",
 		"empreinte", "somme de contrôle", "hachage", "identifiant",
 		"prüfsumme", "pruefsumme", "fingerabdruck", "kennung",
@@ -398,7 +406,7 @@ func namedNonSecret(text string, a, b int, ms []namingMatch) bool {
 		case m.kind == nameNonSecret, m.kind == nameNonSecretMod:
 			return true
 		case m.kind.credential():
-			return publicNoun(text, m, ms)
+			return publicNoun(text, m, ms) || ofNonSecret(text, m, ms, j)
 		}
 	}
 	// After the value, up to the end of its sentence.
@@ -415,7 +423,7 @@ func namedNonSecret(text string, a, b int, ms []namingMatch) bool {
 		case m.kind == nameNonSecret, m.kind == nameNonSecretMod:
 			return true
 		case m.kind.credential():
-			return false
+			return negated(text, m) // "… (accessors are not secrets)"
 		}
 	}
 	return false

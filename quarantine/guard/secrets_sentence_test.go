@@ -90,6 +90,34 @@ func TestSecretsNamedBySentence(t *testing.T) {
 		{"percent-encoded url password", "Broker: amqp://svc:%40xK9%21mQ2vL@mq.internal:5672/", "%40xK9%21mQ2vL"},
 		{"empty user url password", "Cache at redis://:" + tPw3 + "@cache.internal:6379/0", tPw3},
 		{"docker login", "CI runs `docker login reg.internal -u ci -p " + tAlnum36 + "` first.", tAlnum36},
+		// Recovery codes in the other languages.
+		{"es recovery code", "El código de recuperación de la cuenta de soporte es 7h2kq-9xm3p.", "7h2kq-9xm3p"},
+		{"de recovery code", "Wiederherstellungscode für das Admin-Konto: 7h2kq-9xm3p", "7h2kq-9xm3p"},
+		{"pt recovery code", "O código de recuperação do e-mail é 7h2kq-9xm3p.", "7h2kq-9xm3p"},
+		{"it recovery code", "Il codice di recupero dell'account è 7h2kq-9xm3p.", "7h2kq-9xm3p"},
+		{"zh recovery code", "账号的恢复码：7h2kq-9xm3p", "7h2kq-9xm3p"},
+		{"ja recovery code", "リカバリーコードは 7h2kq-9xm3p です。", "7h2kq-9xm3p"},
+		{"ru recovery code", "Код восстановления: 7h2kq-9xm3p", "7h2kq-9xm3p"},
+		{"ko recovery code", "복구 코드: 7h2kq-9xm3p", "7h2kq-9xm3p"},
+		{"hi recovery code", "रिकवरी कोड 7h2kq-9xm3p है।", "7h2kq-9xm3p"},
+		// A credential named, then its value as "the new value".
+		{"new value after semicolon", "We regenerated the Mailgun signing key; new value " + tAlnum40 + ".", tAlnum40},
+		{"current value", "The session secret was reset this morning, the current value is " + tB64 + ".", tB64},
+		// App passwords in letter groups; passwords beginning with "$".
+		{"app password hyphens", "Apple app-specific password for the CI notarisation: qzvk-mwtr-hplb-sxnd", "qzvk-mwtr-hplb-sxnd"},
+		{"app password spaces", "The app password for Thunderbird is: wexo tkbn prau ghmz", "wexo tkbn prau ghmz"},
+		{"en is colon", "The password is: " + tPw2, tPw2},
+		{"de lautet colon", "Das Passwort für die Buchhaltung lautet: " + tPw1, tPw1},
+		{"creds slash pair", "Creds for the old Jenkins: admin/" + tPw4, tPw4},
+		{"weak password", "The guest wifi password is hunter42 until the router is replaced.", "hunter42"},
+		{"digits password", "Her laptop password is 482913, she asked me to note it.", "482913"},
+		{"table column", "Accounts for the demo:\n\n| System | Login | Password |\n|--------|-------|----------|\n| Jira | demo | " + tPw5 + " |\n", tPw5},
+		{"pgpass line", "Added to ~/.pgpass: reports.internal:5432:analytics:reader:" + tPw3, tPw3},
+		{"basic auth pair", "Basic auth for the preview site is reviewer:" + tPw1 + ", ask before sharing.", tPw1},
+		{"diceware passphrase", "The disk encryption passphrase is walnut-orbit-saffron-glacier.", "walnut-orbit-saffron-glacier"},
+		{"psk will be", "The WireGuard PSK will be " + tB64 + " from Monday.", tB64},
+		{"dollar password", "The router's admin password is $Qz8!rT2mK.", "$Qz8!rT2mK"},
+		{"dollar password two signs", "Contraseña del panel: $kV9w$Lp2xQ", "$kV9w$Lp2xQ"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -188,6 +216,30 @@ func TestSecretsNotNamedSecret(t *testing.T) {
 		{"ja keyboard", "キーボードのショートカットは Ctrl+K です。"},
 		{"docker ports", "Run it with docker run -u 1000 -p 127.0.0.1:8080:80 nginx."},
 		{"mysql prompt", "Connect with mysql -u root -p orders and type it in."},
+		// Values that say they are not real.
+		{"fake in value", `The unit test logs in with password="fakepass42" against the stub.`},
+		{"dummy in value", "Seed data: every demo user has the password dummy_pw_2024."},
+		// Variables, in every case style.
+		{"dollar upper", "The password is $DB_PASSWORD at runtime."},
+		{"dollar camel", "The login helper sets password: $dbPass from the vault client."},
+		{"dollar lower", "The deploy token is $deploy_token, exported by the CI job."},
+		// Identifiers and data.
+		{"sid", "Twilio messaging service SID: MG" + tHex32},
+		{"account sid", "The account SID of the Twilio subaccount is AC" + tHex32 + "."},
+		{"png base64 cut", "Inline icon for the mail header: iVBORw0KGgoAAAANSUhEUgAAAB" + tAlnum36[:23]},
+		{"content-addressed", "The model weights are the content-addressed blob " + tHex64 + " in the store."},
+		{"rotated no value", "The webhook secret was rotated; the new value is in Vault."},
+		{"nonce", "The nonce in the replayed request was " + tHex32 + "."},
+		{"hash named after is", "The password is argon2id hashed with a per-user salt."},
+		{"path after creds", "Creds live under secrets/prod/db in the vault."},
+		{"negated after value", "The lease id for the DB credentials is " + tAlnum28 + " (leases are not secret)."},
+		{"relative clause", "The commit that rotated the API token is " + tHex40 + "."},
+		{"relative clause fingerprint", "The fingerprint of the key that signs releases is " + tHex40 + "."},
+		{"label prose", "Password: should come from the secret store, never from the repo."},
+		{"table without values", "| Service | Password |\n|---|---|\n| Jira | (in 1Password) |\n| CI | ${CI_PASSWORD} |"},
+		{"compound words after be", "The token will be read-only for now."},
+		// Four words are no app password.
+		{"four words", "The password hint: blue door last left."},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -273,6 +325,8 @@ func FuzzSentenceSecrets(f *testing.F) {
 		"API 密钥为 " + tHex40 + "。", "운영 서버 비밀번호는 " + tPw4 + " 입니다.", "login: ops / " + tPw1,
 		"Token in two parts: " + tAlnum20 + " + " + tAlnum20[:12], "We reverted commit " + tHex40 + ".",
 		"the new one is " + tAlnum36, "Use " + tAlnum40 + " as the API key", "password: ", "key (",
+		"| User | Password |\n|---|---|\n| ops | " + tPw1 + " |", "|Password|\n|-|\n||", "~/.pgpass: h:5432:d:u:" + tPw2,
+		"The app password is: wexo tkbn prau ghmz", "The PSK will be walnut-orbit-saffron-glacier.",
 	} {
 		f.Add(s)
 	}

@@ -14,10 +14,54 @@ import (
 // leading "+" or "@" for an operator or an annotation and "%" for a
 // Windows variable: a password named by its sentence may begin with any.
 func literal(v string) string {
-	if v != "" && (v[0] == '+' || v[0] == '@' || v[0] == '%' && strings.IndexByte(v[1:], '%') < 0) {
-		return "x" + v[1:] // "%z^17…" is no "%VARIABLE%"
+	if v != "" && (v[0] == '+' || v[0] == '@' || v[0] == '%' && strings.IndexByte(v[1:], '%') < 0 || v[0] == '$' && !variableRef(v)) {
+		return "x" + v[1:] // "%z^17…" is no "%VARIABLE%", "$SVr7$k2" no "$NAME"
 	}
 	return v
+}
+
+// variableRef reports a value that reads as a shell or template variable:
+// "$NAME", "${NAME}", "$(cmd)", "$db_pass", "$apiKey", "$HOME$SUFFIX".
+// Each name after a "$" is in one case with digits and "_", or made of
+// words; a generated password that begins with "$" ("$SVLrEv$im3",
+// "$8kq!Zt2") is none of these.
+func variableRef(v string) bool {
+	if strings.HasPrefix(v, "${") || strings.HasPrefix(v, "$(") || strings.HasPrefix(v, "$$") {
+		return true
+	}
+	for _, name := range strings.Split(v[1:], "$") {
+		if name == "" || strings.HasPrefix(name, "{") {
+			continue
+		}
+		if isDigit(name[0]) || strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") != "" {
+			return false
+		}
+		lowerOnly := strings.ToLower(name) == name
+		upperOnly := strings.ToUpper(name) == name
+		if !lowerOnly && !upperOnly && !wordIdentifier(name) && !camelName(name) {
+			return false
+		}
+	}
+	return true
+}
+
+// camelName reports a camelCase name: a lower-case start and at most one
+// capital in every three letters ("dbPass", "apiKeyV2"), as names are
+// written and generated strings are not.
+func camelName(v string) bool {
+	if v == "" || v[0] < 'a' || v[0] > 'z' {
+		return false
+	}
+	upper := 0
+	for i := 1; i < len(v); i++ {
+		if v[i] >= 'A' && v[i] <= 'Z' {
+			if v[i-1] >= 'A' && v[i-1] <= 'Z' {
+				return false
+			}
+			upper++
+		}
+	}
+	return upper*3 <= len(v)
 }
 
 // wordIdentifier reports an identifier made of words: parts split at
@@ -264,6 +308,13 @@ func placeholderValue(v string) bool {
 	if settingWords[lv] {
 		return true
 	}
+	// A value that says it is not real: "fakesecret", "dummy_pw_1",
+	// "testpassword-sample".
+	for _, w := range []string{"fake", "dummy", "placeholder", "example", "sample", "changeme", "notreal", "not-real", "not_real"} {
+		if strings.Contains(lv, w) {
+			return true
+		}
+	}
 	tail := lv[strings.LastIndexAny(lv, "_-/.:")+1:]
 	if len(tail) >= 3 && strings.Trim(tail, "x*") == "" || len(tail) >= 4 && strings.Trim(tail, "x*#0") == "" {
 		return true
@@ -402,13 +453,27 @@ func encodedData(v string) bool {
 	} else {
 		b, err = base64.RawStdEncoding.DecodeString(s)
 	}
+	// A file's signature is in its first bytes, whatever follows (and
+	// however the run was cut).
+	if len(s) >= 12 {
+		head := s[:12]
+		var hb []byte
+		var herr error
+		if strings.ContainsAny(head, "-_") {
+			hb, herr = base64.RawURLEncoding.DecodeString(head)
+		} else {
+			hb, herr = base64.RawStdEncoding.DecodeString(head)
+		}
+		if herr == nil {
+			for _, magic := range []string{"GIF8", "\x89PNG", "\xff\xd8\xff", "%PDF", "PK\x03\x04", "\x1f\x8b"} {
+				if strings.HasPrefix(string(hb), magic) {
+					return true
+				}
+			}
+		}
+	}
 	if err != nil || len(b) < 9 {
 		return false
-	}
-	for _, magic := range []string{"GIF8", "\x89PNG", "\xff\xd8\xff", "%PDF", "PK\x03\x04", "\x1f\x8b"} {
-		if strings.HasPrefix(string(b), magic) {
-			return true
-		}
 	}
 	if !utf8.Valid(b) {
 		return false

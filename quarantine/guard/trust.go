@@ -108,16 +108,7 @@ func CredentialLike(text string) bool {
 	lower := asciiLower(text)
 	// Try the pattern only where a keyword starts a word.
 	for _, kw := range credentialKeywords {
-		for off := 0; ; {
-			i := strings.Index(lower[off:], kw)
-			if i < 0 {
-				break
-			}
-			i += off
-			off = i + len(kw)
-			if i > 0 && isAlnum(lower[i-1]) {
-				continue
-			}
+		for i := range wordStarts(lower, kw) {
 			m := credentialRe.FindStringIndex(text[i:min(len(text), i+64)])
 			if m == nil {
 				continue

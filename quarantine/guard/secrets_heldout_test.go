@@ -1,0 +1,152 @@
+package guard
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// heldRow is one line of testdata/secrets-heldout.jsonl or
+// secrets-batch5.jsonl: a sentence written for Engram (see
+// testdata/secrets-heldout.md), its label, its language and, for a
+// secret, the values that must not be stored.
+type heldRow struct {
+	Label  string   `json:"label"`
+	Lang   string   `json:"lang"`
+	Text   string   `json:"text"`
+	Values []string `json:"values"`
+}
+
+// storeOutcome says what a store by an agent (unconfirmed) does with
+// text, from the guard's answer, as app's admission does: "redacted"
+// when every value in values is gone from the stored text (a definite or
+// probable finding covers it; the store may also ask first), "held" when
+// the store asks the user before storing the text with a value in clear
+// (a possible finding), "untouched" otherwise. For a text without
+// values (a non-secret), any secret finding touches it: "redacted" when
+// something is redacted, "held" when the store asks.
+func storeOutcome(res Result, text string, values []string) string {
+	if len(values) == 0 {
+		switch {
+		case res.HasSecret:
+			return outRedacted
+		case res.NeedsConfirm:
+			return outHeld
+		}
+		return outUntouched
+	}
+	gone := res.HasSecret
+	for _, v := range values {
+		if strings.Count(res.Redacted, v) >= strings.Count(text, v) {
+			gone = false
+		}
+	}
+	switch {
+	case gone:
+		return outRedacted
+	case res.NeedsConfirm:
+		return outHeld
+	}
+	return outUntouched
+}
+
+// TestEvalSecretsHeldout prints what a store does with the sentences of
+// testdata/secrets-heldout.jsonl: credentials and non-secrets written
+// before the changes of batch 5 and never used to choose them (see
+// testdata/secrets-heldout.md; every run of this test is a look at the
+// held-out set and is counted there). It asserts nothing and lists no
+// row unless -evalmisses is given.
+//
+//	ENGRAM_EVAL=1 go test ./quarantine/guard -run TestEvalSecretsHeldout -v
+func TestEvalSecretsHeldout(t *testing.T) {
+	evalSentenceFile(t, "secrets-heldout.jsonl")
+}
+
+// TestEvalSecretsBatch5 prints the same for testdata/secrets-batch5.jsonl,
+// the half of the same writing that the batch-5 changes were made on.
+//
+//	ENGRAM_EVAL=1 go test ./quarantine/guard -run TestEvalSecretsBatch5 -v [-evalmisses]
+func TestEvalSecretsBatch5(t *testing.T) {
+	evalSentenceFile(t, "secrets-batch5.jsonl")
+}
+
+// TestEvalSecretsBatch7 prints the same for testdata/secrets-batch7.jsonl,
+// written after the batch-5 and batch-6 changes in other registers
+// (tables, INI and shell lines, chat notes, long paragraphs).
+//
+//	ENGRAM_EVAL=1 go test ./quarantine/guard -run TestEvalSecretsBatch7 -v [-evalmisses]
+func TestEvalSecretsBatch7(t *testing.T) {
+	evalSentenceFile(t, "secrets-batch7.jsonl")
+}
+
+// TestSecretBatchFiles checks every row of secrets-batch5.jsonl and
+// secrets-batch7.jsonl as a store would see it: a credential's values are
+// gone from the stored text, a non-secret is neither redacted nor held
+// for confirmation.
+func TestSecretBatchFiles(t *testing.T) {
+	var rows []heldRow
+	for _, name := range []string{"secrets-batch5.jsonl", "secrets-batch7.jsonl"} {
+		rs := readJSONL[heldRow](t, filepath.Join("testdata", name))
+		if len(rs) < 70 {
+			t.Fatalf("%s has %d rows, want 70 or more", name, len(rs))
+		}
+		rows = append(rows, rs...)
+	}
+	g := newTestGuard(t, Policy{})
+	for _, r := range rows {
+		res := g.Check(Input{Text: r.Text})
+		out := storeOutcome(res, r.Text, r.Values)
+		switch {
+		case r.Label == "secret" && len(r.Values) == 0:
+			t.Errorf("row %q: a secret row without values", r.Text)
+		case r.Label == "secret" && out != outRedacted:
+			t.Errorf("Check(%q): store would leave %q (%s), want it redacted (findings %s)", r.Text, r.Values, out, findingSummary(r.Text, res.Findings))
+		case r.Label != "secret" && out != outUntouched:
+			t.Errorf("Check(%q): store would have it %s, want it untouched (findings %s)", r.Text, out, findingSummary(r.Text, res.Findings))
+		}
+	}
+}
+
+func evalSentenceFile(t *testing.T, name string) {
+	if !*evalFlag && os.Getenv("ENGRAM_EVAL") == "" {
+		t.Skip("set ENGRAM_EVAL=1 or -eval")
+	}
+	rows := readJSONL[heldRow](t, filepath.Join("testdata", name))
+	g := newTestGuard(t, Policy{})
+	var sec, neg proseTally
+	byLang := map[string]*[2]proseTally{}
+	for _, r := range rows {
+		res := g.Check(Input{Text: r.Text})
+		out := storeOutcome(res, r.Text, r.Values)
+		if byLang[r.Lang] == nil {
+			byLang[r.Lang] = &[2]proseTally{}
+		}
+		if r.Label == "secret" {
+			sec.add(out, false)
+			byLang[r.Lang][0].add(out, false)
+			if out != outRedacted && *evalMisses {
+				t.Logf("MISS %s %q %s", out, r.Text, findingSummary(r.Text, res.Findings))
+			}
+		} else {
+			neg.add(out, false)
+			byLang[r.Lang][1].add(out, false)
+			if out != outUntouched && *evalMisses {
+				t.Logf("FALSE %s %q %s", out, r.Text, findingSummary(r.Text, res.Findings))
+			}
+		}
+	}
+	langs := make([]string, 0, len(byLang))
+	for l := range byLang {
+		langs = append(langs, l)
+	}
+	sort.Strings(langs)
+	for _, l := range langs {
+		s, n := byLang[l][0], byLang[l][1]
+		t.Logf("%s: secrets redacted %s; negatives touched %s", l, pct(s.redacted, s.n), pct(n.n-n.untouched, n.n))
+	}
+	t.Logf("%s secrets:   %s", name, sec)
+	t.Logf("%s negatives: %s", name, neg)
+	t.Logf("%s: secrets redacted %s; negatives touched %s", name, pct(sec.redacted, sec.n), pct(neg.n-neg.untouched, neg.n))
+}
