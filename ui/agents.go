@@ -217,7 +217,9 @@ func (s *agentsScreen) show(a app.Agent) {
 		note.Importance, note.Wrapping = widget.WarningImportance, fyne.TextWrapWord
 		objs = append(objs, note)
 	}
-	s.box.Objects = append(objs, grants, container.NewHBox(buttons...), container.NewHBox(review))
+	// The actions first: they stay in place whatever the details say (a
+	// process's path may take several lines).
+	s.box.Objects = append(objs, container.NewHBox(buttons...), container.NewHBox(review), grants)
 	s.box.Refresh()
 	if a.Status != app.AgentPending && !loaded {
 		s.loadOrigin(a)
