@@ -33,13 +33,15 @@ func TestPairingOrigin(t *testing.T) {
 	if r := s.RequestPairing(ctx, "unnamed"); r.Status != app.StatusPending { // no connection: the OS says nothing
 		t.Fatalf("RequestPairing(unnamed) = %+v", r.Response)
 	}
-	if r := s.RequestPairing(ctx, "expired"); r.Status != app.StatusPending {
-		t.Fatalf("RequestPairing(expired) = %+v", r.Response)
-	}
 	for name, approve := range map[string]bool{"cursor": true, "denied": false, "unnamed": true} {
 		if r := s.DecidePairing(ctx, operator, name, approve); !r.OK() {
 			t.Fatalf("DecidePairing(%s) = %+v", name, r.Response)
 		}
+	}
+	// From this process too: the agent later added by hand under its
+	// name must not be taken for it.
+	if r := s.RequestPairing(app.WithConn(ctx, server), "expired"); r.Status != app.StatusPending {
+		t.Fatalf("RequestPairing(expired) = %+v", r.Response)
 	}
 	clock.Advance(app.PairingExpiry + 1)
 	if r := s.Agents(ctx, operator); !r.OK() { // a listing removes the expired request
