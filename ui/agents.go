@@ -3,6 +3,7 @@ package ui
 import (
 	"cmp"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -31,10 +32,22 @@ type agentsScreen struct {
 	open    map[string]dialog.Dialog
 	rivals  map[string]binding.String
 	refused map[string]app.RefusedPairing
+	// origins holds, by agent, the process whose pairing request made
+	// it, as loaded once (it never changes; the screen is built anew at
+	// every unlock).
+	origins map[originKey]app.PairingOriginResponse
+}
+
+// originKey names one agent record: a name may be paired again after a
+// request expired, or added by hand.
+type originKey struct {
+	name    string
+	created time.Time
 }
 
 func newAgentsScreen(u *UI) *agentsScreen {
-	s := &agentsScreen{u: u, open: map[string]dialog.Dialog{}, rivals: map[string]binding.String{}, refused: map[string]app.RefusedPairing{}}
+	s := &agentsScreen{u: u, open: map[string]dialog.Dialog{}, rivals: map[string]binding.String{}, refused: map[string]app.RefusedPairing{},
+		origins: map[originKey]app.PairingOriginResponse{}}
 	s.box = container.NewVBox(widget.NewLabel("Select an agent."))
 	s.agents = newRows(
 		func() fyne.CanvasObject {
@@ -155,8 +168,14 @@ func (s *agentsScreen) show(a app.Agent) {
 		widget.NewFormItem("Added", widget.NewLabel(when(a.Created))),
 		widget.NewFormItem("Last seen", widget.NewLabel(when(a.LastSeen))),
 	)
-	if p := app.AskedBy(a); p != "" && a.Status != app.AgentPending {
-		grants.Append("Paired from", wrapped(p))
+	key := originKey{a.Name, a.Created}
+	origin, loaded := s.origins[key]
+	if a.Status != app.AgentPending && origin.Origin != nil {
+		label := "Paired from"
+		if app.StatusText(a) == "denied" {
+			label = "Asked by"
+		}
+		grants.Append(label, wrapped(originText(origin)))
 	}
 	if a.Status == app.AgentPending {
 		grants.Append("Asked by", wrapped(askedByText(a)))
@@ -198,8 +217,44 @@ func (s *agentsScreen) show(a app.Agent) {
 		note.Importance, note.Wrapping = widget.WarningImportance, fyne.TextWrapWord
 		objs = append(objs, note)
 	}
-	s.box.Objects = append(objs, grants, container.NewHBox(buttons...), container.NewHBox(review))
+	// The actions first: they stay in place whatever the details say (a
+	// process's path may take several lines).
+	s.box.Objects = append(objs, container.NewHBox(buttons...), container.NewHBox(review), grants)
 	s.box.Refresh()
+	if a.Status != app.AgentPending && !loaded {
+		s.loadOrigin(a)
+	}
+}
+
+// loadOrigin loads which process asked to pair as a (none for an agent
+// added by hand) and shows a again if it is still selected.
+func (s *agentsScreen) loadOrigin(a app.Agent) {
+	h := s.u.h
+	var r app.PairingOriginResponse
+	s.u.background(func() error {
+		r = h.Service().PairingOrigin(s.u.ctx, h.Operator(), a.Name)
+		return nil
+	}, func(error) {
+		if !r.OK() {
+			r = app.PairingOriginResponse{} // not asked again until the next unlock
+		}
+		s.origins[originKey{a.Name, a.Created}] = r
+		if s.sel == a.Name && r.Origin != nil {
+			s.show(a)
+		}
+	})
+}
+
+// originText says which process asked to pair, as the pairing pop-up
+// said it (without the command line, which is not kept): its name, id and
+// executable.
+func originText(r app.PairingOriginResponse) string {
+	p := r.Origin
+	who := p.String()
+	if p.PID > 0 && p.Exe != "" {
+		who = fmt.Sprintf("%s (process %d, %s)", filepath.Base(p.Exe), p.PID, p.Exe)
+	}
+	return fmt.Sprintf("%s, as the operating system reported the connection's owner when it asked to pair on %s.", who, when(r.Asked))
 }
 
 // revoke asks before revoking an agent, saying how many live memories

@@ -1,7 +1,15 @@
 package ui
 
 import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
+
+	"fyne.io/fyne/v2/test"
 
 	"github.com/engram-app/engram/app"
 )
@@ -45,4 +53,79 @@ func TestPairingPopUpSaysAnotherProcessAsked(t *testing.T) {
 	if !hasLabel(u.agents.box, "2 requests were refused") {
 		t.Error("the pending agent's details do not say that another process asked")
 	}
+}
+
+// TestPairedAgentNamesTheProcessThatAsked: the pairing pop-up names the
+// process that asked (here this test's, over a real loopback connection);
+// once the user approves it there, the agent's details still name it (its
+// name, id and executable), and an agent added by hand names none.
+func TestPairedAgentNamesTheProcessThatAsked(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux names the process behind a connection")
+	}
+	u, _ := openUI(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, _ = filepath.EvalSymlinks(exe)
+	process := fmt.Sprintf("%s (process %d, %s)", filepath.Base(exe), os.Getpid(), exe)
+	if p := u.h.Service().RequestPairing(app.WithConn(t.Context(), loopbackServerEnd(t)), "cursor"); p.Secret == "" {
+		t.Fatal(p.Message)
+	}
+	if r := u.h.Service().AddAgent(t.Context(), u.h.Operator(), app.AgentSpec{Name: "by-hand"}); !r.OK() {
+		t.Fatal(r.Message)
+	}
+	u.agents.refresh()
+	u.wait()
+	dlg := u.win.Canvas().Overlays().Top()
+	if dlg == nil || !hasLabel(dlg, fmt.Sprintf("Sent by process %d, %s", os.Getpid(), exe)) {
+		t.Fatal("the pairing pop-up does not name the process that asked")
+	}
+	test.Tap(button(t, dlg, "Approve"))
+	u.wait()
+	for i, name := range []string{"by-hand", "cursor"} {
+		if a, _ := u.agents.agents.at(i); a.Name != name {
+			t.Fatalf("agent %d is %q, want %q", i, a.Name, name)
+		}
+	}
+	u.agents.list.Select(1)
+	u.wait()
+	if !hasLabel(u.agents.box, "Agent cursor") || !hasLabel(u.agents.box, "active") {
+		t.Fatal("the approved agent's details are not shown")
+	}
+	if !hasLabel(u.agents.box, process) {
+		t.Errorf("the approved agent's details do not name the process that asked, %q; they say:\n%s", process, strings.Join(textsOf(u.agents.box), "\n"))
+	}
+	u.agents.list.Select(0)
+	u.wait()
+	if !hasLabel(u.agents.box, "Agent by-hand") || hasLabel(u.agents.box, "Paired from") {
+		t.Errorf("an agent added by hand: %s", strings.Join(textsOf(u.agents.box), "\n"))
+	}
+}
+
+// loopbackServerEnd returns the server's end of a loopback TCP
+// connection whose client end this process holds.
+func loopbackServerEnd(t *testing.T) net.Conn {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		accepted <- c
+	}()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := <-accepted
+	if server == nil {
+		t.Fatal("accept failed")
+	}
+	t.Cleanup(func() { client.Close(); server.Close() })
+	return server
 }

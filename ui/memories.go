@@ -183,8 +183,13 @@ func newMemoriesScreen(u *UI) *memoriesScreen {
 	return s
 }
 
+// labelled puts a caption above a filter. The caption is in the regular
+// face: every text style Fyne draws costs its own parsed fonts (about 8
+// MB, the bundled emoji font among them), and these filters are built
+// at every unlock, so an italic caption would hold a third set from the
+// start.
 func labelled(name string, w fyne.CanvasObject) fyne.CanvasObject {
-	return container.NewVBox(widget.NewLabelWithStyle(name, fyne.TextAlignLeading, fyne.TextStyle{Italic: true}), w)
+	return container.NewVBox(widget.NewLabel(name), w)
 }
 
 func partitionImportance(p app.Partition) widget.Importance {

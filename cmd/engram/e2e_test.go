@@ -450,7 +450,7 @@ var (
 	firstQueueRow       = point{270, 183}
 	firstMemoryRow      = point{400, 220}
 	firstAgentRow       = point{200, 181}
-	reviewAgentButton   = point{598, 454}
+	reviewAgentButton   = point{598, 180} // under Pause, Grants…: the actions come before the details
 	memoryHeader        = point{390, 181} // the Memory column's header: sorts by text
 	changePassphrase    = point{348, 297}
 	approveButton       = point{690, 141} // Reject, Approve, Edit under the item's title

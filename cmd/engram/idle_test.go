@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -21,22 +22,35 @@ import (
 	"github.com/engram-app/engram/vault/vaulttest"
 )
 
-// TestIdleMemory measures what the desktop app holds once idle: it fills
-// a vault with ENGRAM_IDLE_N memories (default 1,000; a tenth sensitive,
-// the others each with a stored vector of the built-in model, so nothing is embedded
-// while it measures), puts its key in the OS keyring, starts the app
-// under Xvfb with a tray host, waits ENGRAM_IDLE_WAIT (default 200 s: the
-// app drops the embedding model two minutes after its last use, and trims
-// its heap 10 s after start and then every minute) and logs
-// the process's resident and private memory with a breakdown of what
-// holds it, from /proc/PID/smaps. It asserts nothing about the figures:
-// they are for a person to read (run it on a quiet machine, and several
-// times; a build to compare with is ENGRAM_IDLE_BIN).
+// TestIdleMemory measures what the desktop app holds once idle, against
+// a bare Fyne window with a list of as many rows (internal/idlebare) run
+// beside it under the same Xvfb: it fills a vault with ENGRAM_IDLE_N
+// memories (default 1,000; a tenth sensitive, the others each with a
+// stored vector of the built-in model, so nothing is embedded while it
+// measures), puts its key in the OS keyring, starts both under Xvfb with a
+// tray host, waits ENGRAM_IDLE_WAIT (default 200 s: the app drops the
+// embedding model two minutes after its last use, and trims its heap 10 s
+// after start and then every minute) and logs each process's resident and
+// proportional memory from /proc/PID/smaps_rollup, Engram's excess over
+// the bare window, and a breakdown of what holds it from /proc/PID/smaps.
+// It asserts nothing about the figures: they are for a person to read (run
+// it on a quiet machine, and several times). The goal (issue 36) is an
+// RSS at most 40 MiB above the bare window's at 1,000 memories and 250
+// MiB at 100,000.
 //
 //	ENGRAM_IDLE_MEM=1 ENGRAM_IDLE_N=100000 .ci/with-keyring go test -count=1 -timeout 30m -run '^TestIdleMemory$' -v ./cmd/engram
 //
 // Without ENGRAM_IDLE_BIN it builds this tree as `make build` does (the
-// model embedded: run `make model` first).
+// model embedded: run `make model` first), with the extra build tags in
+// ENGRAM_IDLE_TAGS. ENGRAM_IDLE_ALSO lists other builds to run beside it
+// as space-separated NAME=PATH (each with its own copy of the vault), to
+// compare builds in one run.
+//
+// With ENGRAM_IDLE_PROFILE=DIR the builds it makes carry the tag
+// engram_idleprof and, once measured, every process (the others too, if
+// built with that tag) writes its Go heap profile (after a collection)
+// into DIR as NAME.heap, with the top of each (go tool pprof -top
+// -inuse_space) and the runtime's account of its memory in the log.
 func TestIdleMemory(t *testing.T) {
 	if os.Getenv("ENGRAM_IDLE_MEM") == "" {
 		t.Skip("measures the desktop app's idle memory with ENGRAM_IDLE_MEM=1, under .ci/with-keyring")
@@ -60,50 +74,148 @@ func TestIdleMemory(t *testing.T) {
 	defer cancel()
 	tmp := t.TempDir()
 
-	bin := os.Getenv("ENGRAM_IDLE_BIN")
-	if bin == "" {
-		bin = filepath.Join(tmp, "engram")
-		if out, err := exec.CommandContext(ctx, "go", "build", "-tags", "engram_model", "-o", bin, ".").CombinedOutput(); err != nil {
-			t.Fatalf("build: %v\n%s", err, out)
+	profDir := os.Getenv("ENGRAM_IDLE_PROFILE")
+	tags := "engram_model"
+	if profDir != "" {
+		tags += ",engram_idleprof"
+	}
+	if extra := os.Getenv("ENGRAM_IDLE_TAGS"); extra != "" {
+		tags += "," + extra
+	}
+	build := func(out, pkg string) {
+		t.Helper()
+		if b, err := exec.CommandContext(ctx, "go", "build", "-tags", tags, "-o", out, pkg).CombinedOutput(); err != nil {
+			t.Fatalf("build %s: %v\n%s", pkg, err, b)
 		}
 	}
+	procs := []*idleProc{{name: "engram", bin: os.Getenv("ENGRAM_IDLE_BIN")}}
+	if procs[0].bin == "" {
+		procs[0].bin = filepath.Join(tmp, "engram")
+		build(procs[0].bin, ".")
+	}
+	for _, other := range strings.Fields(os.Getenv("ENGRAM_IDLE_ALSO")) {
+		name, path, ok := strings.Cut(other, "=")
+		if !ok || name == "" || name == "engram" || name == "bare" {
+			t.Fatalf("ENGRAM_IDLE_ALSO: %q is not NAME=PATH (NAME neither engram nor bare)", other)
+		}
+		procs = append(procs, &idleProc{name: name, bin: path})
+	}
+	bare := &idleProc{name: "bare", bin: filepath.Join(tmp, "idlebare"), args: []string{strconv.Itoa(n)}}
+	build(bare.bin, "./internal/idlebare")
+	procs = append(procs, bare)
 
 	home := filepath.Join(tmp, "home")
 	seeded := time.Now()
 	fillIdleVault(t, home, n)
 	t.Logf("%d memories seeded in %v", n, time.Since(seeded).Round(time.Second))
+	vaultFile, err := os.ReadFile(filepath.Join(home, "vault.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	display := startDesktop(t, ctx, tmp, 7)
-	rt, userHome := filepath.Join(tmp, "run"), filepath.Join(tmp, "user")
-	os.MkdirAll(rt, 0o700)
-	os.MkdirAll(userHome, 0o700)
-	env := append(os.Environ(), "DISPLAY="+display, "ENGRAM_HOME="+home, "XDG_RUNTIME_DIR="+rt,
-		"HOME="+userHome, "XDG_CONFIG_HOME="+filepath.Join(userHome, ".config"), "LANG=en_US.UTF-8")
-	appLog := filepath.Join(tmp, "engram.log")
-	engram := start(t, ctx, env, appLog, bin)
 	started := time.Now()
+	for _, p := range procs {
+		dir := filepath.Join(tmp, "proc-"+p.name)
+		p.home, p.rt = filepath.Join(dir, "home"), filepath.Join(dir, "run")
+		userHome := filepath.Join(dir, "user")
+		for _, d := range []string{p.home, p.rt, userHome} {
+			if err := os.MkdirAll(d, 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if p != bare {
+			if err := os.WriteFile(filepath.Join(p.home, "vault.db"), vaultFile, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		env := append(os.Environ(), "DISPLAY="+display, "ENGRAM_HOME="+p.home, "XDG_RUNTIME_DIR="+p.rt,
+			"HOME="+userHome, "XDG_CONFIG_HOME="+filepath.Join(userHome, ".config"), "LANG=en_US.UTF-8")
+		if profDir != "" {
+			env = append(env, "ENGRAM_IDLE_HEAPPROF="+filepath.Join(profDir, p.name+".heap"))
+		}
+		p.log = filepath.Join(dir, "log")
+		p.cmd = start(t, ctx, env, p.log, p.bin, p.args...)
+	}
 	defer func() {
 		if t.Failed() {
-			b, _ := os.ReadFile(appLog)
-			t.Logf("engram's log:\n%s", b)
+			for _, p := range procs {
+				b, _ := os.ReadFile(p.log)
+				t.Logf("%s's log:\n%s", p.name, b)
+			}
 		}
 	}()
 	x := &xsession{t: t, display: display}
 	x.waitWindow()
-	waitFor(t, 60*time.Second, "the agent API (the vault unlocked from the keyring)", func() bool {
-		_, err := os.Stat(filepath.Join(rt, "engram", "engram.addr"))
-		return err == nil
-	})
+	for _, p := range procs[:len(procs)-1] {
+		waitFor(t, 60*time.Second, p.name+"'s agent API (the vault unlocked from the keyring)", func() bool {
+			_, err := os.Stat(filepath.Join(p.rt, "engram", "engram.addr"))
+			return err == nil
+		})
+	}
 	t.Logf("unlocked %v after start; idle for %v", time.Since(started).Round(100*time.Millisecond), wait)
 	time.Sleep(wait - time.Since(started))
-	if engram.ProcessState != nil {
-		t.Fatal("engram exited")
+	rolls := map[string]map[string]int64{}
+	for _, p := range procs {
+		if p.cmd.ProcessState != nil {
+			t.Fatalf("%s exited", p.name)
+		}
+		pid := p.cmd.Process.Pid
+		roll := smapsRollup(t, pid)
+		rolls[p.name] = roll
+		t.Logf("%s, %d memories, idle: RSS %.1f MiB, PSS %.1f MiB, private %.1f MiB (clean %.1f, dirty %.1f), anonymous %.1f MiB",
+			p.name, n, mib(roll["Rss"]), mib(roll["Pss"]), mib(roll["Private_Clean"]+roll["Private_Dirty"]), mib(roll["Private_Clean"]), mib(roll["Private_Dirty"]), mib(roll["Anonymous"]))
+		t.Logf("what holds it (RSS / private, MiB):\n%s", smapsBreakdown(t, pid, p.bin))
 	}
-	pid := engram.Process.Pid
-	roll := smapsRollup(t, pid)
-	t.Logf("%d memories, idle: RSS %.1f MiB, private %.1f MiB (clean %.1f, dirty %.1f), anonymous %.1f MiB, PSS %.1f MiB",
-		n, mib(roll["Rss"]), mib(roll["Private_Clean"]+roll["Private_Dirty"]), mib(roll["Private_Clean"]), mib(roll["Private_Dirty"]), mib(roll["Anonymous"]), mib(roll["Pss"]))
-	t.Logf("what holds it (RSS / private, MiB):\n%s", smapsBreakdown(t, pid, bin))
+	b := rolls["bare"]
+	for _, p := range procs[:len(procs)-1] {
+		e := rolls[p.name]
+		t.Logf("%s above the bare window: RSS %+.1f MiB, PSS %+.1f MiB, anonymous %+.1f MiB (goal: RSS at most +40 MiB at 1,000 memories, +250 at 100,000)",
+			p.name, mib(e["Rss"]-b["Rss"]), mib(e["Pss"]-b["Pss"]), mib(e["Anonymous"]-b["Anonymous"]))
+	}
+	if profDir != "" {
+		idleProfiles(t, profDir, procs)
+	}
+}
+
+// idleProc is one process TestIdleMemory measures.
+type idleProc struct {
+	name, bin, log string
+	args           []string
+	home, rt       string
+	cmd            *exec.Cmd
+}
+
+// idleProfiles asks each process for its heap profile (SIGUSR1, see
+// internal/idleprof) and logs the top of its in-use space and the
+// runtime's account of its heap.
+func idleProfiles(t *testing.T, dir string, procs []*idleProc) {
+	t.Helper()
+	for _, p := range procs {
+		path := filepath.Join(dir, p.name+".heap")
+		os.Remove(path)
+		if err := p.cmd.Process.Signal(syscall.SIGUSR1); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for _, err := os.Stat(path); err != nil; _, err = os.Stat(path) {
+			if time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		if _, err := os.Stat(path); err != nil {
+			t.Logf("%s wrote no heap profile (built without the tag engram_idleprof?)", p.name)
+			continue
+		}
+		out, err := exec.Command("go", "tool", "pprof", "-top", "-sample_index=inuse_space", path).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go tool pprof %s: %v\n%s", path, err, out)
+		}
+		lines := strings.SplitN(string(out), "\n", 40)
+		stats, _ := os.ReadFile(path + ".txt")
+		t.Logf("%s's Go heap in use (%s):\n%s\nthe runtime's account, before the collection:\n%s", p.name, path, strings.Join(lines[:len(lines)-1], "\n"), stats)
+	}
 }
 
 // idleWords are the words the seeded memories are made of.
@@ -159,6 +271,10 @@ func fillIdleVault(t *testing.T, home string, n int) {
 		}
 	}
 	if err := v.PutVectors(blobs); err != nil {
+		t.Fatal(err)
+	}
+	// Any free port: another Engram on this machine may hold the default.
+	if err := v.SetSettings([]byte(`{"addr":"127.0.0.1:0"}`), vault.Actor{Agent: vault.AgentOperator}); err != nil {
 		t.Fatal(err)
 	}
 	if err := app.Remember(v, app.OSKeyring{}); err != nil {
