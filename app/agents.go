@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/engram-app/engram/app/agents"
+	"github.com/engram-app/engram/quarantine/guard"
 	"github.com/engram-app/engram/vault"
 )
 
@@ -193,6 +194,10 @@ func (s *Service) Authenticate(ctx context.Context, token, session string) (Call
 		switch a.Status {
 		case vault.AgentActive:
 			s.agents.Saw(a.Name, s.now().UTC())
+			// An agent is here: build the guard's tables now, in the
+			// background, so that its first write does not wait 0.2 s for
+			// them. Not at start: an Engram no agent uses keeps 20 MB less.
+			s.warmGuard.Do(func() { go guard.Prepare() })
 			return Caller{Agent: a.Name, Session: session, Fields: a.Fields, Read: a.Read, Group: a.Group, Product: a.Product, Trust: a.Trust, MayConfirm: a.MayConfirm}, Response{Status: StatusOK}
 		case vault.AgentPaused:
 			return Caller{}, Response{StatusPaused, pausedMessage(a)}

@@ -51,9 +51,11 @@ type Service struct {
 	reason error // why the service is disabled; nil when v is set
 	log    *slog.Logger
 	// pol is the write policy; guard is its write guard, for the checks
-	// that are not a write's admission.
-	pol   *policy.Policy
-	guard *guard.Guard
+	// that are not a write's admission. warmGuard builds the guard's tables
+	// once an agent authenticates.
+	pol       *policy.Policy
+	guard     *guard.Guard
+	warmGuard sync.Once
 	now   func() time.Time
 
 	// sessions holds each session's refusals and working memory; recent

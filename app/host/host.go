@@ -14,7 +14,6 @@ import (
 	"github.com/engram-app/engram/app/embed"
 	"github.com/engram-app/engram/app/recall"
 	"github.com/engram-app/engram/app/server"
-	"github.com/engram-app/engram/quarantine/guard"
 	"github.com/engram-app/engram/vault"
 )
 
@@ -183,7 +182,6 @@ func newHost(cfg Config, v *vault.Vault) (*Host, error) {
 		return nil, err
 	}
 	h.svc = svc
-	go guard.Prepare() // so that the first agent write does not build it
 	return h, nil
 }
 
