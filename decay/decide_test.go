@@ -238,7 +238,7 @@ func TestDecidePinned(t *testing.T) {
 func TestDecideUserSavedSemantic(t *testing.T) {
 	for _, kind := range []Kind{Fact, Preference, Event, Pattern, Knowledge} {
 		t.Run(string(kind), func(t *testing.T) {
-			r := Record{Kind: kind, Tier: Semantic, UserSaved: true, Initial: InitialConfidence(SourceUser), Created: t0}
+			r := Record{Kind: kind, Tier: Semantic, UserSaved: true, Initial: 0.95, Created: t0}
 			if at, ok := ExpiresAt(r, DefaultPolicy()); ok {
 				t.Fatalf("ExpiresAt(user-saved semantic %v) = %v, true, want no expiry", kind, at)
 			}

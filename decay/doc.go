@@ -23,7 +23,8 @@
 //	             + 0.1 per verification + 0.05 per consistent observation,
 //	             capped at 1.0
 //
-// [InitialConfidence] gives the starting value by [Source]. A user's
+// The starting value is the caller's (the vault's initial confidence by
+// source: user 0.95, agent 0.70, external 0.85). A user's
 // re-confirmation ([Reconfirm]) resets confidence to the initial value and
 // restarts the TTL.
 //

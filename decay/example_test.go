@@ -13,7 +13,7 @@ func Example() {
 		Kind:      decay.Preference,
 		Tier:      decay.Episodic,
 		UserSaved: true,
-		Initial:   decay.InitialConfidence(decay.SourceUser),
+		Initial:   0.95, // a user's memory (vault.InitialConfidence)
 		Created:   created,
 	}
 	p := decay.DefaultPolicy()
@@ -53,7 +53,7 @@ func ExampleDecide_archive() {
 		Tier:         decay.Semantic,
 		Field:        "gotchas",
 		AgentWritten: true,
-		Initial:      decay.InitialConfidence(decay.SourceAgent),
+		Initial:      0.70, // an agent's memory
 		Created:      created,
 	}
 	now := created.AddDate(0, 0, 30)

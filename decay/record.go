@@ -48,33 +48,10 @@ const (
 	Semantic Tier = "semantic"
 )
 
-// Source is where a memory came from; it sets the initial confidence.
-type Source string
-
-// The sources with their own initial confidence.
-const (
-	SourceUser     Source = "user"     // typed or confirmed by the user
-	SourceAgent    Source = "agent"    // inferred by an agent
-	SourceExternal Source = "external" // imported from an outside document or tool
-	SourceSystem   Source = "system"   // written by Engram itself
-)
-
-// InitialConfidence returns the confidence a new memory from s starts with:
-// user 0.95, agent 0.70, external 0.85, system 1.0, and 0.50 for any other
-// source.
-func InitialConfidence(s Source) float64 {
-	switch s {
-	case SourceUser:
-		return 0.95
-	case SourceAgent:
-		return 0.70
-	case SourceExternal:
-		return 0.85
-	case SourceSystem:
-		return 1.0
-	}
-	return 0.50
-}
+// unknownConfidence is the initial confidence of a record that gives none
+// (NaN). The initial confidence by source is the vault's
+// (vault.InitialConfidence): the caller sets Record.Initial from it.
+const unknownConfidence = 0.50
 
 // IsAgentField reports whether field is one of the fields agents may write
 // to, whose agent-written memories expire after Policy.AgentFieldTTL:
@@ -108,7 +85,8 @@ type Record struct {
 	Sensitive    bool   // sensitive data: purged, not archived, once expired
 
 	// Initial is the confidence at creation or last re-confirmation, usually
-	// InitialConfidence(source). NaN is read as 0.50 (unknown); values
+	// the vault's initial confidence for its source. NaN is read as 0.50
+	// (unknown); values
 	// outside [0, 1] are clamped.
 	Initial float64
 	// Verifications and Observations count the verifications (+0.1 each)
@@ -180,7 +158,7 @@ func latest(a, b time.Time) time.Time {
 // initial returns r.Initial made safe: NaN is 0.50, the rest clamped to [0, 1].
 func (r Record) initial() float64 {
 	if math.IsNaN(r.Initial) {
-		return InitialConfidence("")
+		return unknownConfidence
 	}
 	return clamp01(r.Initial)
 }

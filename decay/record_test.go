@@ -14,28 +14,6 @@ func days(n float64) time.Duration { return time.Duration(n * float64(day)) }
 
 func approx(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
 
-func TestInitialConfidence(t *testing.T) {
-	tests := []struct {
-		src  Source
-		want float64
-	}{
-		{SourceUser, 0.95},
-		{SourceAgent, 0.70},
-		{SourceExternal, 0.85},
-		{SourceSystem, 1.0},
-		{"", 0.50},
-		{"carrier pigeon", 0.50},
-		{"User", 0.50}, // exact match only
-	}
-	for _, tc := range tests {
-		t.Run(string(tc.src), func(t *testing.T) {
-			if got := InitialConfidence(tc.src); got != tc.want {
-				t.Errorf("InitialConfidence(%q) = %v, want %v", tc.src, got, tc.want)
-			}
-		})
-	}
-}
-
 func TestIsAgentField(t *testing.T) {
 	for _, f := range []string{"learnings", "preferences", "gotchas", "conventions", "decisions"} {
 		if !IsAgentField(f) {
@@ -90,7 +68,7 @@ func TestConfidenceProfiles(t *testing.T) {
 
 // TestConfidenceWorkedExample is the example from the issue.
 func TestConfidenceWorkedExample(t *testing.T) {
-	r := Record{Kind: Preference, Initial: InitialConfidence(SourceUser), Created: t0}
+	r := Record{Kind: Preference, Initial: 0.95, Created: t0} // a user's memory
 	tests := []struct {
 		name string
 		at   time.Duration
