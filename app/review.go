@@ -74,18 +74,25 @@ func (s *Service) QuarantineItem(ctx context.Context, req Request, id string) Qu
 }
 
 func (s *Service) queueItem(id string) (*QueueItem, Response) {
+	it, _, r := s.queueItemRead(id)
+	return it, r
+}
+
+// queueItemRead is queueItem with the digest of the entry as stored (see
+// vault.Promote).
+func (s *Service) queueItemRead(id string) (*QueueItem, [32]byte, Response) {
 	rec, err := s.v.QueueGet(id)
 	if errors.Is(err, vault.ErrNotFound) {
-		return nil, Response{StatusNotFound, "no such quarantined memory"}
+		return nil, [32]byte{}, Response{StatusNotFound, "no such quarantined memory"}
 	}
 	if err != nil {
-		return nil, s.fail("quarantine get", err)
+		return nil, [32]byte{}, s.fail("quarantine get", err)
 	}
 	it, err := quarantine.Decode(rec.Data)
 	if err != nil {
-		return nil, s.fail("quarantine get", errors.Join(vault.ErrCorrupt, err))
+		return nil, [32]byte{}, s.fail("quarantine get", errors.Join(vault.ErrCorrupt, err))
 	}
-	return it, Response{Status: StatusOK}
+	return it, rec.Digest, Response{Status: StatusOK}
 }
 
 // The genesis context of a memory approved from the quarantine: the
@@ -105,7 +112,7 @@ func (s *Service) Approve(ctx context.Context, req Request, id string, edit *str
 	if r, ok := s.operatorGate(req); !ok {
 		return MemoryResponse{Response: r}
 	}
-	it, r := s.queueItem(id)
+	it, judged, r := s.queueItemRead(id)
 	if !r.OK() {
 		return MemoryResponse{Response: r}
 	}
@@ -143,7 +150,7 @@ func (s *Service) Approve(ctx context.Context, req Request, id string, edit *str
 	// The write, what the guard redacted from the user's edit and the
 	// approval commit together, as a store's entries do.
 	facts = append(facts, vault.AuditEntry{Action: vault.ActionApprove, Agent: req.Caller.Name(), Session: req.Caller.Session, Field: m.Field, Result: vault.ResultOK, Reason: "queue item " + id})
-	got, err := s.v.Promote(id, m, vault.Actor{Agent: it.Agent, Session: it.Session, Reason: reason, Audit: facts})
+	got, err := s.v.Promote(id, judged, m, vault.Actor{Agent: it.Agent, Session: it.Session, Reason: reason, Audit: facts})
 	if err != nil {
 		return MemoryResponse{Response: s.fail("approve", err)}
 	}

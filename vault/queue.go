@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,9 @@ type QueueRecord struct {
 	ID     string
 	Data   json.RawMessage
 	Sealed bool
+	// Digest is the SHA-256 of the stored record: Promote takes it to
+	// check that the entry is still the one that was read and judged.
+	Digest [32]byte
 }
 
 // QueuePut stores a quarantine entry, sealed with the data key when
@@ -69,7 +73,7 @@ func decodeQueue(raw, key []byte, id string) (QueueRecord, error) {
 	if _, err := decodeRecord(raw, key, string(bucketQueue), id, &data); err != nil {
 		return QueueRecord{}, err
 	}
-	return QueueRecord{ID: id, Data: data, Sealed: isSealedRecord(raw)}, nil
+	return QueueRecord{ID: id, Data: data, Sealed: isSealedRecord(raw), Digest: sha256.Sum256(raw)}, nil
 }
 
 // QueueList returns every quarantine entry, and how many sealed ones were
@@ -122,8 +126,10 @@ func (v *Vault) QueueDelete(id string, e AuditEntry) error {
 
 // Promote stores m as a new memory and removes quarantine entry id in one
 // transaction, so an approved memory is never both queued and stored, or
-// neither.
-func (v *Vault) Promote(id string, m Memory, a Actor) (Memory, error) {
+// neither. judged is the Digest of the entry as the caller read and judged
+// it: if the stored entry is another (rewritten meanwhile), Promote fails
+// with ErrConflict and changes nothing.
+func (v *Vault) Promote(id string, judged [32]byte, m Memory, a Actor) (Memory, error) {
 	if err := v.prepare(&m, a); err != nil {
 		return Memory{}, fmt.Errorf("promote: %w", err)
 	}
@@ -134,8 +140,12 @@ func (v *Vault) Promote(id string, m Memory, a Actor) (Memory, error) {
 	defer seal.Wipe(key)
 	err = v.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketQueue)
-		if b.Get([]byte(id)) == nil {
+		raw := b.Get([]byte(id))
+		if raw == nil {
 			return fmt.Errorf("queue entry %s: %w", id, ErrNotFound)
+		}
+		if sha256.Sum256(raw) != judged {
+			return fmt.Errorf("queue entry %s changed since it was read: %w", id, ErrConflict)
 		}
 		if err := b.Delete([]byte(id)); err != nil {
 			return err
