@@ -22,10 +22,11 @@ type Client struct {
 	// HTTP is the HTTP client (default: one without a timeout of its own;
 	// the context bounds each call).
 	HTTP *http.Client
-	// Starting, when set, reports whether an Engram holds the vault but
-	// does not answer yet (it is starting): a call that finds no server
-	// then tries again until Wait has passed. Without it, or when it says
-	// no, a refused connection fails at once.
+	// Starting, when set, reports whether the Engram at Base is starting
+	// (it holds its vault and will listen at Base, but does not yet): a
+	// call that finds no server then tries again until Wait has passed.
+	// Without it, or when it says no, a refused connection fails at once
+	// (after one more try, in case it began to listen meanwhile).
 	Starting func() bool
 	// Wait bounds how long a call waits for a starting Engram.
 	Wait time.Duration
@@ -59,6 +60,7 @@ func (c *Client) call(ctx context.Context, path, session string, in, out any) er
 		hc = http.DefaultClient
 	}
 	deadline := time.Now().Add(c.Wait)
+	lastTry := false
 	for {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(c.Base, "/")+path, bytes.NewReader(body))
 		if err != nil {
@@ -74,18 +76,28 @@ func (c *Client) call(ctx context.Context, path, session string, in, out any) er
 			if ctx.Err() != nil {
 				return fmt.Errorf("%w: it did not answer in time", ErrUnavailable)
 			}
-			if c.Starting != nil && time.Now().Before(deadline) && c.Starting() {
-				select {
-				case <-ctx.Done():
-					return fmt.Errorf("%w: it is starting and did not answer in time", ErrUnavailable)
-				case <-time.After(100 * time.Millisecond):
+			if c.Starting == nil {
+				return fmt.Errorf("%w: %v", ErrUnavailable, err)
+			}
+			if !c.Starting() {
+				// It may have begun to listen, and stopped saying it
+				// starts, since this call was refused: one more try
+				// tells.
+				if lastTry {
+					return fmt.Errorf("%w: %v", ErrUnavailable, err)
 				}
+				lastTry = true
 				continue
 			}
-			if c.Starting != nil && c.Starting() {
+			if !time.Now().Before(deadline) {
 				return fmt.Errorf("%w: it is starting and did not answer in time", ErrUnavailable)
 			}
-			return fmt.Errorf("%w: %v", ErrUnavailable, err)
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("%w: it is starting and did not answer in time", ErrUnavailable)
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
 		}
 		b, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 		resp.Body.Close()
