@@ -180,7 +180,9 @@ func capture(ctx context.Context, ev Event, in Input, session string, eng Engram
 	}
 	ss.st.Prompts += prompts
 	project := ProjectFor(in.Cwd, opts.Projects)
-	reached := true
+	// reached is whether Engram took (or screened) every statement this
+	// capture sent; answered whether it answered at all.
+	reached, answered := true, false
 	for _, m := range msgs {
 		for _, st := range Statements(m.text) {
 			key := digest(strings.ToLower(strings.Join(strings.Fields(st.Text), " ")))
@@ -197,6 +199,7 @@ func capture(ctx context.Context, ev Event, in Input, session string, eng Engram
 				reached = false
 				break
 			}
+			answered = true
 			out.Capture = append(out.Capture, c)
 			ss.st.Seen = append(ss.st.Seen, key)
 			if c.Status == StatusRejected || c.Status == StatusPaused || c.Status == StatusUnauthorized {
@@ -217,7 +220,7 @@ func capture(ctx context.Context, ev Event, in Input, session string, eng Engram
 		ss.st.Compacted = true
 	}
 	var reply answer
-	if ev == Stop && opts.Format != Windsurf && !in.StopHookActive && !ss.st.Asked && (ss.st.Prompts >= opts.AskAfter || ss.st.Compacted) {
+	if ev == Stop && opts.Format != Windsurf && !in.StopHookActive && !ss.st.Asked && (ss.st.Prompts >= opts.AskAfter || ss.st.Compacted) && canTake(ctx, eng, reached, answered, opts) {
 		ss.st.Asked = true
 		reply.ask = AskReason
 	}
@@ -228,6 +231,25 @@ func capture(ctx context.Context, ev Event, in Input, session string, eng Engram
 		reply.notice = summary(out.Capture) // a prompt goes on without a word
 	}
 	return reply, out.Capture, nil // a transcript's problems are logged above, not the hook's failure
+}
+
+// canTake reports whether the agent may be asked to store its learnings
+// now: Engram took this capture's statements (reached) and, when the
+// capture asked it nothing (answered false), answers its health. Asked
+// while Engram is not running, or refuses this agent's writes, the agent
+// would call store_memory in vain; the ask then waits for a later stop.
+func canTake(ctx context.Context, eng Engram, reached, answered bool, opts Options) bool {
+	if !reached {
+		return false
+	}
+	if answered {
+		return true
+	}
+	if err := eng.Health(ctx); err != nil {
+		opts.logf("%s: %v; the agent is not asked to store its learnings", Stop, err)
+		return false
+	}
+	return true
 }
 
 func store(ctx context.Context, eng Engram, session, msgID, project string, st Statement) (Captured, error) {

@@ -35,25 +35,42 @@ type Client struct {
 // Briefing asks POST /v1/briefing.
 func (c *Client) Briefing(ctx context.Context, session string, in BriefingInput) (BriefingResponse, error) {
 	var out BriefingResponse
-	return out, c.call(ctx, "/v1/briefing", session, in, &out)
+	return out, c.call(ctx, http.MethodPost, "/v1/briefing", session, in, &out)
 }
 
 // Recall asks POST /v1/recall.
 func (c *Client) Recall(ctx context.Context, session string, in RecallInput) (RecallResponse, error) {
 	var out RecallResponse
-	return out, c.call(ctx, "/v1/recall", session, in, &out)
+	return out, c.call(ctx, http.MethodPost, "/v1/recall", session, in, &out)
 }
 
 // Store asks POST /v1/memories.
 func (c *Client) Store(ctx context.Context, session string, in StoreInput) (StoreResponse, error) {
 	var out StoreResponse
-	return out, c.call(ctx, "/v1/memories", session, in, &out)
+	return out, c.call(ctx, http.MethodPost, "/v1/memories", session, in, &out)
 }
 
-func (c *Client) call(ctx context.Context, path, session string, in, out any) error {
-	body, err := json.Marshal(in)
-	if err != nil {
+// Health asks GET /v1/health: nil when Engram answers that it runs.
+func (c *Client) Health(ctx context.Context) error {
+	var out struct {
+		Status string `json:"status"`
+	}
+	if err := c.call(ctx, http.MethodGet, "/v1/health", "", nil, &out); err != nil {
 		return err
+	}
+	if Status(out.Status) != StatusOK {
+		return fmt.Errorf("%w: its health is %q", ErrUnavailable, out.Status)
+	}
+	return nil
+}
+
+func (c *Client) call(ctx context.Context, method, path, session string, in, out any) error {
+	var body []byte
+	if in != nil {
+		var err error
+		if body, err = json.Marshal(in); err != nil {
+			return err
+		}
 	}
 	hc := c.HTTP
 	if hc == nil {
@@ -62,11 +79,17 @@ func (c *Client) call(ctx context.Context, path, session string, in, out any) er
 	deadline := time.Now().Add(c.Wait)
 	lastTry := false
 	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(c.Base, "/")+path, bytes.NewReader(body))
+		var rd io.Reader
+		if body != nil {
+			rd = bytes.NewReader(body)
+		}
+		req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(c.Base, "/")+path, rd)
 		if err != nil {
 			return err
 		}
-		req.Header.Set("Content-Type", "application/json")
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
 		req.Header.Set("Authorization", "Bearer "+c.Token)
 		if session != "" {
 			req.Header.Set("Engram-Session", session)
