@@ -67,7 +67,7 @@ func Main(ctx context.Context, args []string, env Env) {
 	fail := func(err error) { fmt.Fprintf(env.Stderr, "engram hook: %v\n", err) }
 	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	client := fs.String("client", "claude-code", "the client whose hook this is: claude-code, codex, gemini, cursor or windsurf (its input and answer formats)")
+	client := fs.String("client", "claude-code", "the client whose hook this is: claude-code, codex, gemini, cursor, vscode or windsurf (its input and answer formats)")
 	agent := fs.String("agent", "", "run as this agent, with the token engram connect kept")
 	tokenFile := fs.String("token-file", "", "read the agent token from this file (default $ENGRAM_TOKEN)")
 	url := fs.String("url", "", "the running Engram's address (default: from its runtime file, else "+DefaultAddr+")")
