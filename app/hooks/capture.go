@@ -216,7 +216,10 @@ func capture(ctx context.Context, ev Event, in Input, session string, eng Engram
 	if reached {
 		ss.st.Offset = newOffset
 	}
-	if ev == PreCompact {
+	// Gemini CLI sends PreCompress (trigger auto) before every turn, before
+	// it decides whether to compress: only a compression the user asked
+	// for (/compress, trigger manual) is known to lose the context.
+	if ev == PreCompact && (opts.Format != Gemini || in.Trigger == "manual") {
 		ss.st.Compacted = true
 	}
 	var reply answer
@@ -330,6 +333,17 @@ type transcriptLine struct {
 // user's turn (<hook_context>…</hook_context>): never the user's words.
 var hookContext = regexp.MustCompile(`(?s)<hook_context>.*?(?:</hook_context>|$)`)
 
+// notHooks is s without what the hooks themselves put in the user's
+// turn: Gemini CLI's <hook_context> blocks, and the ask to store learnings
+// (AskReason), which Gemini CLI records and sends again as a user prompt.
+func notHooks(s string) string {
+	s = strings.TrimSpace(hookContext.ReplaceAllString(s, ""))
+	if s == AskReason {
+		return ""
+	}
+	return s
+}
+
 // userText returns the user's own text in a line: text blocks of a user
 // message, never tool results, images or the client's meta messages.
 func (l *transcriptLine) userText() (string, bool) {
@@ -346,7 +360,7 @@ func (l *transcriptLine) userText() (string, bool) {
 	}
 	var s string
 	if json.Unmarshal(content, &s) == nil {
-		s = strings.TrimSpace(hookContext.ReplaceAllString(s, ""))
+		s = notHooks(s)
 		return s, s != ""
 	}
 	type block struct {
@@ -365,7 +379,7 @@ func (l *transcriptLine) userText() (string, bool) {
 	for _, b := range blocks {
 		// Claude's text, Codex's input_text, Gemini's untyped text parts.
 		if b.Type == "text" || b.Type == "input_text" || b.Type == "" && b.Text != "" {
-			if t := strings.TrimSpace(hookContext.ReplaceAllString(b.Text, "")); t != "" {
+			if t := notHooks(b.Text); t != "" {
 				parts = append(parts, t)
 			}
 		}

@@ -392,3 +392,83 @@ func keys(m map[string]vault.Memory) []string {
 	}
 	return out
 }
+
+// TestRealGeminiRun replays the hook calls Gemini CLI 0.61.0 (npm
+// @google/gemini-cli) made in a real run with Engram's hooks installed by
+// engram connect gemini (testdata/gemini-cli-0.61.0-hooks.jsonl: each
+// call's arguments and standard input as Gemini CLI gave them; the model
+// was a stand-in on loopback, no account), against the session file it
+// wrote (testdata/gemini-cli-0.61.0.jsonl). What that run showed: Gemini
+// CLI sends PreCompress (trigger auto) before every turn, whether it
+// compresses or not, puts SessionStart's context in front of the prompt
+// that BeforeAgent receives, and sends the ask to store learnings back as
+// the next prompt. So: the prompt's recall searches the user's words, not
+// the briefing; one turn is not a compaction, and the first stop is not
+// asked; the ask is neither recalled for nor captured; the user's one
+// lasting statement is stored once.
+func TestRealGeminiRun(t *testing.T) {
+	e := start(t)
+	e.add("The team indents Go code with tabs", vault.Public)
+	e.add("Falcon deploys with make release on Fridays", vault.Internal, "project:falcon")
+	e.add("This repo installs its packages with pnpm, not npm", vault.Internal, "project:falcon")
+	transcript, err := filepath.Abs(filepath.Join("testdata", "gemini-cli-0.61.0.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls, err := os.ReadFile(filepath.Join("testdata", "gemini-cli-0.61.0-hooks.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := e.proc(t)
+	var outs []string
+	for line := range strings.Lines(string(calls)) {
+		var call struct {
+			Args  []string       `json:"args"`
+			Input map[string]any `json:"input"`
+		}
+		if err := json.Unmarshal([]byte(line), &call); err != nil {
+			t.Fatal(err)
+		}
+		call.Input["transcript_path"] = transcript
+		payload, _ := json.Marshal(call.Input)
+		// The token comes from ENGRAM_TOKEN here, not --agent's store.
+		var args []string
+		for i := 1; i < len(call.Args); i++ {
+			switch call.Args[i] {
+			case "--agent":
+				i++
+			case "--client":
+				i++
+			default:
+				args = append(args, call.Args[i])
+			}
+		}
+		out, _ := p.run(t, "gemini", call.Args[0], string(payload), args...)
+		outs = append(outs, strings.TrimSpace(out))
+	}
+	want := []string{"SessionStart", "BeforeAgent", "PreCompress", "AfterAgent", "BeforeAgent", "PreCompress", "AfterAgent", "SessionEnd"}
+	if len(outs) != len(want) {
+		t.Fatalf("%d calls, want %d", len(outs), len(want))
+	}
+	if !strings.Contains(outs[0], `"additionalContext":"Engram memory briefing for project falcon`) || !strings.Contains(outs[0], "[from user] Falcon deploys with make release on Fridays") {
+		t.Errorf("SessionStart = %s", outs[0])
+	}
+	if !strings.Contains(outs[1], `"hookEventName":"BeforeAgent"`) || !strings.Contains(outs[1], "installs its packages with pnpm") {
+		t.Errorf("BeforeAgent = %q; want the memory that bears on the user's prompt (pnpm)", outs[1])
+	}
+	if outs[4] != "" {
+		t.Errorf("BeforeAgent with the ask as its prompt = %q, want nothing", outs[4])
+	}
+	if outs[2] != `{"systemMessage":"Engram kept 1 of your statements from this session."}` {
+		t.Errorf("first PreCompress = %s", outs[2])
+	}
+	for i, out := range outs[3:] {
+		if i+3 != 4 && out != "" {
+			t.Errorf("%s (call %d) = %s, want nothing", want[i+3], i+3, out)
+		}
+	}
+	mems := e.hookMemories()
+	if _, ok := mems["From now on, use pnpm instead of npm in this repo."]; !ok || len(mems) != 1 {
+		t.Errorf("stored %v", keys(mems))
+	}
+}

@@ -329,7 +329,7 @@ func briefing(ctx context.Context, in Input, session string, eng Engram, opts Op
 const maxQuery = 2000
 
 func promptRecall(ctx context.Context, in Input, session string, eng Engram, opts Options) (answer, error) {
-	q := queryOf(in.Prompt)
+	q := queryOf(notHooks(in.Prompt))
 	if q == "" {
 		return answer{}, nil
 	}
