@@ -15,7 +15,7 @@ import (
 func (c *cmd) hookCmd(args []string) error {
 	for _, a := range args {
 		if a == "-h" || a == "--help" || a == "-help" {
-			return &helpRequested{"Usage: engram " + hooks.Usage + "\nEVENT is one of SessionStart, UserPromptSubmit, PreCompact, Stop, SessionEnd, or the client's own name for it (BeforeAgent, beforeSubmitPrompt, pre_user_prompt, ...); --client (claude-code, codex, gemini, cursor, windsurf) sets the input read and the answer printed; the client's JSON comes on standard input.\n"}
+			return &helpRequested{"Usage: engram " + hooks.Usage + "\nEVENT is one of SessionStart, UserPromptSubmit, PreCompact, Stop, SessionEnd, or the client's own name for it (BeforeAgent, beforeSubmitPrompt, pre_user_prompt, ...); --client (claude-code, codex, gemini, cursor, vscode, windsurf) sets the input read and the answer printed; the client's JSON comes on standard input.\n"}
 		}
 	}
 	hooks.Main(c.ctx, args, hooks.Env{

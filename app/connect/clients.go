@@ -152,6 +152,13 @@ var Clients = []Client{
 		path:     func(e Env) string { return filepath.Join(e.configHome(), "Code", "User", "mcp.json") },
 		marks:    func(e Env) []string { return []string{filepath.Join(e.configHome(), "Code", "User")} },
 		programs: []string{"code"},
+		Hooks: &Hooks{
+			Doc:    "https://code.visualstudio.com/docs/agents/reference/hooks-reference (user hooks: every *.json in ~/.copilot/hooks, https://code.visualstudio.com/docs/agent-customization/hooks)",
+			Events: vscodeHookEvents, Client: "vscode", Flat: true, Typed: true,
+			// A file of Engram's own in the folder VS Code reads every
+			// *.json of: the user's hook files are never touched.
+			path: func(e Env) string { return filepath.Join(e.home(), ".copilot", "hooks", "engram.json") },
+		},
 	},
 	{
 		ID: "windsurf", Name: "Windsurf", Format: JSON, Container: "mcpServers",

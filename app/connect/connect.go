@@ -177,6 +177,20 @@ type Plan struct {
 	Before, After []byte
 	existed       bool
 	mode          fs.FileMode
+	// ours is set when Before holds Engram's entry or hooks: the file
+	// was changed by Engram before, and its backup is left as it is.
+	ours bool
+}
+
+// WritesBackup reports whether Apply keeps the file as it is now in
+// Path+BackupSuffix: when it changes a file that holds nothing of
+// Engram's. A file that holds Engram's entry or hooks already has (or,
+// when Engram created it, never had) its backup, the file as it was
+// before Engram first changed it; Apply leaves that backup alone, so
+// that a removal gives it back byte for byte however many times
+// Engram's parts were changed in between.
+func (p Plan) WritesBackup() bool {
+	return p.existed && !p.ours && (p.Action == Update || p.Action == Create)
 }
 
 // Changes reports whether Apply would touch the file.
@@ -291,9 +305,21 @@ type entryEditor struct {
 
 func (x entryEditor) edit(src []byte) ([]byte, error)        { return x.c.Edit(src, x.e) }
 func (x entryEditor) strip(src []byte) ([]byte, bool, error) { return x.c.Strip(src) }
+
+// restores compares what is not Engram's entry: the entry may have been
+// written with another command, agent or environment than the removal
+// knows (a later connect changed it).
 func (x entryEditor) restores(base, src []byte) bool {
 	again, err := x.c.Edit(base, x.e)
-	return err == nil && bytes.Equal(again, src)
+	if err != nil {
+		return false
+	}
+	if bytes.Equal(again, src) {
+		return true
+	}
+	a, _, err1 := x.c.Strip(src)
+	b, _, err2 := x.c.Strip(again)
+	return err1 == nil && err2 == nil && bytes.Equal(a, b)
 }
 
 func planWith(ed editor, c Client, path string, src []byte, existed bool, mode fs.FileMode) (Plan, error) {
@@ -303,6 +329,11 @@ func planWith(ed editor, c Client, path string, src []byte, existed bool, mode f
 		return p, fmt.Errorf("%s: %w", path, err)
 	}
 	p.After = after
+	if existed {
+		if _, p.ours, err = ed.strip(src); err != nil {
+			return p, fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	switch {
 	case existed && bytes.Equal(after, src):
 		p.Action = Unchanged
@@ -353,12 +384,13 @@ func planRemoveWith(ed editor, c Client, path string, src []byte, existed bool, 
 		p.Action, p.After = Delete, nil
 		return p, nil
 	}
-	p.Action, p.After = Update, stripped
+	p.Action, p.After, p.ours = Update, stripped, true
 	return p, nil
 }
 
-// Apply makes the change: it keeps a copy of the file as it was next to it
-// (NAME.engram-backup, mode 0600), then writes the new content atomically
+// Apply makes the change: when the file holds nothing of Engram's yet, it
+// keeps a copy of it as it was next to it (NAME.engram-backup, mode 0600;
+// see WritesBackup), then writes the new content atomically
 // (a temporary file in the same directory, fsync, rename, fsync of the
 // directory) with the file's mode. It fails with ErrChanged, writing
 // nothing, when the file no longer holds what the plan read.
@@ -382,7 +414,7 @@ func (p Plan) Apply() error {
 		}
 		return os.Remove(p.Path + BackupSuffix)
 	}
-	if p.existed {
+	if p.WritesBackup() {
 		if err := writeAtomic(p.Path+BackupSuffix, p.Before, 0o600); err != nil {
 			return fmt.Errorf("keep a backup: %w", err)
 		}

@@ -32,6 +32,9 @@ type Hooks struct {
 	// Version is the "version" a new hooks file gets, where the client
 	// wants one (Cursor: 1).
 	Version int
+	// Typed is set when a flat list's commands carry "type": "command"
+	// and their timeout (VS Code).
+	Typed bool
 
 	path func(Env) string
 }
@@ -100,6 +103,20 @@ var cursorHookEvents = []HookEvent{
 	{Name: "sessionEnd"},
 }
 
+// vscodeHookEvents are VS Code's agent hooks
+// (https://code.visualstudio.com/docs/agents/reference/hooks-reference):
+// the briefing at SessionStart (its hookSpecificOutput.additionalContext),
+// capture of the prompt at UserPromptSubmit (which has the common output
+// only: no recall per prompt), PreCompact, which notes the compaction, and
+// the ask at Stop (hookSpecificOutput.decision "block"). Timeouts are in
+// seconds. VS Code has no event at a session's end but Stop.
+var vscodeHookEvents = []HookEvent{
+	{Name: "SessionStart", Timeout: 10},
+	{Name: "UserPromptSubmit", Timeout: 5},
+	{Name: "PreCompact", Timeout: 15},
+	{Name: "Stop", Timeout: 15},
+}
+
 // windsurfHookEvents are Windsurf's
 // (https://docs.windsurf.com/windsurf/cascade/hooks): only capture of the
 // prompt at pre_user_prompt. A Cascade hook's output never reaches the
@@ -145,9 +162,12 @@ type hookCommand struct {
 	Timeout int    `json:"timeout,omitempty"`
 }
 
-// flatCommand is a command of a flat list (Cursor, Windsurf).
+// flatCommand is a command of a flat list (Cursor, Windsurf; VS Code
+// with its type and timeout).
 type flatCommand struct {
+	Type    string `json:"type,omitempty"`
 	Command string `json:"command"`
+	Timeout int    `json:"timeout,omitempty"`
 }
 
 // shellSafe are the characters a word may hold unquoted.
@@ -194,6 +214,9 @@ func sortedKeys(m map[string]string) []string {
 
 // group is the element of event ev's list that runs e.
 func (h *Hooks) group(ev HookEvent, e HookEntry) any {
+	if h.Flat && h.Typed {
+		return flatCommand{Type: "command", Command: e.commandLine(ev.Name), Timeout: ev.Timeout}
+	}
 	if h.Flat {
 		return flatCommand{Command: e.commandLine(ev.Name)}
 	}

@@ -21,8 +21,8 @@ func hookClients(t *testing.T) []connect.Client {
 			out = append(out, c)
 		}
 	}
-	if len(out) != 5 {
-		t.Fatalf("%d clients with hooks, want claude-code, cursor, windsurf, codex and gemini", len(out))
+	if len(out) != 6 {
+		t.Fatalf("%d clients with hooks, want claude-code, cursor, vscode, windsurf, codex and gemini", len(out))
 	}
 	return out
 }
@@ -65,6 +65,9 @@ func checkHooks(t *testing.T, c connect.Client, out []byte, agent string) {
 					n++
 					if g.Command != want || len(g.Hooks) != 0 || g.Matcher != "" {
 						t.Errorf("%s %s: %+v; want the command %q alone", c.ID, ev.Name, g, want)
+					}
+					if c.Hooks.Typed && (g.Type != "command" || g.Timeout != ev.Timeout) {
+						t.Errorf("%s %s: type %q, timeout %d; want command, %d", c.ID, ev.Name, g.Type, g.Timeout, ev.Timeout)
 					}
 				}
 				continue

@@ -180,7 +180,9 @@ func capture(ctx context.Context, ev Event, in Input, session string, eng Engram
 	}
 	ss.st.Prompts += prompts
 	project := ProjectFor(in.Cwd, opts.Projects)
-	reached := true
+	// reached is whether Engram took (or screened) every statement this
+	// capture sent; answered whether it answered at all.
+	reached, answered := true, false
 	for _, m := range msgs {
 		for _, st := range Statements(m.text) {
 			key := digest(strings.ToLower(strings.Join(strings.Fields(st.Text), " ")))
@@ -197,6 +199,7 @@ func capture(ctx context.Context, ev Event, in Input, session string, eng Engram
 				reached = false
 				break
 			}
+			answered = true
 			out.Capture = append(out.Capture, c)
 			ss.st.Seen = append(ss.st.Seen, key)
 			if c.Status == StatusRejected || c.Status == StatusPaused || c.Status == StatusUnauthorized {
@@ -213,11 +216,14 @@ func capture(ctx context.Context, ev Event, in Input, session string, eng Engram
 	if reached {
 		ss.st.Offset = newOffset
 	}
-	if ev == PreCompact {
+	// Gemini CLI sends PreCompress (trigger auto) before every turn, before
+	// it decides whether to compress: only a compression the user asked
+	// for (/compress, trigger manual) is known to lose the context.
+	if ev == PreCompact && (opts.Format != Gemini || in.Trigger == "manual") {
 		ss.st.Compacted = true
 	}
 	var reply answer
-	if ev == Stop && opts.Format != Windsurf && !in.StopHookActive && !ss.st.Asked && (ss.st.Prompts >= opts.AskAfter || ss.st.Compacted) {
+	if ev == Stop && opts.Format != Windsurf && !in.StopHookActive && !ss.st.Asked && (ss.st.Prompts >= opts.AskAfter || ss.st.Compacted) && canTake(ctx, eng, reached, answered, opts) {
 		ss.st.Asked = true
 		reply.ask = AskReason
 	}
@@ -228,6 +234,25 @@ func capture(ctx context.Context, ev Event, in Input, session string, eng Engram
 		reply.notice = summary(out.Capture) // a prompt goes on without a word
 	}
 	return reply, out.Capture, nil // a transcript's problems are logged above, not the hook's failure
+}
+
+// canTake reports whether the agent may be asked to store its learnings
+// now: Engram took this capture's statements (reached) and, when the
+// capture asked it nothing (answered false), answers its health. Asked
+// while Engram is not running, or refuses this agent's writes, the agent
+// would call store_memory in vain; the ask then waits for a later stop.
+func canTake(ctx context.Context, eng Engram, reached, answered bool, opts Options) bool {
+	if !reached {
+		return false
+	}
+	if answered {
+		return true
+	}
+	if err := eng.Health(ctx); err != nil {
+		opts.logf("%s: %v; the agent is not asked to store its learnings", Stop, err)
+		return false
+	}
+	return true
 }
 
 func store(ctx context.Context, eng Engram, session, msgID, project string, st Statement) (Captured, error) {
@@ -308,6 +333,17 @@ type transcriptLine struct {
 // user's turn (<hook_context>…</hook_context>): never the user's words.
 var hookContext = regexp.MustCompile(`(?s)<hook_context>.*?(?:</hook_context>|$)`)
 
+// notHooks is s without what the hooks themselves put in the user's
+// turn: Gemini CLI's <hook_context> blocks, and the ask to store learnings
+// (AskReason), which Gemini CLI records and sends again as a user prompt.
+func notHooks(s string) string {
+	s = strings.TrimSpace(hookContext.ReplaceAllString(s, ""))
+	if s == AskReason {
+		return ""
+	}
+	return s
+}
+
 // userText returns the user's own text in a line: text blocks of a user
 // message, never tool results, images or the client's meta messages.
 func (l *transcriptLine) userText() (string, bool) {
@@ -324,7 +360,7 @@ func (l *transcriptLine) userText() (string, bool) {
 	}
 	var s string
 	if json.Unmarshal(content, &s) == nil {
-		s = strings.TrimSpace(hookContext.ReplaceAllString(s, ""))
+		s = notHooks(s)
 		return s, s != ""
 	}
 	type block struct {
@@ -343,7 +379,7 @@ func (l *transcriptLine) userText() (string, bool) {
 	for _, b := range blocks {
 		// Claude's text, Codex's input_text, Gemini's untyped text parts.
 		if b.Type == "text" || b.Type == "input_text" || b.Type == "" && b.Text != "" {
-			if t := strings.TrimSpace(hookContext.ReplaceAllString(b.Text, "")); t != "" {
+			if t := notHooks(b.Text); t != "" {
 				parts = append(parts, t)
 			}
 		}

@@ -19,7 +19,9 @@
 // (https://developers.openai.com/codex/hooks), which reads the same event
 // names, input fields and outputs; Gemini CLI
 // (https://geminicli.com/docs/hooks/reference); Cursor
-// (https://cursor.com/docs/agent/hooks); Windsurf
+// (https://cursor.com/docs/agent/hooks); VS Code
+// (https://code.visualstudio.com/docs/agents/reference/hooks-reference);
+// Windsurf
 // (https://docs.windsurf.com/windsurf/cascade/hooks), whose hooks can
 // capture but never tell the model anything.
 package hooks

@@ -18,9 +18,11 @@ import (
 //	                                                 SessionEnd
 //	cursor       sessionStart    no (*)              beforeSubmitPrompt (the prompt) stop (followup_message)
 //	windsurf     no (**)         no (**)             pre_user_prompt (the prompt)    no (**)
+//	vscode       SessionStart    no (***)            UserPromptSubmit (the prompt)   Stop (block)
 //
 // (*) Cursor's beforeSubmitPrompt can only let a prompt through or stop
-// it; it cannot add context. (**) Windsurf shows a hook's output to the
+// it; it cannot add context. (***) VS Code's UserPromptSubmit has the
+// common output only (continue, stopReason, systemMessage). (**) Windsurf shows a hook's output to the
 // user at most and never gives it to the model. Where a client's prompt
 // hook cannot recall, it captures the user's lasting statements from the
 // prompt itself (the documented prompt field), as they are sent: those
@@ -45,6 +47,14 @@ const (
 	// (https://docs.windsurf.com/windsurf/cascade/hooks): snake_case events,
 	// trajectory_id and tool_info in every input, no output the model reads.
 	Windsurf Format = "windsurf"
+	// VSCode is VS Code's agent hooks
+	// (https://code.visualstudio.com/docs/agents/reference/hooks-reference,
+	// https://code.visualstudio.com/docs/agent-customization/hooks):
+	// Claude's event names, sessionId and hookEventName in camelCase beside
+	// transcript_path, additionalContext at SessionStart, the common output
+	// only at UserPromptSubmit and PreCompact, a Stop decision inside
+	// hookSpecificOutput. Its transcript's format is not documented.
+	VSCode Format = "vscode"
 )
 
 // ParseFormat reads a client's name (its engram connect ID or a format).
@@ -58,8 +68,10 @@ func ParseFormat(s string) (Format, error) {
 		return Cursor, nil
 	case "windsurf":
 		return Windsurf, nil
+	case "vscode", "vs-code", "code":
+		return VSCode, nil
 	}
-	return "", fmt.Errorf("%w %q: use claude-code, codex, gemini, cursor or windsurf", ErrUnknownClient, s)
+	return "", fmt.Errorf("%w %q: use claude-code, codex, gemini, cursor, vscode or windsurf", ErrUnknownClient, s)
 }
 
 // eventNames are the clients' own names of the events Run answers, by
@@ -68,6 +80,7 @@ var eventNames = map[Format]map[Event]string{
 	Gemini:   {SessionStart: "SessionStart", UserPromptSubmit: "BeforeAgent", PreCompact: "PreCompress", Stop: "AfterAgent", SessionEnd: "SessionEnd"},
 	Cursor:   {SessionStart: "sessionStart", UserPromptSubmit: "beforeSubmitPrompt", PreCompact: "preCompact", Stop: "stop", SessionEnd: "sessionEnd"},
 	Windsurf: {UserPromptSubmit: "pre_user_prompt"},
+	VSCode:   {SessionStart: "SessionStart", UserPromptSubmit: "UserPromptSubmit", PreCompact: "PreCompact", Stop: "Stop"},
 }
 
 // EventName is the client's name for ev in format f.
@@ -80,7 +93,7 @@ func (f Format) EventName(ev Event) string {
 
 // promptCaptures reports whether the client's prompt hook captures (it
 // cannot recall), and its other events read no transcript.
-func (f Format) promptCaptures() bool { return f == Cursor || f == Windsurf }
+func (f Format) promptCaptures() bool { return f == Cursor || f == Windsurf || f == VSCode }
 
 // answer is what Run tells the client, before it is put in the client's
 // format.
@@ -118,6 +131,21 @@ type cursorOutput struct {
 	UserMessage       string `json:"user_message,omitempty"`
 }
 
+// vscodeOutput is the JSON VS Code reads: the common systemMessage, and
+// hookSpecificOutput with additionalContext (SessionStart) or a decision
+// and its reason (Stop).
+type vscodeOutput struct {
+	SystemMessage string          `json:"systemMessage,omitempty"`
+	Specific      *vscodeSpecific `json:"hookSpecificOutput,omitempty"`
+}
+
+type vscodeSpecific struct {
+	HookEventName     string `json:"hookEventName"`
+	AdditionalContext string `json:"additionalContext,omitempty"`
+	Decision          string `json:"decision,omitempty"`
+	Reason            string `json:"reason,omitempty"`
+}
+
 func encode(v any) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -152,6 +180,15 @@ func (f Format) render(ev Event, a answer) []byte {
 			o.UserMessage = a.notice
 		}
 		return encode(o) // Cursor reads a JSON object from every hook: {} for nothing
+	case VSCode:
+		o := vscodeOutput{SystemMessage: a.notice}
+		switch {
+		case ev == SessionStart && a.context != "":
+			o.Specific = &vscodeSpecific{HookEventName: f.EventName(ev), AdditionalContext: a.context}
+		case ev == Stop && a.ask != "":
+			o.Specific = &vscodeSpecific{HookEventName: f.EventName(ev), Decision: "block", Reason: a.ask}
+		}
+		return encode(o) // VS Code parses standard output as JSON: {} for nothing
 	}
 	if a == (answer{}) {
 		return nil
@@ -183,6 +220,9 @@ type wireInput struct {
 		UserPrompt string `json:"user_prompt"`
 	} `json:"tool_info"`
 	AgentActionName string `json:"agent_action_name"`
+	// VS Code: the session and the event, in camelCase.
+	SessionIDCamel     string `json:"sessionId"`
+	HookEventNameCamel string `json:"hookEventName"`
 }
 
 // normalize is the input as Run reads it, whichever client sent it.
@@ -192,6 +232,9 @@ func (w wireInput) normalize() Input {
 		in.SessionID = w.ConversationID // Cursor's sessionStart also sends session_id, the same conversation
 	}
 	if in.SessionID == "" {
+		in.SessionID = w.SessionIDCamel
+	}
+	if in.SessionID == "" {
 		in.SessionID = w.TrajectoryID
 	}
 	if in.Cwd == "" && len(w.WorkspaceRoots) > 0 {
@@ -199,6 +242,9 @@ func (w wireInput) normalize() Input {
 	}
 	if in.Prompt == "" {
 		in.Prompt = w.ToolInfo.UserPrompt
+	}
+	if in.HookEventName == "" {
+		in.HookEventName = w.HookEventNameCamel
 	}
 	if in.HookEventName == "" {
 		in.HookEventName = w.AgentActionName

@@ -24,6 +24,7 @@ func (f *fakeEngram) Store(_ context.Context, _ string, in hooks.StoreInput) (ho
 	f.stored = append(f.stored, in)
 	return hooks.StoreResponse{Response: hooks.Response{Status: hooks.StatusOK}}, nil
 }
+func (f *fakeEngram) Health(context.Context) error { return nil }
 
 // FuzzStatements: any message gives statements of bounded size, each with
 // a field and kind an agent may write, never from text the client tagged.

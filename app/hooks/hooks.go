@@ -121,6 +121,9 @@ type Engram interface {
 	Briefing(ctx context.Context, session string, in BriefingInput) (BriefingResponse, error)
 	Recall(ctx context.Context, session string, in RecallInput) (RecallResponse, error)
 	Store(ctx context.Context, session string, in StoreInput) (StoreResponse, error)
+	// Health reports whether Engram answers (nil) or could not be
+	// reached (an error wrapping ErrUnavailable).
+	Health(ctx context.Context) error
 }
 
 // Project maps a working directory (and every directory below it) to the
@@ -326,7 +329,7 @@ func briefing(ctx context.Context, in Input, session string, eng Engram, opts Op
 const maxQuery = 2000
 
 func promptRecall(ctx context.Context, in Input, session string, eng Engram, opts Options) (answer, error) {
-	q := queryOf(in.Prompt)
+	q := queryOf(notHooks(in.Prompt))
 	if q == "" {
 		return answer{}, nil
 	}

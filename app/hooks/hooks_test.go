@@ -378,6 +378,44 @@ func TestStopAsksOnce(t *testing.T) {
 	}
 }
 
+// TestStopNoAskWhenUnreachable: a stop that finds Engram not running
+// (with nothing to capture, or with a statement it could not store) does
+// not ask the agent to call store_memory; the ask waits for the next stop
+// that finds Engram running.
+func TestStopNoAskWhenUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := &hooks.Client{Base: "http://" + l.Addr().String(), Token: "x"}
+	l.Close()
+	e := start(t)
+	for _, tc := range []struct{ name, last string }{
+		{"nothing to capture", "next step"},
+		{"a statement to capture", "Remember that the build uses Bazel."},
+	} {
+		session := "u-" + strings.ReplaceAll(tc.name, " ", "-")
+		var body strings.Builder
+		for i := range 3 {
+			fmt.Fprintf(&body, `{"type":"user","sessionId":"%s","uuid":"p%d","message":{"role":"user","content":"next step %d"}}`+"\n", session, i, i)
+		}
+		fmt.Fprintf(&body, `{"type":"user","sessionId":"%s","uuid":"p3","message":{"role":"user","content":%q}}`+"\n", session, tc.last)
+		path := writeTranscript(t, session, body.String())
+		var log bytes.Buffer
+		opts := hooks.Options{Capture: true, StateDir: t.TempDir(), AskAfter: 3, Log: &log}
+		in := hooks.Input{SessionID: session, TranscriptPath: path, HookEventName: "Stop"}
+		if _, r := run(t, down, hooks.Stop, in, opts); r["decision"] != nil {
+			t.Errorf("%s: Stop with Engram not running = %v, want no ask", tc.name, r)
+		}
+		if !strings.Contains(log.String(), "not reachable") {
+			t.Errorf("%s: log = %q", tc.name, log.String())
+		}
+		if _, r := run(t, e.client(), hooks.Stop, in, opts); r["decision"] != "block" || r["reason"] != hooks.AskReason {
+			t.Errorf("%s: next Stop with Engram running = %v, want the ask", tc.name, r)
+		}
+	}
+}
+
 // TestConcurrentSessions: sessions captured at the same time keep their
 // own statements, each in its own Engram session.
 func TestConcurrentSessions(t *testing.T) {

@@ -67,7 +67,7 @@ func Main(ctx context.Context, args []string, env Env) {
 	fail := func(err error) { fmt.Fprintf(env.Stderr, "engram hook: %v\n", err) }
 	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	client := fs.String("client", "claude-code", "the client whose hook this is: claude-code, codex, gemini, cursor or windsurf (its input and answer formats)")
+	client := fs.String("client", "claude-code", "the client whose hook this is: claude-code, codex, gemini, cursor, vscode or windsurf (its input and answer formats)")
 	agent := fs.String("agent", "", "run as this agent, with the token engram connect kept")
 	tokenFile := fs.String("token-file", "", "read the agent token from this file (default $ENGRAM_TOKEN)")
 	url := fs.String("url", "", "the running Engram's address (default: from its runtime file, else "+DefaultAddr+")")
@@ -113,10 +113,8 @@ func Main(ctx context.Context, args []string, env Env) {
 	dataDir := DataDir(env.Getenv)
 	ctx, cancel := context.WithTimeout(ctx, Timeouts[ev])
 	defer cancel()
-	cl := &Client{Base: apiBase(env.Getenv, *url), Token: token, Wait: Timeouts[ev] - 500*time.Millisecond}
-	if dataDir != "" {
-		cl.Starting = func() bool { return vaultHeld(filepath.Join(dataDir, "vault.db")) }
-	}
+	base := apiBase(env.Getenv, *url)
+	cl := &Client{Base: base, Token: token, Wait: Timeouts[ev] - 500*time.Millisecond, Starting: startingAt(runtimeDir(env.Getenv), dataDir, base)}
 	log, closeLog := openLog(env, dataDir)
 	defer closeLog()
 	opts := Options{Format: format, Agent: *agent, Budget: *budget, Projects: projects, Capture: !*noCapture, Log: log, Now: env.Now}
@@ -185,22 +183,63 @@ func runtimeDir(getenv func(string) string) string {
 	return DataDir(getenv)
 }
 
+// StartingFile, in the runtime directory, names the address an Engram
+// that holds the vault will serve on while it starts (host.StartingFile).
+const StartingFile = "engram.starting"
+
 // apiBase is the running Engram's address: the flag, its runtime file,
-// else the default.
+// else the address a starting Engram will serve on, else the default.
 func apiBase(getenv func(string) string, flagValue string) string {
 	base := flagValue
 	if base == "" {
 		base = DefaultAddr
 		if rt := runtimeDir(getenv); rt != "" {
-			if b, err := os.ReadFile(filepath.Join(rt, "engram.addr")); err == nil && len(strings.TrimSpace(string(b))) > 0 {
-				base = strings.TrimSpace(string(b))
+			// The starting file first: an Engram writes its address file
+			// before it removes the starting file, so one of the two is
+			// found while it starts.
+			starting := readRuntime(rt, StartingFile)
+			if b := readRuntime(rt, "engram.addr"); b != "" {
+				base = b
+			} else if starting != "" {
+				base = starting
 			}
 		}
 	}
-	if !strings.Contains(base, "://") {
-		base = "http://" + base
+	return baseURL(base)
+}
+
+func baseURL(addr string) string {
+	if !strings.Contains(addr, "://") {
+		addr = "http://" + addr
 	}
-	return strings.TrimSuffix(base, "/")
+	return strings.TrimSuffix(addr, "/")
+}
+
+// readRuntime is the first line of the runtime file name in rt, "" when
+// there is none.
+func readRuntime(rt, name string) string {
+	b, err := os.ReadFile(filepath.Join(rt, name))
+	if err != nil {
+		return ""
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	return strings.TrimSpace(line)
+}
+
+// startingAt is Client.Starting for a hook that calls base: it says yes
+// only while an Engram of this data directory holds the vault and has
+// said, in StartingFile, that it will serve on base and does not yet.
+// A hook that calls another address, or finds the vault held by an
+// Engram that serves nothing (a command), is answered at once. Nil when
+// there is no data directory.
+func startingAt(rt, dataDir, base string) func() bool {
+	if rt == "" || dataDir == "" {
+		return nil
+	}
+	return func() bool {
+		addr := readRuntime(rt, StartingFile)
+		return addr != "" && baseURL(addr) == base && vaultHeld(filepath.Join(dataDir, "vault.db"))
+	}
 }
 
 // openLog is where a hook says what it skipped: standard error and, when

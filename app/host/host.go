@@ -79,6 +79,14 @@ func (c *Config) fill() {
 	}
 }
 
+// StartingFile, in the runtime directory, names the address an Engram
+// that holds the vault will serve its agent API on, from the moment it
+// has the vault until it listens there (then the address file says it)
+// or stops: a hook that finds nothing listening waits only for that
+// (package hooks), never for a command that holds the vault and serves
+// nothing.
+const StartingFile = "engram.starting"
+
 // VaultPath is where the vault file of dataDir lives.
 func VaultPath(dataDir string) string { return filepath.Join(dataDir, app.VaultFile) }
 
@@ -171,6 +179,7 @@ func newHost(cfg Config, v *vault.Vault) (*Host, error) {
 	if err != nil {
 		h.Warnings = append(h.Warnings, fmt.Sprintf("The stored settings could not be read (%v); the defaults are in use.", err))
 	}
+	h.markStarting()
 	engine, status := NewRecall(h.settings, cfg.ModelDir)
 	if status.KeywordOnly != "" && h.settings.Embedder != EmbedderOff {
 		h.Warnings = append(h.Warnings, "Semantic recall is off: "+status.KeywordOnly+"; keyword recall still works.")
@@ -178,6 +187,7 @@ func newHost(cfg Config, v *vault.Vault) (*Host, error) {
 	app.SpareProc()
 	svc, err := app.New(v, app.Options{Log: cfg.Log, Guard: h.settings.GuardPolicy(), Now: cfg.Now, Recall: engine, RecallStatus: status, IndexInBackground: true, Conflicts: h.settings.Conflicts, IdleEmbedding: true, Lifecycle: h.settings.DecayPolicy()})
 	if err != nil {
+		h.doneStarting()
 		v.Close()
 		return nil, err
 	}
@@ -424,6 +434,7 @@ func (h *Host) serve(ctx context.Context) {
 	}
 	rt := h.cfg.RuntimeDir
 	o := server.Options{Log: h.cfg.Log, Listening: func(a string) {
+		h.doneStarting()
 		h.mu.Lock()
 		h.serverAddr = a
 		h.mu.Unlock()
@@ -435,6 +446,7 @@ func (h *Host) serve(ctx context.Context) {
 	}
 	srv := server.New(h.svc, o)
 	err := srv.Serve(ctx, addr, filepath.Join(rt, "engram.sock"), filepath.Join(rt, "engram.addr"))
+	h.doneStarting()
 	if err != nil && ctx.Err() == nil {
 		h.cfg.Log.Error("agent API stopped", "err", err)
 		h.mu.Lock()
@@ -451,6 +463,32 @@ func (h *Host) Close() error {
 		h.cancel()
 	}
 	h.wg.Wait()
+	h.doneStarting()
 	h.svc.Close()
 	return h.v.Close()
+}
+
+// markStarting writes StartingFile with the address the agent API will
+// listen on, unless there is no agent API. It holds the vault, so no
+// other Engram of this data directory writes or removes the file
+// meanwhile. A file that cannot be written only means hooks do not wait.
+func (h *Host) markStarting() {
+	if h.cfg.NoServer {
+		return
+	}
+	addr := h.settings.Addr
+	if h.cfg.Addr != "" {
+		addr = h.cfg.Addr
+	}
+	if os.MkdirAll(h.cfg.RuntimeDir, 0o700) == nil {
+		_ = os.WriteFile(filepath.Join(h.cfg.RuntimeDir, StartingFile), []byte(addr+"\n"), 0o600)
+	}
+}
+
+// doneStarting removes StartingFile: the agent API listens (its address
+// file says where), could not, or never will.
+func (h *Host) doneStarting() {
+	if !h.cfg.NoServer {
+		_ = os.Remove(filepath.Join(h.cfg.RuntimeDir, StartingFile))
+	}
 }
