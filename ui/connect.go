@@ -474,7 +474,7 @@ func (u *UI) connectedDialog(cl connect.Client, res connect.Result) {
 	case connect.Create:
 		lines = append(lines, "Created "+plan.Path+".")
 	case connect.Update:
-		lines = append(lines, fmt.Sprintf("Updated %s; the previous version is in %s.", plan.Path, plan.Path+connect.BackupSuffix))
+		lines = append(lines, fmt.Sprintf("Updated %s%s.", plan.Path, plan.BackupNote()))
 	default:
 		lines = append(lines, plan.Path+" already had Engram in it.")
 	}
@@ -499,7 +499,7 @@ func (u *UI) disconnectedDialog(cl connect.Client, res connect.Result) {
 	case connect.Unchanged:
 		lines = append(lines, fmt.Sprintf("Engram was not in %s.", res.Plan.Path))
 	default:
-		lines = append(lines, fmt.Sprintf("Took Engram out of %s; the previous version is in %s.", res.Plan.Path, res.Plan.Path+connect.BackupSuffix))
+		lines = append(lines, fmt.Sprintf("Took Engram out of %s, keeping what else changed in it%s.", res.Plan.Path, res.Plan.BackupNote()))
 	}
 	if res.Revoked {
 		lines = append(lines, fmt.Sprintf("Agent %s is revoked.", res.Agent.Name))

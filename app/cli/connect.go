@@ -242,7 +242,7 @@ func (c *cmd) printConnect(client connect.Client, res connect.Result, req connec
 	if plan.Changes() {
 		fmt.Fprintf(c.out, "connected %s: %s %s", client.Name, map[connect.Action]string{connect.Create: "created", connect.Update: "updated"}[plan.Action], plan.Path)
 		if plan.Action == connect.Update {
-			fmt.Fprint(c.out, backupNote(plan))
+			fmt.Fprint(c.out, plan.BackupNote())
 		}
 		fmt.Fprintf(c.out, "\nit starts %s mcp --agent %s", req.Command, name)
 	} else {
@@ -277,22 +277,8 @@ func (c *cmd) printHookPlan(p connect.Plan, dryRun bool) {
 		fmt.Fprintf(c.out, "\nlifecycle hooks: removed %s, which engram connect had created", p.Path)
 	}
 	if p.Action == connect.Update {
-		fmt.Fprint(c.out, backupNote(p))
+		fmt.Fprint(c.out, p.BackupNote())
 	}
-}
-
-// backupNote says, after p updated its file, where the copy of it is: the
-// version p replaced, or (when Engram had changed the file before) the
-// one from before Engram first changed it, which is kept.
-func backupNote(p connect.Plan) string {
-	backup := p.Path + connect.BackupSuffix
-	if p.WritesBackup() {
-		return fmt.Sprintf(" (the previous version is in %s)", backup)
-	}
-	if _, err := os.Stat(backup); err == nil {
-		return fmt.Sprintf(" (as it was before Engram, it is still in %s)", backup)
-	}
-	return ""
 }
 
 func (c *cmd) printDisconnect(res connect.Result, dryRun bool) error {
@@ -318,7 +304,7 @@ func (c *cmd) printDisconnect(res connect.Result, dryRun bool) error {
 	case connect.Delete:
 		fmt.Fprintf(c.out, "removed %s, which engram connect had created\n", plan.Path)
 	default:
-		fmt.Fprintf(c.out, "removed Engram from %s, keeping what else changed in it since%s\n", plan.Path, backupNote(plan))
+		fmt.Fprintf(c.out, "removed Engram from %s, keeping what else changed in it since%s\n", plan.Path, plan.BackupNote())
 	}
 	if res.HookPlan.Changes() {
 		c.printHookPlan(res.HookPlan, false)

@@ -182,6 +182,21 @@ type Plan struct {
 	ours bool
 }
 
+// BackupNote says, after p changed its file, where the copy of it is, as
+// " (… in FILE.engram-backup)": the version p replaced, or (when Engram
+// had changed the file before) the one from before Engram first changed
+// it, which is kept; "" when there is none.
+func (p Plan) BackupNote() string {
+	backup := p.Path + BackupSuffix
+	if p.WritesBackup() {
+		return fmt.Sprintf(" (the previous version is in %s)", backup)
+	}
+	if _, err := os.Stat(backup); err == nil {
+		return fmt.Sprintf(" (as it was before Engram, it is still in %s)", backup)
+	}
+	return ""
+}
+
 // WritesBackup reports whether Apply keeps the file as it is now in
 // Path+BackupSuffix: when it changes a file that holds nothing of
 // Engram's. A file that holds Engram's entry or hooks already has (or,
