@@ -42,7 +42,7 @@ func TestDesktopEndToEnd(t *testing.T) {
 	if err := os.MkdirAll(shots, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 270*time.Second) // under 'make e2e's 5m
+	ctx, cancel := context.WithTimeout(t.Context(), 285*time.Second) // under 'make e2e's 5m
 	defer cancel()
 	tmp := t.TempDir()
 
@@ -288,15 +288,17 @@ func TestDesktopEndToEnd(t *testing.T) {
 	if b, _ := os.ReadFile(claudeJSON); string(b) != claudeCodeConfig {
 		t.Fatalf("looking at Connect a client changed ~/.claude.json:\n%s", b)
 	}
+	// Connect's dialog closes when the one saying it is done opens (on a
+	// loaded machine well after the file is written).
 	x.await("Connect to say it is done", func() {
 		x.click(connectButton)
 		waitFor(t, 15*time.Second, "Connect to write ~/.claude.json", func() bool {
 			b, _ := os.ReadFile(claudeJSON)
 			return strings.Contains(string(b), `"claude-code"`)
 		})
-	})
+	}, x.changed(connectTitle))
 	x.shot("16b-connect-client-done")
-	x.await("the connect dialog to close", func() { x.do("key", "Return") }) // Done has the focus
+	x.await("the connect dialog to close", func() { x.do("key", "Return") }, x.changed(dialogArea)) // Done has the focus
 	// Connected now: Disconnect asks first, then gives the file back (the
 	// lines it would remove in red).
 	x.await("Connect a client with what Disconnect would do", func() { x.click(connectClientButton) }, x.redIn(connectDiff))
@@ -309,9 +311,9 @@ func TestDesktopEndToEnd(t *testing.T) {
 			b, _ := os.ReadFile(claudeJSON)
 			return string(b) == claudeCodeConfig
 		})
-	})
+	}, x.changed(connectTitle))
 	x.shot("16e-disconnected")
-	x.await("the connect dialog to close", func() { x.do("key", "Return") })
+	x.await("the connect dialog to close", func() { x.do("key", "Return") }, x.changed(dialogArea))
 
 	// Lock: only the unlock screen is left, and the tray offers only
 	// Unlock and Quit.
@@ -512,6 +514,8 @@ var (
 	listHeader = rect{4, 166, 714, 32}
 	// dialogArea is the middle of the window, where a dialog opens.
 	dialogArea = rect{300, 300, 500, 110}
+	// connectTitle is the title of Connect a client.
+	connectTitle = rect{36, 48, 300, 28}
 	// connectDiff is where Connect a client shows the diff of the
 	// client's file, below its notes.
 	connectDiff = rect{364, 330, 690, 280}

@@ -30,7 +30,7 @@ const (
 	pollEvery = 50 * time.Millisecond
 	// quietMin is how long the screen must hold still before a step
 	// counts as drawn; quietMax caps the longer quiet asked of a slow step.
-	quietMin, quietMax = 300 * time.Millisecond, 1500 * time.Millisecond
+	quietMin, quietMax = 300 * time.Millisecond, time.Second
 	// awaitLimit bounds one step's wait (the test's context bounds all).
 	awaitLimit = 30 * time.Second
 	// statusHeight is the height of the status line along the top of the
