@@ -289,14 +289,15 @@ func TestDesktopEndToEnd(t *testing.T) {
 		t.Fatalf("looking at Connect a client changed ~/.claude.json:\n%s", b)
 	}
 	// Connect's dialog closes when the one saying it is done opens (on a
-	// loaded machine well after the file is written).
+	// loaded machine well after the file is written): its title changes
+	// and is no longer on top.
 	x.await("Connect to say it is done", func() {
 		x.click(connectButton)
 		waitFor(t, 15*time.Second, "Connect to write ~/.claude.json", func() bool {
 			b, _ := os.ReadFile(claudeJSON)
 			return strings.Contains(string(b), `"claude-code"`)
 		})
-	}, x.changed(connectTitle))
+	}, x.changed(connectTitle), x.dim(connectTitle))
 	x.shot("16b-connect-client-done")
 	x.await("the connect dialog to close", func() { x.do("key", "Return") }, x.changed(dialogArea)) // Done has the focus
 	// Connected now: Disconnect asks first, then gives the file back (the
@@ -305,13 +306,15 @@ func TestDesktopEndToEnd(t *testing.T) {
 	x.shot("16c-connect-client-connected")
 	x.await("the question before disconnecting", func() { x.click(disconnectButton) }, x.changed(dialogArea))
 	x.shot("16d-disconnect-question")
+	// The question closes first (Connect a client's title comes back on
+	// top), then Connect a client, when the dialog saying it is done opens.
 	x.await("Disconnect to say it is done", func() {
 		x.do("key", "Tab", "space") // from the default, Keep connected, to Disconnect
 		waitFor(t, 15*time.Second, "Disconnect to restore ~/.claude.json", func() bool {
 			b, _ := os.ReadFile(claudeJSON)
 			return string(b) == claudeCodeConfig
 		})
-	}, x.changed(connectTitle))
+	}, x.changed(connectTitle), x.dim(connectTitle))
 	x.shot("16e-disconnected")
 	x.await("the connect dialog to close", func() { x.do("key", "Return") }, x.changed(dialogArea))
 

@@ -266,6 +266,14 @@ func (x *xsession) greenIn(r rect) cond {
 	return cond{fmt.Sprintf("green text in %v", r), func(_, now frame) bool { return now.green(x.inWindow(r)) }}
 }
 
+// dim: r (window coordinates) holds no bright text: what it shows is
+// covered by a dialog, or is not there (text on top is near white).
+func (x *xsession) dim(r rect) cond {
+	return cond{fmt.Sprintf("no bright text in %v", r), func(_, now frame) bool {
+		return now.share(x.inWindow(r), func(r, g, b uint8) bool { return r > 220 && g > 220 && b > 220 }) == 0
+	}}
+}
+
 // filled: r (window coordinates) is not one colour.
 func (x *xsession) filled(r rect) cond {
 	return cond{fmt.Sprintf("something drawn in %v", r), func(_, now frame) bool { return !now.flat(x.inWindow(r)) }}
