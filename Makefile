@@ -45,16 +45,53 @@ vet:
 	$(GO) vet -tags $(MODEL_TAGS) ./app/embed/
 	$(GO) run $(STATICCHECK) ./...
 
-## test: install test dependencies, vet, and run every test with a real OS keyring,
+## test: install test dependencies, vet, and run every test with a real OS keyring
+## (printing, after go test's usual output, the tests that skipped and why),
 ## then MCP Inspector against both transports, the crash harness, the desktop
 ## end-to-end test, and every fuzz target for a few seconds
 test: test-deps model vet build
-	ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) .ci/with-keyring $(GO) test -race -count=1 -timeout 45m ./...
+	status=$$(mktemp) && \
+	{ ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) .ci/with-keyring $(GO) test -race -count=1 -timeout 45m -v ./... 2>&1; echo $$? >"$$status"; } | awk "$$GO_TEST_REPORT"; \
+	s=$$(cat "$$status"); rm -f "$$status"; exit $$s
 	ENGRAM_MODEL_DIR=$(CURDIR)/$(MODEL_DIR) $(GO) test -tags $(MODEL_TAGS) -count=1 -run 'Builtin|Pinned' ./app/embed/
 	.ci/mcp-inspector bin/engram
 	$(MAKE) crash
 	$(MAKE) e2e
 	$(MAKE) fuzz FUZZTIME=8s
+
+# GO_TEST_REPORT turns the output of 'go test -v' into what plain 'go test'
+# prints (a line a package; a failed package's failed tests with their
+# output, and what no test printed), then lists each skipped test with the
+# reason it gave. Kept out of make's expansion with $(value).
+define GO_TEST_REPORT_AWK
+function flush(line,   pkg, i) {
+	pkg = line; sub(/^[^\t]*\t/, "", pkg); sub(/[\t ].*/, "", pkg)
+	if (line ~ /^FAIL/) printf "%s", out
+	print line
+	for (i = 1; i <= npend; i++) skipped[++nskip] = pkg " " pend[i]
+	npend = 0; out = ""; cur = ""; split("", buf)
+}
+/^=== (RUN|CONT|NAME|PAUSE) / { cur = $3; next }
+/^ *--- (PASS|FAIL|SKIP): / {
+	if ($2 == "FAIL:") out = out $0 "\n" buf[$3]
+	if ($2 == "SKIP:") {
+		why = buf[$3]; gsub(/\n +/, "\n\t", why); sub(/^ +/, "\t", why); sub(/\n$/, "", why)
+		pend[++npend] = $3 (why == "" ? "" : "\n" why)
+	}
+	delete buf[$3]
+	next
+}
+/^(ok|FAIL|\?) *\t/ { flush($0); next }
+cur != "" && /^    / { buf[cur] = buf[cur] $0 "\n"; next }
+{ out = out $0 "\n" }
+END {
+	printf "%s", out
+	if (nskip == 0) exit
+	printf "\n%d tests skipped, and why:\n", nskip
+	for (i = 1; i <= nskip; i++) print "  " skipped[i]
+}
+endef
+export GO_TEST_REPORT := $(value GO_TEST_REPORT_AWK)
 
 ## crash: SIGKILL a serving engram 50 times under writes; doctor and every acknowledged write must survive
 crash:

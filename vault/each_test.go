@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/engram-app/engram/vault"
 	"github.com/engram-app/engram/vault/vaulttest"
@@ -61,23 +62,47 @@ func TestEachOrderAndStop(t *testing.T) {
 		t.Errorf("sensitive Each = %d memories, %v; want %d", sealed, err, (n+8)/9)
 	}
 
-	before := runtime.NumGoroutine()
-	errStop := errors.New("enough")
-	calls := 0
-	_, err := v.Each(vault.ListFilter{Partitions: []vault.Partition{vault.Internal}}, func(m *vault.Memory) error {
-		calls++
-		if calls == 300 {
-			return errStop
+	// The stopped walk runs in a synctest bubble, so that its goroutines
+	// are the bubble's: synctest.Wait returns once each has exited or is
+	// blocked for good, and one left blocked is counted below (and fails
+	// synctest.Test too).
+	synctest.Test(t, func(t *testing.T) {
+		errStop := errors.New("enough")
+		calls := 0
+		_, err := v.Each(vault.ListFilter{Partitions: []vault.Partition{vault.Internal}}, func(m *vault.Memory) error {
+			calls++
+			if calls == 300 {
+				return errStop
+			}
+			return nil
+		})
+		if !errors.Is(err, errStop) || calls != 300 {
+			t.Errorf("Each with a failing callback = %v after %d calls, want %v after 300", err, calls, errStop)
 		}
-		return nil
+		synctest.Wait()
+		if n := goroutinesIn("vault.decodeMemories"); n > 0 {
+			t.Errorf("%d goroutines of Each's walk remain after it stopped", n)
+		}
 	})
-	if !errors.Is(err, errStop) || calls != 300 {
-		t.Errorf("Each with a failing callback = %v after %d calls, want %v after 300", err, calls, errStop)
+}
+
+// goroutinesIn counts the goroutines with fn on their stack. (Counting all
+// of them would count the vault's timers and the test framework's too.)
+func goroutinesIn(fn string) int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
 	}
-	for deadline := time.Now().Add(2 * time.Second); runtime.NumGoroutine() > before && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
+	count := 0
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, fn) {
+			count++
+		}
 	}
-	if g := runtime.NumGoroutine(); g > before {
-		t.Errorf("%d goroutines after a stopped Each, %d before", g, before)
-	}
+	return count
 }

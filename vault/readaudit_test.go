@@ -95,6 +95,8 @@ func TestReadAuditCommitsWithinDelay(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// In the bubble time.Sleep moves the fake clock (it takes no real
+		// time), and synctest.Wait lets the vault's timer finish.
 		time.Sleep(vault.ReadAuditDelay - time.Millisecond)
 		synctest.Wait()
 		if got := v.Changes() - before; got != 0 {

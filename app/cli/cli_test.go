@@ -265,16 +265,36 @@ func deadAddr(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // waitserver: wait until engram serve (started in the background) has
-// written its address to the runtime directory.
+// written its address to the runtime directory and answers there (a
+// file left by deadaddr names an address where nothing answers). The
+// script's background process tells nothing else while it runs, so this
+// looks every 10 ms, for up to a minute (a loaded machine starts it
+// slowly).
 func waitServer(ts *testscript.TestScript, neg bool, args []string) {
-	addr := filepath.Join(ts.Getenv("XDG_RUNTIME_DIR"), "engram", "engram.addr")
-	for i := 0; i < 1000; i++ {
-		if b, err := os.ReadFile(addr); err == nil && len(b) > 0 {
-			return
+	path := filepath.Join(ts.Getenv("XDG_RUNTIME_DIR"), "engram", "engram.addr")
+	answers := func() bool {
+		b, err := os.ReadFile(path)
+		if err != nil || len(bytes.TrimSpace(b)) == 0 {
+			return false
 		}
-		time.Sleep(10 * time.Millisecond) // polling for a real process to start, not timing it
+		resp, err := http.Get("http://" + strings.TrimSpace(string(b)) + "/v1/health")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
 	}
-	ts.Fatalf("engram serve did not start")
+	deadline := time.NewTimer(time.Minute)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !answers() {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			ts.Fatalf("engram serve did not answer at the address in %s within a minute", path)
+		}
+	}
 }
 
 // pair request NAME | pair poll NAME: an agent's side of pairing, against

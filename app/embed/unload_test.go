@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -21,20 +22,40 @@ func (c counting) Embed(_ context.Context, texts []string) ([][]float32, error) 
 	return out, nil
 }
 
-func waitDropped(t *testing.T, u *Unloading) {
+// The tests run in a synctest bubble: Unloading's timer and clock are the
+// bubble's fake ones, so an idle time passes in a time.Sleep that takes no
+// real time, and synctest.Wait lets the timer's function finish.
+
+// idleFor lets idle pass without a call, and reports whether u still
+// holds its model then.
+func idleFor(u *Unloading, idle time.Duration) (held bool) {
+	time.Sleep(idle)
+	synctest.Wait()
+	held, _ = u.Loaded()
+	return held
+}
+
+// waitDropped checks that u drops its model once idle has passed since
+// its last use, and not a moment before.
+func waitDropped(t *testing.T, u *Unloading, idle time.Duration) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if held, _ := u.Loaded(); !held {
-			return
-		}
+	if !idleFor(u, idle-time.Nanosecond) {
+		t.Fatalf("the model was dropped before %v without a call", idle)
 	}
-	t.Fatal("the model was still held 5 s after its last use")
+	if idleFor(u, time.Nanosecond) {
+		t.Fatalf("the model was still held %v after its last use", idle)
+	}
 }
 
 func TestUnloadingDropsIdleModelAndLoadsItAgain(t *testing.T) {
+	synctest.Test(t, testUnloadingDropsIdleModelAndLoadsItAgain)
+}
+
+func testUnloadingDropsIdleModelAndLoadsItAgain(t *testing.T) {
 	var mu sync.Mutex
 	fail := errors.New("disk gone")
 	var loadErr error
+	const idle = 20 * time.Millisecond
 	u := NewUnloading(counting{"m"}, func() (Embedder, error) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -42,12 +63,12 @@ func TestUnloadingDropsIdleModelAndLoadsItAgain(t *testing.T) {
 			return nil, loadErr
 		}
 		return counting{"m"}, nil
-	}, 20*time.Millisecond)
+	}, idle)
 
 	if held, loads := u.Loaded(); !held || loads != 1 {
 		t.Fatalf("after NewUnloading: held %v, loads %d; want true, 1", held, loads)
 	}
-	waitDropped(t, u)
+	waitDropped(t, u, idle)
 	v, err := u.Embed(t.Context(), []string{"abc"})
 	if err != nil || v[0][0] != 3 {
 		t.Fatalf("Embed after a drop = %v, %v", v, err)
@@ -56,7 +77,7 @@ func TestUnloadingDropsIdleModelAndLoadsItAgain(t *testing.T) {
 		t.Fatalf("after Embed: held %v, loads %d; want true, 2", held, loads)
 	}
 
-	waitDropped(t, u)
+	waitDropped(t, u, idle)
 	mu.Lock()
 	loadErr = fail
 	mu.Unlock()
@@ -72,8 +93,12 @@ func TestUnloadingDropsIdleModelAndLoadsItAgain(t *testing.T) {
 }
 
 func TestUnloadingRefusesAnotherModel(t *testing.T) {
+	synctest.Test(t, testUnloadingRefusesAnotherModel)
+}
+
+func testUnloadingRefusesAnotherModel(t *testing.T) {
 	u := NewUnloading(counting{"m"}, func() (Embedder, error) { return counting{"other"}, nil }, time.Millisecond)
-	waitDropped(t, u)
+	waitDropped(t, u, time.Millisecond)
 	if _, err := u.Embed(t.Context(), []string{"x"}); err == nil {
 		t.Fatal("a reload that yields another model was used")
 	}
@@ -84,24 +109,32 @@ func TestUnloadingRefusesAnotherModel(t *testing.T) {
 
 // A model in use is never dropped, however long the call takes.
 func TestUnloadingKeepsModelInUse(t *testing.T) {
+	synctest.Test(t, testUnloadingKeepsModelInUse)
+}
+
+func testUnloadingKeepsModelInUse(t *testing.T) {
+	const idle = 5 * time.Millisecond
 	started, finish := make(chan struct{}, 1), make(chan struct{})
 	slow := slowEmbedder{counting{"m"}, started, finish}
-	u := NewUnloading(slow, func() (Embedder, error) { return slow, nil }, 5*time.Millisecond)
+	u := NewUnloading(slow, func() (Embedder, error) { return slow, nil }, idle)
 	done := make(chan error)
 	go func() {
 		_, err := u.Embed(context.Background(), []string{"x"})
 		done <- err
 	}()
 	<-started
-	time.Sleep(50 * time.Millisecond)
-	if held, loads := u.Loaded(); !held || loads != 1 {
-		t.Fatalf("during a call: held %v, loads %d; want true, 1", held, loads)
+	// The call lasts ten idle times.
+	if held := idleFor(u, 10*idle); !held {
+		t.Fatal("the model was dropped during a call")
+	}
+	if _, loads := u.Loaded(); loads != 1 {
+		t.Fatalf("during a call: %d loads, want 1", loads)
 	}
 	close(finish)
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	waitDropped(t, u)
+	waitDropped(t, u, idle)
 }
 
 type slowEmbedder struct {

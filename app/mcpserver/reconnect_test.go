@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -51,13 +52,28 @@ func TestBridgeSurvivesRestart(t *testing.T) {
 		t.Fatalf("store before the restart: %v %v", err, res)
 	}
 	stop()
+	// Engram stays down until the bridge's next call reaches its address:
+	// the test holds the address meanwhile, and drops that first
+	// connection unanswered (as a restarting Engram would), so the call
+	// is made while Engram is down and the bridge must try again.
+	addr := strings.TrimPrefix(base, "http://")
+	down, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("hold Engram's address while it is down: %v", err)
+	}
 	restarted := make(chan func(), 1)
 	go func() {
-		time.Sleep(time.Second) // Engram is down for a second
-		_, stop2 := serveEngram(t, svc, strings.TrimPrefix(base, "http://"), server.Options{})
+		conn, err := down.Accept()
+		down.Close()
+		if err != nil {
+			restarted <- func() {} // the test ended first
+			return
+		}
+		conn.Close()
+		_, stop2 := serveEngram(t, svc, addr, server.Options{})
 		restarted <- stop2
 	}()
-	defer func() { (<-restarted)() }()
+	defer func() { down.Close(); (<-restarted)() }()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "store_memory", Arguments: map[string]any{"content": "restart two: the staging database is read-only on Mondays"}})
 	if err != nil || res.IsError {
 		t.Fatalf("store across the restart: %v %s; stderr %s", err, text(t, res), stderr.String())

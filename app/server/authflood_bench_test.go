@@ -100,6 +100,9 @@ func (e *floodEnv) floodWhile(stop <-chan struct{}, n int64, perSec float64, met
 				}
 				if on != nil && !on.Load() {
 					if tick == nil {
+						// Pacing, not a wait: a paused unpaced flood
+						// looks at on every millisecond instead of
+						// spinning.
 						time.Sleep(time.Millisecond)
 					}
 					continue

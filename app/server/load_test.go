@@ -238,6 +238,8 @@ func (e *loadEnv) run(b *testing.B, ops int, rate float64) {
 				if rate > 0 {
 					due = due.Add(time.Duration(rng.ExpFloat64() * float64(agents) / rate * float64(time.Second)))
 					if wait := time.Until(due); wait > 0 {
+						// Pacing, not a wait: the load arrives at rate,
+						// at the random times of a Poisson process.
 						time.Sleep(wait)
 					}
 				} else {

@@ -200,10 +200,14 @@ func TestRedTeam(t *testing.T) {
 // T2: an agent floods the vault. The rate limit turns it away, and
 // recall stays within its limits however much was written.
 func TestRedTeamFlood(t *testing.T) {
-	// A slow rate, so that 800 writes outrun it however slowly this
-	// machine runs them (at 50/s a loaded CI runner under -race refilled
-	// the bucket as fast as it wrote).
-	e := start(t, server.Options{Rate: 5, Burst: 100})
+	// The rate limiter's clock stands still during the flood, so that
+	// however slowly this machine writes, the burst is all it gets (a
+	// real clock under -race on a loaded runner refilled the bucket as
+	// fast as it wrote); then it moves on by one request's refill.
+	const rate, burst = 5, 100
+	var clock atomic.Int64
+	clock.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+	e := start(t, server.Options{Rate: rate, Burst: burst, Now: func() time.Time { return time.Unix(0, clock.Load()) }})
 	var ok, limited atomic.Int64
 	var wg sync.WaitGroup
 	for w := range 8 {
@@ -221,16 +225,21 @@ func TestRedTeamFlood(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if limited.Load() == 0 || ok.Load() == 0 {
-		t.Fatalf("800 writes in a burst: %d stored, %d refused by the rate limit; want both", ok.Load(), limited.Load())
+	if ok.Load() != burst || limited.Load() != 800-burst {
+		t.Fatalf("800 writes in a burst: %d stored, %d refused by the rate limit; want %d and %d", ok.Load(), limited.Load(), burst, 800-burst)
 	}
-	// The flood spent the agent's burst: wait for the bucket to refill.
-	var r result
-	for range 200 {
-		if r = e.do("POST", "/v1/recall", e.token, `{"query":"which pipeline does the deploy use?"}`, session("reader")); r.code != 429 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond) // polling the rate limiter, not timing anything
+	// The flood spent the agent's burst: a recall is refused until the
+	// bucket has refilled by one request.
+	recall := func() result {
+		return e.do("POST", "/v1/recall", e.token, `{"query":"which pipeline does the deploy use?"}`, session("reader"))
+	}
+	if r := recall(); r.code != 429 {
+		t.Fatalf("recall with the burst spent = %d, want 429", r.code)
+	}
+	clock.Add(int64(time.Second / rate))
+	r := recall()
+	if r.code != 200 {
+		t.Fatalf("recall once the bucket refilled = %d %s, want 200", r.code, r.raw)
 	}
 	results, _ := r.body["results"].([]any)
 	ctxBlock, _ := r.body["context"].(string)

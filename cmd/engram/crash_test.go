@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -97,6 +98,8 @@ func TestCrashHarness(t *testing.T) {
 				t.Fatalf("kill %d: the server acknowledged no change in 2 minutes", kill)
 			}
 		}
+		// Not a wait: the kill's random moment among the writes is the
+		// point of the harness.
 		time.Sleep(time.Duration(20+rng.IntN(300)) * time.Millisecond)
 		if err := srv.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
@@ -275,32 +278,64 @@ func (st *crashState) checkIndex(t *testing.T, base, token string, kill int) {
 }
 
 // startServe starts engram serve on a free loopback port and returns it
-// with its base URL once it answers.
+// with its base URL once it says it serves there ("engram: serving on
+// http://ADDR ..." on its standard error) and answers there.
 func startServe(t *testing.T, bin string, env []string, rt string) (*exec.Cmd, string) {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
 	cmd.Env = env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = pw
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	pw.Close()
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	addrFile := filepath.Join(rt, "engram", "engram.addr")
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if b, err := os.ReadFile(addrFile); err == nil && len(bytes.TrimSpace(b)) > 0 {
-			base := "http://" + strings.TrimSpace(string(b))
-			if resp, err := http.Get(base + "/v1/health"); err == nil {
-				resp.Body.Close()
-				return cmd, base
+	// Read its standard error to the end, saying the address it serves
+	// on as soon as it says it; the rest is kept for a failure.
+	var mu sync.Mutex
+	var said strings.Builder
+	serving := make(chan string, 1)
+	go func() {
+		defer pr.Close()
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			line := sc.Text()
+			mu.Lock()
+			said.WriteString(line + "\n")
+			mu.Unlock()
+			if rest, ok := strings.CutPrefix(line, "engram: serving on http://"); ok {
+				select {
+				case serving <- strings.Fields(rest)[0]:
+				default:
+				}
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("engram serve did not start:\n%s", stderr.String())
+		close(serving)
+	}()
+	stderr := func() string { mu.Lock(); defer mu.Unlock(); return said.String() }
+	select {
+	case addr, ok := <-serving:
+		if !ok {
+			t.Fatalf("engram serve exited before serving:\n%s", stderr())
 		}
-		time.Sleep(20 * time.Millisecond)
+		base := "http://" + addr
+		resp, err := http.Get(base + "/v1/health")
+		if err != nil {
+			t.Fatalf("engram serve says it serves on %s, but: %v\n%s", addr, err, stderr())
+		}
+		resp.Body.Close()
+		if b, err := os.ReadFile(filepath.Join(rt, "engram", "engram.addr")); err != nil || strings.TrimSpace(string(b)) != addr {
+			t.Fatalf("engram serve serves on %s, its runtime address file says %q (%v)", addr, b, err)
+		}
+		return cmd, base
+	case <-time.After(30 * time.Second):
+		t.Fatalf("engram serve did not start in 30 s:\n%s", stderr())
 	}
+	return nil, ""
 }
 
 // call makes one API request and decodes the reply into out; a transport

@@ -34,7 +34,7 @@ func TestDesktopEndToEnd(t *testing.T) {
 	if os.Getenv("ENGRAM_E2E") == "" {
 		t.Skip("the desktop end-to-end test runs with 'make e2e' (ENGRAM_E2E=1, under Xvfb and a D-Bus session)")
 	}
-	needDesktop(t, "import")
+	needDesktop(t)
 	shots := os.Getenv("ENGRAM_E2E_SHOTS")
 	if shots == "" {
 		shots = t.TempDir()
@@ -42,7 +42,7 @@ func TestDesktopEndToEnd(t *testing.T) {
 	if err := os.MkdirAll(shots, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 270*time.Second) // under 'make e2e's 5m
+	ctx, cancel := context.WithTimeout(t.Context(), 285*time.Second) // under 'make e2e's 5m
 	defer cancel()
 	tmp := t.TempDir()
 
@@ -74,36 +74,37 @@ func TestDesktopEndToEnd(t *testing.T) {
 			t.Logf("engram's log:\n%s", b)
 		}
 	}()
-	x := &xsession{t: t, display: display, shots: shots}
+	x := &xsession{t: t, ctx: ctx, display: display, shots: shots, fb: framebuffer(tmp)}
 	x.waitWindow()
 	x.shot("01-create-vault")
 
 	// A weak passphrase: the meter says so and Create waits for "use it
 	// anyway". Then the real one: the passphrase field has the focus,
 	// Enter moves to the second and then creates.
-	x.do("type", "--delay", "5", "abc")
-	time.Sleep(500 * time.Millisecond)
+	x.await("the passphrase meter to rate abc", func() { x.do("type", "--delay", "5", "abc") })
 	x.shot("02-create-weak-passphrase")
 	x.do("key", "ctrl+a", "BackSpace")
 	pass := "e2e correct horse battery staple"
-	x.do("type", "--delay", "5", pass)
-	x.do("key", "Return")
-	x.do("type", "--delay", "5", pass)
-	x.do("key", "Return")
 	addrFile := filepath.Join(rt, "engram", "engram.addr")
 	var base string
-	waitFor(t, 60*time.Second, "the agent API", func() bool {
-		b, err := os.ReadFile(addrFile)
-		if err != nil {
-			return false
-		}
-		base = "http://" + strings.TrimSpace(string(b))
-		return true
+	// The agent API starts once the first list is drawn.
+	x.await("the empty memory list", func() {
+		x.do("type", "--delay", "5", pass)
+		x.do("key", "Return")
+		x.do("type", "--delay", "5", pass)
+		x.do("key", "Return")
+		waitFor(t, 60*time.Second, "the agent API", func() bool {
+			b, err := os.ReadFile(addrFile)
+			if err != nil {
+				return false
+			}
+			base = "http://" + strings.TrimSpace(string(b))
+			return true
+		})
 	})
 	if _, err := os.Stat(filepath.Join(home, "vault.db")); err != nil {
 		t.Fatalf("no vault file after creating it in the window: %v", err)
 	}
-	time.Sleep(time.Second) // the first list is drawn
 	x.shot("03-memories-empty")
 	x.trayMenu("04-tray-menu-unlocked")
 
@@ -112,31 +113,34 @@ func TestDesktopEndToEnd(t *testing.T) {
 	var pair struct {
 		Secret string `json:"pair_secret"`
 	}
-	api(t, base, "", "POST", "/v1/pair", map[string]any{"name": "e2e-agent"}, &pair)
-	time.Sleep(1500 * time.Millisecond) // the app notices within a second
+	x.await("the pairing pop-up", func() {
+		api(t, base, "", "POST", "/v1/pair", map[string]any{"name": "e2e-agent"}, &pair)
+	})
 	x.shot("05-pairing-request")
 	// Another process asks under the same name: it is refused, changes
-	// nothing, and the open pop-up says so.
-	other := exec.CommandContext(ctx, "curl", "-s", "-X", "POST", "-H", "Content-Type: application/json",
-		"-d", `{"name":"e2e-agent"}`, base+"/v1/pair")
-	if out, err := other.CombinedOutput(); err != nil || !strings.Contains(string(out), "already waits") {
-		t.Fatalf("a second process's pairing request under the same name: %v\n%s", err, out)
-	}
-	time.Sleep(1500 * time.Millisecond) // the pop-up notices within a second
+	// nothing, and the open pop-up says so (in red).
+	x.await("the pop-up to name the refused process", func() {
+		other := exec.CommandContext(ctx, "curl", "-s", "-X", "POST", "-H", "Content-Type: application/json",
+			"-d", `{"name":"e2e-agent"}`, base+"/v1/pair")
+		if out, err := other.CombinedOutput(); err != nil || !strings.Contains(string(out), "already waits") {
+			t.Fatalf("a second process's pairing request under the same name: %v\n%s", err, out)
+		}
+	}, x.changed(pairingText), x.redIn(pairingText))
 	x.shot("05a-pairing-another-process")
-	cli := exec.CommandContext(ctx, bin, "agent", "approve", "e2e-agent")
-	cli.Env = env
-	if out, err := cli.CombinedOutput(); err != nil {
-		t.Fatalf("engram agent approve: %v\n%s", err, out)
-	}
 	var poll struct {
 		Token string `json:"token"`
 	}
-	api(t, base, "", "POST", "/v1/pair/poll", map[string]any{"name": "e2e-agent", "pair_secret": pair.Secret}, &poll)
-	if poll.Token == "" {
-		t.Fatal("the agent got no token after approval")
-	}
-	time.Sleep(1500 * time.Millisecond) // the pairing dialog closes
+	x.await("the pairing pop-up to close", func() {
+		cli := exec.CommandContext(ctx, bin, "agent", "approve", "e2e-agent")
+		cli.Env = env
+		if out, err := cli.CombinedOutput(); err != nil {
+			t.Fatalf("engram agent approve: %v\n%s", err, out)
+		}
+		api(t, base, "", "POST", "/v1/pair/poll", map[string]any{"name": "e2e-agent", "pair_secret": pair.Secret}, &poll)
+		if poll.Token == "" {
+			t.Fatal("the agent got no token after approval")
+		}
+	})
 
 	// One write of each kind the quarantine holds.
 	type stored struct {
@@ -166,35 +170,43 @@ func TestDesktopEndToEnd(t *testing.T) {
 	// A lasting memory the agent says the user confirmed.
 	write(map[string]any{"content": "The team prefers squash merges on main", "field": "preferences", "tier": "semantic", "confirmed": true}, "quarantined")
 
-	x.click(tabQuarantine)
-	time.Sleep(700 * time.Millisecond)
+	x.await("the queue of four", func() { x.click(tabQuarantine) }, x.rows(firstQueueRow, 4))
 	x.shot("06-quarantine")
 	for i := range 4 {
-		x.click(point{firstQueueRow.x, firstQueueRow.y + i*queueRowHeight})
-		time.Sleep(500 * time.Millisecond)
+		x.await(fmt.Sprintf("quarantine item %d", i+1), func() {
+			x.click(point{firstQueueRow.x, firstQueueRow.y + i*queueRowHeight})
+		}, x.changed(queueDetail))
 		x.shot(fmt.Sprintf("07-quarantine-item-%d", i+1))
 	}
 	reviewShots(t, ctx, x, bin, env, write)
 	// Approve the web content: the guardian does not find it safe, so
 	// Approve asks first, and the default keeps it in quarantine.
-	x.click(point{firstQueueRow.x, firstQueueRow.y + webRow*queueRowHeight})
-	time.Sleep(500 * time.Millisecond)
-	x.click(approveButton)
-	time.Sleep(500 * time.Millisecond)
+	x.await("the web content's review", func() {
+		x.click(point{firstQueueRow.x, firstQueueRow.y + webRow*queueRowHeight})
+	}, x.changed(queueDetail))
+	x.await("the question before approving", func() { x.click(approveButton) }, x.changed(dialogArea))
 	x.shot("08-quarantine-approve-question")
-	x.do("key", "Tab", "space") // from the default, Keep it in quarantine, to Approve anyway
-	waitFor(t, 15*time.Second, "the approved memory to be recallable", func() bool {
-		return recalled(t, base, poll.Token, "release checklist reviewers")
-	})
-	time.Sleep(time.Second) // the queue is reloaded and drawn
+	x.await("the queue of three", func() {
+		x.do("key", "Tab", "space") // from the default, Keep it in quarantine, to Approve anyway
+		waitFor(t, 15*time.Second, "the approved memory to be recallable", func() bool {
+			return recalled(t, base, poll.Token, "release checklist reviewers")
+		})
+	}, x.rows(firstQueueRow, 3))
 	x.shot("09-quarantine-after-approval")
 
 	for _, tab := range []struct {
 		at   point
 		name string
-	}{{tabMemories, "10-memories-with-memory"}, {firstMemoryRow, "11-memory-detail"}, {tabAgents, "12-agents"}, {firstAgentRow, "12a-agent-detail"}, {tabAudit, "13-audit-log"}, {tabSettings, "14-settings"}} {
-		x.click(tab.at)
-		time.Sleep(600 * time.Millisecond)
+		show []cond // nil: any change in the window
+	}{
+		{tabMemories, "10-memories-with-memory", []cond{x.rows(firstMemoryRow, 1)}},
+		{firstMemoryRow, "11-memory-detail", []cond{x.changed(memoryDetail)}},
+		{tabAgents, "12-agents", []cond{x.rows(firstAgentRow, 1)}},
+		{firstAgentRow, "12a-agent-detail", []cond{x.changed(agentDetail)}},
+		{tabAudit, "13-audit-log", []cond{x.filled(firstAuditRow)}},
+		{tabSettings, "14-settings", nil},
+	} {
+		x.await(tab.name, func() { x.click(tab.at) }, tab.show...)
 		x.shot(tab.name)
 	}
 
@@ -210,124 +222,126 @@ func TestDesktopEndToEnd(t *testing.T) {
 	if !recalls(t, base, poll.Token, "nightly build shared runners", "nightly build") {
 		t.Fatal("the agent's memory is not live before the review")
 	}
-	x.click(tabAgents)
-	time.Sleep(400 * time.Millisecond)
+	x.await("the Agents tab", func() { x.click(tabAgents) }, x.rows(firstAgentRow, 1))
+	// The agent is still selected (12a): a click on its row changes
+	// nothing on the screen, so there is no change to wait for.
 	x.click(firstAgentRow)
-	time.Sleep(400 * time.Millisecond)
-	x.click(reviewAgentButton)
-	time.Sleep(800 * time.Millisecond)
+	x.settle("e2e-agent's detail", quietMin)
+	x.await("the question before holding the agent's memories", func() { x.click(reviewAgentButton) }, x.changed(dialogArea))
 	x.shot("12b-agent-review-question")
 	x.do("key", "Tab", "space") // from the default, Cancel, to Move to the review
 	waitFor(t, 15*time.Second, "the agent's memory to be held", func() bool {
 		return !recalls(t, base, poll.Token, "nightly build shared runners", "nightly build")
 	})
-	x.click(tabQuarantine)
-	time.Sleep(700 * time.Millisecond)
+	held := len(queueEntries(t, ctx, bin, env))
+	x.await("the queue with the held memory", func() { x.click(tabQuarantine) }, x.rows(firstQueueRow, held))
 	x.shot("12c-quarantine-with-held")
-	x.click(point{firstQueueRow.x, firstQueueRow.y + queueRow(t, ctx, bin, env, func(it queueEntry) bool { return it.Kind == "re-evaluation" })*queueRowHeight})
-	time.Sleep(500 * time.Millisecond)
+	heldRow := queueRow(t, ctx, bin, env, func(it queueEntry) bool { return it.Kind == "re-evaluation" })
+	x.await("the held memory's review", func() {
+		x.click(point{firstQueueRow.x, firstQueueRow.y + heldRow*queueRowHeight})
+	}, x.changed(queueDetail))
 	x.shot("12d-quarantine-held-item")
-	x.click(tabSettings)
-	time.Sleep(600 * time.Millisecond)
+	x.await("the Settings tab", func() { x.click(tabSettings) })
 
 	// Settings: the passphrase change dialog (Escape closes it).
-	x.click(changePassphrase)
-	time.Sleep(600 * time.Millisecond)
+	x.await("the passphrase change dialog", func() { x.click(changePassphrase) }, x.changed(dialogArea))
 	x.shot("14a-settings-change-passphrase")
-	x.do("key", "Escape")
-	time.Sleep(300 * time.Millisecond)
+	x.await("the passphrase change dialog to close", func() { x.do("key", "Escape") })
 	// The Recall group, at the end of the form, says which model is in use.
-	x.drag(settingsScrollbar, point{settingsScrollbar.x, 710})
-	time.Sleep(500 * time.Millisecond)
+	x.await("the end of the settings", func() { x.drag(settingsScrollbar, point{settingsScrollbar.x, 710}) })
 	x.shot("14b-settings-recall-model")
 
 	// Memories: a search marks the words it matched; a header sorts.
-	x.click(tabMemories)
-	time.Sleep(400 * time.Millisecond)
-	x.do("key", "ctrl+f")
-	x.do("type", "--delay", "5", "release checklist")
-	time.Sleep(1500 * time.Millisecond) // the debounce and the search
+	x.await("the Memories tab", func() { x.click(tabMemories) }, x.rows(firstMemoryRow, 1))
+	// The count above the list changes only once the search (after its
+	// debounce) has run.
+	x.await("the search's result", func() {
+		x.do("key", "ctrl+f")
+		x.do("type", "--delay", "5", "release checklist")
+	}, x.changed(countLine))
 	x.shot("10a-memories-search-marked")
-	x.do("key", "ctrl+a", "BackSpace")
-	time.Sleep(1500 * time.Millisecond)
-	x.click(memoryHeader)
-	time.Sleep(500 * time.Millisecond)
+	x.await("the list without a search", func() { x.do("key", "ctrl+a", "BackSpace") }, x.changed(countLine))
+	x.await("the list sorted by text", func() { x.click(memoryHeader) }, x.changed(listHeader))
 	x.shot("10b-memories-sorted-by-text")
-	x.click(memoryHeader) // reversed
-	x.click(memoryHeader) // back to newest first
+	x.await("the list sorted by text, reversed", func() { x.click(memoryHeader) }, x.changed(listHeader))
+	x.await("the list newest first", func() { x.click(memoryHeader) }, x.changed(listHeader))
 
 	// Add an agent: its token is shown once, in full; Copy says so.
-	x.click(tabAgents)
-	time.Sleep(400 * time.Millisecond)
-	x.click(addAgentButton)
-	time.Sleep(500 * time.Millisecond)
-	x.do("type", "--delay", "5", "e2e-cursor")
-	x.do("key", "Return")
-	time.Sleep(800 * time.Millisecond)
+	x.await("the Agents tab", func() { x.click(tabAgents) }, x.rows(firstAgentRow, 1))
+	x.await("the new agent's name field", func() { x.click(addAgentButton) }, x.changed(dialogArea))
+	// The token is shown in the same step that lists the agent.
+	x.await("the new agent's token", func() {
+		x.do("type", "--delay", "5", "e2e-cursor")
+		x.do("key", "Return")
+	}, x.rows(firstAgentRow, 2))
 	x.shot("15-token-dialog")
-	x.click(copyTokenButton)
-	time.Sleep(300 * time.Millisecond)
+	x.await("Copy to say it copied", func() { x.click(copyTokenButton) })
 	x.shot("16-token-copied")
-	x.do("key", "Return") // Done has the focus
-	time.Sleep(300 * time.Millisecond)
+	x.await("the token dialog to close", func() { x.do("key", "Return") }) // Done has the focus
 
 	// Connect a client: the clients found in the user's home, the agent
-	// Claude Code would run as, and the diff of ~/.claude.json; looking
-	// changes nothing, Connect writes the file and says to restart.
-	x.click(connectClientButton)
-	time.Sleep(800 * time.Millisecond)
+	// Claude Code would run as, and the diff of ~/.claude.json (the lines
+	// Connect adds in green); looking changes nothing, Connect writes the
+	// file and says to restart.
+	x.await("Connect a client with its diff", func() { x.click(connectClientButton) }, x.greenIn(connectDiff))
 	x.shot("16a-connect-client")
 	if b, _ := os.ReadFile(claudeJSON); string(b) != claudeCodeConfig {
 		t.Fatalf("looking at Connect a client changed ~/.claude.json:\n%s", b)
 	}
-	x.click(connectButton)
-	waitFor(t, 15*time.Second, "Connect to write ~/.claude.json", func() bool {
-		b, _ := os.ReadFile(claudeJSON)
-		return strings.Contains(string(b), `"claude-code"`)
-	})
-	time.Sleep(500 * time.Millisecond)
+	// Connect's dialog closes when the one saying it is done opens (on a
+	// loaded machine well after the file is written): its title changes
+	// and is no longer on top.
+	x.await("Connect to say it is done", func() {
+		x.click(connectButton)
+		waitFor(t, 15*time.Second, "Connect to write ~/.claude.json", func() bool {
+			b, _ := os.ReadFile(claudeJSON)
+			return strings.Contains(string(b), `"claude-code"`)
+		})
+	}, x.changed(connectTitle), x.dim(connectTitle))
 	x.shot("16b-connect-client-done")
-	x.do("key", "Return") // Done has the focus
-	time.Sleep(300 * time.Millisecond)
-	// Connected now: Disconnect asks first, then gives the file back.
-	x.click(connectClientButton)
-	time.Sleep(800 * time.Millisecond)
+	x.await("the connect dialog to close", func() { x.do("key", "Return") }, x.changed(dialogArea)) // Done has the focus
+	// Connected now: Disconnect asks first, then gives the file back (the
+	// lines it would remove in red).
+	x.await("Connect a client with what Disconnect would do", func() { x.click(connectClientButton) }, x.redIn(connectDiff))
 	x.shot("16c-connect-client-connected")
-	x.click(disconnectButton)
-	time.Sleep(500 * time.Millisecond)
+	x.await("the question before disconnecting", func() { x.click(disconnectButton) }, x.changed(dialogArea))
 	x.shot("16d-disconnect-question")
-	x.do("key", "Tab", "space") // from the default, Keep connected, to Disconnect
-	waitFor(t, 15*time.Second, "Disconnect to restore ~/.claude.json", func() bool {
-		b, _ := os.ReadFile(claudeJSON)
-		return string(b) == claudeCodeConfig
-	})
-	time.Sleep(500 * time.Millisecond)
+	// The question closes first (Connect a client's title comes back on
+	// top), then Connect a client, when the dialog saying it is done opens.
+	x.await("Disconnect to say it is done", func() {
+		x.do("key", "Tab", "space") // from the default, Keep connected, to Disconnect
+		waitFor(t, 15*time.Second, "Disconnect to restore ~/.claude.json", func() bool {
+			b, _ := os.ReadFile(claudeJSON)
+			return string(b) == claudeCodeConfig
+		})
+	}, x.changed(connectTitle), x.dim(connectTitle))
 	x.shot("16e-disconnected")
-	x.do("key", "Return")
-	time.Sleep(300 * time.Millisecond)
+	x.await("the connect dialog to close", func() { x.do("key", "Return") }, x.changed(dialogArea))
 
 	// Lock: only the unlock screen is left, and the tray offers only
 	// Unlock and Quit.
-	x.click(lockButton)
-	time.Sleep(600 * time.Millisecond)
+	x.await("the unlock screen", func() { x.click(lockButton) })
 	x.shot("17-locked")
 	x.trayMenu("18-tray-menu-locked")
 	menu := trayMenu(t)
 	if got := menu.labels(t); len(got) != 2 || !strings.HasPrefix(got[0], "Unlock") || got[1] != "Quit" {
 		t.Fatalf("the tray menu while locked is %q, want Unlock…, Quit", got)
 	}
-	x.do("type", "--delay", "5", "not the passphrase")
-	x.do("key", "Return")
 	// The key derivation takes about a second, more on a busy machine:
 	// wait for the error to be drawn (red text under the Unlock button).
-	waitFor(t, 30*time.Second, "the wrong-passphrase error", func() bool { return x.red(unlockError) })
+	x.await("the wrong-passphrase error", func() {
+		x.do("type", "--delay", "5", "not the passphrase")
+		x.do("key", "Return")
+	}, x.redIn(unlockError))
 	x.shot("19-unlock-wrong-passphrase")
-	x.do("type", "--delay", "5", pass)
-	x.do("key", "Return")
-	waitFor(t, 15*time.Second, "the unlocked tray menu", func() bool {
-		return slices.Contains(menu.labels(t), "Lock")
-	})
-	time.Sleep(500 * time.Millisecond)
+	// Unlocked, the window shows the tab it showed, Agents, with its three.
+	x.await("the Agents tab, unlocked", func() {
+		x.do("type", "--delay", "5", pass)
+		x.do("key", "Return")
+		waitFor(t, 15*time.Second, "the unlocked tray menu", func() bool {
+			return slices.Contains(menu.labels(t), "Lock")
+		})
+	}, x.rows(firstAgentRow, 3))
 	x.shot("20-unlocked-again")
 
 	// Keyboard and list (issue 36, desktop): Tab reaches the tab bar,
@@ -335,59 +349,48 @@ func TestDesktopEndToEnd(t *testing.T) {
 	// asks to forget it; the pointer over a row's text shows it whole; New
 	// memory is finished with Ctrl+Enter; Settings say "Unsaved changes"
 	// with Apply in view; the backup passphrase is rated.
-	x.click(tabMemories)
-	time.Sleep(400 * time.Millisecond)
-	x.do("key", "Tab", "Tab") // the Lock button, then the tab bar
-	time.Sleep(300 * time.Millisecond)
+	x.await("the Memories tab", func() { x.click(tabMemories) }, x.rows(firstMemoryRow, 1))
+	x.await("the tab bar's focus ring", func() { x.do("key", "Tab", "Tab") }) // the Lock button, then the tab bar
 	x.shot("21-tab-bar-focused")
-	x.do("key", "Right")
-	time.Sleep(500 * time.Millisecond)
+	x.await("the next tab", func() { x.do("key", "Right") })
 	x.shot("21a-tab-bar-next-tab")
-	x.do("key", "Left")
-	time.Sleep(400 * time.Millisecond)
-	x.click(firstMemoryRow)
-	time.Sleep(500 * time.Millisecond)
-	x.do("key", "Delete")
-	time.Sleep(400 * time.Millisecond)
+	x.await("the Memories tab again", func() { x.do("key", "Left") })
+	x.await("the memory selected", func() { x.click(firstMemoryRow) })
+	x.await("the question before forgetting", func() { x.do("key", "Delete") }, x.changed(dialogArea))
 	x.shot("21b-delete-asks-to-forget")
-	x.do("key", "Escape")
-	time.Sleep(300 * time.Millisecond)
-	x.do("mousemove", "--window", x.window, "520", "221")
-	time.Sleep(200 * time.Millisecond)
-	x.do("mousemove", "--window", x.window, "522", "222")
-	time.Sleep(400 * time.Millisecond)
+	x.await("the question to close", func() { x.do("key", "Escape") })
+	x.await("the memory's text as a tip", func() {
+		x.do("mousemove", "--window", x.window, "520", "221")
+		pointerPause()
+		x.do("mousemove", "--window", x.window, "522", "222")
+	}, x.changed(rect{500, 230, 500, 60}))
 	x.shot("21c-memory-text-tip")
-	x.do("key", "ctrl+n")
-	time.Sleep(500 * time.Millisecond)
-	x.do("type", "--delay", "5", "The coffee machine on floor 3 needs descaling every month")
-	x.do("key", "Tab")
-	time.Sleep(300 * time.Millisecond)
+	x.await("the New memory dialog", func() { x.do("key", "ctrl+n") }, x.changed(dialogArea))
+	x.await("the text typed and the focus moved on", func() {
+		x.do("type", "--delay", "5", "The coffee machine on floor 3 needs descaling every month")
+		x.do("key", "Tab")
+	})
 	x.shot("21d-new-memory-tab-left-the-text")
-	x.do("key", "shift+Tab")
-	x.do("key", "ctrl+Return")
-	time.Sleep(2500 * time.Millisecond) // stored, embedded and listed
+	x.await("the new memory listed", func() { x.do("key", "shift+Tab", "ctrl+Return") }, x.rows(firstMemoryRow, 2))
 	x.shot("21e-new-memory-added")
-	x.click(tabSettings)
-	time.Sleep(500 * time.Millisecond)
-	x.click(autoLockField)
-	x.do("key", "ctrl+a")
-	x.do("type", "--delay", "5", "15")
-	time.Sleep(300 * time.Millisecond)
+	x.await("the Settings tab", func() { x.click(tabSettings) })
+	x.await("Unsaved changes", func() {
+		x.click(autoLockField)
+		x.do("key", "ctrl+a")
+		x.do("type", "--delay", "5", "15")
+	})
 	x.shot("21f-settings-unsaved")
-	x.drag(settingsScrollbar, point{settingsScrollbar.x, 700})
-	time.Sleep(500 * time.Millisecond)
+	x.await("the end of the settings", func() { x.drag(settingsScrollbar, point{settingsScrollbar.x, 700}) })
 	x.shot("21g-settings-end")
-	x.click(backupPassphraseButton)
-	time.Sleep(500 * time.Millisecond)
-	x.do("type", "--delay", "5", "a")
-	x.do("key", "Return")
-	x.do("type", "--delay", "5", "a")
-	time.Sleep(400 * time.Millisecond)
+	x.await("the backup passphrase dialog", func() { x.click(backupPassphraseButton) }, x.changed(dialogArea))
+	x.await("the backup passphrase rated", func() {
+		x.do("type", "--delay", "5", "a")
+		x.do("key", "Return")
+		x.do("type", "--delay", "5", "a")
+	})
 	x.shot("21h-backup-passphrase-weak")
-	x.do("key", "Escape")
-	time.Sleep(300 * time.Millisecond)
-	x.click(tabMemories)
-	time.Sleep(300 * time.Millisecond)
+	x.await("the backup passphrase dialog to close", func() { x.do("key", "Escape") })
+	x.await("the Memories tab", func() { x.click(tabMemories) }, x.rows(firstMemoryRow, 2))
 
 	// A second launch brings this window forward and exits.
 	second := exec.CommandContext(ctx, bin)
@@ -467,6 +470,8 @@ var (
 	// trayIcon is Engram's icon in the panel's tray, in screen
 	// coordinates (the panel is along the top of the screen).
 	trayIcon = point{1155, 13}
+	// panelHeight is the height of the panel along the top of the screen.
+	panelHeight = 28
 )
 
 // claudeCodeConfig is a Claude Code configuration with a server of its
@@ -495,15 +500,61 @@ type rect struct{ x, y, w, h int }
 // unlockError is where the unlock screen shows its error.
 var unlockError = rect{290, 380, 520, 45}
 
+// Window areas that show a step's effect.
+var (
+	// pairingText is the body of the pairing pop-up.
+	pairingText = rect{240, 110, 620, 270}
+	// queueDetail, memoryDetail and agentDetail are the right-hand panes
+	// that show the selected item.
+	queueDetail  = rect{554, 84, 546, 636}
+	memoryDetail = rect{727, 84, 373, 636}
+	agentDetail  = rect{500, 84, 600, 636}
+	// firstAuditRow is the newest entry of the audit log.
+	firstAuditRow = rect{8, 285, 472, 24}
+	// countLine says how many memories the list holds (or matched).
+	countLine = rect{4, 130, 700, 24}
+	// listHeader is the memory list's column headers.
+	listHeader = rect{4, 166, 714, 32}
+	// dialogArea is the middle of the window, where a dialog opens.
+	dialogArea = rect{300, 300, 500, 110}
+	// connectTitle is the title of Connect a client.
+	connectTitle = rect{36, 48, 300, 28}
+	// connectDiff is where Connect a client shows the diff of the
+	// client's file, below its notes.
+	connectDiff = rect{364, 330, 690, 280}
+)
+
 type xsession struct {
-	t       *testing.T
+	t *testing.T
+	// ctx bounds every wait (the test's context when nil).
+	ctx     context.Context
 	display string
 	shots   string
 	window  string
+	// fb is Xvfb's framebuffer file, framebuffer(tmp): the screen the
+	// session watches. Without it (TestIdleMemory) waitWindow only waits
+	// for the window to be mapped, and nothing else may wait on the
+	// screen.
+	fb     string
+	fbFile *os.File
+	layout fbLayout
+	// win is the window on the screen.
+	win rect
+	// steps are the awaits so far, for the log.
+	steps []step
+	// still is the screen the last wait left, valid (isStill) until
+	// the next input.
+	still   frame
+	isStill bool
+	// from, when set (hasFrom) during a step, is the screen its effect is
+	// measured from (see click).
+	from    frame
+	hasFrom bool
 }
 
 func (x *xsession) do(args ...string) string {
 	x.t.Helper()
+	x.isStill = false
 	cmd := exec.Command("xdotool", args...)
 	cmd.Env = append(os.Environ(), "DISPLAY="+x.display)
 	out, err := cmd.CombinedOutput()
@@ -513,10 +564,13 @@ func (x *xsession) do(args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// waitWindow waits for the Engram window to be mapped and, when the
+// session watches the screen, for its first frame: the window is drawn
+// (not one colour below the top) and holds still.
 func (x *xsession) waitWindow() {
 	x.t.Helper()
 	waitFor(x.t, 60*time.Second, "the Engram window", func() bool {
-		cmd := exec.Command("xdotool", "search", "--name", "^Engram$")
+		cmd := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^Engram$")
 		cmd.Env = append(os.Environ(), "DISPLAY="+x.display)
 		out, err := cmd.Output()
 		if err != nil {
@@ -525,74 +579,97 @@ func (x *xsession) waitWindow() {
 		x.window = strings.Fields(string(out))[0]
 		return true
 	})
-	time.Sleep(time.Second) // first frame
+	if x.fb == "" {
+		return
+	}
+	x.t.Cleanup(x.logSteps)
+	geo := map[string]int{}
+	for _, line := range strings.Fields(x.do("getwindowgeometry", "--shell", x.window)) {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			geo[k], _ = strconv.Atoi(v)
+		}
+	}
+	x.win = rect{geo["X"], geo["Y"], geo["WIDTH"], geo["HEIGHT"]}
+	if x.win.w == 0 || x.win.h == 0 {
+		x.t.Fatalf("the Engram window has no size: %v", geo)
+	}
+	// The panel along the top of the screen shows through until the
+	// window is drawn: look below it.
+	x.await("the window's first frame", func() {}, x.filled(rect{0, statusHeight, x.win.w, x.win.h - statusHeight}))
 }
 
+// pointerPause gives the app's event loop time to take a pointer motion
+// before the next input. It is input pacing, not a wait for a state:
+// Fyne takes the pointer's position from the motion events it has
+// handled, and nothing on the screen shows that it has (over a plain
+// area a motion draws nothing).
+func pointerPause() { time.Sleep(150 * time.Millisecond) }
+
+// click clicks at p in the window. It moves the pointer there in two
+// steps, so that the app sees a motion event even when the pointer was
+// there already, and waits until whatever the pointer's arrival shows
+// (a highlighted button, a tooltip) holds still: a step's effect is
+// measured from that screen, so a highlight never passes for the click's
+// effect.
 func (x *xsession) click(p point) {
 	x.t.Helper()
-	x.do("mousemove", "--window", x.window, strconv.Itoa(p.x), strconv.Itoa(p.y))
-	// GLFW takes the pointer position from motion events: let one arrive.
-	time.Sleep(200 * time.Millisecond)
-	x.do("mousemove", "--window", x.window, strconv.Itoa(p.x+1), strconv.Itoa(p.y))
-	time.Sleep(100 * time.Millisecond)
+	x.pointAt(p)
 	x.do("click", "1")
+}
+
+// pointAt moves the pointer to p in the window and marks the screen once
+// it holds still as the one the running step's effect is measured from.
+func (x *xsession) pointAt(p point) {
+	x.t.Helper()
+	x.do("mousemove", "--window", x.window, strconv.Itoa(p.x), strconv.Itoa(p.y))
+	x.do("mousemove", "--window", x.window, strconv.Itoa(p.x+1), strconv.Itoa(p.y))
+	pointerPause()
+	x.markFrom(fmt.Sprintf("the pointer at %v", p))
 }
 
 // drag presses the left button at from, moves to to and lets go.
 func (x *xsession) drag(from, to point) {
 	x.t.Helper()
-	x.do("mousemove", "--window", x.window, strconv.Itoa(from.x), strconv.Itoa(from.y))
-	time.Sleep(200 * time.Millisecond)
-	x.do("mousemove", "--window", x.window, strconv.Itoa(from.x), strconv.Itoa(from.y+1))
-	time.Sleep(100 * time.Millisecond)
+	x.pointAt(from)
 	x.do("mousedown", "1")
 	for y := from.y; y <= to.y; y += 40 {
 		x.do("mousemove", "--window", x.window, strconv.Itoa(to.x), strconv.Itoa(y))
+		// Input pacing: the scroll bar follows each motion the app
+		// handles; motions sent faster are merged into one jump.
 		time.Sleep(30 * time.Millisecond)
 	}
 	x.do("mousemove", "--window", x.window, strconv.Itoa(to.x), strconv.Itoa(to.y))
-	time.Sleep(100 * time.Millisecond)
+	pointerPause()
 	x.do("mouseup", "1")
-}
-
-// red reports whether the screen shows red text in r (the danger
-// colour of Fyne's dark theme).
-func (x *xsession) red(r rect) bool {
-	x.t.Helper()
-	path := filepath.Join(x.t.TempDir(), "screen.png")
-	cmd := exec.Command("import", "-window", "root", path)
-	cmd.Env = append(os.Environ(), "DISPLAY="+x.display)
-	if err := cmd.Run(); err != nil {
-		return false
-	}
-	out, err := exec.Command("convert", path, "-crop", fmt.Sprintf("%dx%d+%d+%d", r.w, r.h, r.x, r.y), "-fx", "r>0.7&&g<0.45&&b<0.45?1:0", "-format", "%[fx:mean]", "info:").Output()
-	if err != nil {
-		return false
-	}
-	mean, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
-	return err == nil && mean > 0.002
 }
 
 // trayMenu opens the tray icon's menu in the panel, takes a screenshot
 // and closes it.
 func (x *xsession) trayMenu(name string) {
 	x.t.Helper()
-	x.do("mousemove", strconv.Itoa(trayIcon.x), strconv.Itoa(trayIcon.y))
-	time.Sleep(200 * time.Millisecond)
-	x.do("click", "1")
-	time.Sleep(800 * time.Millisecond)
+	// The menu opens below the panel, over the window or beside it.
+	belowPanel := x.changedOnScreen(rect{0, panelHeight, 1 << 16, 1 << 16})
+	x.await("the tray menu", func() {
+		x.do("mousemove", strconv.Itoa(trayIcon.x), strconv.Itoa(trayIcon.y))
+		pointerPause()
+		x.markFrom("the pointer on the tray icon")
+		x.do("click", "1")
+	}, belowPanel)
 	x.shot(name)
-	x.do("key", "Escape")
-	time.Sleep(300 * time.Millisecond)
+	x.await("the tray menu to close", func() { x.do("key", "Escape") }, belowPanel)
 }
 
+// shot saves the screen as name.png once it holds still: the screen the
+// last wait left when no input was sent since, else the screen after
+// waiting for it to hold still.
 func (x *xsession) shot(name string) {
 	x.t.Helper()
-	path := filepath.Join(x.shots, name+".png")
-	cmd := exec.Command("import", "-window", "root", path)
-	cmd.Env = append(os.Environ(), "DISPLAY="+x.display)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		x.t.Fatalf("screenshot %s: %v\n%s", name, err, out)
+	f := x.still
+	if !x.isStill {
+		f = x.settle(name, quietMin)
+	}
+	if err := f.save(filepath.Join(x.shots, name+".png")); err != nil {
+		x.t.Fatalf("screenshot %s: %v", name, err)
 	}
 }
 
@@ -619,14 +696,20 @@ func start(t *testing.T, ctx context.Context, env []string, logPath, name string
 	return cmd
 }
 
+// waitFor asks ok every 200 ms until it holds; after limit the test
+// fails naming what it waited for.
 func waitFor(t *testing.T, limit time.Duration, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(limit)
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
 	for !ok() {
-		if time.Now().After(deadline) {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
 			t.Fatalf("timed out after %v waiting for %s", limit, what)
 		}
-		time.Sleep(200 * time.Millisecond)
 	}
 }
 
@@ -779,7 +862,9 @@ func needDesktop(t *testing.T, extra ...string) {
 func startDesktop(t *testing.T, ctx context.Context, tmp string, seed int) string {
 	t.Helper()
 	display := fmt.Sprintf(":%d", 50+(os.Getpid()+seed)%200)
-	start(t, ctx, nil, filepath.Join(tmp, "xvfb.log"), "Xvfb", display, "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+	// -fbdir: the screen is also a file that the test reads to see what
+	// is drawn (framebuffer); -nocursor keeps the pointer out of it.
+	start(t, ctx, nil, filepath.Join(tmp, "xvfb.log"), "Xvfb", display, "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-fbdir", tmp, "-nocursor")
 	waitFor(t, 10*time.Second, "the X server", func() bool {
 		_, err := os.Stat("/tmp/.X11-unix/X" + display[1:])
 		return err == nil
@@ -804,24 +889,25 @@ func reviewShots(t *testing.T, ctx context.Context, x *xsession, bin string, env
 	write(map[string]any{"content": attack, "field": "conventions"}, "quarantined")
 	write(map[string]any{"content": first, "field": "conventions"}, "ok")
 	write(map[string]any{"content": second, "field": "conventions"}, "quarantined")
-	x.click(tabMemories)
-	time.Sleep(400 * time.Millisecond)
-	x.click(tabQuarantine) // reloads the queue
-	time.Sleep(700 * time.Millisecond)
+	x.await("the Memories tab", func() { x.click(tabMemories) })
+	queued := len(queueEntries(t, ctx, bin, env))
+	x.await("the queue with both", func() { x.click(tabQuarantine) }, x.rows(firstQueueRow, queued)) // reloads the queue
 	byText := func(text string) func(queueEntry) bool {
 		return func(it queueEntry) bool { return it.Memory.Content == text }
 	}
-	x.click(point{firstQueueRow.x, firstQueueRow.y + queueRow(t, ctx, bin, env, byText(attack))*queueRowHeight})
-	time.Sleep(500 * time.Millisecond)
+	attackRow := queueRow(t, ctx, bin, env, byText(attack))
+	x.await("the convention attack's review", func() {
+		x.click(point{firstQueueRow.x, firstQueueRow.y + attackRow*queueRowHeight})
+	}, x.changed(queueDetail))
 	x.shot("07a-review-convention-attack")
-	x.click(point{firstQueueRow.x, firstQueueRow.y + queueRow(t, ctx, bin, env, byText(second))*queueRowHeight})
-	time.Sleep(500 * time.Millisecond)
+	secondRow := queueRow(t, ctx, bin, env, byText(second))
+	x.await("the split pair's review", func() {
+		x.click(point{firstQueueRow.x, firstQueueRow.y + secondRow*queueRowHeight})
+	}, x.changed(queueDetail))
 	x.shot("07b-review-split-pair")
-	x.click(rejectButton)
-	time.Sleep(500 * time.Millisecond)
+	x.await("the question before rejecting", func() { x.click(rejectButton) }, x.changed(dialogArea))
 	x.shot("07c-review-split-pair-reject-question")
-	x.do("key", "Escape")
-	time.Sleep(300 * time.Millisecond)
+	x.await("the question to close", func() { x.do("key", "Escape") })
 	for _, it := range queueEntries(t, ctx, bin, env) {
 		if it.Memory.Content == attack || it.Memory.Content == second {
 			cli := exec.CommandContext(ctx, bin, "quarantine", "reject", it.ID)
@@ -831,10 +917,9 @@ func reviewShots(t *testing.T, ctx context.Context, x *xsession, bin string, env
 			}
 		}
 	}
-	x.click(tabMemories)
-	time.Sleep(400 * time.Millisecond)
-	x.click(tabQuarantine)
-	time.Sleep(700 * time.Millisecond)
+	queued = len(queueEntries(t, ctx, bin, env))
+	x.await("the Memories tab", func() { x.click(tabMemories) })
+	x.await("the queue without both", func() { x.click(tabQuarantine) }, x.rows(firstQueueRow, queued))
 }
 
 // rejectButton is the first of an item's buttons, under its title.
