@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -113,7 +114,7 @@ func (t *tray) setL3(p l3Proposal) {
 		}
 	}
 	if p.due > 0 {
-		t.l3Item.Label = p.title() + "…"
+		t.l3Item.Label = strings.TrimSuffix(p.title(), "?") + "…"
 		at := len(items) - 2 // before the separator and Quit
 		items = append(items[:at], append([]*fyne.MenuItem{t.l3Item}, items[at:]...)...)
 		if !t.l3Told {
