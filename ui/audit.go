@@ -38,10 +38,14 @@ type auditScreen struct {
 	// wrote; it is enabled only on an import's entry.
 	review *widget.Button
 	sel    app.AuditEntry
+	// l3box shows the proposed removal of old L3 access records, l3
+	// (see l3.go), while there is one.
+	l3box *fyne.Container
+	l3    l3Proposal
 }
 
 func newAuditScreen(u *UI) *auditScreen {
-	s := &auditScreen{u: u}
+	s := &auditScreen{u: u, l3box: container.NewVBox()}
 	s.agent = widget.NewEntry()
 	s.agent.SetPlaceHolder("agent")
 	s.agent.OnSubmitted = func(string) { s.refresh() }
@@ -107,7 +111,7 @@ func newAuditScreen(u *UI) *auditScreen {
 		s.review,
 	)
 	filters := container.NewGridWithColumns(4, labelled("Agent", s.agent), labelled("Field", s.field), labelled("Action", s.action), labelled("Since", s.since))
-	s.content = container.NewBorder(container.NewVBox(filters, buttons, s.chain, header), nil, nil, nil, list)
+	s.content = container.NewBorder(container.NewVBox(s.l3box, filters, buttons, s.chain, header), nil, nil, nil, list)
 	s.ready = true
 	return s
 }

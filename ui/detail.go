@@ -352,6 +352,7 @@ func (d *detailPane) actions() fyne.CanvasObject {
 		widget.NewButtonWithIcon("Refute…", theme.CancelIcon(), d.refute),
 		widget.NewButtonWithIcon("Question…", theme.QuestionIcon(), d.question),
 		widget.NewButtonWithIcon("Expiry…", theme.HistoryIcon(), d.expiry),
+		widget.NewButtonWithIcon("Merge…", theme.ContentCopyIcon(), d.merge),
 		widget.NewButtonWithIcon("Forget", theme.DeleteIcon(), d.forget),
 	)
 }

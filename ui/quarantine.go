@@ -29,10 +29,19 @@ type quarantineScreen struct {
 	// next is the list position of the item just decided: once the queue
 	// is reloaded, the item that took its place is shown.
 	next int
+	// questions are the questioned memories (see questions.go), listed
+	// above the queue while there are any (center holds the lists);
+	// qsel is the one shown and qnext the position of the one just
+	// decided, as sel and next are for the queue.
+	questions *rows[app.Memory]
+	qlist     *widget.List
+	center    *fyne.Container
+	qsel      *app.Memory
+	qnext     int
 }
 
 func newQuarantineScreen(u *UI) *quarantineScreen {
-	s := &quarantineScreen{u: u, note: widget.NewLabel(""), next: -1}
+	s := &quarantineScreen{u: u, note: widget.NewLabel(""), next: -1, qnext: -1}
 	s.box = container.NewVBox(widget.NewLabel("Select a quarantined memory to review it."))
 	s.items = newRows(
 		func() fyne.CanvasObject {
@@ -55,9 +64,14 @@ func newQuarantineScreen(u *UI) *quarantineScreen {
 	s.list.OnSelected = func(id widget.ListItemID) {
 		u.h.Touch()
 		if it, ok := s.items.at(id); ok {
+			s.qsel = nil
+			s.qlist.UnselectAll()
 			s.show(&it)
 		}
 	}
+	s.questions = s.newQuestionRows()
+	s.qlist = s.questions.list
+	s.center = container.NewStack(s.list)
 	bulk := container.NewHBox(
 		widget.NewButtonWithIcon("Approve safe…", theme.ConfirmIcon(), func() {
 			s.bulk("approve", func(it app.QueueItem) bool { return it.SafeToApprove() })
@@ -65,7 +79,7 @@ func newQuarantineScreen(u *UI) *quarantineScreen {
 		widget.NewButtonWithIcon("Reject all…", theme.CancelIcon(), func() { s.bulk("reject", func(it app.QueueItem) bool { return it.Waiting() }) }),
 		widget.NewButtonWithIcon("Discard hostile…", theme.DeleteIcon(), func() { s.bulk("discard", func(it app.QueueItem) bool { return it.Forensic() }) }),
 	)
-	left := container.NewBorder(container.NewVBox(bulk, s.note), nil, nil, nil, s.list)
+	left := container.NewBorder(container.NewVBox(bulk, s.note), nil, nil, nil, s.center)
 	s.scroll = pane(s.box)
 	split := container.NewHSplit(left, s.scroll)
 	split.Offset = 0.5
@@ -154,14 +168,20 @@ func sortQueue(items []app.QueueItem) {
 	})
 }
 
-// refresh reloads the queue and the count badge.
+// refresh reloads the queue, the questioned memories and the count
+// badge (both count: each waits for the user).
 func (s *quarantineScreen) refresh() {
 	if s.u.h == nil {
 		return
 	}
 	h := s.u.h
 	var r app.QueueResponse
-	s.u.background(func() error { r = h.Service().Quarantine(s.u.ctx, h.Operator()); return nil }, func(error) {
+	var q app.QuestionsResponse
+	s.u.background(func() error {
+		r = h.Service().Quarantine(s.u.ctx, h.Operator())
+		q = h.Service().Questions(s.u.ctx, h.Operator())
+		return nil
+	}, func(error) {
 		if !r.OK() {
 			s.note.SetText(r.Message)
 			return
@@ -169,12 +189,24 @@ func (s *quarantineScreen) refresh() {
 		items := r.Items
 		sortQueue(items)
 		s.items.set(items)
-		s.u.setQuarantineCount(len(items))
+		qs := q.Memories // none if they could not be read: the note says why
+		s.questions.set(qs)
+		s.layoutLists(len(qs) > 0)
+		s.u.setQuarantineCount(len(items) + len(qs))
 		note := fmt.Sprintf("%d waiting for review", len(items))
+		if len(qs) > 0 {
+			note += " · " + count(len(qs), "questioned memory", "questioned memories")
+		}
 		if r.Hidden > 0 {
 			note += fmt.Sprintf(" · %d more hidden while locked", r.Hidden)
 		}
+		if !q.OK() {
+			note += " · questioned memories not read: " + q.Message
+		}
 		s.note.SetText(note)
+		if s.selectQuestion(qs) {
+			return
+		}
 		// The list's selection follows the item shown, which may have
 		// moved; after a decision the item that took the decided one's
 		// place is shown (the last, if it was the last); an empty queue
@@ -196,6 +228,51 @@ func (s *quarantineScreen) refresh() {
 			}
 		}
 	})
+}
+
+// layoutLists shows the questioned memories above the queue while there
+// are any, and the queue alone otherwise.
+func (s *quarantineScreen) layoutLists(questions bool) {
+	if !questions {
+		s.center.Objects = []fyne.CanvasObject{s.list}
+		s.center.Refresh()
+		return
+	}
+	if len(s.center.Objects) == 1 && s.center.Objects[0] != s.list {
+		return // already shown
+	}
+	top := container.NewBorder(heading("Questioned: confirm or refute"), nil, nil, nil, s.qlist)
+	bottom := container.NewBorder(heading("Quarantine"), nil, nil, nil, s.list)
+	split := container.NewVSplit(top, bottom)
+	split.Offset = 0.35
+	s.center.Objects = []fyne.CanvasObject{split}
+	s.center.Refresh()
+}
+
+// selectQuestion keeps the questioned memory shown selected (it may
+// have moved), or after a verdict shows the one that took its place; it
+// reports whether a questioned memory was or had been shown, so that
+// the queue's selection is left alone otherwise.
+func (s *quarantineScreen) selectQuestion(qs []app.Memory) bool {
+	next := s.qnext
+	s.qnext = -1
+	if s.qsel == nil && next < 0 {
+		return false
+	}
+	switch i := memIndex(qs, s.qsel); {
+	case i >= 0:
+		s.qlist.Select(i)
+		return true
+	case next >= 0 && len(qs) > 0:
+		s.qlist.UnselectAll()
+		s.qlist.Select(min(next, len(qs)-1))
+		return true
+	}
+	s.qlist.UnselectAll()
+	s.qsel = nil
+	s.box.Objects = []fyne.CanvasObject{widget.NewLabel("Select a quarantined memory to review it.")}
+	s.box.Refresh()
+	return true
 }
 
 // itemIndex is the index of sel in items, or -1 (also for no sel).

@@ -11,6 +11,7 @@ import (
 
 	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/app/importer"
+	"github.com/engram-app/engram/vault"
 )
 
 // liveTexts lists the texts of the live memories.
@@ -237,4 +238,101 @@ func TestAuditReviewImport(t *testing.T) {
 	if got := liveTexts(t, u); !slices.Equal(got, []string{"Commit messages are in English", "the ci cache lives in s3"}) {
 		t.Fatalf("live memories after reviewing the first import: %q", got)
 	}
+}
+
+// questionIndex is the row of the questioned memory whose text is
+// content in the review, or fails t.
+func questionIndex(t *testing.T, s *quarantineScreen, content string) int {
+	t.Helper()
+	for i, m := range s.questions.data {
+		if m.Content == content {
+			return i
+		}
+	}
+	t.Fatalf("%q is not among the questioned memories in the review", content)
+	return -1
+}
+
+// TestReviewShowsQuestionedMemories: a memory the user or an agent
+// questioned is in the review with who questioned it and why, counted
+// on the tab, until the user confirms or refutes it there; Refute asks
+// for the evidence and refuses none; Open shows the memory.
+func TestReviewShowsQuestionedMemories(t *testing.T) {
+	u, _ := openUI(t)
+	ctx, svc, op := t.Context(), u.h.Service(), u.h.Operator()
+	const mine, theirs = "the office is on the fourth floor", "the release train leaves on tuesdays"
+	m1 := store(t, u, op, app.StoreInput{Content: mine}).Memory
+	m2 := store(t, u, agent, app.StoreInput{Content: theirs}).Memory
+	if r := svc.Question(ctx, op, m1.ID, "the office moved in May"); !r.OK() {
+		t.Fatal(r.Response)
+	}
+	if r := svc.Question(ctx, agent, m2.ID, "the team calendar says thursdays"); !r.OK() {
+		t.Fatal(r.Response)
+	}
+	s := u.quarantine
+	u.tabs.Select(u.qTab)
+	u.wait()
+	if n := len(s.questions.data); n != 2 || u.qTab.Text != "Quarantine (2)" {
+		t.Fatalf("the review lists %d questioned memories, tab %q; want 2, Quarantine (2)", n, u.qTab.Text)
+	}
+	if !slices.Contains(textsOf(s.qlist), "questioned") {
+		t.Fatalf("the rows do not say the memories are questioned: %q", textsOf(s.qlist))
+	}
+
+	s.qlist.Select(questionIndex(t, s, mine))
+	if !hasLabel(s.box, "Questioned by you") || !hasLabel(s.box, "you: the office moved in May") || !hasLabel(s.box, mine) {
+		t.Fatalf("the user's question does not say who and why: %q", textsOf(s.box))
+	}
+	test.Tap(button(t, s.box, "Open…"))
+	open := overlay(t, u)
+	if !hasLabel(open, mine) {
+		t.Fatal("Open does not show the memory")
+	}
+	test.Tap(button(t, open, "Close"))
+	test.Tap(button(t, s.box, "Confirm"))
+	u.wait()
+	if _, ok := app.QuestionedBy(get(t, u, m1.ID)); ok {
+		t.Fatal("Confirm left the user's question standing")
+	}
+	if n := len(s.questions.data); n != 1 || u.qTab.Text != "Quarantine (1)" {
+		t.Fatalf("after Confirm the review lists %d questioned memories, tab %q; want 1", n, u.qTab.Text)
+	}
+
+	s.qlist.Select(questionIndex(t, s, theirs))
+	if !hasLabel(s.box, "claude-code: the team calendar says thursdays") {
+		t.Fatalf("the agent's question does not say who and why: %q", textsOf(s.box))
+	}
+	test.Tap(button(t, s.box, "Refute…"))
+	dlg := overlay(t, u)
+	test.Tap(button(t, dlg, "Refute"))
+	if u.win.Canvas().Overlays().Top() != dlg || len(app.OpenQuestions(get(t, u, m2.ID))) != 1 {
+		t.Fatal("Refute without evidence closed the question or changed the memory")
+	}
+	e, ok := find(dlg, func(*shortcutEntry) bool { return true })
+	if !ok {
+		t.Fatal("the refutation asks for no evidence")
+	}
+	e.SetText("the release calendar for this quarter")
+	test.Tap(button(t, dlg, "Refute"))
+	u.wait()
+	vs := get(t, u, m2.ID).Provenance.Verifications
+	if last := vs[len(vs)-1]; last.Agent != vault.AgentOperator || last.Verdict != vault.Refuted || last.Evidence != "the release calendar for this quarter" {
+		t.Fatalf("after Refute the last verification is %+v, want the user's refutation with the evidence", last)
+	}
+	if n := len(s.questions.data); n != 0 || u.qTab.Text != "Quarantine" {
+		t.Fatalf("after Refute the review lists %d questioned memories, tab %q; want none", n, u.qTab.Text)
+	}
+	if q := svc.Questions(ctx, op); len(q.Memories) != 0 {
+		t.Fatalf("the service still lists %d questioned memories", len(q.Memories))
+	}
+}
+
+// get reads memory id as the user, or fails t.
+func get(t *testing.T, u *UI, id string) *app.Memory {
+	t.Helper()
+	r := u.h.Service().Get(t.Context(), u.h.Operator(), id)
+	if !r.OK() || r.Memory == nil {
+		t.Fatalf("get %s: %+v", id, r.Response)
+	}
+	return r.Memory
 }

@@ -30,6 +30,12 @@ type tray struct {
 	icon    fyne.Resource
 	paused  bool
 	waiting int
+	// l3Item proposes the removal of old L3 access records (see l3.go);
+	// it is in the open menu only while l3 has some due, and l3Told
+	// says the user was notified of it.
+	l3Item *fyne.MenuItem
+	l3     l3Proposal
+	l3Told bool
 }
 
 // trayAvailable reports whether a tray may be registered: on Linux the
@@ -72,6 +78,10 @@ func newTray(u *UI) *tray {
 	t.held = fyne.NewMenuItem("Agents: none paused by Engram", whenOpen(func() {
 		show()
 		u.tabs.Select(u.agentsTab)
+	}))
+	t.l3Item = fyne.NewMenuItem("", whenOpen(func() {
+		show()
+		u.askL3(t.l3)
 	}))
 	t.open = fyne.NewMenu("Engram",
 		fyne.NewMenuItem("Open Engram", show),

@@ -368,6 +368,9 @@ func (u *UI) onEvent(e host.Event) {
 		if p := e.Embedding; p != nil {
 			u.setStatus(embeddingStatus(*p))
 		}
+		if e.Swept != nil {
+			u.checkL3() // the sweep proposes removing old L3 access records
+		}
 		if e.Swept != nil && (e.Swept.Archived+e.Swept.Purged > 0 || e.Swept.Err != "") {
 			u.setStatus(fmt.Sprintf("Sweep: %d archived, %d purged %s", e.Swept.Archived, e.Swept.Purged, e.Swept.Err))
 		}
@@ -451,6 +454,7 @@ func (u *UI) refreshAll() {
 	u.quarantine.refresh()
 	u.agents.refresh()
 	u.serverStatus()
+	u.checkL3()
 }
 
 func (u *UI) refreshTab(t *container.TabItem) {
