@@ -99,79 +99,14 @@ func (s *Service) Merge(ctx context.Context, req Request, in MergeInput) MemoryR
 	if r, ok := s.gate(req); !ok {
 		return MemoryResponse{Response: r}
 	}
-	strategy := orDefault(in.Strategy, MergeUnion)
-	if !slices.Contains(MergeStrategies, strategy) {
-		return MemoryResponse{Response: Response{StatusInvalid, fmt.Sprintf("invalid: merge strategy %q (union, prioritize or intersection)", in.Strategy)}}
+	ids, sources, strategy, r := s.mergeSources(ctx, req, in)
+	if !r.OK() {
+		return MemoryResponse{Response: r}
 	}
-	ids := slices.Compact(slices.Sorted(slices.Values(in.IDs)))
-	if len(ids) < 2 {
-		return MemoryResponse{Response: Response{StatusInvalid, "invalid: a merge needs at least two different memories"}}
+	merged, texts, r := mergedOf(sources, strategy)
+	if !r.OK() {
+		return MemoryResponse{Response: r}
 	}
-	sources := make([]*vault.Memory, 0, len(ids))
-	for _, id := range ids {
-		m, r := s.writable(ctx, req, id)
-		if !r.OK() {
-			return MemoryResponse{Response: r}
-		}
-		sources = append(sources, m)
-	}
-	slices.SortStableFunc(sources, func(a, b *vault.Memory) int { return a.Created.Compare(b.Created) })
-
-	first := sources[0]
-	merged := vault.Memory{Kind: first.Kind, Field: first.Field, Tier: first.Tier, Partition: first.Partition,
-		Source: first.Source, Owner: first.Owner, Trust: first.Trust, Confidence: first.Confidence}
-	var texts []string
-	for _, m := range sources {
-		for _, t := range m.Tags {
-			if !slices.Contains(merged.Tags, t) {
-				merged.Tags = append(merged.Tags, t)
-			}
-		}
-		merged.Pinned = merged.Pinned || m.Pinned
-		if rank[m.Partition] > rank[merged.Partition] {
-			merged.Partition = m.Partition
-		}
-		if !slices.ContainsFunc(texts, func(t string) bool { return normalise(t) == normalise(m.Content) }) {
-			texts = append(texts, m.Content)
-		}
-		if merged.Trust.Above(m.Trust) {
-			merged.Trust = m.Trust
-		}
-		merged.Confidence = max(merged.Confidence, m.Confidence)
-	}
-	merged.Content = strings.Join(texts, "\n")
-	if strategy == MergePrioritize {
-		best := first
-		for _, m := range sources[1:] {
-			switch {
-			case m.Trust != best.Trust:
-				if m.Trust.Above(best.Trust) {
-					best = m
-				}
-			case m.Confidence != best.Confidence:
-				if m.Confidence > best.Confidence {
-					best = m
-				}
-			default:
-				best = m // newer
-			}
-		}
-		// The kept text keeps its writer: its trust is that writer's word,
-		// and an owner other than the text's could rewrite it at that trust.
-		merged.Content, merged.Trust, merged.Confidence, merged.Source = best.Content, best.Trust, best.Confidence, best.Source
-		merged.Owner, merged.Product = best.Owner, best.Product
-	}
-	if strategy == MergeIntersection {
-		all := make([]string, len(sources))
-		for i, m := range sources {
-			all[i] = m.Content
-		}
-		if merged.Content = agreed(all); merged.Content == "" {
-			return MemoryResponse{Response: Response{StatusInvalid, "invalid: the memories agree on nothing (no line or sentence is in all of them); nothing was merged"}}
-		}
-		texts = []string{merged.Content}
-	}
-	merged.Content, _ = vault.Truncate(merged.Content)
 	if !req.Caller.Operator && strategy == MergeIntersection {
 		// Statements dropped from a text may leave an order standing alone.
 		in := guard.Input{Text: merged.Content, Source: string(vault.SourceAIInference), Field: string(merged.Field)}
@@ -208,6 +143,116 @@ func (s *Service) Merge(ctx context.Context, req Request, in MergeInput) MemoryR
 		}
 	}
 	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &got}
+}
+
+// mergeSources checks a merge's input and reads its sources, oldest
+// first, each one the caller may change.
+func (s *Service) mergeSources(ctx context.Context, req Request, in MergeInput) ([]string, []*vault.Memory, MergeStrategy, Response) {
+	strategy := orDefault(in.Strategy, MergeUnion)
+	if !slices.Contains(MergeStrategies, strategy) {
+		return nil, nil, "", Response{StatusInvalid, fmt.Sprintf("invalid: merge strategy %q (union, prioritize or intersection)", in.Strategy)}
+	}
+	ids := slices.Compact(slices.Sorted(slices.Values(in.IDs)))
+	if len(ids) < 2 {
+		return nil, nil, "", Response{StatusInvalid, "invalid: a merge needs at least two different memories"}
+	}
+	sources := make([]*vault.Memory, 0, len(ids))
+	for _, id := range ids {
+		m, r := s.writable(ctx, req, id)
+		if !r.OK() {
+			return nil, nil, "", r
+		}
+		sources = append(sources, m)
+	}
+	slices.SortStableFunc(sources, func(a, b *vault.Memory) int { return a.Created.Compare(b.Created) })
+	return ids, sources, strategy, Response{Status: StatusOK}
+}
+
+// mergedOf is the memory a merge of sources (oldest first) stores under
+// strategy, and the distinct texts it joined (one for prioritize and
+// intersection); not OK when the sources agree on nothing to intersect.
+func mergedOf(sources []*vault.Memory, strategy MergeStrategy) (vault.Memory, []string, Response) {
+	first := sources[0]
+	out := vault.Memory{Kind: first.Kind, Field: first.Field, Tier: first.Tier, Partition: first.Partition,
+		Source: first.Source, Owner: first.Owner, Trust: first.Trust, Confidence: first.Confidence}
+	var texts []string
+	for _, m := range sources {
+		for _, t := range m.Tags {
+			if !slices.Contains(out.Tags, t) {
+				out.Tags = append(out.Tags, t)
+			}
+		}
+		out.Pinned = out.Pinned || m.Pinned
+		if rank[m.Partition] > rank[out.Partition] {
+			out.Partition = m.Partition
+		}
+		if !slices.ContainsFunc(texts, func(t string) bool { return normalise(t) == normalise(m.Content) }) {
+			texts = append(texts, m.Content)
+		}
+		if out.Trust.Above(m.Trust) {
+			out.Trust = m.Trust
+		}
+		out.Confidence = max(out.Confidence, m.Confidence)
+	}
+	out.Content = strings.Join(texts, "\n")
+	if strategy == MergePrioritize {
+		best := first
+		for _, m := range sources[1:] {
+			switch {
+			case m.Trust != best.Trust:
+				if m.Trust.Above(best.Trust) {
+					best = m
+				}
+			case m.Confidence != best.Confidence:
+				if m.Confidence > best.Confidence {
+					best = m
+				}
+			default:
+				best = m // newer
+			}
+		}
+		// The kept text keeps its writer: its trust is that writer's word,
+		// and an owner other than the text's could rewrite it at that trust.
+		out.Content, out.Trust, out.Confidence, out.Source = best.Content, best.Trust, best.Confidence, best.Source
+		out.Owner, out.Product = best.Owner, best.Product
+	}
+	if strategy == MergeIntersection {
+		all := make([]string, len(sources))
+		for i, m := range sources {
+			all[i] = m.Content
+		}
+		if out.Content = agreed(all); out.Content == "" {
+			return out, nil, Response{StatusInvalid, "invalid: the memories agree on nothing (no line or sentence is in all of them); nothing was merged"}
+		}
+		texts = []string{out.Content}
+	}
+	out.Content, _ = vault.Truncate(out.Content)
+	return out, texts, Response{Status: StatusOK}
+}
+
+// MergePreviewResponse is the text Merge would store.
+type MergePreviewResponse struct {
+	Response
+	Content string `json:"content"`
+}
+
+// MergePreview returns the text Merge(ctx, req, in) would store, and
+// changes nothing, so that the user sees it before deciding: the same
+// sources, strategy and refusals, by the same rules (mergeSources,
+// mergedOf). Operator only.
+func (s *Service) MergePreview(ctx context.Context, req Request, in MergeInput) MergePreviewResponse {
+	if r, ok := s.operatorGate(req); !ok {
+		return MergePreviewResponse{Response: r}
+	}
+	_, sources, strategy, r := s.mergeSources(ctx, req, in)
+	if !r.OK() {
+		return MergePreviewResponse{Response: r}
+	}
+	m, _, r := mergedOf(sources, strategy)
+	if !r.OK() {
+		return MergePreviewResponse{Response: r}
+	}
+	return MergePreviewResponse{Response: Response{Status: StatusOK}, Content: m.Content}
 }
 
 // rank orders partitions by sensitivity: a merge never moves data down.

@@ -56,7 +56,7 @@ type Service struct {
 	pol       *policy.Policy
 	guard     *guard.Guard
 	warmGuard sync.Once
-	now   func() time.Time
+	now       func() time.Time
 
 	// sessions holds each session's refusals and working memory; recent
 	// each agent's last accepted writes, for the split-order check.
