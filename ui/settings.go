@@ -36,6 +36,8 @@ type settingsScreen struct {
 	saved         string
 	// model says which embedding model recall uses, or why none.
 	model binding.String
+	// sync shows the sync across devices and acts on it at once.
+	sync *syncSection
 }
 
 func newSettingsScreen(u *UI) *settingsScreen {
@@ -61,6 +63,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	model.Wrapping = fyne.TextWrapWord
 	// The groups share one label column, as one form would.
 	col := &labelColumn{}
+	s.sync = newSyncSection(u, col)
 	group := func(title string, items ...*widget.FormItem) fyne.CanvasObject {
 		box := container.NewVBox(heading(title))
 		for _, it := range items {
@@ -95,6 +98,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 		group("Backups",
 			widget.NewFormItem("Backup folder", s.backupDir),
 		),
+		s.sync.content,
 	)
 	s.apply = widget.NewButtonWithIcon("Apply", theme.DocumentSaveIcon(), s.save)
 	s.apply.Importance = widget.HighImportance
