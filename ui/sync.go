@@ -25,12 +25,12 @@ type syncSection struct {
 	content fyne.CanvasObject
 	// state says whether this vault syncs (or, when not, how to set it
 	// up); the other rows show only while it does.
-	state                                            *widget.Label
+	state                                             *widget.Label
 	folder, device, last, pending, conflicts, refused binding.String
-	rows                                             []fyne.CanvasObject
-	devices                                          *fyne.Container
-	syncNow                                          *widget.Button
-	result                                           *widget.Label
+	rows                                              []fyne.CanvasObject
+	devices                                           *fyne.Container
+	syncNow                                           *widget.Button
+	result                                            *widget.Label
 	// reading is set while a status read runs; again asks for one more
 	// when it ends (events come faster than reads at times).
 	reading, again bool

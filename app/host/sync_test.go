@@ -38,7 +38,7 @@ func TestSyncStatusAndEvents(t *testing.T) {
 		h.watchSync(t.Context(), tick)
 	}()
 	t.Cleanup(func() { <-done }) // t.Context ends first; then the host closes
-	tick <- clock.Now() // the first tick exchanges: desktop's segment is applied
+	tick <- clock.Now()          // the first tick exchanges: desktop's segment is applied
 	waitSync(t, events)
 
 	st, err := h.SyncStatus()
