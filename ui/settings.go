@@ -98,7 +98,6 @@ func newSettingsScreen(u *UI) *settingsScreen {
 		group("Backups",
 			widget.NewFormItem("Backup folder", s.backupDir),
 		),
-		s.sync.content,
 	)
 	s.apply = widget.NewButtonWithIcon("Apply", theme.DocumentSaveIcon(), s.save)
 	s.apply.Importance = widget.HighImportance
@@ -122,7 +121,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	// and say whether the form holds changes not yet applied.
 	bar := container.NewBorder(nil, nil, container.NewHBox(s.apply, s.revert, s.unsaved), nil, s.result)
 	s.content = container.NewBorder(nil, container.NewVBox(widget.NewSeparator(), bar), nil, nil,
-		container.NewVScroll(container.NewVBox(form, buttons, note)))
+		container.NewVScroll(container.NewVBox(form, buttons, s.sync.content, note)))
 	for _, e := range []*widget.Entry{s.autoLock, s.episodic, s.agentTTL, s.unused, s.minConf, s.sweepHours, s.embedder, s.embedderModel, s.addr, s.backupDir} {
 		e.OnChanged = func(string) { s.changed() }
 	}
