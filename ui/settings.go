@@ -36,6 +36,8 @@ type settingsScreen struct {
 	saved         string
 	// model says which embedding model recall uses, or why none.
 	model binding.String
+	// sync shows the sync across devices and acts on it at once.
+	sync *syncSection
 }
 
 func newSettingsScreen(u *UI) *settingsScreen {
@@ -61,6 +63,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	model.Wrapping = fyne.TextWrapWord
 	// The groups share one label column, as one form would.
 	col := &labelColumn{}
+	s.sync = newSyncSection(u, col)
 	group := func(title string, items ...*widget.FormItem) fyne.CanvasObject {
 		box := container.NewVBox(heading(title))
 		for _, it := range items {
@@ -118,7 +121,7 @@ func newSettingsScreen(u *UI) *settingsScreen {
 	// and say whether the form holds changes not yet applied.
 	bar := container.NewBorder(nil, nil, container.NewHBox(s.apply, s.revert, s.unsaved), nil, s.result)
 	s.content = container.NewBorder(nil, container.NewVBox(widget.NewSeparator(), bar), nil, nil,
-		container.NewVScroll(container.NewVBox(form, buttons, note)))
+		container.NewVScroll(container.NewVBox(form, buttons, s.sync.content, note)))
 	for _, e := range []*widget.Entry{s.autoLock, s.episodic, s.agentTTL, s.unused, s.minConf, s.sweepHours, s.embedder, s.embedderModel, s.addr, s.backupDir} {
 		e.OnChanged = func(string) { s.changed() }
 	}

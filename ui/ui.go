@@ -359,6 +359,9 @@ func (u *UI) onEvent(e host.Event) {
 		if e.Audit && u.tabs.Selected() != nil && u.tabs.Selected().Text == "Audit log" {
 			u.audit.refresh()
 		}
+		if e.Sync {
+			u.settings.sync.refresh()
+		}
 		if e.Server {
 			u.serverStatus()
 			if u.memories.empty.Visible() {
@@ -463,6 +466,8 @@ func (u *UI) refreshTab(t *container.TabItem) {
 		u.agents.refresh()
 	case "Audit log":
 		u.audit.refresh()
+	case "Settings", "Settings (unsaved)":
+		u.settings.sync.refresh()
 	}
 	if t == u.qTab {
 		u.quarantine.refresh()

@@ -184,18 +184,11 @@ func (c *cmd) syncStatus(which string, args []string) error {
 		}
 	}
 	for _, d := range st.Devices {
-		state := "up to date"
-		switch {
-		case d.Revoked:
-			state = fmt.Sprintf("revoked after segment %d", d.Upto)
-		case d.Waiting != "":
-			state = d.Waiting
-		}
 		seen := "never"
 		if !d.LastSeen.IsZero() {
 			seen = d.LastSeen.Local().Format(time.DateTime)
 		}
-		fmt.Fprintf(c.out, "%s  %-16s applied %d of %d, last %s, %d refused: %s\n", d.Device, d.Name, d.Applied, d.Available, seen, d.Refused, state)
+		fmt.Fprintf(c.out, "%s  %-16s applied %d of %d, last %s, %d refused: %s\n", d.Device, d.Name, d.Applied, d.Available, seen, d.Refused, d.State())
 	}
 	if len(st.Devices) == 0 {
 		fmt.Fprintln(c.out, "no other device has joined yet")

@@ -1,6 +1,7 @@
 package devsync
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -41,6 +42,28 @@ type Device struct {
 	Upto      uint64    `json:"revoked_after,omitempty"`
 	FirstSeen time.Time `json:"first_seen"`
 	LastSeen  time.Time `json:"last_seen"`
+}
+
+// State says in a few words where d stands here: revoked after which
+// segment, what holds its segments up (Waiting), or up to date. The
+// command line and the app's Settings both show it.
+func (d Device) State() string {
+	switch {
+	case d.Revoked:
+		return fmt.Sprintf("revoked after segment %d", d.Upto)
+	case d.Waiting != "":
+		return d.Waiting
+	}
+	return "up to date"
+}
+
+// Refused is how many segments were refused, from all devices.
+func (st Status) Refused() int {
+	n := 0
+	for _, d := range st.Devices {
+		n += d.Refused
+	}
+	return n
 }
 
 // Status reports this device's sync. It needs the vault unlocked.

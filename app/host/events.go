@@ -18,6 +18,7 @@ type Event struct {
 	Audit      bool // the audit log grew
 	Lock       bool // the vault was locked or unlocked
 	Server     bool // the agent API started listening or failed
+	Sync       bool // an exchange with the sync folder ran, or a device was revoked (devsync)
 	// ScreenWatch is set once the host listens for the screen locking.
 	ScreenWatch bool
 	// Rejected names agent sessions that had a write rejected, for the
