@@ -928,7 +928,7 @@ func (c *contextScan) letterGroups(vs int) (int, bool) {
 				return 0, false
 			}
 		}
-		if strings.IndexAny(text[p:p+4], "aeiouy") < 0 {
+		if !strings.ContainsAny(text[p:p+4], "aeiouy") {
 			voweless = true
 		}
 		p += 4
@@ -952,7 +952,7 @@ func userName(v string) bool {
 // password noun names ("the password is hunter2", "… is 482913"): six to
 // 64 letters and digits with a digit in them.
 func weakPassword(v string) bool {
-	if len(v) < 6 || len(v) > 64 || strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "" || strings.IndexAny(v, "0123456789") < 0 {
+	if len(v) < 6 || len(v) > 64 || strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "" || !strings.ContainsAny(v, "0123456789") {
 		return false
 	}
 	return true
