@@ -465,8 +465,9 @@ var (
 	copyTokenButton     = point{880, 365}
 	lockButton          = point{40, 21}
 	autoLockField       = point{600, 140}
-	// In Settings scrolled to the end, above the Apply bar.
-	backupPassphraseButton = point{110, 613}
+	// In Settings scrolled to the end: in the Backups group, above the
+	// Sync across devices group.
+	backupPassphraseButton = point{110, 497}
 	// trayIcon is Engram's icon in the panel's tray, in screen
 	// coordinates (the panel is along the top of the screen).
 	trayIcon = point{1155, 13}
