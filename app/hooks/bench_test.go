@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,4 +96,52 @@ func BenchmarkHook(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkHookProcess times what a client waits for on each prompt: the
+// engram-hook program started, answering UserPromptSubmit through a real
+// Engram on loopback (1,000 memories, hybrid recall with the built-in
+// model when ENGRAM_MODEL_DIR names it), and exited. It builds
+// cmd/engram-hook first; a bare Go program's start is the floor.
+//
+//	ENGRAM_MODEL_DIR=… go test ./app/hooks -run '^$' -bench HookProcess -benchtime 300x
+func BenchmarkHookProcess(b *testing.B) {
+	bin := filepath.Join(b.TempDir(), "engram-hook")
+	build := exec.Command("go", "build", "-o", bin, "github.com/engram-app/engram/cmd/engram-hook")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	var emb recall.Embedder
+	if dir := os.Getenv("ENGRAM_MODEL_DIR"); dir != "" {
+		u, err := embed.LoadUSE(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		emb = u
+	}
+	e := startWith(b, emb)
+	for i := range 1000 {
+		e.add(fmt.Sprintf("Memory %d: service %d of the falcon project listens on port %d", i, i, 8000+i), vault.Public, "project:falcon")
+	}
+	if emb != nil {
+		if err := e.svc.WaitEmbedded(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	home := b.TempDir()
+	var ds []time.Duration
+	i := 0
+	for b.Loop() {
+		i++
+		cmd := exec.Command(bin, "UserPromptSubmit", "--url", e.base, "--project", "/src/falcon=falcon")
+		cmd.Env = []string{"ENGRAM_TOKEN=" + e.token, "ENGRAM_HOME=" + home, "HOME=" + home}
+		cmd.Stdin = strings.NewReader(fmt.Sprintf(`{"session_id":"bench-%d","cwd":"/src/falcon","hook_event_name":"UserPromptSubmit","prompt":"which port does service %d listen on?"}`, i, i%1000))
+		t0 := time.Now()
+		out, err := cmd.Output()
+		ds = append(ds, time.Since(t0))
+		if err != nil || !strings.Contains(string(out), "additionalContext") {
+			b.Fatalf("engram-hook: %v, %s", err, out)
+		}
+	}
+	percentiles(b, ds)
 }

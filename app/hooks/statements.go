@@ -3,6 +3,7 @@ package hooks
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -25,23 +26,33 @@ const (
 	maxStatement = 400
 )
 
-var (
-	// "remember that …", "please note: …", "keep in mind that …": the lead
-	// goes, what follows is the memory.
-	rememberLead = regexp.MustCompile(`(?i)^(?:please\s+)?(?:remember|note|keep in mind|don'?t forget|do not forget)(?:\s+(?:that|this))?\s*[:,]?\s+`)
-	// "from now on …", "going forward …": a standing rule, kept whole.
-	fromNowOn = regexp.MustCompile(`(?i)\b(?:from now on|going forward|from here on|in (?:the )?future|next time)\b`)
-	// "I prefer …", "we'd rather …", "I like …", "I want you to always …".
-	preference = regexp.MustCompile(`(?i)\b(?:i|we)(?:'d| would)?\s+(?:prefer|rather|like to|like it when|don'?t like|do not like|hate it when|want you to (?:always|never))\b|\bmy preference\b|\bi(?:'m| am) used to\b`)
-	// "always …", "never …" at the start: an order of the user's.
-	rule = regexp.MustCompile(`(?i)^(?:please\s+)?(?:always|never|don'?t ever|do not ever)\s+\S`)
-	// "no, …", "actually, …", "that's wrong: …": a correction; the lead
-	// goes, what follows must read as a statement.
-	correctionLead = regexp.MustCompile(`(?i)^(?:no|nope|actually|wrong|that'?s (?:wrong|not right|incorrect|not true)|that is (?:wrong|not right|incorrect|not true)|not quite)\s*[,:.!;—–-]+\s*`)
-	assertion      = regexp.MustCompile(`(?i)\b(?:is|are|was|were|isn'?t|aren'?t|wasn'?t|use|uses|using|should|shouldn'?t|must|need|needs|has|have|does|doesn'?t|don'?t|runs?|lives?|means?|goes)\b`)
-	codeFence      = regexp.MustCompile("(?s)```.*?```")
-	sentenceEnd    = regexp.MustCompile(`([.!?])\s+`)
-)
+// statementCues are the patterns Statements reads a message with. They
+// are compiled at the first capture, not at start: engram-hook starts for
+// every prompt and most events never capture (about 4 ms of a prompt's
+// start-up on this machine).
+type statementCues struct {
+	rememberLead, fromNowOn, preference, rule, correctionLead, assertion, codeFence, sentenceEnd *regexp.Regexp
+}
+
+var cues = sync.OnceValue(func() *statementCues {
+	return &statementCues{
+		// "remember that …", "please note: …", "keep in mind that …": the
+		// lead goes, what follows is the memory.
+		rememberLead: regexp.MustCompile(`(?i)^(?:please\s+)?(?:remember|note|keep in mind|don'?t forget|do not forget)(?:\s+(?:that|this))?\s*[:,]?\s+`),
+		// "from now on …", "going forward …": a standing rule, kept whole.
+		fromNowOn: regexp.MustCompile(`(?i)\b(?:from now on|going forward|from here on|in (?:the )?future|next time)\b`),
+		// "I prefer …", "we'd rather …", "I like …", "I want you to always …".
+		preference: regexp.MustCompile(`(?i)\b(?:i|we)(?:'d| would)?\s+(?:prefer|rather|like to|like it when|don'?t like|do not like|hate it when|want you to (?:always|never))\b|\bmy preference\b|\bi(?:'m| am) used to\b`),
+		// "always …", "never …" at the start: an order of the user's.
+		rule: regexp.MustCompile(`(?i)^(?:please\s+)?(?:always|never|don'?t ever|do not ever)\s+\S`),
+		// "no, …", "actually, …", "that's wrong: …": a correction; the lead
+		// goes, what follows must read as a statement.
+		correctionLead: regexp.MustCompile(`(?i)^(?:no|nope|actually|wrong|that'?s (?:wrong|not right|incorrect|not true)|that is (?:wrong|not right|incorrect|not true)|not quite)\s*[,:.!;—–-]+\s*`),
+		assertion:      regexp.MustCompile(`(?i)\b(?:is|are|was|were|isn'?t|aren'?t|wasn'?t|use|uses|using|should|shouldn'?t|must|need|needs|has|have|does|doesn'?t|don'?t|runs?|lives?|means?|goes)\b`),
+		codeFence:      regexp.MustCompile("(?s)```.*?```"),
+		sentenceEnd:    regexp.MustCompile(`([.!?])\s+`),
+	}
+})
 
 // Statements returns the sentences of one user message that are meant to
 // last: what the user asks to remember, standing rules ("from now on",
@@ -53,7 +64,7 @@ func Statements(message string) []Statement {
 	if message == "" || strings.HasPrefix(message, "<") || strings.HasPrefix(message, "Caveat:") {
 		return nil
 	}
-	message = codeFence.ReplaceAllString(message, "\n")
+	message = cues().codeFence.ReplaceAllString(message, "\n")
 	var out []Statement
 	for _, line := range strings.Split(message, "\n") {
 		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "-*>•0123456789.) "))
@@ -73,7 +84,7 @@ func Statements(message string) []Statement {
 func sentences(line string) []string {
 	var out []string
 	last := 0
-	for _, m := range sentenceEnd.FindAllStringSubmatchIndex(line, -1) {
+	for _, m := range cues().sentenceEnd.FindAllStringSubmatchIndex(line, -1) {
 		out = append(out, strings.TrimSpace(line[last:m[3]]))
 		last = m[1]
 	}
@@ -87,19 +98,20 @@ func classify(s string) (Statement, bool) {
 	if strings.HasSuffix(s, "?") {
 		return Statement{}, false
 	}
+	c := cues()
 	switch {
-	case rememberLead.MatchString(s):
-		rest := capitalise(rememberLead.ReplaceAllString(s, ""))
+	case c.rememberLead.MatchString(s):
+		rest := capitalise(c.rememberLead.ReplaceAllString(s, ""))
 		return sized(Statement{Text: rest, Field: "learnings", Kind: "fact", Why: "remember"})
-	case fromNowOn.MatchString(s):
+	case c.fromNowOn.MatchString(s):
 		return sized(Statement{Text: s, Field: "conventions", Kind: "pattern", Why: "from-now-on"})
-	case preference.MatchString(s):
+	case c.preference.MatchString(s):
 		return sized(Statement{Text: s, Field: "preferences", Kind: "preference", Why: "preference"})
-	case rule.MatchString(s):
+	case c.rule.MatchString(s):
 		return sized(Statement{Text: s, Field: "conventions", Kind: "pattern", Why: "rule"})
-	case correctionLead.MatchString(s):
-		rest := correctionLead.ReplaceAllString(s, "")
-		if len(strings.Fields(rest)) < 4 || !assertion.MatchString(rest) {
+	case c.correctionLead.MatchString(s):
+		rest := c.correctionLead.ReplaceAllString(s, "")
+		if len(strings.Fields(rest)) < 4 || !c.assertion.MatchString(rest) {
 			return Statement{}, false
 		}
 		return sized(Statement{Text: capitalise(rest), Field: "learnings", Kind: "fact", Why: "correction"})
