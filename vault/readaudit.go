@@ -143,7 +143,8 @@ func (v *Vault) auditRead(e AuditEntry) error {
 }
 
 // flushReads commits the waiting read audit entries, in a transaction of
-// their own unless they are already in one. On failure they wait again,
+// their own, and returns once every entry waiting when it was called is
+// committed (those a running transaction holds included). On failure they wait again,
 // ahead of later ones, and reads are audited synchronously until a
 // commit succeeds.
 func (v *Vault) flushReads() error {
@@ -153,10 +154,13 @@ func (v *Vault) flushReads() error {
 		r.timer.Stop()
 		r.timer = nil
 	}
-	empty := len(r.pending) == 0
+	// Entries claimed by a running transaction are not committed yet:
+	// the update below waits for it (bbolt has one writer) and appends
+	// them again if it rolled back.
+	empty := len(r.pending) == 0 && len(r.claimed) == 0
 	r.mu.Unlock()
 	if empty {
-		return nil // entries claimed by a running transaction commit with it
+		return nil
 	}
 	err := v.update(func(*bolt.Tx) error { return nil }) // update appends them
 	r.mu.Lock()

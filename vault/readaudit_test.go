@@ -197,3 +197,34 @@ func TestReadAuditConcurrent(t *testing.T) {
 		t.Errorf("VerifyAudit = %+v, %v", r, err)
 	}
 }
+
+// An audit read that races with another commit of the waiting read
+// entries still sees every read answered before it began: it waits for
+// the commit that holds them instead of reading past it.
+func TestAuditLogSeesReadsBeingCommitted(t *testing.T) {
+	v, _ := vaulttest.New(t, vaulttest.NoSync)
+	m, err := v.Add(vaulttest.Memory(vault.Internal, "the release train leaves on Tuesdays"), operator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 300; i++ {
+		if _, err := v.Get(m.ID, operator); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Go(func() {
+				log, err := v.AuditLog(vault.AuditFilter{Action: vault.ActionRead})
+				if err != nil {
+					t.Error(err)
+				} else if len(log) != i {
+					t.Errorf("after %d reads the audit log shows %d", i, len(log))
+				}
+			})
+		}
+		wg.Wait()
+		if t.Failed() {
+			return
+		}
+	}
+}
