@@ -61,3 +61,41 @@ func TestL3RecordsWaitForTheUser(t *testing.T) {
 		t.Errorf("sweep after the approval proposes %d", sw.L3Proposed)
 	}
 }
+
+// TestL3DueIsWhatPruneRemoves: the count the user approves is the count
+// removed, and none is due after, even when the newest audit entry is
+// itself an L3 record past its retention (nothing written since).
+func TestL3DueIsWhatPruneRemoves(t *testing.T) {
+	v, clock := vaulttest.New(t)
+	s, err := app.New(v, app.Options{Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mustStore(t, s, operator, app.StoreInput{Content: "Alice's phone is 555-0100", Partition: vault.Sensitive})
+	if g := s.Get(ctx, operator, m.ID); !g.OK() {
+		t.Fatal(g.Response)
+	}
+	es, err := v.AuditLog(vault.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := es[len(es)-1]; last.Partition != vault.Sensitive {
+		t.Fatalf("the newest audit entry is %s on %q; want the L3 access", last.Action, last.Partition)
+	}
+	clock.Advance(2 * 365 * 24 * time.Hour)
+	due := s.L3Due(ctx, operator, clock.Now(), app.DefaultAuditRetention)
+	if !due.OK() || due.Due == 0 {
+		t.Fatalf("L3Due = %+v; want the records due", due)
+	}
+	r := s.PruneL3(ctx, operator, clock.Now(), app.DefaultAuditRetention)
+	if !r.OK() {
+		t.Fatal(r.Response)
+	}
+	after := s.L3Due(ctx, operator, clock.Now(), app.DefaultAuditRetention)
+	if after.Due != 0 {
+		t.Fatalf("%d L3 records were due, PruneL3 removed %d entries, %d still due; want none", due.Due, r.Pruned, after.Due)
+	}
+	if rep, vr := s.VerifyAudit(ctx, operator); !vr.OK() || !rep.OK() {
+		t.Fatalf("VerifyAudit after the prune = %+v, %+v", rep, vr)
+	}
+}

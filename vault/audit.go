@@ -408,10 +408,6 @@ func (v *Vault) PruneAudit(before, sensitiveBefore time.Time) (int, error) {
 			if !e.Time.Before(before) || (e.Partition == Sensitive && !e.Time.Before(sensitiveBefore)) {
 				break
 			}
-			// Never prune the head: the chain keeps at least one entry.
-			if next, _ := c.Next(); next == nil {
-				break
-			}
 			prev = chainHash(prev, body)
 			lastSeq = e.Seq
 			if err := b.Delete(k); err != nil {
@@ -422,6 +418,8 @@ func (v *Vault) PruneAudit(before, sensitiveBefore time.Time) (int, error) {
 		if n == 0 {
 			return nil
 		}
+		// The head may go too: the prune's own entry, appended below in
+		// this transaction, chains from it and keeps the log non-empty.
 		// The pruned entries' pages are free now; entries written before
 		// fingerprints were keyed hold plain hashes of memories' text.
 		v.markRemoved()
