@@ -59,3 +59,23 @@ func TestUserMessagesClientContext(t *testing.T) {
 		})
 	}
 }
+
+// TestCaptureMerged: a statement a later session repeats is merged into
+// the memory the first stored, and the capture says so (Captured.Merged),
+// which TestPublicTranscripts counts apart from the stored ones.
+func TestCaptureMerged(t *testing.T) {
+	e := start(t)
+	const line = `{"type":"user","sessionId":"S","uuid":"u1","message":{"role":"user","content":"From now on, use pnpm instead of npm in this repo."}}` + "\n"
+	var ids []string
+	for i, session := range []string{"merge-1", "merge-2"} {
+		path := writeTranscript(t, session, line)
+		out, _ := run(t, e.client(), hooks.PreCompact, hooks.Input{SessionID: session, TranscriptPath: path}, hooks.Options{Capture: true, StateDir: t.TempDir()})
+		if len(out.Capture) != 1 || out.Capture[0].Status != hooks.StatusOK || out.Capture[0].Merged != (i == 1) {
+			t.Fatalf("capture %d = %+v, want one ok, merged: %v", i, out.Capture, i == 1)
+		}
+		ids = append(ids, out.Capture[0].ID)
+	}
+	if ids[0] != ids[1] || len(e.hookMemories()) != 1 {
+		t.Errorf("ids %v, %d hook memories; want the repeat merged into the first", ids, len(e.hookMemories()))
+	}
+}
