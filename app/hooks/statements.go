@@ -37,8 +37,9 @@ type statementCues struct {
 var cues = sync.OnceValue(func() *statementCues {
 	return &statementCues{
 		// "remember that …", "please note: …", "keep in mind that …": the
-		// lead goes, what follows is the memory.
-		rememberLead: regexp.MustCompile(`(?i)^(?:please\s+)?(?:remember|note|keep in mind|don'?t forget|do not forget)(?:\s+(?:that|this))?\s*[:,]?\s+`),
+		// lead goes, what follows is the memory. A bare "Note: …" is not
+		// one: it annotates pasted documents and prompt files.
+		rememberLead: regexp.MustCompile(`(?i)^(?:(?:please\s+)?(?:remember|keep in mind|don'?t forget|do not forget)|please\s+note)(?:\s+(?:that|this))?\s*[:,]?\s+`),
 		// "from now on …", "going forward …": a standing rule, kept whole.
 		fromNowOn: regexp.MustCompile(`(?i)\b(?:from now on|going forward|from here on|in (?:the )?future|next time)\b`),
 		// "I prefer …", "we'd rather …", "I like to …", "I want you to always

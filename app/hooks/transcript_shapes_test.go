@@ -14,9 +14,9 @@ import (
 // is not the user's words, and does not hide them. Claude Code's IDE
 // extensions send the file open in the editor and the lines selected as
 // text blocks of their own before the user's (<ide_opened_file>,
-// <ide_selection>); Codex records the AGENTS.md files it loads as a user
-// message of their own ("# AGENTS.md instructions for DIR" and an
-// <INSTRUCTIONS> block). The examples are hand-written in those shapes.
+// <ide_selection>), and after it what it adds (<system-reminder>); Codex
+// records the AGENTS.md files it loads as a user message of their own
+// ("# AGENTS.md instructions for DIR" and an <INSTRUCTIONS> block). The examples are hand-written in those shapes.
 func TestUserMessagesClientContext(t *testing.T) {
 	tests := []struct {
 		name, line string
@@ -26,6 +26,8 @@ func TestUserMessagesClientContext(t *testing.T) {
 			[]string{"From now on, run the linter before each commit."}},
 		{"claude ide selection", `{"type":"user","sessionId":"s","uuid":"u2","message":{"role":"user","content":[{"type":"text","text":"<ide_selection>The user selected the lines 3 to 4 from /src/app/main.go:\n// always panic on a nil config\nfunc load() {}\n\nThis may or may not be related to the current task.</ide_selection>"},{"type":"text","text":"Why does this fail?"}]}}`,
 			[]string{"Why does this fail?"}},
+		{"claude reminder after the text", `{"type":"user","sessionId":"s","uuid":"u4","message":{"role":"user","content":[{"type":"text","text":"Carry out the plan in notes/plan.md."},{"type":"text","text":"<system-reminder>\nThe user referenced notes/plan.md.\nNever edit the generated files.\n</system-reminder>"}]}}`,
+			[]string{"Carry out the plan in notes/plan.md."}},
 		{"claude ide context only", `{"type":"user","sessionId":"s","uuid":"u3","message":{"role":"user","content":[{"type":"text","text":"<ide_opened_file>The user opened the file /src/x.go in the IDE.</ide_opened_file>"}]}}`,
 			nil},
 		{"codex agents file", `{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"# AGENTS.md instructions for /home/u/src/shop\n\n<INSTRUCTIONS>\nAlways run mix format before you commit.\nNever edit the generated files.\n</INSTRUCTIONS>"}]}}`,
