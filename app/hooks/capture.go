@@ -29,8 +29,9 @@ type Captured struct {
 	// ID is the memory stored or merged into; QueueID the quarantine
 	// entry of a queued one.
 	ID, QueueID string
-	// Redacted is set when the guard replaced a secret in it.
-	Redacted bool
+	// Redacted is set when the guard replaced a secret in it; Merged when
+	// Engram merged it into a memory it repeats instead of storing it.
+	Redacted, Merged bool
 }
 
 // HookTool names the hooks in the source of what they capture
@@ -272,9 +273,9 @@ func store(ctx context.Context, eng Engram, session, msgID, project string, st S
 	}
 	c := Captured{Statement: st, Status: res.Status, Message: res.Message, ID: res.ID, QueueID: res.QueueID}
 	for _, w := range res.Warnings {
-		if strings.Contains(strings.ToLower(w), "redact") {
-			c.Redacted = true
-		}
+		lw := strings.ToLower(w)
+		c.Redacted = c.Redacted || strings.Contains(lw, "redact")
+		c.Merged = c.Merged || strings.Contains(lw, "merged into")
 	}
 	return c, nil
 }
@@ -333,15 +334,41 @@ type transcriptLine struct {
 // user's turn (<hook_context>…</hook_context>): never the user's words.
 var hookContext = regexp.MustCompile(`(?s)<hook_context>.*?(?:</hook_context>|$)`)
 
-// notHooks is s without what the hooks themselves put in the user's
-// turn: Gemini CLI's <hook_context> blocks, and the ask to store learnings
-// (AskReason), which Gemini CLI records and sends again as a user prompt.
+// notHooks is s without what the hooks and the client put in the user's
+// turn: Gemini CLI's <hook_context> blocks; the ask to store learnings
+// (AskReason), which Gemini CLI records and sends again as a user prompt;
+// a text that is one tagged element of the client's, such as the file
+// open in the editor and the lines selected that Claude Code's IDE
+// extensions send as blocks of their own (<ide_opened_file>…
+// </ide_opened_file>, <ide_selection>…</ide_selection>); and the AGENTS.md
+// files Codex loads, which it records as a user message ("# AGENTS.md
+// instructions for DIR", then an <INSTRUCTIONS> block).
 func notHooks(s string) string {
 	s = strings.TrimSpace(hookContext.ReplaceAllString(s, ""))
-	if s == AskReason {
+	if s == AskReason || taggedElement(s) || strings.HasPrefix(s, agentsFile) {
 		return ""
 	}
 	return s
+}
+
+// agentsFile begins the user message in which Codex records an AGENTS.md.
+const agentsFile = "# AGENTS.md instructions for "
+
+// taggedElement reports whether s is one element <name>…</name>, the
+// shape in which clients add their context to the user's turn.
+func taggedElement(s string) bool {
+	if !strings.HasPrefix(s, "<") {
+		return false
+	}
+	end := strings.IndexByte(s, '>')
+	if end < 2 {
+		return false
+	}
+	name := s[1:end]
+	if strings.ContainsAny(name, " /\"\n") {
+		return false
+	}
+	return strings.HasSuffix(s, "</"+name+">")
 }
 
 // userText returns the user's own text in a line: text blocks of a user

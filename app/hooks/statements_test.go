@@ -32,6 +32,16 @@ func TestStatements(t *testing.T) {
 			{Text: "Deploys happen on Fridays.", Field: "learnings", Kind: "fact", Why: "remember"},
 			{Text: "I prefer squash merges for feature branches.", Field: "preferences", Kind: "preference", Why: "preference"},
 		}},
+		// Requests read as preferences or rules, and questions typed
+		// without their question mark, are not statements.
+		{"i'd like to", "I'd like to be able to drag the nodes around.", nil},
+		{"i would like to", "I would like to see more examples of the output", nil},
+		{"i like to", "I like to keep functions short and flat.", []st{{Text: "I like to keep functions short and flat.", Field: "preferences", Kind: "preference", Why: "preference"}}},
+		{"i'd prefer", "Do it on the server side, I'd prefer to keep the client thin.", []st{{Text: "Do it on the server side, I'd prefer to keep the client thin.", Field: "preferences", Kind: "preference", Why: "preference"}}},
+		{"note in a pasted prompt", "Note: This command assumes a task list exists in plan.md.", nil},
+		{"please note", "Please note that the nightly job runs at 02:00 UTC.", []st{{Text: "The nightly job runs at 02:00 UTC.", Field: "learnings", Kind: "fact", Why: "remember"}}},
+		{"question without its mark", "can we export the charts like this in the future", nil},
+		{"could you", "Could you always print the plan first", nil},
 		{"list item", "- from now on, name branches after the issue number", []st{{Text: "from now on, name branches after the issue number", Field: "conventions", Kind: "pattern", Why: "from-now-on"}}},
 	}
 	for _, tc := range tests {
