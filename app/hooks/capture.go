@@ -41,8 +41,8 @@ const HookTool = "engram-hook"
 // HookTag is the tag of every memory a hook captured.
 const HookTag = "hook-capture"
 
-// maxCaptures bounds what one capture stores, and maxLine one transcript
-// line read.
+// maxCaptures bounds what one capture stores (the rest waits for the
+// session's next capture), and maxLine one transcript line read.
 const (
 	maxCaptures = 10
 	maxLine     = 1 << 20
@@ -183,7 +183,8 @@ func capture(ctx context.Context, ev Event, in Input, session string, eng Engram
 	project := ProjectFor(in.Cwd, opts.Projects)
 	// reached is whether Engram took (or screened) every statement this
 	// capture sent; answered whether it answered at all.
-	reached, answered := true, false
+	// capped is whether statements were left for the next capture.
+	reached, answered, capped := true, false, false
 	for _, m := range msgs {
 		for _, st := range Statements(m.text) {
 			key := digest(strings.ToLower(strings.Join(strings.Fields(st.Text), " ")))
@@ -191,7 +192,10 @@ func capture(ctx context.Context, ev Event, in Input, session string, eng Engram
 				continue
 			}
 			if len(out.Capture) == maxCaptures {
-				opts.logf("%s: more than %d statements in one capture; the rest were left", ev, maxCaptures)
+				// The transcript is read again from the same place next
+				// time; what was stored is skipped as seen.
+				opts.logf("%s: more than %d statements in one capture; the rest waits for the next capture", ev, maxCaptures)
+				capped = true
 				break
 			}
 			c, err := store(ctx, eng, session, m.id, project, st)
@@ -210,11 +214,11 @@ func capture(ctx context.Context, ev Event, in Input, session string, eng Engram
 				break
 			}
 		}
-		if !reached {
+		if !reached || capped {
 			break
 		}
 	}
-	if reached {
+	if reached && !capped {
 		ss.st.Offset = newOffset
 	}
 	// Gemini CLI sends PreCompress (trigger auto) before every turn, before

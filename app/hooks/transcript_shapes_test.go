@@ -1,9 +1,11 @@
 package hooks_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,5 +81,26 @@ func TestCaptureMerged(t *testing.T) {
 	}
 	if ids[0] != ids[1] || len(e.hookMemories()) != 1 {
 		t.Errorf("ids %v, %d hook memories; want the repeat merged into the first", ids, len(e.hookMemories()))
+	}
+}
+
+// TestCaptureBeyondTheCapWaits: a capture stores at most ten statements;
+// the rest are stored by the next capture of the same session, not
+// skipped with the part of the transcript already read.
+func TestCaptureBeyondTheCapWaits(t *testing.T) {
+	e := start(t)
+	var b strings.Builder
+	for i := range 14 {
+		fmt.Fprintf(&b, `{"type":"user","sessionId":"S","uuid":"u%d","message":{"role":"user","content":"Remember that service %d of the billing stack listens on port %d."}}`+"\n", i, i, 9100+i)
+	}
+	path := writeTranscript(t, "cap", b.String())
+	state := t.TempDir()
+	var got []int
+	for _, ev := range []hooks.Event{hooks.PreCompact, hooks.SessionEnd, hooks.SessionEnd} {
+		out, _ := run(t, e.client(), ev, hooks.Input{SessionID: "cap", TranscriptPath: path}, hooks.Options{Capture: true, StateDir: state})
+		got = append(got, len(out.Capture))
+	}
+	if want := []int{10, 4, 0}; !slices.Equal(got, want) || len(e.hookMemories()) != 14 {
+		t.Fatalf("captures stored %v statements, %d hook memories; want %v and all 14", got, len(e.hookMemories()), want)
 	}
 }
