@@ -34,27 +34,29 @@ type statementCues struct {
 	rememberLead, fromNowOn, preference, question, rule, correctionLead, assertion, codeFence, sentenceEnd *regexp.Regexp
 }
 
+// An apostrophe in a cue may be typographic (’), as editors and phones
+// write it.
 var cues = sync.OnceValue(func() *statementCues {
 	return &statementCues{
 		// "remember that …", "please note: …", "keep in mind that …": the
 		// lead goes, what follows is the memory. A bare "Note: …" is not
 		// one: it annotates pasted documents and prompt files.
-		rememberLead: regexp.MustCompile(`(?i)^(?:(?:please\s+)?(?:remember|keep in mind|don'?t forget|do not forget)|please\s+note)(?:\s+(?:that|this))?\s*[:,]?\s+`),
+		rememberLead: regexp.MustCompile(`(?i)^(?:(?:please\s+)?(?:remember|keep in mind|don['’]?t forget|do not forget)|please\s+note)(?:\s+(?:that|this))?\s*[:,]?\s+`),
 		// "from now on …", "going forward …": a standing rule, kept whole.
 		fromNowOn: regexp.MustCompile(`(?i)\b(?:from now on|going forward|from here on|in (?:the )?future|next time)\b`),
 		// "I prefer …", "we'd rather …", "I like to …", "I want you to always
 		// …"; not "I'd like to …", "I would like to …", which ask for
 		// something now.
-		preference: regexp.MustCompile(`(?i)\b(?:i|we)(?:(?:'d| would)\s+(?:prefer|rather)|\s+(?:prefer|rather|like to|like it when|don'?t like|do not like|hate it when|want you to (?:always|never)))\b|\bmy preference\b|\bi(?:'m| am) used to\b`),
+		preference: regexp.MustCompile(`(?i)\b(?:i|we)(?:(?:['’]d| would)\s+(?:prefer|rather)|\s+(?:prefer|rather|like to|like it when|don['’]?t like|do not like|hate it when|want you to (?:always|never)))\b|\bmy preference\b|\bi(?:['’]m| am) used to\b`),
 		// "can we …", "could you …", "is it …": a question typed without
 		// its question mark.
 		question: regexp.MustCompile(`(?i)^(?:(?:can|could|would|will|should|shall|may|might|do|does|did|is|are|am|was|were|have|has)\s+(?:we|you|i|they)|(?:is|are|was|were|does|did|has)\s+(?:it|this|that|there))\b`),
 		// "always …", "never …" at the start: an order of the user's.
-		rule: regexp.MustCompile(`(?i)^(?:please\s+)?(?:always|never|don'?t ever|do not ever)\s+\S`),
+		rule: regexp.MustCompile(`(?i)^(?:please\s+)?(?:always|never|don['’]?t ever|do not ever)\s+\S`),
 		// "no, …", "actually, …", "that's wrong: …": a correction; the lead
 		// goes, what follows must read as a statement.
-		correctionLead: regexp.MustCompile(`(?i)^(?:no|nope|actually|wrong|that'?s (?:wrong|not right|incorrect|not true)|that is (?:wrong|not right|incorrect|not true)|not quite)\s*[,:.!;—–-]+\s*`),
-		assertion:      regexp.MustCompile(`(?i)\b(?:is|are|was|were|isn'?t|aren'?t|wasn'?t|use|uses|using|should|shouldn'?t|must|need|needs|has|have|does|doesn'?t|don'?t|runs?|lives?|means?|goes)\b`),
+		correctionLead: regexp.MustCompile(`(?i)^(?:no|nope|actually|wrong|that['’]?s (?:wrong|not right|incorrect|not true)|that is (?:wrong|not right|incorrect|not true)|not quite)\s*[,:.!;—–-]+\s*`),
+		assertion:      regexp.MustCompile(`(?i)\b(?:is|are|was|were|isn['’]?t|aren['’]?t|wasn['’]?t|use|uses|using|should|shouldn['’]?t|must|need|needs|has|have|does|doesn['’]?t|don['’]?t|runs?|lives?|means?|goes)\b`),
 		codeFence:      regexp.MustCompile("(?s)```.*?```"),
 		sentenceEnd:    regexp.MustCompile(`([.!?])\s+`),
 	}

@@ -38,6 +38,8 @@ func TestStatements(t *testing.T) {
 		{"i would like to", "I would like to see more examples of the output", nil},
 		{"i like to", "I like to keep functions short and flat.", []st{{Text: "I like to keep functions short and flat.", Field: "preferences", Kind: "preference", Why: "preference"}}},
 		{"i'd prefer", "Do it on the server side, I'd prefer to keep the client thin.", []st{{Text: "Do it on the server side, I'd prefer to keep the client thin.", Field: "preferences", Kind: "preference", Why: "preference"}}},
+		{"typographic apostrophe", "We’d rather pin the toolchain in go.mod.", []st{{Text: "We’d rather pin the toolchain in go.mod.", Field: "preferences", Kind: "preference", Why: "preference"}}},
+		{"typographic apostrophe in a correction", "That’s wrong: the cache lives in /var/cache/app, not /tmp.", []st{{Text: "The cache lives in /var/cache/app, not /tmp.", Field: "learnings", Kind: "fact", Why: "correction"}}},
 		{"note in a pasted prompt", "Note: This command assumes a task list exists in plan.md.", nil},
 		{"please note", "Please note that the nightly job runs at 02:00 UTC.", []st{{Text: "The nightly job runs at 02:00 UTC.", Field: "learnings", Kind: "fact", Why: "remember"}}},
 		{"question without its mark", "can we export the charts like this in the future", nil},
