@@ -1,13 +1,13 @@
 package app_test
 
 import (
-	"net"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
 
 	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/apptest"
 	"github.com/engram-app/engram/vault/vaulttest"
 )
 
@@ -22,7 +22,7 @@ func TestPairingOrigin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	server := loopbackServerEnd(t)
+	server := apptest.LoopbackServerEnd(t)
 	asked := clock.Now()
 	for _, name := range []string{"cursor", "denied"} {
 		if r := s.RequestPairing(app.WithConn(ctx, server), name); r.Status != app.StatusPending {
@@ -79,30 +79,4 @@ func TestPairingOrigin(t *testing.T) {
 	if r := s.PairingOrigin(ctx, agent, "cursor"); r.OK() || r.Origin != nil {
 		t.Errorf("an agent's PairingOrigin = %+v, %+v; want refused", r.Response, r.Origin)
 	}
-}
-
-// loopbackServerEnd returns the server's end of a loopback TCP
-// connection whose client end this process holds.
-func loopbackServerEnd(t *testing.T) net.Conn {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, _ := ln.Accept()
-		accepted <- c
-	}()
-	client, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	server := <-accepted
-	if server == nil {
-		t.Fatal("accept failed")
-	}
-	t.Cleanup(func() { client.Close(); server.Close() })
-	return server
 }

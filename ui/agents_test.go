@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/engram-app/engram/app"
+	"github.com/engram-app/engram/app/apptest"
 )
 
 // TestPairingPopUpSaysAnotherProcessAsked: a second request under the
@@ -25,7 +25,6 @@ func TestPairingPopUpSaysAnotherProcessAsked(t *testing.T) {
 		t.Fatal(p.Message)
 	}
 	u.agents.refresh()
-	u.wait()
 	dlg := u.win.Canvas().Overlays().Top()
 	if dlg == nil || !hasLabel(dlg, `"cursor" asks to pair with Engram`) {
 		t.Fatal("a pairing request did not pop up")
@@ -38,7 +37,6 @@ func TestPairingPopUpSaysAnotherProcessAsked(t *testing.T) {
 			t.Fatalf("request %d under a waiting name = %+v, want conflict", i+2, p.Response)
 		}
 		u.agents.refresh()
-		u.wait()
 		top := u.win.Canvas().Overlays().Top()
 		if top != dlg {
 			t.Fatal("the refused request opened another pop-up")
@@ -49,7 +47,6 @@ func TestPairingPopUpSaysAnotherProcessAsked(t *testing.T) {
 	}
 	u.agents.sel = "cursor"
 	u.agents.refresh()
-	u.wait()
 	if !hasLabel(u.agents.box, "2 requests were refused") {
 		t.Error("the pending agent's details do not say that another process asked")
 	}
@@ -70,27 +67,24 @@ func TestPairedAgentNamesTheProcessThatAsked(t *testing.T) {
 	}
 	exe, _ = filepath.EvalSymlinks(exe)
 	process := fmt.Sprintf("%s (process %d, %s)", filepath.Base(exe), os.Getpid(), exe)
-	if p := u.h.Service().RequestPairing(app.WithConn(t.Context(), loopbackServerEnd(t)), "cursor"); p.Secret == "" {
+	if p := u.h.Service().RequestPairing(app.WithConn(t.Context(), apptest.LoopbackServerEnd(t)), "cursor"); p.Secret == "" {
 		t.Fatal(p.Message)
 	}
 	if r := u.h.Service().AddAgent(t.Context(), u.h.Operator(), app.AgentSpec{Name: "by-hand"}); !r.OK() {
 		t.Fatal(r.Message)
 	}
 	u.agents.refresh()
-	u.wait()
 	dlg := u.win.Canvas().Overlays().Top()
 	if dlg == nil || !hasLabel(dlg, fmt.Sprintf("Sent by process %d, %s", os.Getpid(), exe)) {
 		t.Fatal("the pairing pop-up does not name the process that asked")
 	}
 	test.Tap(button(t, dlg, "Approve"))
-	u.wait()
 	for i, name := range []string{"by-hand", "cursor"} {
 		if a, _ := u.agents.agents.at(i); a.Name != name {
 			t.Fatalf("agent %d is %q, want %q", i, a.Name, name)
 		}
 	}
 	u.agents.list.Select(1)
-	u.wait()
 	if !hasLabel(u.agents.box, "Agent cursor") || !hasLabel(u.agents.box, "active") {
 		t.Fatal("the approved agent's details are not shown")
 	}
@@ -98,34 +92,7 @@ func TestPairedAgentNamesTheProcessThatAsked(t *testing.T) {
 		t.Errorf("the approved agent's details do not name the process that asked, %q; they say:\n%s", process, strings.Join(textsOf(u.agents.box), "\n"))
 	}
 	u.agents.list.Select(0)
-	u.wait()
 	if !hasLabel(u.agents.box, "Agent by-hand") || hasLabel(u.agents.box, "Paired from") {
 		t.Errorf("an agent added by hand: %s", strings.Join(textsOf(u.agents.box), "\n"))
 	}
-}
-
-// loopbackServerEnd returns the server's end of a loopback TCP
-// connection whose client end this process holds.
-func loopbackServerEnd(t *testing.T) net.Conn {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, _ := ln.Accept()
-		accepted <- c
-	}()
-	client, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	server := <-accepted
-	if server == nil {
-		t.Fatal("accept failed")
-	}
-	t.Cleanup(func() { client.Close(); server.Close() })
-	return server
 }

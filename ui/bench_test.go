@@ -59,8 +59,8 @@ func benchStart(b *testing.B, n int) {
 	for b.Loop() {
 		start := time.Now()
 		u := New(test.NewTempApp(b), cfg)
+		u.run = &inlineRunner{services: true} // its background work runs, each job at once
 		u.Start()
-		u.wait()
 		elapsed := time.Since(start)
 		rows := u.memories.rows.data
 		if u.h == nil || u.h.Locked() || len(rows) != n {
@@ -80,8 +80,8 @@ func benchStart(b *testing.B, n int) {
 func BenchmarkScroll100k(b *testing.B) {
 	cfg := fill100k(b, 100_000)
 	u := New(test.NewTempApp(b), cfg)
+	u.run = &inlineRunner{services: true} // its background work runs, each job at once
 	u.Start()
-	u.wait()
 	defer u.Close()
 	u.win.Resize(u.win.Canvas().Size().Max(u.win.Content().MinSize()))
 	i := 0
@@ -102,14 +102,13 @@ func BenchmarkSearch1k(b *testing.B) { benchSearch(b, 1000) }
 func benchSearch(b *testing.B, n int) {
 	cfg := fill100k(b, n)
 	u := New(test.NewTempApp(b), cfg)
+	u.run = &inlineRunner{services: true} // its background work runs, each job at once
 	u.Start()
-	u.wait()
 	defer u.Close()
 	s := u.memories
 	for b.Loop() {
 		s.search.SetText("deploy of service 7")
 		s.refresh()
-		u.wait()
 		if rows := s.rows.data; len(rows) == 0 {
 			b.Fatal("no results")
 		}
@@ -126,8 +125,8 @@ func BenchmarkUnlockToList1k(b *testing.B) {
 	cfg.KeyStore = &apptest.Keys{} // nothing remembered: the unlock screen asks
 	for b.Loop() {
 		u := New(test.NewTempApp(b), cfg)
+		u.run = &inlineRunner{services: true} // its background work runs, each job at once
 		u.Start()
-		u.wait()
 		e, ok := u.win.Canvas().Focused().(*widget.Entry)
 		if !ok {
 			b.Fatal("no passphrase field focused")
@@ -135,7 +134,6 @@ func BenchmarkUnlockToList1k(b *testing.B) {
 		e.SetText(vaulttest.Passphrase)
 		start := time.Now()
 		e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-		u.wait()
 		elapsed := time.Since(start)
 		if u.h.Locked() || len(u.memories.rows.data) != 1000 {
 			b.Fatalf("not unlocked with every memory listed: %d rows", len(u.memories.rows.data))

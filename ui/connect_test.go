@@ -50,7 +50,6 @@ func (s *memSecrets) Delete(name string) error {
 func openConnect(t *testing.T, u *UI, name string) fyne.CanvasObject {
 	t.Helper()
 	test.Tap(button(t, u.agents.content, "Connect a client…"))
-	u.wait()
 	dlg := u.win.Canvas().Overlays().Top()
 	kl, ok := find(dlg, func(*keyList) bool { return true })
 	list := &kl.List
@@ -60,7 +59,6 @@ func openConnect(t *testing.T, u *UI, name string) fyne.CanvasObject {
 	for i := range list.Length() {
 		if strings.HasPrefix(rowText(list, i), name) {
 			list.Select(i)
-			u.wait()
 			return dlg
 		}
 	}
@@ -122,7 +120,6 @@ func TestConnectClient(t *testing.T) {
 		box.SetChecked(false)
 	}
 	test.Tap(button(t, dlg, "Connect"))
-	u.wait()
 
 	b, _ := os.ReadFile(file)
 	if !strings.Contains(string(b), `"--agent"`) || !strings.Contains(string(b), `"claude-code"`) || !strings.Contains(string(b), `"theme": "dark"`) {
@@ -169,7 +166,6 @@ func TestConnectClient(t *testing.T) {
 		t.Fatal("Keep connected is not the default of the disconnect question")
 	}
 	test.Tap(button(t, ask, "Disconnect"))
-	u.wait()
 	if b, _ := os.ReadFile(file); string(b) != orig {
 		t.Fatalf("Disconnect left ~/.claude.json as\n%s\nwant\n%s", b, orig)
 	}
@@ -220,12 +216,10 @@ func TestConnectClientNameAndEnter(t *testing.T) {
 		t.Fatal("no agent name field")
 	}
 	test.Type(name, "cursor-work")
-	u.wait()
 	if text := boxText(dlg); !strings.Contains(text, "Connect would create") || !strings.Contains(text, "cursor-work") {
 		t.Fatalf("the dry run does not follow the name:\n%s", text)
 	}
 	name.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-	u.wait()
 	b, err := os.ReadFile(filepath.Join(home, ".cursor", "mcp.json"))
 	if err != nil || !strings.Contains(string(b), `"cursor-work"`) {
 		t.Fatalf("Enter did not connect Cursor as cursor-work: %v\n%s", err, b)
@@ -243,7 +237,6 @@ func TestConnectClientWithoutKeyring(t *testing.T) {
 	u.secrets = noSecrets{"ENGRAM_NO_KEYRING is set"}
 	dlg := openConnect(t, u, "Gemini CLI")
 	test.Tap(button(t, dlg, "Connect"))
-	u.wait()
 	done := boxText(u.win.Canvas().Overlays().Top())
 	if !strings.Contains(done, "ENGRAM_NO_KEYRING is set") || !strings.Contains(done, filepath.Join(cfg.DataDir, "agents")) {
 		t.Fatalf("the confirmation does not say where the token is:\n%s", done)
@@ -267,3 +260,4 @@ func openUIHome(t *testing.T, home string) (*UI, host.Config) {
 	u, _ := openUIWith(t, cfg)
 	return u, cfg
 }
+

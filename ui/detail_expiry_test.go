@@ -15,9 +15,7 @@ func TestDetailSetsExpiryAndQuestion(t *testing.T) {
 	m := store(t, u, u.h.Operator(), app.StoreInput{Content: "the office is closed in the first week of January", Tier: "semantic"}).Memory
 	s := u.memories
 	s.refresh()
-	u.wait()
 	s.list.Select(0)
-	u.wait()
 	d := s.detail
 	if d.mem == nil || d.mem.ID != m.ID || !hasLabel(d.box, "no expiry") {
 		t.Fatal("the detail pane does not show the memory without expiry")
@@ -35,7 +33,6 @@ func TestDetailSetsExpiryAndQuestion(t *testing.T) {
 		}
 		e.SetText(text)
 		test.Tap(button(t, dlg, ok))
-		u.wait()
 	}
 	fill("Expiry…", "2099-01-31", "Save")
 	if d.mem.Expires == nil || d.mem.Expires.Year() != 2099 || !hasLabel(d.box, "2099-01-3") {

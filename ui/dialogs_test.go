@@ -34,7 +34,6 @@ func TestEscapeClosesDialogsWhateverHasFocus(t *testing.T) {
 				t.Fatal(p.Message)
 			}
 			u.agents.refresh()
-			u.wait()
 			box, ok := find(dlg(), func(c *keyCheck) bool { return c.Text == "sensitive" })
 			if !ok {
 				t.Fatal("no 'sensitive' box in the pairing pop-up")
@@ -44,14 +43,12 @@ func TestEscapeClosesDialogsWhateverHasFocus(t *testing.T) {
 		{"Connect a client, the list clicked", func(t *testing.T, u *UI, dlg func() fyne.CanvasObject) {
 			u.secrets = &memSecrets{m: map[string]string{}}
 			test.Tap(button(t, u.agents.content, "Connect a client…"))
-			u.wait()
 			l, ok := find(dlg(), func(*keyList) bool { return true })
 			if !ok {
 				t.Fatal("no list of clients")
 			}
 			u.win.Canvas().Focus(l) // as a click on a row does
 			l.Select(1)
-			u.wait()
 		}},
 		{"Grants, the may-confirm box clicked", func(t *testing.T, u *UI, dlg func() fyne.CanvasObject) {
 			u.agents.grantsDialog(app.Agent{Name: "cursor"}, false, 0)

@@ -2,5 +2,5 @@
 // unlocking, memories, quarantine review, agents, the audit log and
 // settings, and a system tray. It talks only to package app (through an
 // app/host.Host), never to the vault; updates from other goroutines reach
-// the widgets through fyne.Do.
+// the widgets through a runner (fyne.Do on the desktop).
 package ui

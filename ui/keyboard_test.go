@@ -22,32 +22,26 @@ func TestDeleteOnTheSelectedRowAsksToForget(t *testing.T) {
 	store(t, u, u.h.Operator(), app.StoreInput{Content: "deploys go through ops/deploy.sh"})
 	s := u.memories
 	s.refresh()
-	u.wait()
 	c := u.win.Canvas()
 	c.Focus(s.rows.view.(fyne.Focusable)) // as a click on a row does
 	s.list.Select(1)
-	u.wait()
 	victim := s.detail.id
 	if victim == "" {
 		t.Fatal("selecting a row shows no memory")
 	}
 	typeKey(c, fyne.KeyUp)
-	u.wait()
 	typeKey(c, fyne.KeySpace) // selects the row the arrow moved to
-	u.wait()
 	if s.detail.id == victim {
 		t.Fatal("the arrows no longer move in the list")
 	}
 	c.Focus(s.rows.view.(fyne.Focusable))
 	s.list.Select(1)
-	u.wait()
 	typeKey(c, fyne.KeyDelete)
 	keep, ok := c.Focused().(*defaultButton)
 	if !ok || keep.Text != "Keep it" {
 		t.Fatalf("Delete on the selected row: focus %T, want the forget question with Keep it", c.Focused())
 	}
 	test.Tap(button(t, c.Overlays().Top(), "Forget"))
-	u.wait()
 	if r := u.h.Service().Get(t.Context(), u.h.Operator(), victim); r.OK() {
 		t.Fatal("Forget after Delete left the memory")
 	}
@@ -79,7 +73,6 @@ func TestKeyboardFinishesForms(t *testing.T) {
 		t.Error("the new memory dialog does not say Ctrl+Enter adds it")
 	}
 	text.TypedShortcut(keySubmit)
-	u.wait()
 	if c.Overlays().Top() != nil || len(u.memories.rows.data) != 1 {
 		t.Fatalf("Ctrl+Enter in the text: dialog open %v, %d memories", c.Overlays().Top() != nil, len(u.memories.rows.data))
 	}
@@ -91,7 +84,6 @@ func TestKeyboardFinishesForms(t *testing.T) {
 	}
 	e.SetText("the release train leaves on fridays")
 	e.TypedShortcut(keySubmitKeypad)
-	u.wait()
 	if c.Overlays().Top() != nil || u.memories.detail.mem.Content != "the release train leaves on fridays" {
 		t.Fatal("Ctrl+Enter (keypad) in the edit dialog did not save")
 	}
@@ -161,7 +153,6 @@ func TestListRefreshIsNotAudited(t *testing.T) {
 	before := n()
 	for range 3 {
 		u.memories.refresh()
-		u.wait()
 	}
 	if len(u.memories.rows.data) != 2 {
 		t.Fatalf("%d rows, want 2", len(u.memories.rows.data))
@@ -194,7 +185,6 @@ func TestUnlockReturnsToTheTab(t *testing.T) {
 	if !u.isOpen() || u.tabs.SelectedIndex() != 3 {
 		t.Fatalf("after the unlock: open %v, tab %d, want 3 (Audit log)", u.isOpen(), u.tabs.SelectedIndex())
 	}
-	u.wait()
 	if len(u.audit.shown) == 0 {
 		t.Fatal("the Audit log tab shown after the unlock is empty")
 	}

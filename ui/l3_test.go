@@ -49,7 +49,6 @@ func TestL3RemovalWaitsForTheUser(t *testing.T) {
 		return w.Waiting.L3Proposed
 	}
 	u.onEvent(host.Event{Swept: &host.SweepReport{}})
-	u.wait()
 	if _, ok := l3Entry(u); ok || hasLabel(u.audit.content, "sensitive-access record") {
 		t.Fatal("the removal of L3 records is proposed before any is past its retention")
 	}
@@ -64,7 +63,6 @@ func TestL3RemovalWaitsForTheUser(t *testing.T) {
 		t.Fatal("no L3 record is past its retention a year on")
 	}
 	u.onEvent(host.Event{Swept: &host.SweepReport{}})
-	u.wait()
 	item, ok := l3Entry(u)
 	if !ok {
 		t.Fatalf("the tray menu does not propose the removal: %q", menuLabels(u.tray.open))
@@ -73,7 +71,6 @@ func TestL3RemovalWaitsForTheUser(t *testing.T) {
 		t.Fatalf("no notification of the proposal: %q", got)
 	}
 	u.onEvent(host.Event{Swept: &host.SweepReport{}})
-	u.wait()
 	told := 0
 	for _, s := range notes.all() {
 		if strings.Contains(s, "sensitive-access record") {
@@ -98,14 +95,12 @@ func TestL3RemovalWaitsForTheUser(t *testing.T) {
 		t.Fatalf("the question's default is %v, want Keep them", u.win.Canvas().Focused())
 	}
 	def.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-	u.wait()
 	if u.win.Canvas().Overlays().Top() != nil || due() != n {
 		t.Fatal("Enter on the question removed records, or left it open")
 	}
 
 	test.Tap(button(t, u.audit.content, "Remove them…"))
 	test.Tap(button(t, overlay(t, u), "Remove them"))
-	u.wait()
 	if got := due(); got != 0 {
 		t.Fatalf("after the approval %d L3 records are still due", got)
 	}

@@ -24,7 +24,6 @@ func TestMemoriesColumnsSortAndMask(t *testing.T) {
 	store(t, u, op, app.StoreInput{Content: "the staging database password rotates monthly", Partition: "sensitive"})
 	s := u.memories
 	s.refresh()
-	u.wait()
 	var names []string
 	for _, o := range s.headers.Objects {
 		names = append(names, o.(*widget.Button).Text)
@@ -70,7 +69,6 @@ func TestMemoriesColumnsSortAndMask(t *testing.T) {
 	test.Tap(s.headers.Objects[3].(*widget.Button)) // Created: newest first
 	s.search.SetText("deploy")
 	s.refresh()
-	u.wait()
 	if len(s.rows.data) == 0 || s.order.key != byCreated {
 		t.Fatalf("search: %d rows, order %v", len(s.rows.data), s.order)
 	}

@@ -66,9 +66,8 @@ type memoriesScreen struct {
 	detail   *detailPane
 
 	ready bool // set once every widget exists; callbacks before it are ignored
-	timer *time.Timer
-	// scheduled counts searches put off by the debounce (tests).
-	scheduled int
+	// stop puts off the search the debounce scheduled last.
+	stop func() bool
 	// loaded, if set, runs once after the next list is shown.
 	loaded func()
 	// gen numbers searches so that a slow one finishing late cannot
@@ -227,18 +226,10 @@ func (s *memoriesScreen) listKey(ev *fyne.KeyEvent) bool {
 // debounce runs the search once typing pauses.
 func (s *memoriesScreen) debounce() {
 	s.u.h.Touch()
-	s.scheduled++
-	if s.u.manual {
-		return
+	if s.stop != nil {
+		s.stop()
 	}
-	if s.timer != nil && s.timer.Stop() {
-		s.u.pending.Done() // that search will not run
-	}
-	s.u.pending.Add(1)
-	s.timer = time.AfterFunc(searchDelay, func() {
-		defer s.u.pending.Done()
-		s.u.onMain(s.refresh)
-	})
+	s.stop = s.u.run.after(searchDelay, s.refresh)
 }
 
 // changed is called when memories changed elsewhere (an agent wrote).

@@ -28,9 +28,7 @@ func TestMergeFromTheDetail(t *testing.T) {
 	store(t, u, op, app.StoreInput{Content: c})
 	s := u.memories
 	s.refresh()
-	u.wait()
 	s.detail.show(ma.ID)
-	u.wait()
 	test.Tap(button(t, s.detail.box, "Merge…"))
 	dlg := overlay(t, u)
 	pick := func(isStrategy bool, want string) {
@@ -42,7 +40,6 @@ func TestMergeFromTheDetail(t *testing.T) {
 		for _, o := range sel.Options {
 			if strings.Contains(o, want) {
 				sel.SetSelected(o)
-				u.wait()
 				return
 			}
 		}
@@ -51,7 +48,6 @@ func TestMergeFromTheDetail(t *testing.T) {
 	// preview is the merged text the dialog shows (its italic label).
 	preview := func() string {
 		t.Helper()
-		u.wait()
 		l, ok := find(dlg, func(l *widget.Label) bool { return l.TextStyle.Italic })
 		if !ok {
 			t.Fatal("the merge dialog shows no merged text")
@@ -82,7 +78,6 @@ func TestMergeFromTheDetail(t *testing.T) {
 		t.Fatal("the previews changed the memories")
 	}
 	test.Tap(button(t, dlg, "Merge"))
-	u.wait()
 	if got := liveTexts(t, u); !slices.Equal(got, []string{"Releases ship on Tuesdays.", c}) {
 		t.Fatalf("live memories after the merge = %q", got)
 	}

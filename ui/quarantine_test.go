@@ -30,7 +30,6 @@ func reviewItem(t *testing.T, u *UI, content string) *quarantineScreen {
 	s := u.quarantine
 	u.tabs.Select(u.qTab)
 	s.refresh()
-	u.wait()
 	for i, it := range s.items.data {
 		if it.Memory.Content == content {
 			s.list.Select(i)
@@ -114,7 +113,6 @@ func TestReviewSplitPair(t *testing.T) {
 				t.Errorf("in the joined text, marked %q and bold %q; want the term that carries the finding marked and this write in bold", marked, bold)
 			}
 			test.Tap(button(t, s.box, "Show memory "+first.ID[:8]+"…"))
-			u.wait()
 			if dlg := overlay(t, u); !strings.Contains(strings.Join(textsOf(dlg), "\n"), splitFirst) {
 				t.Errorf("Show memory does not show it: %q", textsOf(dlg))
 			}
@@ -138,7 +136,6 @@ func TestReviewSplitPair(t *testing.T) {
 				check.SetChecked(false)
 			}
 			test.Tap(button(t, dlg, "Reject"))
-			u.wait()
 			g := u.h.Service().Get(t.Context(), agent, first.ID)
 			if keep != g.OK() {
 				t.Errorf("after Reject (keep %v) the agent reads the first half: %+v", keep, g.Response)
@@ -203,7 +200,6 @@ func TestReviewKeepsItsPlace(t *testing.T) {
 	at := itemIndex(s.items.data, s.sel)
 	want := s.items.data[min(at+1, len(s.items.data)-1)].ID
 	test.Tap(button(t, s.box, "Reject"))
-	u.wait()
 	if s.sel == nil || s.sel.ID != want {
 		t.Errorf("after a decision the review shows %+v, want the next item %s", s.sel, want)
 	}
@@ -219,7 +215,6 @@ func TestBulkQuestionFits(t *testing.T) {
 	}
 	u.tabs.Select(u.qTab)
 	u.quarantine.refresh()
-	u.wait()
 	test.Tap(button(t, u.quarantine.content, "Reject all…"))
 	dlg := overlay(t, u)
 	title := "Reject 9 quarantined memories?"

@@ -33,7 +33,6 @@ func liveTexts(t *testing.T, u *UI) []string {
 func selectAgent(t *testing.T, u *UI, name string) {
 	t.Helper()
 	u.agents.refresh()
-	u.wait()
 	for i, a := range u.agents.agents.data {
 		if a.Name == name {
 			u.agents.list.Select(i)
@@ -88,7 +87,6 @@ func TestAgentsReviewItsMemories(t *testing.T) {
 
 	test.Tap(button(t, u.agents.box, "Review its memories…"))
 	test.Tap(button(t, overlay(t, u), "Hold 2 for review"))
-	u.wait()
 	if got := liveTexts(t, u); !slices.Equal(got, []string{"the office closes at six"}) {
 		t.Fatalf("live memories after the hold: %q", got)
 	}
@@ -121,10 +119,8 @@ func TestAgentsReviewItsMemories(t *testing.T) {
 	}
 	test.Tap(button(t, s.box, "Approve"))
 	test.Tap(button(t, overlay(t, u), "Approve anyway"))
-	u.wait()
 	s.list.Select(idx("the kiwi cluster has three nodes"))
 	test.Tap(button(t, s.box, "Reject"))
-	u.wait()
 	if got := liveTexts(t, u); !slices.Equal(got, []string{"the kiwi deploy runs at noon", "the office closes at six"}) {
 		t.Fatalf("live memories after approve and reject: %q", got)
 	}
@@ -159,12 +155,10 @@ func TestRevokeOffersReview(t *testing.T) {
 		t.Fatalf("the review box is %q, ticked %v; want it unticked with the count", c.Text, c.Checked)
 	}
 	test.Tap(button(t, overlay(t, u), "Revoke"))
-	u.wait()
 	selectAgent(t, u, "helper")
 	test.Tap(button(t, u.agents.box, "Revoke"))
 	test.Tap(check())
 	test.Tap(button(t, overlay(t, u), "Revoke"))
-	u.wait()
 	for _, a := range u.h.Service().Agents(t.Context(), u.h.Operator()).Agents {
 		if a.Status != app.AgentRevoked {
 			t.Errorf("%s is %s after revoke", a.Name, a.Status)
@@ -197,7 +191,6 @@ func TestAuditReviewImport(t *testing.T) {
 	s := u.audit
 	u.tabs.SelectIndex(3)
 	s.refresh()
-	u.wait()
 	review := button(t, s.content, "Review what this import wrote…")
 	first, other := -1, -1
 	for i, e := range s.entries.data { // newest first: the first run is the last
@@ -224,7 +217,6 @@ func TestAuditReviewImport(t *testing.T) {
 	want := s.entries.data[first].Seq
 	store(t, u, agent, app.StoreInput{Content: "the ci cache lives in s3"})
 	s.refresh()
-	u.wait()
 	if review.Disabled() || s.sel.Seq != want {
 		t.Fatalf("after a refresh the selection is entry %d, review disabled %v; want entry %d, enabled", s.sel.Seq, review.Disabled(), want)
 	}
@@ -234,7 +226,6 @@ func TestAuditReviewImport(t *testing.T) {
 		t.Fatalf("the question = %q", textsOf(dlg))
 	}
 	test.Tap(button(t, dlg, "Hold 1 for review"))
-	u.wait()
 	if got := liveTexts(t, u); !slices.Equal(got, []string{"Commit messages are in English", "the ci cache lives in s3"}) {
 		t.Fatalf("live memories after reviewing the first import: %q", got)
 	}
@@ -271,7 +262,6 @@ func TestReviewShowsQuestionedMemories(t *testing.T) {
 	}
 	s := u.quarantine
 	u.tabs.Select(u.qTab)
-	u.wait()
 	if n := len(s.questions.data); n != 2 || u.qTab.Text != "Quarantine (2)" {
 		t.Fatalf("the review lists %d questioned memories, tab %q; want 2, Quarantine (2)", n, u.qTab.Text)
 	}
@@ -290,7 +280,6 @@ func TestReviewShowsQuestionedMemories(t *testing.T) {
 	}
 	test.Tap(button(t, open, "Close"))
 	test.Tap(button(t, s.box, "Confirm"))
-	u.wait()
 	if _, ok := app.QuestionedBy(get(t, u, m1.ID)); ok {
 		t.Fatal("Confirm left the user's question standing")
 	}
@@ -314,7 +303,6 @@ func TestReviewShowsQuestionedMemories(t *testing.T) {
 	}
 	e.SetText("the release calendar for this quarter")
 	test.Tap(button(t, dlg, "Refute"))
-	u.wait()
 	vs := get(t, u, m2.ID).Provenance.Verifications
 	if last := vs[len(vs)-1]; last.Agent != vault.AgentOperator || last.Verdict != vault.Refuted || last.Evidence != "the release calendar for this quarter" {
 		t.Fatalf("after Refute the last verification is %+v, want the user's refutation with the evidence", last)

@@ -26,7 +26,6 @@ func TestMemoryTextTakesTheWidthAndShowsWholeOnHover(t *testing.T) {
 	store(t, u, u.h.Operator(), app.StoreInput{Content: long})
 	s := u.memories
 	s.refresh()
-	u.wait()
 	u.win.Resize(fyne.NewSize(1100, 720))
 	var cells []*tipCell
 	find(s.rows.view, func(c *tipCell) bool { cells = append(cells, c); return false })
@@ -92,7 +91,6 @@ func TestRefusalIsToldForTheUser(t *testing.T) {
 	log := u.h.Service().Audit(t.Context(), u.h.Operator(), app.AuditInput{Last: 1})
 	seq := log.Entries[len(log.Entries)-1].Seq
 	u.onEvent(host.Event{Rejected: []host.SessionRef{{Agent: "claude-code", Session: "s1", Seq: seq}}})
-	u.wait()
 	got := notes.all()
 	if len(got) != 1 {
 		t.Fatalf("notifications %q, want one", got)
@@ -108,7 +106,6 @@ func TestRefusalIsToldForTheUser(t *testing.T) {
 		t.Fatal("a click on the status line shows nothing")
 	}
 	test.Tap(button(t, dlg, "Show it in the audit log"))
-	u.wait()
 	if u.tabs.SelectedIndex() != 3 || u.audit.agent.Text != "claude-code" || u.audit.sel.Seq != seq {
 		t.Fatalf("the audit log: tab %d, agent %q, selected #%d; want tab 3, claude-code, #%d", u.tabs.SelectedIndex(), u.audit.agent.Text, u.audit.sel.Seq, seq)
 	}

@@ -20,7 +20,6 @@ func TestSearchShowsEveryMatch(t *testing.T) {
 	s := u.memories
 	s.search.SetText("deploy")
 	s.refresh()
-	u.wait()
 	if len(s.rows.data) != 38 || s.count.Text != `38 memories match "deploy"` {
 		t.Fatalf("search for deploy: %d rows, %q; want 38", len(s.rows.data), s.count.Text)
 	}

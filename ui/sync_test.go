@@ -58,7 +58,6 @@ func (p *syncPair) syncNow(t *testing.T) {
 	t.Helper()
 	p.clock.Advance(time.Minute)
 	test.Tap(button(t, p.u.settings.content, "Sync now"))
-	p.u.wait()
 }
 
 // shown reports whether a visible text under o holds sub.
@@ -208,7 +207,6 @@ func TestSettingsSyncRevokeAsksFirst(t *testing.T) {
 	}
 	test.Tap(button(t, c, "Revoke…"))
 	test.Tap(button(t, u.win.Canvas().Overlays().Top(), "Revoke"))
-	u.wait()
 	if st, _ := u.h.SyncStatus(); !st.Devices[0].Revoked {
 		t.Fatal("Revoke did not revoke the device")
 	}
@@ -235,7 +233,6 @@ func TestSettingsSyncFollowsTheHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	u.onEvent(host.Event{Sync: true})
-	u.wait()
 	if !shown(c, folder) || shown(c, "does not sync") {
 		t.Errorf("after a sync event Settings shows %q, want the folder %s", textsOf(c), folder)
 	}

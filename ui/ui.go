@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -33,19 +32,8 @@ type UI struct {
 	cancel context.CancelFunc
 	unsub  func()
 
-	// pending counts background work; tests wait on it.
-	pending sync.WaitGroup
-	// uiMu serialises the work background goroutines hand to the UI
-	// goroutine. The real driver runs it all on one goroutine anyway;
-	// Fyne's test driver runs it on the caller's, so without this two
-	// finished jobs would update widgets at once.
-	uiMu sync.Mutex
-	// manual is for tests: the host's background work (agent API, audit
-	// watcher, schedule) stays off and tests deliver events themselves;
-	// background work runs inline, and the search debounce only counts.
-	// Fyne's test driver has no UI goroutine, so work finishing on other
-	// goroutines would race with the test's own taps.
-	manual bool
+	// run takes work off the UI goroutine and back (see runner).
+	run runner
 	// focus is the entry a screen wants focused once it is shown.
 	focus *widget.Entry
 
@@ -77,9 +65,6 @@ type UI struct {
 	shownHeld    map[string]bool
 	// notify sends a desktop notification; tests record them.
 	notify func(title, body string)
-	// after runs fn on the UI goroutine d from now; tests run it when
-	// they choose.
-	after func(d time.Duration, fn func())
 	// dialogs is what Escape and Enter do in each open dialog, by the
 	// overlay that shows it (see keyed).
 	dialogs map[fyne.CanvasObject]dialogKeys
@@ -98,7 +83,7 @@ const clipClear = 30 * time.Second
 func (u *UI) copySecret(secret string) {
 	u.fa.Clipboard().SetContent(secret)
 	u.clipped = secret
-	u.after(clipClear, func() { u.clearClipboard(secret) })
+	u.run.after(clipClear, func() { u.clearClipboard(secret) })
 }
 
 // clearClipboard empties the clipboard if it still holds secret.
@@ -124,10 +109,10 @@ func New(fa fyne.App, cfg host.Config) *UI {
 		dialogs:      map[fyne.CanvasObject]dialogKeys{},
 		shownHeld:    map[string]bool{},
 		secrets:      app.OSSecrets{},
+		run:          fyneRunner{},
 	}
 	u.status = newStatusLine(u)
 	u.notify = func(title, body string) { fa.SendNotification(fyne.NewNotification(title, body)) }
-	u.after = func(d time.Duration, fn func()) { time.AfterFunc(d, func() { fyne.Do(fn) }) }
 	fa.Settings().SetTheme(newTheme(fa.Settings().Theme()))
 	u.win = fa.NewWindow("Engram")
 	u.win.Resize(fyne.NewSize(1100, 720))
@@ -173,11 +158,11 @@ func (u *UI) attach(h *host.Host) {
 // startHost starts the host's background work (agent API, watchers,
 // auto-lock) once.
 func (u *UI) startHost() {
-	if u.started || u.manual {
+	if u.started {
 		return
 	}
 	u.started = true
-	u.h.Start(u.ctx)
+	u.run.service(func() { u.h.Start(u.ctx) })
 }
 
 // setScreen shows a full-window screen and focuses its first field.
@@ -318,18 +303,10 @@ func unlockMessage(err error) string {
 	return err.Error()
 }
 
-// onEvent receives host events on a background goroutine.
-//
-// It must not block: the host calls it from goroutines that Close waits
-// for, and Close runs on the UI goroutine. So the work is queued with
-// fyne.Do, except in tests (manual), which deliver events themselves and
-// want them handled before they look.
+// onEvent receives host events on a background goroutine. It must not
+// block (see runner.post).
 func (u *UI) onEvent(e host.Event) {
-	run := fyne.Do
-	if u.manual {
-		run = u.onMain
-	}
-	run(func() {
+	u.run.post(func() {
 		if u.h == nil {
 			return // closed
 		}
@@ -488,7 +465,7 @@ func (u *UI) setStatusAction(s, label string, action func()) {
 	u.status.SetText(s)
 	u.status.label, u.status.action = label, action
 	line := u.status
-	u.after(statusFor, func() {
+	u.run.after(statusFor, func() {
 		if line.Text == s {
 			line.SetText(u.baseStatus)
 		}
@@ -512,28 +489,7 @@ func (u *UI) async(work func() error, then func()) {
 
 // background runs work off the UI goroutine and done with its error back
 // on it.
-func (u *UI) background(work func() error, done func(error)) {
-	if u.manual {
-		done(work())
-		return
-	}
-	u.pending.Add(1)
-	go func() {
-		defer u.pending.Done()
-		err := work()
-		u.onMain(func() { done(err) })
-	}()
-}
-
-// onMain runs fn on the UI goroutine and waits for it; see uiMu.
-func (u *UI) onMain(fn func()) {
-	u.uiMu.Lock()
-	defer u.uiMu.Unlock()
-	fyne.DoAndWait(fn)
-}
-
-// wait blocks until background work started so far is done (tests).
-func (u *UI) wait() { u.pending.Wait() }
+func (u *UI) background(work func() error, done func(error)) { u.run.spawn(work, done) }
 
 // showResponse reports a failed service response; it returns r.OK().
 func (u *UI) showResponse(r app.Response) bool {

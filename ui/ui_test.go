@@ -57,8 +57,7 @@ func (n *notes) all() []string {
 func newUI(t *testing.T, cfg host.Config) (*UI, *notes) {
 	t.Helper()
 	u := New(test.NewTempApp(t), cfg)
-	u.manual = true
-	u.after = func(time.Duration, func()) {} // timers run only where a test runs them
+	u.run = &inlineRunner{}
 	n := &notes{}
 	u.notify = n.add
 	t.Cleanup(u.Close)
@@ -82,7 +81,6 @@ func openUIWith(t *testing.T, cfg host.Config) (*UI, *notes) {
 	h.Close()
 	u, n := newUI(t, cfg)
 	u.Start()
-	u.wait()
 	if u.tabs == nil {
 		t.Fatal("the main window did not open after a keyring unlock")
 	}
@@ -166,7 +164,6 @@ func TestFirstRunCreatesVault(t *testing.T) {
 	cfg := testConfig(t)
 	u, _ := newUI(t, cfg)
 	u.Start()
-	u.wait()
 	content := u.win.Content()
 	entries := passwordEntries(content)
 	if len(entries) != 2 {
@@ -199,7 +196,6 @@ func TestFirstRunCreatesVault(t *testing.T) {
 	}
 	entries[1].SetText(passphrase)
 	test.Tap(create)
-	u.wait()
 	if u.h == nil || u.h.Locked() || u.tabs == nil {
 		t.Fatal("the vault was not created and opened")
 	}
@@ -211,7 +207,6 @@ func TestFirstRunCreatesVault(t *testing.T) {
 	// The key was remembered: the next start unlocks silently.
 	u2, _ := newUI(t, cfg)
 	u2.Start()
-	u2.wait()
 	if u2.h == nil || u2.h.Locked() || u2.tabs == nil {
 		t.Fatal("the second start did not unlock from the keyring")
 	}
@@ -227,7 +222,6 @@ func TestUnlockScreenSaysWhyAndRejectsWrongPassphrase(t *testing.T) {
 	cfg.KeyStore = app.NoKeyring{Reason: "no D-Bus session bus"}
 	u, _ := newUI(t, cfg)
 	u.Start()
-	u.wait()
 	content := u.win.Content()
 	path, ok := find(content, func(l *widget.Label) bool { return l.Text == "Vault: "+host.VaultPath(cfg.DataDir) })
 	if !ok {
@@ -241,13 +235,11 @@ func TestUnlockScreenSaysWhyAndRejectsWrongPassphrase(t *testing.T) {
 	pass := passwordEntries(content)[0]
 	test.Type(pass, "wrong passphrase")
 	test.Tap(button(t, content, "Unlock"))
-	u.wait()
 	if !hasLabel(content, "Wrong passphrase") || !u.h.Locked() {
 		t.Fatal("a wrong passphrase was not reported")
 	}
 	test.Type(pass, passphrase)
 	test.Tap(button(t, content, "Unlock"))
-	u.wait()
 	if u.h.Locked() || u.tabs == nil {
 		t.Fatal("the right passphrase did not unlock")
 	}
@@ -376,7 +368,6 @@ func unlockWith(t *testing.T, u *UI, pass string) {
 	}
 	test.Type(e, pass)
 	e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-	u.wait()
 }
 
 func TestLockedStartShowsOnlyUnlock(t *testing.T) {
@@ -391,7 +382,6 @@ func TestLockedStartShowsOnlyUnlock(t *testing.T) {
 	h.Close()
 	u, _ := newUI(t, cfg)
 	u.Start()
-	u.wait()
 	assertLocked(t, u, "the repo uses tabs", "4111")
 	if !hasLabel(u.win.Content(), host.VaultPath(cfg.DataDir)) {
 		t.Error("the unlock screen does not name the vault")
@@ -409,7 +399,6 @@ func TestLockLocksEverything(t *testing.T) {
 			store(t, u, u.h.Operator(), app.StoreInput{Content: "call me at +1 415 555 0100", Partition: "sensitive"})
 			store(t, u, u.h.Operator(), app.StoreInput{Content: "the repo uses tabs"})
 			u.memories.refresh()
-			u.wait()
 			if got := menuLabels(u.tray.menu); !slices.Contains(got, "Lock") || !slices.Contains(got, "Export backup") {
 				t.Fatalf("tray menu while open = %q", got)
 			}
@@ -423,7 +412,6 @@ func TestLockLocksEverything(t *testing.T) {
 				u.h.Lock()
 				u.onEvent(host.Event{Lock: true})
 			}
-			u.wait()
 			assertLocked(t, u, "the repo uses tabs", "415 555", "engram_secret_token_value")
 
 			unlockWith(t, u, "wrong passphrase")
@@ -472,37 +460,38 @@ func TestMemoriesSearchFilterDetailEditRollback(t *testing.T) {
 	store(t, u, op, app.StoreInput{Content: "public docs live at docs.example.org", Partition: "public"})
 	s := u.memories
 	s.refresh()
-	u.wait()
 	if rows := s.rows.data; len(rows) != 3 {
 		t.Fatalf("list has %d rows, want 3", len(rows))
 	}
 	s.partition.SetSelected("public")
-	u.wait()
 	if rows := s.rows.data; len(rows) != 1 || rows[0].Partition != "public" {
 		t.Fatalf("public filter = %+v", rows)
 	}
 	s.partition.SetSelected(anyChoice)
 	s.tag.SetText("ops")
 	s.refresh()
-	u.wait()
 	if rows := s.rows.data; len(rows) != 1 || rows[0].ID != m.ID {
 		t.Fatalf("tag filter = %+v", rows)
 	}
 	s.tag.SetText("")
 	gen := s.gen
+	scheduled := 0
+	holdTimers(u, func(d time.Duration, _ func()) {
+		if d == searchDelay {
+			scheduled++
+		}
+	})
 	test.Type(s.search, "staging pipeline")
-	if s.gen != gen || s.scheduled != len("staging pipeline") {
-		t.Fatalf("typing ran %d searches and put off %d; want none run and one put off per keystroke", s.gen-gen, s.scheduled)
+	if s.gen != gen || scheduled != len("staging pipeline") {
+		t.Fatalf("typing ran %d searches and put off %d; want none run and one put off per keystroke", s.gen-gen, scheduled)
 	}
 	s.refresh()
-	u.wait()
 	rows := s.rows.data
 	if len(rows) == 0 || rows[0].ID != m.ID {
 		t.Fatalf("search = %+v, want the deploy memory first", rows)
 	}
 
 	s.list.Select(0)
-	u.wait()
 	d := s.detail
 	if d.mem == nil || d.mem.ID != m.ID || !hasLabel(d.box, "staging pipeline") || !strings.Contains(boxText(d.box), "created by you") {
 		t.Fatal("the detail pane does not show the memory and its provenance")
@@ -511,7 +500,6 @@ func TestMemoriesSearchFilterDetailEditRollback(t *testing.T) {
 	d.apply(func() app.MemoryResponse {
 		return u.h.Service().Update(u.ctx, op, m.ID, app.UpdateInput{Operation: app.OpUpdate, Content: &text, IfVersion: d.mem.Version})
 	})
-	u.wait()
 	if d.mem.Content != text || d.mem.Version != 2 || len(d.vers) != 2 {
 		t.Fatalf("after edit: v%d %q with %d versions", d.mem.Version, d.mem.Content, len(d.vers))
 	}
@@ -540,7 +528,6 @@ func TestMemoriesSearchFilterDetailEditRollback(t *testing.T) {
 		t.Fatal("rollback did not ask for confirmation")
 	}
 	test.Tap(button(t, confirm, "Roll back"))
-	u.wait()
 	if d.mem.Content != m.Content || d.mem.Version != 3 {
 		t.Fatalf("after rollback: v%d %q", d.mem.Version, d.mem.Content)
 	}
@@ -560,7 +547,6 @@ func TestQuarantineReviewApproveRejectDiscard(t *testing.T) {
 		t.Fatalf("hostile write: %s", r.Status)
 	}
 	u.onEvent(host.Event{Rejected: []host.SessionRef{{Agent: "claude-code", Session: "s1"}}, Quarantine: true})
-	u.wait()
 	if got := notes.all(); len(got) != 1 || !strings.Contains(got[0], "Engram refused a write from claude-code") {
 		t.Fatalf("notifications = %q, want the session summary", got)
 	}
@@ -595,7 +581,6 @@ func TestQuarantineReviewApproveRejectDiscard(t *testing.T) {
 	}
 	test.Tap(button(t, s.box, "Approve"))
 	test.Tap(button(t, u.win.Canvas().Overlays().Top(), "Approve anyway"))
-	u.wait()
 	recalled := u.h.Service().Recall(ctx, agent, app.RecallInput{Query: "staging database"})
 	if len(recalled.Results) != 1 || !strings.Contains(recalled.Results[0].Content, "db-staging") {
 		t.Fatalf("after approval the agent recalls %+v", recalled.Results)
@@ -606,7 +591,6 @@ func TestQuarantineReviewApproveRejectDiscard(t *testing.T) {
 	}
 	s.list.Select(1)
 	test.Tap(button(t, s.box, "Reject"))
-	u.wait()
 	s.list.Select(0)
 	// Its markers were neutralised in the stored text: the findings are
 	// explained, and said to be rewritten rather than marked.
@@ -614,7 +598,6 @@ func TestQuarantineReviewApproveRejectDiscard(t *testing.T) {
 		t.Error("the hostile copy's findings are not explained")
 	}
 	test.Tap(button(t, s.box, "Discard"))
-	u.wait()
 	if items := s.items.data; len(items) != 0 || u.qTab.Text != "Quarantine" {
 		t.Fatalf("after reviewing all: %d items, tab %q", len(items), u.qTab.Text)
 	}
@@ -627,14 +610,12 @@ func TestQuarantineBulkApprove(t *testing.T) {
 		store(t, u, agent, app.StoreInput{Content: c, Field: "learnings", Source: web})
 	}
 	u.quarantine.refresh()
-	u.wait()
 	items := u.quarantine.items.data
 	var ids []string
 	for _, it := range items {
 		ids = append(ids, it.ID)
 	}
 	u.quarantine.bulkNow("approve", ids)
-	u.wait()
 	if items := u.quarantine.items.data; len(items) != 0 {
 		t.Fatalf("%d items left after bulk approval", len(items))
 	}
@@ -697,7 +678,6 @@ func TestQuarantineSplitOrder(t *testing.T) {
 	}
 	s := u.quarantine
 	s.refresh()
-	u.wait()
 	s.list.Select(0)
 	it := s.items.data[0]
 	if it.Proposal == "safe" || it.Joined == "" {
@@ -746,7 +726,6 @@ func TestAgentsPairingAndPause(t *testing.T) {
 		t.Fatal(pair.Message)
 	}
 	u.agents.refresh()
-	u.wait()
 	dlg := u.win.Canvas().Overlays().Top()
 	if dlg == nil || !hasLabel(dlg, `"cursor" asks to pair with Engram`) {
 		t.Fatal("a pairing request did not pop up")
@@ -759,12 +738,10 @@ func TestAgentsPairingAndPause(t *testing.T) {
 		t.Fatal(r.Message)
 	}
 	u.agents.refresh()
-	u.wait()
 	if top := u.win.Canvas().Overlays().Top(); top != nil {
 		t.Fatal("the pairing dialog stayed open after the pairing was decided")
 	}
 	u.agents.decide("cursor", false, true, []app.Field{"learnings", "gotchas"}, []app.Partition{"public"}, true)
-	u.wait()
 	poll := u.h.Service().PollPairing(ctx, "cursor", pair.Secret)
 	if !poll.OK() || poll.Token == "" {
 		t.Fatalf("after approval the agent's poll = %+v", poll.Response)
@@ -774,7 +751,6 @@ func TestAgentsPairingAndPause(t *testing.T) {
 		t.Fatalf("agent after approval = %+v", agents)
 	}
 	u.agents.pauseAll(true)
-	u.wait()
 	if a := u.h.Service().Agents(ctx, u.h.Operator()).Agents[0]; a.Status != app.AgentPaused {
 		t.Fatalf("after pause all: %s", a.Status)
 	}
@@ -789,7 +765,6 @@ func TestAuditScreenVerifyAndExport(t *testing.T) {
 	store(t, u, u.h.Operator(), app.StoreInput{Content: secret})
 	s := u.audit
 	s.refresh()
-	u.wait()
 	entries := s.entries.data
 	if len(entries) < 2 || entries[0].Seq < entries[len(entries)-1].Seq {
 		t.Fatalf("audit list = %d entries, newest first expected", len(entries))
@@ -812,18 +787,15 @@ func TestAuditScreenVerifyAndExport(t *testing.T) {
 		t.Fatalf("audit cells = %q", cells)
 	}
 	s.openMemory(write.MemoryID)
-	u.wait()
 	if u.tabs.SelectedIndex() != 0 || u.memories.detail.mem == nil || u.memories.detail.mem.ID != write.MemoryID {
 		t.Fatal("the memory id in the audit log does not open the memory")
 	}
 	s.verify()
-	u.wait()
 	if !strings.HasPrefix(s.chain.Text, "Chain intact") {
 		t.Fatalf("chain status = %q", s.chain.Text)
 	}
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
 	s.exportTo(path)
-	u.wait()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -847,7 +819,6 @@ func TestAuditScreenVerifyAndExport(t *testing.T) {
 	}
 	s.action.SetText("memory:write")
 	s.refresh()
-	u.wait()
 	if entries := s.entries.data; len(entries) != 1 {
 		t.Fatalf("action filter kept %d entries, want 1", len(entries))
 	}
@@ -915,13 +886,11 @@ func TestExportBackupAsksOnceThenUsesKeyring(t *testing.T) {
 	test.Type(entries[0], "backup words")
 	test.Type(entries[1], "backup words")
 	test.Tap(button(t, dlg, "OK"))
-	u.wait()
 	got := notes.all()
 	if len(got) != 1 || !strings.Contains(got[0], "1 memory saved to") {
 		t.Fatalf("notifications = %q", got)
 	}
 	u.exportBackup() // the passphrase is remembered now: no dialog
-	u.wait()
 	files, _ := filepath.Glob(filepath.Join(u.h.Settings().BackupDir, "engram-*.age"))
 	if len(notes.all()) != 2 || len(files) == 0 {
 		t.Fatalf("second export: notes %q, files %v", notes.all(), files)
@@ -1000,13 +969,11 @@ func TestHeldAgentIsShown(t *testing.T) {
 		svc.Store(ctx, app.Request{Caller: c, Authorized: true}, app.StoreInput{Content: "x", Field: "gotchas"})
 	}
 	u.agents.refresh()
-	u.wait()
 	if !slices.ContainsFunc(n.all(), func(s string) bool { return strings.Contains(s, "Engram paused eager") }) {
 		t.Fatalf("notifications = %q; want one naming the held agent", n.all())
 	}
 	u.agents.sel = "eager"
 	u.agents.refresh()
-	u.wait()
 	if !hasLabel(u.agents.box, "Paused by Engram after 5 refused writes") || !hasLabel(u.agents.box, "Resume it when") {
 		t.Fatal("the agent's detail does not say why it is paused")
 	}
@@ -1021,16 +988,13 @@ func TestEditConfirmsPossibleSecret(t *testing.T) {
 	m := u.h.Service().Store(ctx, u.h.Operator(), app.StoreInput{Content: "the release branch is cut on Fridays"}).Memory
 	d := u.memories.detail
 	d.show(m.ID)
-	u.wait()
 	sha := "the setup script printed 3f9a1c7e2b4d6f8a0c1e3b5d7f9a1c3e5b7d9f1a"
 	d.save(d.mem, sha, false)
-	u.wait()
 	dlg := u.win.Canvas().Overlays().Top()
 	if dlg == nil || !hasLabel(dlg, "Save it as it is?") {
 		t.Fatal("an edit holding a possible secret did not ask the user")
 	}
 	test.Tap(button(t, dlg, "Save as it is"))
-	u.wait()
 	if got := u.h.Service().Get(ctx, u.h.Operator(), m.ID); !got.OK() || got.Memory.Content != sha {
 		t.Fatalf("after the user confirmed: %+v", got)
 	}
@@ -1043,13 +1007,12 @@ func TestTokenDialog(t *testing.T) {
 	u, _ := openUI(t)
 	var timers []func()
 	var delays []time.Duration
-	u.after = func(d time.Duration, fn func()) { delays, timers = append(delays, d), append(timers, fn) }
+	holdTimers(u, func(d time.Duration, fn func()) { delays, timers = append(delays, d), append(timers, fn) })
 	test.Tap(button(t, u.agents.content, "Add agent…"))
 	form := u.win.Canvas().Overlays().Top()
 	name, _ := find(form, func(e *shortcutEntry) bool { return true })
 	test.Type(name, "cursor")
 	test.Tap(button(t, form, "Add"))
-	u.wait()
 	dlg := u.win.Canvas().Overlays().Top()
 	tok, ok := find(dlg, func(f *secretField) bool { return strings.HasPrefix(f.Text, "engram_") })
 	if !ok {
@@ -1119,7 +1082,6 @@ func TestSensitiveMaskedInDetail(t *testing.T) {
 	plain := store(t, u, u.h.Operator(), app.StoreInput{Content: "the repo uses tabs"})
 	d := u.memories.detail
 	d.show(r.Memory.ID)
-	u.wait()
 	if got := boxText(d.content); strings.Contains(got, "X1234567") || !strings.Contains(got, "sensitive: hidden") {
 		t.Fatalf("the sensitive memory is shown in clear:\n%s", got)
 	}
@@ -1128,9 +1090,7 @@ func TestSensitiveMaskedInDetail(t *testing.T) {
 		t.Fatalf("Show did not reveal the text:\n%s", got)
 	}
 	d.show(plain.Memory.ID)
-	u.wait()
 	d.show(r.Memory.ID)
-	u.wait()
 	if strings.Contains(boxText(d.content), "X1234567") {
 		t.Fatal("the text stays revealed after showing another memory")
 	}
@@ -1139,7 +1099,6 @@ func TestSensitiveMaskedInDetail(t *testing.T) {
 	unlockWith(t, u, passphrase)
 	d = u.memories.detail
 	d.show(r.Memory.ID)
-	u.wait()
 	if strings.Contains(boxText(d.content), "X1234567") {
 		t.Fatal("the text stays revealed after a lock")
 	}
@@ -1157,10 +1116,8 @@ func TestScreensFitTheWindow(t *testing.T) {
 	store(t, u, agent, app.StoreInput{Content: long, Field: "learnings", Source: app.Source{Type: "web_fetch"}})
 	u.memories.refresh()
 	u.quarantine.refresh()
-	u.wait()
 	u.memories.detail.show(r.Memory.ID)
 	u.quarantine.list.Select(0)
-	u.wait()
 	for _, tab := range u.tabs.Items {
 		u.tabs.Select(tab)
 		if w := u.win.Content().MinSize().Width; w > 1100 {
@@ -1204,7 +1161,6 @@ func TestShortcuts(t *testing.T) {
 	tags, _ := find(form, func(e *shortcutEntry) bool { return e.PlaceHolder == "comma-separated, optional" })
 	test.Type(tags, "style")
 	tags.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-	u.wait()
 	if rows := u.memories.rows.data; len(rows) != 1 || rows[0].Preview != "the team indents with tabs" {
 		t.Fatalf("after the new-memory dialog the list is %+v", rows)
 	}
@@ -1244,7 +1200,6 @@ func TestEmptyVaultSaysHowToStart(t *testing.T) {
 	}
 	store(t, u, u.h.Operator(), app.StoreInput{Content: "the repo uses tabs"})
 	s.refresh()
-	u.wait()
 	if s.empty.Visible() {
 		t.Fatal("the empty state stays with a memory listed")
 	}
@@ -1255,23 +1210,19 @@ func TestEmptyVaultSaysHowToStart(t *testing.T) {
 func TestDetailFollowsTheList(t *testing.T) {
 	u, _ := openUI(t)
 	var timers []func()
-	u.after = func(_ time.Duration, fn func()) { timers = append(timers, fn) }
+	holdTimers(u, func(_ time.Duration, fn func()) { timers = append(timers, fn) })
 	a := store(t, u, u.h.Operator(), app.StoreInput{Content: "deploys go through ops/deploy.sh"})
 	store(t, u, u.h.Operator(), app.StoreInput{Content: "the office wifi is slow on fridays"})
 	s := u.memories
 	s.refresh()
-	u.wait()
 	s.detail.show(a.Memory.ID)
-	u.wait()
 	s.search.SetText("wifi fridays")
 	s.refresh()
-	u.wait()
 	if s.detail.mem != nil {
 		t.Fatal("the detail still shows a memory the search left out")
 	}
 	s.search.SetText("zanzibar quokka")
 	s.refresh()
-	u.wait()
 	if len(s.rows.data) != 0 || s.count.Text != `No memory matches "zanzibar quokka".` {
 		t.Fatalf("a search without results: %d rows, %q", len(s.rows.data), s.count.Text)
 	}
@@ -1297,7 +1248,6 @@ func TestPairingOnePopUpAtATime(t *testing.T) {
 		}
 	}
 	u.agents.refresh()
-	u.wait()
 	c := u.win.Canvas()
 	if n := len(c.Overlays().List()); n != 1 {
 		t.Fatalf("%d pairing pop-ups, want one", n)
@@ -1312,7 +1262,6 @@ func TestPairingOnePopUpAtATime(t *testing.T) {
 	}
 	later.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
 	u.agents.refresh()
-	u.wait()
 	pending := 0
 	for _, a := range u.h.Service().Agents(ctx, u.h.Operator()).Agents {
 		if a.Status == app.AgentPending {
@@ -1327,7 +1276,6 @@ func TestPairingOnePopUpAtATime(t *testing.T) {
 		t.Fatal("the next request does not pop up after Decide later")
 	}
 	test.Tap(button(t, top, "Deny"))
-	u.wait()
 	pending = 0
 	for _, a := range u.h.Service().Agents(ctx, u.h.Operator()).Agents {
 		if a.Status == app.AgentPending {

@@ -28,7 +28,6 @@ func TestDetailSaysItInWords(t *testing.T) {
 	shown := func(id string) string {
 		t.Helper()
 		d.show(id)
-		u.wait()
 		return boxText(d.box)
 	}
 	agentText := shown(theirs.Memory.ID)
@@ -67,7 +66,6 @@ func TestDetailSaysItInWords(t *testing.T) {
 		t.Fatalf("the merged memory's id is no link:\n%s", boxText(d.box))
 	}
 	link.OnTapped() // as a click on its text does
-	u.wait()
 	if d.id != merged.Memory.ID {
 		t.Fatal("the memory link does not open the memory")
 	}
@@ -88,7 +86,6 @@ func TestUsersMemoryDoesNotExpire(t *testing.T) {
 		}
 		box.SetChecked(keep)
 		text.TypedShortcut(keySubmit)
-		u.wait()
 		m := u.memories.detail.mem
 		if m == nil {
 			t.Fatal("the new memory is not shown")
@@ -120,7 +117,6 @@ func TestAgentsScreenTexts(t *testing.T) {
 	}
 	test.Type(name, "cursor")
 	name.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-	u.wait()
 	test.Tap(button(t, c.Overlays().Top(), "Done"))
 	text := boxText(u.agents.box)
 	if !strings.Contains(text, "Agent cursor") || !strings.Contains(text, "no group or product") || strings.Contains(text, "- / -") {
@@ -130,7 +126,6 @@ func TestAgentsScreenTexts(t *testing.T) {
 		t.Fatal(p.Message)
 	}
 	u.agents.refresh()
-	u.wait()
 	for top := c.Overlays().Top(); top != nil; top = c.Overlays().Top() {
 		c.Overlays().Remove(top) // the pairing pop-up: decided later
 	}

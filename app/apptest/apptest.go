@@ -2,7 +2,9 @@
 package apptest
 
 import (
+	"net"
 	"sync"
+	"testing"
 
 	"github.com/engram-app/engram/app"
 )
@@ -41,4 +43,32 @@ func (m *Keys) Delete(id string) error {
 	defer m.mu.Unlock()
 	delete(m.keys, id)
 	return nil
+}
+
+// LoopbackServerEnd returns the server's end of a loopback TCP
+// connection whose client end this process holds: a connection whose
+// peer process (app.Service.PairingOrigin) is the test itself. Both ends
+// close when the test ends.
+func LoopbackServerEnd(t testing.TB) net.Conn {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		accepted <- c
+	}()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := <-accepted
+	if server == nil {
+		t.Fatal("accept failed")
+	}
+	t.Cleanup(func() { client.Close(); server.Close() })
+	return server
 }
