@@ -67,9 +67,14 @@ type connectDialog struct {
 	// What the panel on the right shows for the selected client.
 	state, agentNote, planNote, diff, problem binding.String
 
-	name             *shortcutEntry
-	fields, read     *checks
-	mayConfirm       *keyCheck
+	name         *shortcutEntry
+	fields, read *checks
+	mayConfirm   *keyCheck
+	// hooks and capture choose the client's lifecycle hooks (a briefing
+	// and recall; capture from the transcript), where it has them.
+	hooks, capture *keyCheck
+	// choosing is set while the dialog sets the checks itself.
+	choosing         bool
 	connectB, discoB *keyButton
 	// grantsEditable is set when the agent would be new; fresh when the
 	// grants still have to be filled for the selected client.
@@ -121,16 +126,28 @@ func (s *agentsScreen) connectClient() {
 	c.list.OnSelected = func(i widget.ListItemID) {
 		u.h.Touch()
 		c.sel, c.fresh = i, true
+		c.choosing = true
 		c.name.SetText("") // the agent the client's file names, else the client's ID
+		c.showHooks(c.statuses[i])
+		c.choosing = false
 		c.plan()
 	}
 
 	c.name = newShortcutEntry(u)
-	c.name.OnChanged = func(string) { c.plan() }
+	c.name.OnChanged = func(string) { c.replan() }
 	c.name.OnSubmitted = func(string) { c.connect() }
 	c.fields = newChecks(u, choices(app.Fields)[1:])
 	c.read = newChecks(u, []string{"public", "internal", "sensitive"})
 	c.mayConfirm = newKeyCheck(u, "Its \"the user confirmed\" counts as my confirmation", nil)
+	c.hooks = newKeyCheck(u, "Briefing at start, recall with each prompt", func(on bool) {
+		if on {
+			c.capture.Enable()
+		} else {
+			c.capture.Disable()
+		}
+		c.replan()
+	})
+	c.capture = newKeyCheck(u, "Capture what I say is meant to last", func(bool) { c.replan() })
 
 	diff := widget.NewTextGrid()
 	diff.Scroll = fyne.ScrollNone // the scroll below holds it, padded like the labels
@@ -162,6 +179,7 @@ func (s *agentsScreen) connectClient() {
 		widget.NewFormItem("May write", c.fields.box),
 		widget.NewFormItem("May read", c.read.box),
 		widget.NewFormItem("May confirm", c.mayConfirm),
+		widget.NewFormItem("Hooks", container.NewHBox(c.hooks, c.capture)),
 	)
 	right := container.NewBorder(container.NewVBox(stateLabel, grants, agentNote, planNote), problem, nil, nil, diffArea)
 	split := container.NewHSplit(c.list, right)
@@ -248,6 +266,12 @@ func (c *connectDialog) request(dry bool) connect.Request {
 		spec.MayConfirm = c.mayConfirm.Checked
 	}
 	req := connect.Request{Client: cl, Env: c.env, Agent: spec, Command: c.exe, HookCommand: connect.HookProgram(c.exe), DryRun: dry}
+	if cl.Hooks != nil {
+		req.NoHooks = !c.hooks.Checked
+		if c.hooks.Checked && !c.capture.Checked {
+			req.HookArgs = []string{"--no-capture"}
+		}
+	}
 	if h := c.u.getenv("ENGRAM_HOME"); h != "" {
 		if abs, err := filepath.Abs(h); err == nil {
 			h = abs
@@ -255,6 +279,37 @@ func (c *connectDialog) request(dry bool) connect.Request {
 		req.ExtraEnv = map[string]string{"ENGRAM_HOME": h}
 	}
 	return req
+}
+
+// showHooks sets the hook choices from what the client's hooks file
+// holds: a client not yet connected gets hooks with capture (connect's
+// default), a connected one keeps what it has.
+func (c *connectDialog) showHooks(st connect.Status) {
+	h := st.Client.Hooks
+	if h == nil {
+		c.hooks.SetChecked(false)
+		c.capture.SetChecked(false)
+		c.hooks.Disable()
+		c.capture.Disable()
+		return
+	}
+	c.hooks.Enable()
+	state := h.State(c.env, connect.HookProgram(c.exe))
+	on := state != connect.HooksAbsent || !st.Connected
+	c.hooks.SetChecked(on)
+	c.capture.SetChecked(on && state != connect.HooksNoCapture)
+	if on {
+		c.capture.Enable()
+	} else {
+		c.capture.Disable()
+	}
+}
+
+// replan plans again after the user changed a choice.
+func (c *connectDialog) replan() {
+	if !c.choosing {
+		c.plan()
+	}
 }
 
 func (c *connectDialog) registry() connect.Registry {

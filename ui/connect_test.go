@@ -261,3 +261,66 @@ func openUIHome(t *testing.T, home string) (*UI, host.Config) {
 	return u, cfg
 }
 
+// TestConnectSwitchesCaptureOff: the Connect dialog offers the client's
+// lifecycle hooks with capture (connect's default); unticking capture on
+// a connected client shows the change to its hooks and, connected again,
+// its hooks run with --no-capture; the dialog opened again shows the
+// choice the file holds. A client without hooks offers none.
+func TestConnectSwitchesCaptureOff(t *testing.T) {
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, ".claude.json"), []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	settings := filepath.Join(home, ".claude", "settings.json")
+	u, _ := openUIHome(t, home)
+	u.secrets = &memSecrets{m: map[string]string{}}
+	checkOf := func(dlg fyne.CanvasObject, label string) *keyCheck {
+		t.Helper()
+		c, ok := find(dlg, func(c *keyCheck) bool { return c.Text == label })
+		if !ok {
+			t.Fatalf("no %q box in Connect a client", label)
+		}
+		return c
+	}
+	const hooksBox, captureBox = "Briefing at start, recall with each prompt", "Capture what I say is meant to last"
+
+	dlg := openConnect(t, u, "Claude Code")
+	if h, c := checkOf(dlg, hooksBox), checkOf(dlg, captureBox); !h.Checked || !c.Checked || c.Disabled() {
+		t.Fatalf("a client not connected: hooks %v, capture %v (disabled %v); want both on", h.Checked, c.Checked, c.Disabled())
+	}
+	test.Tap(button(t, dlg, "Connect"))
+	u.win.Canvas().Overlays().Top().(interface{ Hide() }).Hide() // "connected" note
+	b, _ := os.ReadFile(settings)
+	if !strings.Contains(string(b), "UserPromptSubmit") || strings.Contains(string(b), "--no-capture") {
+		t.Fatalf("hooks after Connect:\n%s", b)
+	}
+	for u.win.Canvas().Overlays().Top() != nil {
+		u.win.Canvas().Overlays().Top().Hide()
+	}
+
+	dlg = openConnect(t, u, "Claude Code")
+	checkOf(dlg, captureBox).SetChecked(false)
+	if text := boxText(dlg); !strings.Contains(text, "(lifecycle hooks)") || !strings.Contains(text, "--no-capture") {
+		t.Fatalf("unticking capture does not show the change to the hooks:\n%s", text)
+	}
+	test.Tap(button(t, dlg, "Connect"))
+	b, _ = os.ReadFile(settings)
+	if n := strings.Count(string(b), "--no-capture"); n == 0 || n != strings.Count(string(b), "--agent claude-code") {
+		t.Fatalf("hooks after switching capture off (%d with --no-capture):\n%s", n, b)
+	}
+	for u.win.Canvas().Overlays().Top() != nil {
+		u.win.Canvas().Overlays().Top().Hide()
+	}
+
+	dlg = openConnect(t, u, "Claude Code")
+	if h, c := checkOf(dlg, hooksBox), checkOf(dlg, captureBox); !h.Checked || c.Checked {
+		t.Errorf("opened again: hooks %v, capture %v; want hooks on, capture off as the file holds", h.Checked, c.Checked)
+	}
+	for u.win.Canvas().Overlays().Top() != nil {
+		u.win.Canvas().Overlays().Top().Hide()
+	}
+	dlg = openConnect(t, u, "Claude Desktop")
+	if h := checkOf(dlg, hooksBox); h.Checked || !h.Disabled() {
+		t.Errorf("Claude Desktop (no hooks): hooks box checked %v, disabled %v; want off and disabled", h.Checked, h.Disabled())
+	}
+}

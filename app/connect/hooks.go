@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -497,4 +498,51 @@ func (x hookEditor) restores(base, src []byte) bool {
 	a, _, err1 := x.h.strip(src, x.e)
 	b, _, err2 := x.h.strip(again, x.e)
 	return err1 == nil && err2 == nil && bytes.Equal(a, b)
+}
+
+// HookState is what a client's hooks file holds of Engram's hooks.
+type HookState int
+
+const (
+	// HooksAbsent: no hook of Engram's (or the file cannot be read).
+	HooksAbsent HookState = iota
+	// HooksCapture: Engram's hooks, capture on.
+	HooksCapture
+	// HooksNoCapture: Engram's hooks installed with --no-capture.
+	HooksNoCapture
+)
+
+// State reads the client's hooks file and says whether Engram's hooks
+// are in it, and with capture or without. program is the hook program
+// connect installs (Request.HookCommand), so that an engram installed
+// under another name is known too.
+func (h *Hooks) State(e Env, program string) HookState {
+	src, _, err := readFile(h.Path(e), h.Path(e), MaxFileSize)
+	if err != nil {
+		return HooksAbsent
+	}
+	src, _ = toLF(src)
+	d, err := parseHooks(src)
+	if err != nil || d.empty || d.container == nil {
+		return HooksAbsent
+	}
+	state := HooksAbsent
+	for _, m := range d.container.members {
+		_, _, _, elems, found, err := d.eventArray(m.key)
+		if err != nil || !found {
+			continue
+		}
+		for _, s := range elems {
+			raw := src[s.start:s.end]
+			if !h.isEngramGroup(raw, HookEntry{Command: program}) {
+				continue
+			}
+			cmd, _ := h.command(raw)
+			if !slices.Contains(strings.Fields(cmd), "--no-capture") {
+				return HooksCapture
+			}
+			state = HooksNoCapture
+		}
+	}
+	return state
 }

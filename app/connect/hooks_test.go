@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -433,5 +434,42 @@ func TestHooksSameFile(t *testing.T) {
 	}
 	if now, _ := os.ReadFile(path); !bytes.Equal(now, input) {
 		t.Errorf("the file did not come back byte for byte:\n%s", now)
+	}
+}
+
+// TestHooksState: for every client with hooks, State says whether
+// Engram's hooks are installed and with capture or without, as a
+// connect with or without --no-capture leaves them; connecting again
+// with the other choice switches capture in place.
+func TestHooksState(t *testing.T) {
+	svc := newService(t)
+	reg := connect.ForService(context.Background(), svc, operator)
+	for _, c := range connect.Clients {
+		if c.Hooks == nil {
+			continue
+		}
+		t.Run(c.ID, func(t *testing.T) {
+			env := testEnv(t.TempDir())
+			tk := connect.Tokens{Keyring: &memSecrets{m: map[string]string{}}, DataDir: t.TempDir()}
+			req := connect.Request{Client: c, Env: env, Command: engramBin}
+			off := req
+			off.HookArgs = []string{"--no-capture"}
+			var got []connect.HookState
+			got = append(got, c.Hooks.State(env, engramBin))
+			for _, r := range []connect.Request{req, off, req} {
+				if _, err := connect.Connect(reg, tk, r); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, c.Hooks.State(env, engramBin))
+			}
+			if _, err := connect.Disconnect(reg, tk, req); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, c.Hooks.State(env, engramBin))
+			want := []connect.HookState{connect.HooksAbsent, connect.HooksCapture, connect.HooksNoCapture, connect.HooksCapture, connect.HooksAbsent}
+			if !slices.Equal(got, want) {
+				t.Errorf("states = %v, want %v", got, want)
+			}
+		})
 	}
 }
