@@ -156,7 +156,7 @@ func (s *agentsScreen) connectClient() {
 		showDiff(diff, text)
 	}))
 	diffArea := container.NewScroll(container.NewPadded(diff))
-	diffArea.SetMinSize(fyne.NewSize(0, 190))
+	diffArea.SetMinSize(fyne.NewSize(0, 150)) // the dialog keeps to 640 high with the hooks row
 	problem := widget.NewLabelWithData(c.problem)
 	problem.Wrapping, problem.Importance = fyne.TextWrapWord, widget.DangerImportance
 	problem.Hide()

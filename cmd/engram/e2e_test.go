@@ -522,7 +522,7 @@ var (
 	connectTitle = rect{36, 48, 300, 28}
 	// connectDiff is where Connect a client shows the diff of the
 	// client's file, below its notes.
-	connectDiff = rect{364, 330, 690, 280}
+	connectDiff = rect{364, 450, 690, 165}
 )
 
 type xsession struct {
