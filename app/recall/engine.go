@@ -88,7 +88,15 @@ type Config struct {
 	// RebuildFraction is the share of tombstones in the vector index
 	// above which it is rebuilt (0.25).
 	RebuildFraction float64
+	// CoarseRows is the number of vectors from which a vector search
+	// first scans one bit per dimension and reads the int8 codes only of
+	// the best (DefaultCoarseRows); negative never does.
+	CoarseRows int
 }
+
+// DefaultCoarseRows is the default Config.CoarseRows: below it the int8
+// scan is fast enough (see vectorIndex.search).
+const DefaultCoarseRows = 256 << 10
 
 // Floor is a relevance floor: a memory is recalled only if it matches at
 // least Keyword of the query's keyword weight (Hit.KeywordShare) or, in
@@ -209,6 +217,7 @@ func (c *Config) fill() {
 	def(&c.KeywordWeight, 0.7)
 	def(&c.VectorWeight, 0.3)
 	def(&c.RebuildFraction, 0.25)
+	defInt(&c.CoarseRows, DefaultCoarseRows)
 	if c.Floors == nil {
 		c.Floors = DefaultFloors()
 	}
@@ -299,7 +308,7 @@ type Engine struct {
 // New returns an empty engine.
 func New(cfg Config) *Engine {
 	cfg.fill()
-	return &Engine{cfg: cfg, slots: map[string]uint32{}, cls: newClasses(), kw: newKeywordIndex(cfg.K1, cfg.B), vec: newVectorIndex(cfg.dim())}
+	return &Engine{cfg: cfg, slots: map[string]uint32{}, cls: newClasses(), kw: newKeywordIndex(cfg.K1, cfg.B), vec: newVectorIndex(cfg.dim(), cfg.CoarseRows)}
 }
 
 // dim is the embedder's dimension, 0 without one.
@@ -474,7 +483,7 @@ func (e *Engine) compactLocked() {
 	newSlot := make([]int32, len(e.docs))
 	docs := make([]*entry, 0, len(e.slots))
 	cls := newClasses() // and drops the classes no document has left
-	vec := newVectorIndex(e.vec.dim)
+	vec := newVectorIndex(e.vec.dim, e.cfg.CoarseRows)
 	for old, en := range e.docs {
 		if en == nil {
 			newSlot[old] = -1
@@ -588,7 +597,7 @@ func (e *Engine) Reset() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.slots, e.docs, e.cls = map[string]uint32{}, nil, newClasses()
-	e.kw, e.vec = newKeywordIndex(e.cfg.K1, e.cfg.B), newVectorIndex(e.cfg.dim())
+	e.kw, e.vec = newKeywordIndex(e.cfg.K1, e.cfg.B), newVectorIndex(e.cfg.dim(), e.cfg.CoarseRows)
 }
 
 // VectorFor returns the vector indexed for id when the indexed document

@@ -154,6 +154,9 @@ func (c *loadChunk) prepare(cache *termCache, uniq *[]uint32) {
 			continue
 		}
 		p.row, p.nrows = int32(len(c.scales)), int32(len(v)/c.dim)
+		if c.codes == nil { // room for one row a document, grown if need be
+			c.codes = make([]int8, 0, len(c.docs)*c.dim)
+		}
 		for off := 0; off < len(v); off += c.dim {
 			c.codes = slices.Grow(c.codes, c.dim)[:len(c.codes)+c.dim]
 			c.scales = append(c.scales, quantiseRow(c.codes[len(c.codes)-c.dim:], v[off:off+c.dim]))
@@ -206,7 +209,7 @@ func (l *Loader) Done() error {
 	}
 	kw.docLen, kw.docTerms = make([]uint32, 0, len(last)), make([][]uint32, 0, len(last))
 	e.kw = kw
-	e.vec = newVectorIndex(l.dim)
+	e.vec = newVectorIndex(l.dim, e.cfg.CoarseRows)
 	rows := 0
 	for _, c := range l.chunks {
 		rows += len(c.scales)

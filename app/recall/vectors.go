@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -40,6 +41,13 @@ type vectorIndex struct {
 	rows  []uint32  // row -> slot; a slot's rows are adjacent
 	first []int32   // slot -> its first row, -1 for none
 	dead  int       // tombstone rows
+	// bits holds each row's signs, one bit per dimension (set for a
+	// positive code), words per row, once the index has coarseFrom rows
+	// (never when coarseFrom is not positive): searches then scan these
+	// first (see search).
+	bits       []uint64
+	words      int
+	coarseFrom int
 }
 
 // smallRows is the most rows searched with kelindar/search. At 512
@@ -48,8 +56,8 @@ type vectorIndex struct {
 // and 0.31 ms), and 3×, 7× and 7× as long at 4,000, 8,000 and 16,000.
 const smallRows = 2 << 10
 
-func newVectorIndex(dim int) *vectorIndex {
-	return &vectorIndex{dim: dim, small: search.NewIndex[uint32]()}
+func newVectorIndex(dim, coarseFrom int) *vectorIndex {
+	return &vectorIndex{dim: dim, small: search.NewIndex[uint32](), coarseFrom: coarseFrom}
 }
 
 // add indexes the chunk vectors of slot: v holds one or more unit vectors
@@ -91,6 +99,28 @@ func (x *vectorIndex) addCodes(slot uint32, codes []int8, scales []float32) {
 	if x.small != nil {
 		for r := row; r < len(x.rows); r++ {
 			x.small.Add(x.row(r), slot) // it normalises in place
+		}
+	}
+	switch {
+	case x.bits != nil:
+		x.bits = slices.Grow(x.bits, len(scales)*x.words)[:len(x.rows)*x.words]
+		x.signs(row, len(x.rows))
+	case x.coarseFrom > 0 && len(x.rows) >= x.coarseFrom:
+		x.words = (x.dim + 63) / 64
+		x.bits = make([]uint64, len(x.rows)*x.words, cap(x.rows)*x.words)
+		parallel(len(x.rows), func(lo, hi int) { x.signs(lo, hi) })
+	}
+}
+
+// signs sets the bits of rows [lo, hi) from their codes.
+func (x *vectorIndex) signs(lo, hi int) {
+	for r := lo; r < hi; r++ {
+		w := x.bits[r*x.words : (r+1)*x.words]
+		clear(w)
+		for j, c := range x.codes[r*x.dim : (r+1)*x.dim] {
+			if c > 0 {
+				w[j/64] |= 1 << (j % 64)
+			}
 		}
 	}
 }
@@ -235,7 +265,12 @@ func (x *vectorIndex) search(q []float32, k int, keep func(slot uint32) bool) []
 	// query's quantisation, ranked again with the float32 query.
 	qc := make([]int16, x.dim)
 	quantiseQuery(qc, q)
-	cand := x.scan(qc, min(2*k+16, n), keep)
+	var cand []candidate
+	if x.bits != nil {
+		cand = x.coarse(q, qc, min(2*k+16, n), keep)
+	} else {
+		cand = x.scan(qc, min(2*k+16, n), keep)
+	}
 	out := make([]match, 0, len(cand))
 	for _, c := range cand {
 		out = append(out, match{c.slot, x.similarity(q, c.row)})
@@ -335,28 +370,87 @@ type candidate struct {
 	row    int
 }
 
-// scanParallelRows is the size above which the scan is split over the
-// cores: below it, starting goroutines costs more than it saves.
-const scanParallelRows = 16 << 10
-
 // scan returns the m slots that keep accepts with the best approximate
 // similarity to the quantised query, in no particular order. keep is
 // called only for slots that would make the shortlist, and from several
 // goroutines at once on a large index.
 func (x *vectorIndex) scan(qc []int16, m int, keep func(slot uint32) bool) []candidate {
+	return x.scanWith(m, keep, func(lo, hi int, out []float32) {
+		var dots [scanBlock]int32
+		dotsInt8(qc, x.codes[lo*x.dim:hi*x.dim], x.dim, dots[:hi-lo])
+		for i, d := range dots[:hi-lo] {
+			out[i] = float32(d) * x.scale[lo+i]
+		}
+	})
+}
+
+// coarseFactor is how many times more slots the coarse scan shortlists
+// than the int8 ranking it feeds keeps.
+const coarseFactor = 16
+
+// coarse is scan for a large index: it scans the rows' sign bits, whose
+// Hamming distance to the query's signs (a sixteenth of the int8 codes'
+// memory traffic) orders the slots roughly by angle, shortlists
+// coarseFactor×m of them (at least 1,024), and returns the m of those
+// with the best approximate similarity, as scan does. Of slots at the
+// same distance the first are shortlisted, so the result depends on the
+// slots keep rejects no more than scan's does.
+func (x *vectorIndex) coarse(q []float32, qc []int16, m int, keep func(slot uint32) bool) []candidate {
+	qb := make([]uint64, x.words)
+	for j, f := range q {
+		if f > 0 {
+			qb[j/64] |= 1 << (j % 64)
+		}
+	}
+	wide := x.scanWith(min(max(coarseFactor*m, 1024), len(x.rows)), keep, func(lo, hi int, out []float32) {
+		w := x.words
+		for i := range hi - lo {
+			row := x.bits[(lo+i)*w : (lo+i+1)*w]
+			d := 0
+			for j, b := range row {
+				d += bits.OnesCount64(b ^ qb[j])
+			}
+			out[i] = float32(-d)
+		}
+	})
+	// The shortlist's int8 similarities: keep has accepted these slots.
+	var dot [1]int32
+	h := make(candHeap, 0, m)
+	for _, c := range wide {
+		best := float32(math.Inf(-1))
+		for r := c.row; r < len(x.rows) && x.rows[r] == c.slot; r++ {
+			dotsInt8(qc, x.codes[r*x.dim:(r+1)*x.dim], x.dim, dot[:])
+			best = max(best, float32(dot[0])*x.scale[r])
+		}
+		h.offer(candidate{best, c.slot, c.row}, m, nil)
+	}
+	return h
+}
+
+// scanParallelRows is the size above which the scan is split over the
+// cores: below it, starting goroutines costs more than it saves.
+const scanParallelRows = 16 << 10
+
+// scanBlock is the number of rows a scan scores at once.
+const scanBlock = 256
+
+// scanWith is scan with the rows' approximate similarities given by
+// score, which sets out[i] for row lo+i, hi-lo at most scanBlock, and is
+// called from several goroutines at once on a large index.
+func (x *vectorIndex) scanWith(m int, keep func(slot uint32) bool, score func(lo, hi int, out []float32)) []candidate {
 	n := len(x.rows)
 	parts := 1
 	if n >= scanParallelRows {
 		parts = min(runtime.GOMAXPROCS(0), n/(scanParallelRows/2))
 	}
 	if parts <= 1 {
-		return x.scanRange(qc, m, 0, n, keep)
+		return x.scanRange(m, 0, n, keep, score)
 	}
 	res := make([][]candidate, parts)
 	var wg sync.WaitGroup
 	for p := range parts {
 		lo, hi := x.split(n*p/parts), x.split(n*(p+1)/parts)
-		wg.Go(func() { res[p] = x.scanRange(qc, m, lo, hi, keep) })
+		wg.Go(func() { res[p] = x.scanRange(m, lo, hi, keep, score) })
 	}
 	wg.Wait()
 	all := slices.Concat(res...)
@@ -383,19 +477,17 @@ func (x *vectorIndex) split(row int) int {
 	return row
 }
 
-// scanRange is scan over rows [lo, hi), which start and end at slot
+// scanRange is scanWith over rows [lo, hi), which start and end at slot
 // boundaries.
-func (x *vectorIndex) scanRange(qc []int16, m, lo, hi int, keep func(slot uint32) bool) []candidate {
-	const block = 256
-	var dots [block]int32
+func (x *vectorIndex) scanRange(m, lo, hi int, keep func(slot uint32) bool, score func(lo, hi int, out []float32)) []candidate {
+	var approx [scanBlock]float32
 	h := make(candHeap, 0, m)
 	cur := candidate{approx: float32(math.Inf(-1)), row: -1}
-	for b := lo; b < hi; b += block {
-		e := min(b+block, hi)
-		dotsInt8(qc, x.codes[b*x.dim:e*x.dim], x.dim, dots[:e-b])
-		for i, d := range dots[:e-b] {
+	for b := lo; b < hi; b += scanBlock {
+		e := min(b+scanBlock, hi)
+		score(b, e, approx[:e-b])
+		for i, s := range approx[:e-b] {
 			r := b + i
-			s := float32(d) * x.scale[r]
 			if slot := x.rows[r]; cur.row < 0 || slot != cur.slot {
 				if cur.row >= 0 {
 					h.offer(cur, m, keep)

@@ -61,7 +61,7 @@ func TestVectorSearchExact(t *testing.T) {
 	const dim = 64
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, n := range []int{10, 3000, 40_000} { // the last scans in parallel
-		x := newVectorIndex(dim)
+		x := newVectorIndex(dim, -1)
 		vecs := make([][]float32, n)
 		for s := range n {
 			chunks := 1 + s%3
@@ -170,7 +170,7 @@ func TestScanTiesBySlot(t *testing.T) {
 	qc := make([]int16, dim)
 	quantiseQuery(qc, q)
 	for _, n := range []int{1000, 3 * scanParallelRows} { // one part; as many as the CPUs
-		x := newVectorIndex(dim)
+		x := newVectorIndex(dim, -1)
 		for i := range n {
 			x.add(uint32(i), slices.Clone(distinct[r.IntN(len(distinct))]))
 		}
