@@ -33,7 +33,7 @@ type Options struct {
 	// ScaleN is the largest synthetic vault of the scale section
 	// (1,000,000; 100,000 when Quick); negative leaves the section out.
 	ScaleN int
-	Log   io.Writer
+	Log    io.Writer
 }
 
 // latency is one operation's percentiles.
