@@ -265,7 +265,8 @@ func (l *Loader) Done() error {
 }
 
 // addAll indexes the chunk vectors vecs[i] of slots[i], in order, as add
-// does one by one; the quantisation is spread over the CPUs.
+// does one by one; the quantisation is spread over the CPUs, straight
+// into the index's arrays.
 func (x *vectorIndex) addAll(slots []uint32, vecs [][]float32) {
 	if len(slots) == 0 {
 		return
@@ -273,25 +274,32 @@ func (x *vectorIndex) addAll(slots []uint32, vecs [][]float32) {
 	if x.dim == 0 {
 		x.dim = len(vecs[0])
 	}
-	codes := make([][]int8, len(slots))
-	scales := make([][]float32, len(slots))
+	start := len(x.rows)
+	offs := make([]int, len(slots)) // each slot's first row
+	for i, s := range slots {
+		offs[i] = len(x.rows)
+		for range len(vecs[i]) / x.dim {
+			x.rows = append(x.rows, s)
+		}
+		for int(s) >= len(x.first) {
+			x.first = append(x.first, -1)
+		}
+		if x.first[s] < 0 && len(x.rows) > offs[i] {
+			x.first[s] = int32(offs[i])
+		}
+	}
+	n := len(x.rows)
+	x.codes = slices.Grow(x.codes, (n-start)*x.dim)[:n*x.dim]
+	x.scale = slices.Grow(x.scale, n-start)[:n]
 	parallel(len(slots), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			n := len(vecs[i]) / x.dim
-			codes[i], scales[i] = make([]int8, n*x.dim), make([]float32, n)
-			for j := range n {
-				scales[i][j] = quantiseRow(codes[i][j*x.dim:(j+1)*x.dim], vecs[i][j*x.dim:(j+1)*x.dim])
+			for j := range len(vecs[i]) / x.dim {
+				r := offs[i] + j
+				x.scale[r] = quantiseRow(x.codes[r*x.dim:(r+1)*x.dim], vecs[i][j*x.dim:(j+1)*x.dim])
 			}
 		}
 	})
-	rows := 0
-	for i := range scales {
-		rows += len(scales[i])
-	}
-	x.reserve(rows)
-	for i, s := range slots {
-		x.addCodes(s, codes[i], scales[i])
-	}
+	x.grew(start)
 }
 
 // parallel calls fn over [0, n) split into one range per CPU, and waits.

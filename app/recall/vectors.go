@@ -93,17 +93,23 @@ func (x *vectorIndex) addCodes(slot uint32, codes []int8, scales []float32) {
 	if x.first[slot] < 0 {
 		x.first[slot] = int32(row)
 	}
+	x.grew(row)
+}
+
+// grew brings the small index and the sign bits up to date with the rows
+// from row on, just appended.
+func (x *vectorIndex) grew(row int) {
 	if len(x.rows) > smallRows {
 		x.small = nil
 	}
 	if x.small != nil {
 		for r := row; r < len(x.rows); r++ {
-			x.small.Add(x.row(r), slot) // it normalises in place
+			x.small.Add(x.row(r), x.rows[r]) // it normalises in place
 		}
 	}
 	switch {
 	case x.bits != nil:
-		x.bits = slices.Grow(x.bits, len(scales)*x.words)[:len(x.rows)*x.words]
+		x.bits = slices.Grow(x.bits, (len(x.rows)-row)*x.words)[:len(x.rows)*x.words]
 		x.signs(row, len(x.rows))
 	case x.coarseFrom > 0 && len(x.rows) >= x.coarseFrom:
 		x.words = (x.dim + 63) / 64
