@@ -227,7 +227,7 @@ func BenchmarkRecall100kName(b *testing.B) {
 func BenchmarkVectorScan(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{1000, 2000, 4000, 8000, 16000} {
-		x := newVectorIndex(benchDim)
+		x := newVectorIndex(benchDim, -1)
 		x.small = nil
 		idx := search.NewIndex[uint32]()
 		for i := range n {

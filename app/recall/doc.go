@@ -4,7 +4,9 @@
 // An [Engine] keeps two indexes over the same documents: a keyword index
 // (BM25 over Porter-stemmed, unicode-aware tokens, hyphenated words also
 // joined) and a vector index (cosine search over the embeddings of each
-// memory's chunks, scanned as int8 codes and ranked again in float32). A
+// memory's chunks, kept only as int8 codes, scanned as such (past
+// [DefaultCoarseRows] vectors after a pass over their sign bits) and
+// ranked again with the float32 query). A
 // query runs against one or both ([Exact],
 // [Semantic], [Hybrid]); hybrid results are fused by a convex combination
 // of normalised scores ([FusionConvex]). The fused relevance is then

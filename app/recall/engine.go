@@ -88,7 +88,15 @@ type Config struct {
 	// RebuildFraction is the share of tombstones in the vector index
 	// above which it is rebuilt (0.25).
 	RebuildFraction float64
+	// CoarseRows is the number of vectors from which a vector search
+	// first scans one bit per dimension and reads the int8 codes only of
+	// the best (DefaultCoarseRows); negative never does.
+	CoarseRows int
 }
+
+// DefaultCoarseRows is the default Config.CoarseRows: below it the int8
+// scan is fast enough (see vectorIndex.search).
+const DefaultCoarseRows = 256 << 10
 
 // Floor is a relevance floor: a memory is recalled only if it matches at
 // least Keyword of the query's keyword weight (Hit.KeywordShare) or, in
@@ -209,6 +217,7 @@ func (c *Config) fill() {
 	def(&c.KeywordWeight, 0.7)
 	def(&c.VectorWeight, 0.3)
 	def(&c.RebuildFraction, 0.25)
+	defInt(&c.CoarseRows, DefaultCoarseRows)
 	if c.Floors == nil {
 		c.Floors = DefaultFloors()
 	}
@@ -275,15 +284,10 @@ func DocOf(m *vault.Memory) Doc {
 	}
 }
 
-// entry is a live document in its slot.
+// entry is a live document in its slot. Its vectors, if any, are in the
+// vector index under the same slot.
 type entry struct {
 	doc Doc
-	// vec is one unit vector per chunk of the text, back to back; nil for
-	// sensitive or unembedded documents.
-	vec []float32
-	// mean is the unit mean of the chunk vectors (vec itself for one
-	// chunk), the document's vector for Similarity and Neighbours.
-	mean []float32
 }
 
 // Engine is an in-memory recall index. Its methods are safe for
@@ -304,7 +308,7 @@ type Engine struct {
 // New returns an empty engine.
 func New(cfg Config) *Engine {
 	cfg.fill()
-	return &Engine{cfg: cfg, slots: map[string]uint32{}, cls: newClasses(), kw: newKeywordIndex(cfg.K1, cfg.B), vec: newVectorIndex(cfg.dim())}
+	return &Engine{cfg: cfg, slots: map[string]uint32{}, cls: newClasses(), kw: newKeywordIndex(cfg.K1, cfg.B), vec: newVectorIndex(cfg.dim(), cfg.CoarseRows)}
 }
 
 // dim is the embedder's dimension, 0 without one.
@@ -339,8 +343,8 @@ func (e *Engine) Len() int {
 // each of the embedder's dimension (without an embedder, of the first
 // vector's length), or nil for none. It is ignored for a sensitive
 // document, which MUST NOT be embedded, and dropped when a chunk's vector
-// is zero or not finite. Put keeps vec and normalises each chunk's vector
-// in place; the caller must not change it afterwards.
+// is zero or not finite. Put normalises each chunk's vector in place and
+// keeps only their int8 codes (see vectorIndex).
 func (e *Engine) Put(d Doc, vec []float32) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -359,9 +363,6 @@ func (e *Engine) Put(d Doc, vec []float32) error {
 	}
 	e.removeLocked(d.ID)
 	en := &entry{doc: d}
-	if vec != nil {
-		en.vec, en.mean = vec, meanChunk(vec, dim)
-	}
 	slot := uint32(len(e.docs))
 	e.docs = append(e.docs, en)
 	e.slots[d.ID] = slot
@@ -457,7 +458,7 @@ func (e *Engine) HasVector(id string) bool {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	s, ok := e.slots[id]
-	return ok && e.docs[s].vec != nil
+	return ok && e.vec.has(s)
 }
 
 func (e *Engine) removeLocked(id string) {
@@ -465,7 +466,7 @@ func (e *Engine) removeLocked(id string) {
 	if !ok {
 		return
 	}
-	e.vec.dead += e.vec.chunks(e.docs[s].vec)
+	e.vec.dead += e.vec.count(s)
 	cls := e.cls.of[s]
 	e.cls.remove(s, int(e.kw.docLen[s]))
 	e.kw.remove(s, cls)
@@ -482,7 +483,7 @@ func (e *Engine) compactLocked() {
 	newSlot := make([]int32, len(e.docs))
 	docs := make([]*entry, 0, len(e.slots))
 	cls := newClasses() // and drops the classes no document has left
-	vec := newVectorIndex(e.vec.dim)
+	vec := newVectorIndex(e.vec.dim, e.cfg.CoarseRows)
 	for old, en := range e.docs {
 		if en == nil {
 			newSlot[old] = -1
@@ -493,9 +494,7 @@ func (e *Engine) compactLocked() {
 		docs = append(docs, en)
 		cls.add(&en.doc, int(e.kw.docLen[old]))
 		e.slots[en.doc.ID] = s
-		if en.vec != nil {
-			vec.add(s, en.vec)
-		}
+		vec.copySlot(s, e.vec, uint32(old))
 	}
 	e.kw.remap(newSlot, len(docs))
 	e.kw.recount(cls.of, len(cls.list))
@@ -511,17 +510,18 @@ func (e *Engine) Tombstones() (dead, size int) {
 }
 
 // Similarity returns the cosine similarity of the embeddings of two
-// memories, for duplicate and conflict detection. ok is false when
-// either is unknown or has no vector (sensitive memories have none).
+// memories (their unit mean chunk vectors, as the index keeps them), for
+// duplicate and conflict detection. ok is false when either is unknown or
+// has no vector (sensitive memories have none).
 func (e *Engine) Similarity(a, b string) (sim float32, ok bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	sa, okA := e.slots[a]
 	sb, okB := e.slots[b]
-	if !okA || !okB || e.docs[sa].vec == nil || e.docs[sb].vec == nil {
+	if !okA || !okB || !e.vec.has(sa) || !e.vec.has(sb) {
 		return 0, false
 	}
-	return dot(e.docs[sa].mean, e.docs[sb].mean), true
+	return dot(e.vec.mean(sa), e.vec.mean(sb)), true
 }
 
 // Neighbour is a memory similar to another.
@@ -538,24 +538,15 @@ func (e *Engine) Neighbours(id string, k int) []Neighbour {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	s, ok := e.slots[id]
-	if !ok || e.docs[s].vec == nil {
+	if !ok || !e.vec.has(s) {
 		return nil
 	}
-	res := e.vec.search(e.docs[s].mean, k, func(slot uint32) bool { return slot != s && e.docs[slot] != nil })
+	res := e.vec.search(e.vec.mean(s), k, func(slot uint32) bool { return slot != s && e.docs[slot] != nil })
 	out := make([]Neighbour, len(res))
 	for i, r := range res {
 		out[i] = Neighbour{e.docs[r.slot].doc.ID, float32(r.score)}
 	}
 	return out
-}
-
-// bestDot is the best dot product of q with the chunk vectors in v.
-func bestDot(q, v []float32) float32 {
-	best := float32(math.Inf(-1))
-	for off := 0; off+len(q) <= len(v); off += len(q) {
-		best = max(best, dot(q, v[off:off+len(q)]))
-	}
-	return best
 }
 
 // dot is the inner product of a and b (as long as a). Four running sums
@@ -606,20 +597,18 @@ func (e *Engine) Reset() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.slots, e.docs, e.cls = map[string]uint32{}, nil, newClasses()
-	e.kw, e.vec = newKeywordIndex(e.cfg.K1, e.cfg.B), newVectorIndex(e.cfg.dim())
+	e.kw, e.vec = newKeywordIndex(e.cfg.K1, e.cfg.B), newVectorIndex(e.cfg.dim(), e.cfg.CoarseRows)
 }
 
 // VectorFor returns the vector indexed for id when the indexed document
 // has exactly content, so a change that keeps the text (tags, pinning)
-// need not embed it again; nil otherwise.
+// need not embed it again; nil otherwise. The vector is the index's:
+// the dequantised int8 codes, which Put quantises to the same codes.
 func (e *Engine) VectorFor(id, content string) []float32 {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if s, ok := e.slots[id]; ok && e.docs[s].doc.Content == content {
-		// A copy: Put normalises what it is given in place, and the
-		// index's own vector may be read meanwhile (by the embedding
-		// worker encoding it for the vault).
-		return slices.Clone(e.docs[s].vec)
+		return e.vec.vector(s)
 	}
 	return nil
 }

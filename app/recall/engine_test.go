@@ -549,7 +549,7 @@ func TestHitSimilarity(t *testing.T) {
 			v := vecs[h.Doc.ID]
 			want := math.Inf(-1)
 			for off := 0; off < len(v); off += 64 {
-				want = max(want, float64(dot(qv, unit(v[off:off+64]))))
+				want = max(want, float64(dot(qv, dequantised(unit(v[off:off+64])))))
 			}
 			if math.Abs(h.Similarity-want) > 1e-6 {
 				t.Fatalf("n=%d %s (keyword rank %d, vector rank %d): similarity %v, want %v", n, h.Doc.ID, h.KeywordRank, h.VectorRank, h.Similarity, want)

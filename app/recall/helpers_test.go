@@ -79,3 +79,33 @@ func ids(hits []Hit) []string {
 	}
 	return out
 }
+
+// dequantised returns the unit vector v as the vector index keeps it: its
+// int8 codes times their scale.
+func dequantised(v []float32) []float32 {
+	codes := make([]int8, len(v))
+	sc := quantiseRow(codes, v)
+	out := make([]float32, len(v))
+	for i, c := range codes {
+		out[i] = float32(c) * sc
+	}
+	return out
+}
+
+// dequantisedChunks is dequantised for each chunk of dim in v.
+func dequantisedChunks(v []float32, dim int) []float32 {
+	var out []float32
+	for off := 0; off < len(v); off += dim {
+		out = append(out, dequantised(v[off:off+dim])...)
+	}
+	return out
+}
+
+// bestDot is the best dot product of q with the chunk vectors in v.
+func bestDot(q, v []float32) float32 {
+	best := float32(math.Inf(-1))
+	for off := 0; off+len(q) <= len(v); off += len(q) {
+		best = max(best, dot(q, v[off:off+len(q)]))
+	}
+	return best
+}

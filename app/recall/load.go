@@ -11,8 +11,8 @@ import (
 // order (a later document with the same id replaces an earlier one). It
 // is the bulk form for start-up: see Loader. vecs[i] is docs[i]'s
 // embedding as Put takes it, or nil; vecs may be nil for none at all.
-// Load keeps the vectors and normalises them in place. On error the
-// engine is left as it was.
+// Load normalises the vectors in place and keeps only their int8 codes
+// (see vectorIndex). On error the engine is left as it was.
 func (e *Engine) Load(docs []Doc, vecs [][]float32) error {
 	if vecs != nil && len(vecs) != len(docs) {
 		return fmt.Errorf("%w: %d vectors for %d documents", ErrVector, len(vecs), len(docs))
@@ -58,14 +58,18 @@ type loadChunk struct {
 	// the time of a start-up that was not spent decoding the vault.
 	ids   []uint32 // the terms' numbers (see termDict)
 	lists [][]posting
+	// The documents' chunk vectors quantised (see quantiseRow), in
+	// document order: a document's rows are preps[i].row onwards.
+	codes  []int8
+	scales []float32
 }
 
 // prepared is what a worker makes of a document.
 type prepared struct {
 	terms []uint32 // distinct terms by index in the chunk; by number once merged
 	n     int      // number of terms with repeats: the document's length
-	vec   []float32
-	mean  []float32
+	row   int32    // its first row in the chunk's codes
+	nrows int32    // its number of rows: 0 without a vector
 	err   error
 }
 
@@ -149,7 +153,15 @@ func (c *loadChunk) prepare(cache *termCache, uniq *[]uint32) {
 			p.err = fmt.Errorf("%w: length %d is not a multiple of the dimension %d", ErrVector, len(v), c.dim)
 			continue
 		}
-		p.vec, p.mean = v, meanChunk(v, c.dim)
+		p.row, p.nrows = int32(len(c.scales)), int32(len(v)/c.dim)
+		if c.codes == nil { // room for one row a document, grown if need be
+			c.codes = make([]int8, 0, len(c.docs)*c.dim)
+		}
+		for off := 0; off < len(v); off += c.dim {
+			c.codes = slices.Grow(c.codes, c.dim)[:len(c.codes)+c.dim]
+			c.scales = append(c.scales, quantiseRow(c.codes[len(c.codes)-c.dim:], v[off:off+c.dim]))
+		}
+		c.vecs[i] = nil // the float32 vector is not kept
 	}
 }
 
@@ -197,10 +209,14 @@ func (l *Loader) Done() error {
 	}
 	kw.docLen, kw.docTerms = make([]uint32, 0, len(last)), make([][]uint32, 0, len(last))
 	e.kw = kw
-	e.vec = newVectorIndex(l.dim)
+	e.vec = newVectorIndex(l.dim, e.cfg.CoarseRows)
+	rows := 0
+	for _, c := range l.chunks {
+		rows += len(c.scales)
+	}
+	e.vec.reserve(rows)
 	entries := make([]entry, len(last)) // one allocation for all
-	var withVec []uint32
-	var slotOf []int32 // a chunk's document index -> slot, -1 if replaced
+	var slotOf []int32                  // a chunk's document index -> slot, -1 if replaced
 	n := uint32(0)
 	for _, c := range l.chunks {
 		slotOf = slices.Grow(slotOf[:0], len(c.docs))[:len(c.docs)]
@@ -215,7 +231,7 @@ func (l *Loader) Done() error {
 			slotOf[i] = int32(slot)
 			en := &entries[slot]
 			p := &c.preps[i]
-			en.doc, en.vec, en.mean = c.docs[i], p.vec, p.mean
+			en.doc = c.docs[i]
 			e.docs = append(e.docs, en)
 			e.cls.add(&en.doc, p.n)
 			if !unique {
@@ -226,8 +242,9 @@ func (l *Loader) Done() error {
 			}
 			kw.docLen = append(kw.docLen, uint32(p.n))
 			kw.docTerms = append(kw.docTerms, p.terms)
-			if en.vec != nil {
-				withVec = append(withVec, slot)
+			if p.nrows > 0 {
+				r0, r1 := int(p.row), int(p.row+p.nrows)
+				e.vec.addCodes(slot, c.codes[r0*c.dim:r1*c.dim], c.scales[r0:r1])
 			}
 		}
 		// Chunks come in slot order and a chunk's lists in document
@@ -241,48 +258,48 @@ func (l *Loader) Done() error {
 			}
 			kw.lists[id] = dst
 		}
-		c.ids, c.lists = nil, nil
+		c.ids, c.lists, c.codes, c.scales = nil, nil, nil, nil
 	}
 	kw.recount(e.cls.of, len(e.cls.list))
-	e.vec.addAll(withVec, func(slot uint32) []float32 { return e.docs[slot].vec })
 	return nil
 }
 
-// addAll indexes the chunk vectors of slots, in order, as add does one by
-// one; the quantisation is spread over the CPUs.
-func (x *vectorIndex) addAll(slots []uint32, vec func(slot uint32) []float32) {
+// addAll indexes the chunk vectors vecs[i] of slots[i], in order, as add
+// does one by one; the quantisation is spread over the CPUs, straight
+// into the index's arrays.
+func (x *vectorIndex) addAll(slots []uint32, vecs [][]float32) {
 	if len(slots) == 0 {
 		return
 	}
 	if x.dim == 0 {
-		x.dim = len(vec(slots[0]))
+		x.dim = len(vecs[0])
 	}
 	start := len(x.rows)
-	for _, s := range slots {
-		v := vec(s)
-		for off := 0; off+x.dim <= len(v); off += x.dim {
+	offs := make([]int, len(slots)) // each slot's first row
+	for i, s := range slots {
+		offs[i] = len(x.rows)
+		for range len(vecs[i]) / x.dim {
 			x.rows = append(x.rows, s)
-			x.vecs = append(x.vecs, v[off:off+x.dim:off+x.dim])
+		}
+		for int(s) >= len(x.first) {
+			x.first = append(x.first, -1)
+		}
+		if x.first[s] < 0 && len(x.rows) > offs[i] {
+			x.first[s] = int32(offs[i])
 		}
 	}
 	n := len(x.rows)
 	x.codes = slices.Grow(x.codes, (n-start)*x.dim)[:n*x.dim]
 	x.scale = slices.Grow(x.scale, n-start)[:n]
-	parallel(n-start, func(lo, hi int) {
-		for r := start + lo; r < start+hi; r++ {
-			x.scale[r] = quantiseRow(x.codes[r*x.dim:(r+1)*x.dim], x.vecs[r])
+	parallel(len(slots), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for j := range len(vecs[i]) / x.dim {
+				r := offs[i] + j
+				x.scale[r] = quantiseRow(x.codes[r*x.dim:(r+1)*x.dim], vecs[i][j*x.dim:(j+1)*x.dim])
+			}
 		}
 	})
-	if n > smallRows || x.small == nil {
-		x.small, x.first = nil, nil
-		return
-	}
-	for r := start; r < n; r++ {
-		x.small.Add(slices.Clone(x.vecs[r]), x.rows[r]) // it normalises in place
-		if _, ok := x.first[x.rows[r]]; !ok {
-			x.first[x.rows[r]] = r
-		}
-	}
+	x.grew(start)
 }
 
 // parallel calls fn over [0, n) split into one range per CPU, and waits.
@@ -338,6 +355,7 @@ func (e *Engine) SetVectors(vs []DocVector) int {
 		return 0
 	}
 	slots := make([]uint32, 0, len(vs))
+	vecs := make([][]float32, 0, len(vs))
 	for i := range vs {
 		s, ok := e.slots[vs[i].ID]
 		if !ok || vs[i].Vec == nil {
@@ -345,13 +363,12 @@ func (e *Engine) SetVectors(vs []DocVector) int {
 			continue
 		}
 		en := e.docs[s]
-		if en.doc.Content != vs[i].Content || en.doc.Sensitive || en.vec != nil {
+		if en.doc.Content != vs[i].Content || en.doc.Sensitive || e.vec.has(s) {
 			vs[i].Vec = nil
 			continue
 		}
-		en.vec, en.mean = vs[i].Vec, meanChunk(vs[i].Vec, dim)
-		slots = append(slots, s)
+		slots, vecs = append(slots, s), append(vecs, vs[i].Vec)
 	}
-	e.vec.addAll(slots, func(slot uint32) []float32 { return e.docs[slot].vec })
+	e.vec.addAll(slots, vecs)
 	return len(slots)
 }

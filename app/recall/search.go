@@ -372,8 +372,8 @@ func (e *Engine) gather(q Query, mode Mode, terms, dateTerms []string, qvec []fl
 			if acc != nil && maxKw > 0 {
 				h.KeywordShare = min(float64(acc[slot])/maxKw, 1)
 			}
-			if v := e.docs[slot].vec; math.IsNaN(sim) && unitQ != nil && v != nil {
-				h.Similarity = float64(bestDot(unitQ, v))
+			if math.IsNaN(sim) && unitQ != nil && e.vec.has(slot) {
+				h.Similarity = e.vec.slotSimilarity(unitQ, slot)
 			}
 			hits[slot] = h
 		}
@@ -407,7 +407,7 @@ func (e *Engine) gather(q Query, mode Mode, terms, dateTerms []string, qvec []fl
 // keep accepts it and, in semantic mode, which finds only documents with
 // a vector, it has one.
 func (e *Engine) holder(mode Mode, keep func(uint32) bool) func(uint32) bool {
-	return func(s uint32) bool { return keep(s) && (mode != Semantic || e.docs[s].vec != nil) }
+	return func(s uint32) bool { return keep(s) && (mode != Semantic || e.vec.has(s)) }
 }
 
 // recency is the boost factor 1 + w × 2^(-age/halfLife).

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -12,34 +13,41 @@ import (
 	"github.com/kelindar/search"
 )
 
-// vectorIndex is an exact cosine index over the engine's slots. A slot
-// has one or more unit vectors (one per chunk of its text) and its
-// similarity to a query is the best of theirs.
+// vectorIndex is a cosine index over the engine's slots. A slot has one
+// or more unit vectors (one per chunk of its text) and its similarity to a
+// query is the best of theirs.
 //
-// Every vector is kept twice: as given, and quantised to int8 with a
-// scale of its own. A search scans the int8 copies (a quarter of the
-// memory traffic of float32), in parallel over the cores, keeps a few
-// times more candidates than asked for, and ranks those by their float32
-// similarity, so quantisation only decides which candidates are looked at
-// again.
+// Vectors are kept only quantised: int8 codes with a scale per row, a
+// quarter of float32's memory (51 MB at 100,000 one-chunk memories of 512
+// dimensions, against 205 MB). A search scans the codes with a quantised
+// query (exactly, in parallel over the cores), keeps a few times more
+// candidates than asked for, and ranks those by the float32 query's dot
+// product with their codes, which is also the similarity every other
+// method reports: the index's vectors are the dequantised codes.
 //
 // Rows cannot be deleted: a removed or replaced document stays as
 // tombstones (its slot no longer live) until the engine rebuilds the index.
 type vectorIndex struct {
-	// small is kelindar/search's exact float32 index over the same rows,
-	// kept while the index has at most smallRows rows, where its
+	// small is kelindar/search's exact float32 index over the dequantised
+	// rows, kept while the index has at most smallRows rows, where its
 	// brute-force scan is as fast as the int8 one. Past that it is dropped
 	// and searches use the int8 scan: the float32 scan is bound by memory
 	// traffic, four times the int8 codes', and its copy of the vectors
-	// would double their memory.
+	// would be five times their memory.
 	small *search.Index[uint32]
-	first map[uint32]int // slot -> its first row, while small is kept
-	dim   int            // 0 until the first vector
-	codes []int8         // row-major, dim per row
-	scale []float32      // per row: value = code × scale
-	rows  []uint32       // row -> slot; a slot's rows are adjacent
-	vecs  [][]float32    // row -> its float32 vector, for the re-ranking
-	dead  int            // tombstone rows
+	dim   int       // 0 until the first vector
+	codes []int8    // row-major, dim per row
+	scale []float32 // per row: value = code × scale
+	rows  []uint32  // row -> slot; a slot's rows are adjacent
+	first []int32   // slot -> its first row, -1 for none
+	dead  int       // tombstone rows
+	// bits holds each row's signs, one bit per dimension (set for a
+	// positive code), words per row, once the index has coarseFrom rows
+	// (never when coarseFrom is not positive): searches then scan these
+	// first (see search).
+	bits       []uint64
+	words      int
+	coarseFrom int
 }
 
 // smallRows is the most rows searched with kelindar/search. At 512
@@ -48,69 +56,187 @@ type vectorIndex struct {
 // and 0.31 ms), and 3×, 7× and 7× as long at 4,000, 8,000 and 16,000.
 const smallRows = 2 << 10
 
-func newVectorIndex(dim int) *vectorIndex {
-	return &vectorIndex{dim: dim, small: search.NewIndex[uint32](), first: map[uint32]int{}}
+func newVectorIndex(dim, coarseFrom int) *vectorIndex {
+	return &vectorIndex{dim: dim, small: search.NewIndex[uint32](), coarseFrom: coarseFrom}
 }
 
 // add indexes the chunk vectors of slot: v holds one or more unit vectors
-// of the index's dimension back to back. The index keeps v.
+// of the index's dimension back to back. The index keeps only their codes.
 func (x *vectorIndex) add(slot uint32, v []float32) {
 	if x.dim == 0 {
 		x.dim = len(v)
 	}
-	for off := 0; off+x.dim <= len(v); off += x.dim {
-		row := v[off : off+x.dim : off+x.dim]
-		x.codes = slices.Grow(x.codes, x.dim)
-		codes := x.codes[len(x.codes) : len(x.codes)+x.dim]
-		x.codes = x.codes[:len(x.codes)+x.dim]
-		x.scale = append(x.scale, quantiseRow(codes, row))
+	n := len(v) / x.dim
+	codes := make([]int8, n*x.dim)
+	scales := make([]float32, n)
+	for i := range n {
+		scales[i] = quantiseRow(codes[i*x.dim:(i+1)*x.dim], v[i*x.dim:(i+1)*x.dim])
+	}
+	x.addCodes(slot, codes, scales)
+}
+
+// addCodes indexes the quantised chunk vectors of slot, one scale per
+// row of codes, as quantiseRow makes them.
+func (x *vectorIndex) addCodes(slot uint32, codes []int8, scales []float32) {
+	if len(scales) == 0 {
+		return
+	}
+	row := len(x.rows)
+	x.codes = append(x.codes, codes...)
+	x.scale = append(x.scale, scales...)
+	for range scales {
 		x.rows = append(x.rows, slot)
-		x.vecs = append(x.vecs, row)
-		if x.small != nil {
-			x.small.Add(slices.Clone(row), slot) // it normalises in place
-			if _, ok := x.first[slot]; !ok {
-				x.first[slot] = len(x.rows) - 1
+	}
+	for int(slot) >= len(x.first) {
+		x.first = append(x.first, -1)
+	}
+	if x.first[slot] < 0 {
+		x.first[slot] = int32(row)
+	}
+	x.grew(row)
+}
+
+// grew brings the small index and the sign bits up to date with the rows
+// from row on, just appended.
+func (x *vectorIndex) grew(row int) {
+	if len(x.rows) > smallRows {
+		x.small = nil
+	}
+	if x.small != nil {
+		for r := row; r < len(x.rows); r++ {
+			x.small.Add(x.row(r), x.rows[r]) // it normalises in place
+		}
+	}
+	switch {
+	case x.bits != nil:
+		x.bits = slices.Grow(x.bits, (len(x.rows)-row)*x.words)[:len(x.rows)*x.words]
+		x.signs(row, len(x.rows))
+	case x.coarseFrom > 0 && len(x.rows) >= x.coarseFrom:
+		x.words = (x.dim + 63) / 64
+		x.bits = make([]uint64, len(x.rows)*x.words, cap(x.rows)*x.words)
+		parallel(len(x.rows), func(lo, hi int) { x.signs(lo, hi) })
+	}
+}
+
+// signs sets the bits of rows [lo, hi) from their codes.
+func (x *vectorIndex) signs(lo, hi int) {
+	for r := lo; r < hi; r++ {
+		w := x.bits[r*x.words : (r+1)*x.words]
+		clear(w)
+		for j, c := range x.codes[r*x.dim : (r+1)*x.dim] {
+			if c > 0 {
+				w[j/64] |= 1 << (j % 64)
 			}
 		}
 	}
-	if len(x.rows) > smallRows {
-		x.small, x.first = nil, nil
+}
+
+// reserve makes room for n more rows, so that a bulk load's arrays are
+// allocated once and to size rather than grown by a quarter at a time.
+func (x *vectorIndex) reserve(n int) {
+	x.codes = slices.Grow(x.codes, n*x.dim)
+	x.scale = slices.Grow(x.scale, n)
+	x.rows = slices.Grow(x.rows, n)
+}
+
+// row returns the dequantised vector of row r, newly allocated.
+func (x *vectorIndex) row(r int) []float32 {
+	v := make([]float32, x.dim)
+	sc := x.scale[r]
+	for i, c := range x.codes[r*x.dim : (r+1)*x.dim] {
+		v[i] = float32(c) * sc
 	}
+	return v
+}
+
+// has reports whether slot has vectors.
+func (x *vectorIndex) has(slot uint32) bool {
+	return int(slot) < len(x.first) && x.first[slot] >= 0
+}
+
+// count returns the number of rows of slot.
+func (x *vectorIndex) count(slot uint32) int {
+	if !x.has(slot) {
+		return 0
+	}
+	n := 0
+	for r := int(x.first[slot]); r < len(x.rows) && x.rows[r] == slot; r++ {
+		n++
+	}
+	return n
+}
+
+// vector returns slot's dequantised chunk vectors back to back, newly
+// allocated, or nil when it has none.
+func (x *vectorIndex) vector(slot uint32) []float32 {
+	n := x.count(slot)
+	if n == 0 {
+		return nil
+	}
+	v := make([]float32, 0, n*x.dim)
+	for r := int(x.first[slot]); r < int(x.first[slot])+n; r++ {
+		v = append(v, x.row(r)...)
+	}
+	return v
+}
+
+// mean returns the unit mean of slot's dequantised chunk vectors (see
+// meanChunk), newly allocated, or nil when it has none.
+func (x *vectorIndex) mean(slot uint32) []float32 {
+	v := x.vector(slot)
+	if v == nil {
+		return nil
+	}
+	m := slices.Clone(meanChunk(v, x.dim))
+	normalise(m)
+	return m
+}
+
+// copySlot indexes from's vectors of slot old as slot s.
+func (x *vectorIndex) copySlot(s uint32, from *vectorIndex, old uint32) {
+	n := from.count(old)
+	if n == 0 {
+		return
+	}
+	if x.dim == 0 {
+		x.dim = from.dim
+	}
+	r := int(from.first[old])
+	x.addCodes(s, from.codes[r*from.dim:(r+n)*from.dim], from.scale[r:r+n])
 }
 
 // quantiseRow writes row's int8 codes into dst and returns their scale:
-// row[i] ≈ dst[i] × scale, the largest magnitude mapping to ±127.
+// row[i] ≈ dst[i] × scale, the largest magnitude mapping to ±127, and the
+// scale chosen so that the dequantised row is as long as row: a unit
+// vector stays one, and quantising the dequantised row again gives the
+// same codes.
 func quantiseRow(dst []int8, row []float32) float32 {
 	var m float32
+	var ss float64
 	for _, f := range row {
 		m = max(m, f, -f)
+		ss += float64(f) * float64(f)
 	}
-	sc := m / 127
-	inv := float32(0)
-	if sc > 0 {
-		inv = 1 / sc
+	if m == 0 {
+		clear(dst)
+		return 0
 	}
+	inv := 127 / m
+	var cs int64
 	for i, f := range row {
 		// Rounds half away from zero, as math.Round, in float32: |f×inv|
 		// is at most 127, where float32 is exact to well below 0.5.
+		c := int8(f*inv - 0.5)
 		if f >= 0 {
-			dst[i] = int8(f*inv + 0.5)
-		} else {
-			dst[i] = int8(f*inv - 0.5)
+			c = int8(f*inv + 0.5)
 		}
+		dst[i] = c
+		cs += int64(c) * int64(c)
 	}
-	return sc
+	return float32(math.Sqrt(ss / float64(cs)))
 }
 
 func (x *vectorIndex) len() int { return len(x.rows) }
-
-// chunks returns the number of vectors in v, a value passed to add.
-func (x *vectorIndex) chunks(v []float32) int {
-	if x.dim == 0 {
-		return 0
-	}
-	return len(v) / x.dim
-}
 
 // match is a slot with its similarity to a query.
 type match struct {
@@ -126,10 +252,11 @@ type match struct {
 // The answer depends on the slots keep rejects only through the way it is
 // found: exactly (kelindar/search) while the index has at most smallRows
 // rows and keep accepts enough of the best, else from a shortlist of the
-// 2k+16 accepted slots best by quantised similarity (of equal ones the
-// first), ranked again in float32. The two answers differ only when more
-// than 2k+16 accepted slots come within the quantisation error of the
-// k-th best, or, in the exact search, when accepted slots tie with it.
+// 2k+16 accepted slots best by the quantised query's similarity (of equal
+// ones the first), ranked again with the float32 query. The two answers
+// differ only when more than 2k+16 accepted slots come within the query's
+// quantisation error of the k-th best, or, in the exact search, when
+// accepted slots tie with it.
 func (x *vectorIndex) search(q []float32, k int, keep func(slot uint32) bool) []match {
 	n := len(x.rows)
 	if k <= 0 || n == 0 || len(q) != x.dim {
@@ -140,11 +267,16 @@ func (x *vectorIndex) search(q []float32, k int, keep func(slot uint32) bool) []
 			return out
 		}
 	}
-	// The candidates: the best by the int8 scan, with a margin for its
-	// error, ranked again in float32.
+	// The candidates: the best by the int8 scan, with a margin for the
+	// query's quantisation, ranked again with the float32 query.
 	qc := make([]int16, x.dim)
 	quantiseQuery(qc, q)
-	cand := x.scan(qc, min(2*k+16, n), keep)
+	var cand []candidate
+	if x.bits != nil {
+		cand = x.coarse(q, qc, min(2*k+16, n), keep)
+	} else {
+		cand = x.scan(qc, min(2*k+16, n), keep)
+	}
 	out := make([]match, 0, len(cand))
 	for _, c := range cand {
 		out = append(out, match{c.slot, x.similarity(q, c.row)})
@@ -166,9 +298,9 @@ func (x *vectorIndex) searchSmall(q []float32, k int, keep func(slot uint32) boo
 	for _, r := range res {
 		if !seen[r.Value] && keep(r.Value) {
 			seen[r.Value] = true
-			// The same float32 similarity as the int8 path's re-ranking,
-			// so results do not depend on the index's size.
-			out = append(out, match{r.Value, x.similarity(q, x.first[r.Value])})
+			// The same similarity as the int8 path's re-ranking, so
+			// results do not depend on the index's size.
+			out = append(out, match{r.Value, x.similarity(q, int(x.first[r.Value]))})
 		}
 	}
 	if len(out) < k && want < n {
@@ -186,14 +318,37 @@ func bestFirst(a, b match) int {
 	return cmp.Compare(a.slot, b.slot)
 }
 
-// similarity is the best cosine between q and the vectors of the slot
-// whose first row is row.
+// similarity is the best dot product between q and the dequantised
+// vectors of the slot whose first row is row.
 func (x *vectorIndex) similarity(q []float32, row int) float64 {
 	best := math.Inf(-1)
 	for r := row; r < len(x.rows) && x.rows[r] == x.rows[row]; r++ {
-		best = max(best, float64(dot(q, x.vecs[r])))
+		best = max(best, float64(dotCodes(q, x.codes[r*x.dim:(r+1)*x.dim])*x.scale[r]))
 	}
 	return best
+}
+
+// slotSimilarity is similarity for slot, which must have vectors.
+func (x *vectorIndex) slotSimilarity(q []float32, slot uint32) float64 {
+	return x.similarity(q, int(x.first[slot]))
+}
+
+// dotCodes is the inner product of q and the int8 codes c (as long as q),
+// with four running sums as dot.
+func dotCodes(q []float32, c []int8) float32 {
+	c = c[:len(q)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(q); i += 4 {
+		s0 += q[i] * float32(c[i])
+		s1 += q[i+1] * float32(c[i+1])
+		s2 += q[i+2] * float32(c[i+2])
+		s3 += q[i+3] * float32(c[i+3])
+	}
+	for ; i < len(q); i++ {
+		s0 += q[i] * float32(c[i])
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // quantiseQuery writes q scaled to 12 bits into dst: enough precision
@@ -221,28 +376,87 @@ type candidate struct {
 	row    int
 }
 
-// scanParallelRows is the size above which the scan is split over the
-// cores: below it, starting goroutines costs more than it saves.
-const scanParallelRows = 16 << 10
-
 // scan returns the m slots that keep accepts with the best approximate
 // similarity to the quantised query, in no particular order. keep is
 // called only for slots that would make the shortlist, and from several
 // goroutines at once on a large index.
 func (x *vectorIndex) scan(qc []int16, m int, keep func(slot uint32) bool) []candidate {
+	return x.scanWith(m, keep, func(lo, hi int, out []float32) {
+		var dots [scanBlock]int32
+		dotsInt8(qc, x.codes[lo*x.dim:hi*x.dim], x.dim, dots[:hi-lo])
+		for i, d := range dots[:hi-lo] {
+			out[i] = float32(d) * x.scale[lo+i]
+		}
+	})
+}
+
+// coarseFactor is how many times more slots the coarse scan shortlists
+// than the int8 ranking it feeds keeps.
+const coarseFactor = 16
+
+// coarse is scan for a large index: it scans the rows' sign bits, whose
+// Hamming distance to the query's signs (a sixteenth of the int8 codes'
+// memory traffic) orders the slots roughly by angle, shortlists
+// coarseFactor×m of them (at least 1,024), and returns the m of those
+// with the best approximate similarity, as scan does. Of slots at the
+// same distance the first are shortlisted, so the result depends on the
+// slots keep rejects no more than scan's does.
+func (x *vectorIndex) coarse(q []float32, qc []int16, m int, keep func(slot uint32) bool) []candidate {
+	qb := make([]uint64, x.words)
+	for j, f := range q {
+		if f > 0 {
+			qb[j/64] |= 1 << (j % 64)
+		}
+	}
+	wide := x.scanWith(min(max(coarseFactor*m, 1024), len(x.rows)), keep, func(lo, hi int, out []float32) {
+		w := x.words
+		for i := range hi - lo {
+			row := x.bits[(lo+i)*w : (lo+i+1)*w]
+			d := 0
+			for j, b := range row {
+				d += bits.OnesCount64(b ^ qb[j])
+			}
+			out[i] = float32(-d)
+		}
+	})
+	// The shortlist's int8 similarities: keep has accepted these slots.
+	var dot [1]int32
+	h := make(candHeap, 0, m)
+	for _, c := range wide {
+		best := float32(math.Inf(-1))
+		for r := c.row; r < len(x.rows) && x.rows[r] == c.slot; r++ {
+			dotsInt8(qc, x.codes[r*x.dim:(r+1)*x.dim], x.dim, dot[:])
+			best = max(best, float32(dot[0])*x.scale[r])
+		}
+		h.offer(candidate{best, c.slot, c.row}, m, nil)
+	}
+	return h
+}
+
+// scanParallelRows is the size above which the scan is split over the
+// cores: below it, starting goroutines costs more than it saves.
+const scanParallelRows = 16 << 10
+
+// scanBlock is the number of rows a scan scores at once.
+const scanBlock = 256
+
+// scanWith is scan with the rows' approximate similarities given by
+// score, which sets out[i] for row lo+i, hi-lo at most scanBlock, and is
+// called from several goroutines at once on a large index.
+func (x *vectorIndex) scanWith(m int, keep func(slot uint32) bool, score func(lo, hi int, out []float32)) []candidate {
 	n := len(x.rows)
 	parts := 1
 	if n >= scanParallelRows {
 		parts = min(runtime.GOMAXPROCS(0), n/(scanParallelRows/2))
 	}
 	if parts <= 1 {
-		return x.scanRange(qc, m, 0, n, keep)
+		return x.scanRange(m, 0, n, keep, score)
 	}
 	res := make([][]candidate, parts)
 	var wg sync.WaitGroup
 	for p := range parts {
 		lo, hi := x.split(n*p/parts), x.split(n*(p+1)/parts)
-		wg.Go(func() { res[p] = x.scanRange(qc, m, lo, hi, keep) })
+		wg.Go(func() { res[p] = x.scanRange(m, lo, hi, keep, score) })
 	}
 	wg.Wait()
 	all := slices.Concat(res...)
@@ -269,19 +483,17 @@ func (x *vectorIndex) split(row int) int {
 	return row
 }
 
-// scanRange is scan over rows [lo, hi), which start and end at slot
+// scanRange is scanWith over rows [lo, hi), which start and end at slot
 // boundaries.
-func (x *vectorIndex) scanRange(qc []int16, m, lo, hi int, keep func(slot uint32) bool) []candidate {
-	const block = 256
-	var dots [block]int32
+func (x *vectorIndex) scanRange(m, lo, hi int, keep func(slot uint32) bool, score func(lo, hi int, out []float32)) []candidate {
+	var approx [scanBlock]float32
 	h := make(candHeap, 0, m)
 	cur := candidate{approx: float32(math.Inf(-1)), row: -1}
-	for b := lo; b < hi; b += block {
-		e := min(b+block, hi)
-		dotsInt8(qc, x.codes[b*x.dim:e*x.dim], x.dim, dots[:e-b])
-		for i, d := range dots[:e-b] {
+	for b := lo; b < hi; b += scanBlock {
+		e := min(b+scanBlock, hi)
+		score(b, e, approx[:e-b])
+		for i, s := range approx[:e-b] {
 			r := b + i
-			s := float32(d) * x.scale[r]
 			if slot := x.rows[r]; cur.row < 0 || slot != cur.slot {
 				if cur.row >= 0 {
 					h.offer(cur, m, keep)

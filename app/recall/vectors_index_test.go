@@ -53,13 +53,15 @@ func TestDot(t *testing.T) {
 }
 
 // TestVectorSearchExact checks that the int8 scan with float re-ranking
-// finds the same slots as a float32 brute force, with chunked documents,
-// tombstones and a filter.
+// finds the same slots, with the same scores, as a float32 brute force
+// over the vectors the index keeps (the dequantised codes), with chunked
+// documents and a filter; and that those scores are within the
+// quantisation's error of the vectors given.
 func TestVectorSearchExact(t *testing.T) {
 	const dim = 64
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, n := range []int{10, 3000, 40_000} { // the last scans in parallel
-		x := newVectorIndex(dim)
+		x := newVectorIndex(dim, -1)
 		vecs := make([][]float32, n)
 		for s := range n {
 			chunks := 1 + s%3
@@ -86,7 +88,7 @@ func TestVectorSearchExact(t *testing.T) {
 				var want []match
 				for s, v := range vecs {
 					if accept(uint32(s)) {
-						want = append(want, match{uint32(s), float64(bestDot(q, v))})
+						want = append(want, match{uint32(s), float64(bestDot(q, dequantisedChunks(v, dim)))})
 					}
 				}
 				slices.SortFunc(want, func(a, b match) int { return cmp.Compare(b.score, a.score) })
@@ -97,9 +99,12 @@ func TestVectorSearchExact(t *testing.T) {
 					t.Fatalf("n %d, %s: %d results, want %d", n, name, len(got), k)
 				}
 				for i := range got {
-					if got[i].slot != want[i].slot || got[i].score != want[i].score {
+					if got[i].slot != want[i].slot || math.Abs(got[i].score-want[i].score) > 1e-6 {
 						t.Errorf("n %d, %s: result %d = %v, want %v", n, name, i, got[i], want[i])
 						break
+					}
+					if exact := float64(bestDot(q, vecs[got[i].slot])); math.Abs(got[i].score-exact) > 0.02 {
+						t.Errorf("n %d, %s: result %d scores %v, %v before quantisation", n, name, i, got[i].score, exact)
 					}
 				}
 				// One pass over the slots, however few keep accepts: at most
@@ -165,7 +170,7 @@ func TestScanTiesBySlot(t *testing.T) {
 	qc := make([]int16, dim)
 	quantiseQuery(qc, q)
 	for _, n := range []int{1000, 3 * scanParallelRows} { // one part; as many as the CPUs
-		x := newVectorIndex(dim)
+		x := newVectorIndex(dim, -1)
 		for i := range n {
 			x.add(uint32(i), slices.Clone(distinct[r.IntN(len(distinct))]))
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/engram-app/engram/app/recall"
 	"github.com/engram-app/engram/cmd/engram-bench/internal/benchreport/mcppeer"
 	"github.com/engram-app/engram/cmd/engram-bench/internal/eval"
+	"github.com/engram-app/engram/cmd/engram-bench/internal/scale"
 	"github.com/engram-app/engram/quarantine/guard"
 	"github.com/engram-app/engram/vault"
 )
@@ -29,7 +30,10 @@ type Options struct {
 	// Quick leaves out the semantic and hybrid recall runs (they embed
 	// 5,183 abstracts) and uses fewer samples.
 	Quick bool
-	Log   io.Writer
+	// ScaleN is the largest synthetic vault of the scale section
+	// (1,000,000; 100,000 when Quick); negative leaves the section out.
+	ScaleN int
+	Log    io.Writer
 }
 
 // latency is one operation's percentiles.
@@ -153,7 +157,50 @@ func Run(ctx context.Context, o Options) error {
 		}
 		md.WriteString("\n" + conv)
 	}
+	if err := scaleSection(ctx, o, &md, logf); err != nil {
+		return err
+	}
 	return os.WriteFile(filepath.Join(o.Out, "report.md"), []byte(md.String()), 0o644)
+}
+
+// scaleSection measures recall on synthetic vaults of 100,000 memories
+// and o.ScaleN (see package scale).
+func scaleSection(ctx context.Context, o Options, md *strings.Builder, logf func(string, ...any)) error {
+	n := o.ScaleN
+	switch {
+	case n < 0:
+		return nil
+	case n == 0 && o.Quick:
+		n = 100_000
+	case n == 0:
+		n = 1_000_000
+	}
+	emb, err := eval.Model(o.ModelDir)
+	if err != nil {
+		return err
+	}
+	sizes := []int{100_000}
+	if n != 100_000 {
+		sizes = append(sizes, n)
+	}
+	var rs []scale.Result
+	var lats []latency
+	for _, size := range sizes {
+		logf("scale: %d synthetic memories", size)
+		r, err := scale.Run(ctx, scale.Options{N: size, Queries: 200, Embed: emb, Log: o.Log})
+		if err != nil {
+			return err
+		}
+		rs = append(rs, r)
+		lats = append(lats, latency{Name: fmt.Sprintf("hybrid recall, %d memories", size), P50: r.P50, P99: r.P99, N: r.QueriesRun})
+	}
+	md.WriteString("\n## Scale (synthetic vaults)\n\n`engram-bench scale -n N`: memories of 20 to 40 Zipf-distributed words with clustered 512-d vectors, loaded into the recall index as at start-up (start to ready: from the first memory handed to the index until it answers), then 200 hybrid recalls, each query embedded by " + rs[0].Model + " (counted) and searched with a vector near a cluster. Heap: the live heap the index keeps after a GC.\n\n")
+	md.WriteString(scale.Markdown(rs))
+	if err := latencyChart(filepath.Join(o.Out, "scale.png"), lats); err != nil {
+		return err
+	}
+	md.WriteString("\n![recall latency at scale](scale.png)\n")
+	return nil
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }

@@ -40,7 +40,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.K, "k", 100, "results per query")
 	fs.StringVar(&o.Run, "run", "", "write a TREC run file here")
 	fs.Float64Var(&o.Recency, "recency", 0.3, "weight of the recency boost (0 turns it off)")
-	fs.StringVar(&o.Set, "set", "", "override recall settings, comma-separated: k1=1.2,b=0.9,alpha=0.25,fusion=rrf,rrfk=60,candidates=100,minsim=0 (for experiments)")
+	fs.StringVar(&o.Set, "set", "", "override recall settings, comma-separated: k1=1.2,b=0.9,alpha=0.25,fusion=rrf,rrfk=60,candidates=100,minsim=0,coarse=1 (for experiments)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
@@ -241,7 +241,8 @@ func Retrieval(ctx context.Context, o Options) (*Report, error) {
 
 // ApplySettings changes cfg by "name=value" pairs separated by commas:
 // k1, b, alpha (the vector share of the fusion), fusion (convex or rrf),
-// rrfk, candidates and minsim.
+// rrfk, candidates, minsim and coarse (Config.CoarseRows: 1 makes every
+// vector search scan the sign bits first, as at a million memories).
 func ApplySettings(cfg *recall.Config, set string) error {
 	for _, kv := range strings.Split(set, ",") {
 		if kv = strings.TrimSpace(kv); kv == "" {
@@ -272,6 +273,8 @@ func ApplySettings(cfg *recall.Config, set string) error {
 			cfg.Candidates = int(x)
 		case "minsim":
 			cfg.MinSimilarity = x
+		case "coarse":
+			cfg.CoarseRows = int(x)
 		default:
 			return fmt.Errorf("setting %q: unknown name", kv)
 		}
