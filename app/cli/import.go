@@ -63,7 +63,11 @@ func (c *cmd) importFrom(args []string) error {
 	if err := c.openWithRecall(unlockRequired, *passFile); err != nil {
 		return err
 	}
-	r := c.svc.ImportEntries(c.ctx, operator, entries, app.ImportOptions{Format: format, Agent: *agent, Partition: p, DryRun: *dry})
+	show, clear := c.progress("importing")
+	r := c.svc.ImportEntries(c.ctx, operator, entries, app.ImportOptions{Format: format, Agent: *agent, Partition: p, DryRun: *dry, Progress: show})
+	if clear != nil {
+		clear()
+	}
 	if r.Status == app.StatusNotFound || r.Status == app.StatusInvalid {
 		return usage("import: %s", r.Message)
 	}
