@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/engram-app/engram/app/importer"
 	"github.com/engram-app/engram/app/policy"
+	"github.com/engram-app/engram/quarantine"
 	"github.com/engram-app/engram/quarantine/guard"
 	"github.com/engram-app/engram/vault"
 )
@@ -286,6 +288,12 @@ type importRun struct {
 	// check, screened ahead in parallel (see screen); a text not among
 	// them is screened when needed.
 	joins map[joinKey]guard.Result
+	// reviews are the live memories of a field as the quarantine's
+	// guardian reviews a queued entry against them: listed at the first
+	// entry of the field queued, and kept up to date with what the import
+	// stores, instead of listed again for each (see queue); with batches
+	// of one, they are listed for each.
+	reviews map[vault.Field]*quarantine.Review
 	// admitted are the texts of the last admitted entries before the
 	// current batch, oldest first: the writes its first entries may be
 	// joined to.
@@ -451,8 +459,23 @@ func (im *importRun) flush() Response {
 	}
 	for i := range pending {
 		im.s.idx.Put(&pending[i])
+		if r := im.reviews[pending[i].Field]; r != nil {
+			r.Insert(listPosition(r.Existing, &pending[i]), pending[i])
+		}
 	}
 	return Response{Status: StatusOK}
+}
+
+// listPosition is where m goes among ms, listed as List lists them: by
+// partition in the order of vault.LivePartitions, then by id.
+func listPosition(ms []vault.Memory, m *vault.Memory) int {
+	i, _ := slices.BinarySearchFunc(ms, m, func(a vault.Memory, b *vault.Memory) int {
+		if c := cmp.Compare(slices.Index(vault.LivePartitions, a.Partition), slices.Index(vault.LivePartitions, b.Partition)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return i
 }
 
 // decide decides and, unless dry, writes one screened entry in its turn:
@@ -600,7 +623,25 @@ func (im *importRun) queue(a admission, res ImportResult) (ImportResult, Respons
 		return res, r
 	}
 	a.QueueReason += " (" + res.Where + ")"
-	r := im.s.enqueue(context.Background(), im.req, a, nil) // an import never holds a memory: no partner
+	f := a.Memory.Field
+	if im.size == 1 {
+		// One by one, as before batches: the memories are listed for each.
+		r := im.s.enqueue(context.Background(), im.req, a, nil)
+		if r.Status != StatusQuarantined {
+			return res, r.Response
+		}
+		res.ID = r.QueueID
+		return res, Response{Status: StatusOK}
+	}
+	if im.reviews[f] == nil {
+		existing, _, _ := im.s.v.List(vault.ListFilter{Field: f, OnDamaged: im.s.damaged.Skip})
+		r := quarantine.NewReview(existing)
+		if im.reviews == nil {
+			im.reviews = map[vault.Field]*quarantine.Review{}
+		}
+		im.reviews[f] = &r
+	}
+	r := im.s.enqueueWith(context.Background(), im.req, a, nil, im.reviews[f]) // an import never holds a memory: no partner
 	if r.Status != StatusQuarantined {
 		return res, r.Response
 	}

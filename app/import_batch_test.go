@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/engram-app/engram/app"
 	"github.com/engram-app/engram/app/importer"
+	"github.com/engram-app/engram/quarantine"
 	"github.com/engram-app/engram/vault"
 	"github.com/engram-app/engram/vault/vaulttest"
 )
@@ -86,6 +88,32 @@ func auditLines(t testing.TB, v *vault.Vault, from uint64) []string {
 	return out
 }
 
+// queueLines are the review queue's items, sorted: reason, the guardian's
+// proposal and its reasons, a memory an item names replaced by its text.
+func queueLines(t testing.TB, v *vault.Vault) []string {
+	t.Helper()
+	recs, _, err := v.QueueList()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := func(id string) string {
+		if m, err := v.Peek(id); err == nil {
+			return "<" + m.Content + ">"
+		}
+		return "<?>"
+	}
+	var out []string
+	for _, rec := range recs {
+		it, err := quarantine.Decode(rec.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("queue %s %q %s %q", it.State, uuidPattern.ReplaceAllStringFunc(it.Reason, text), it.Proposal, uuidPattern.ReplaceAllStringFunc(strings.Join(it.Guardian, "; "), text)))
+	}
+	slices.Sort(out)
+	return out
+}
+
 // TestImportBatchedSameOutcomes: an import in batches decides every
 // entry as an import one entry at a time does, and leaves the same audit
 // log, whatever the batch size: duplicates and contradictions of entries
@@ -105,9 +133,12 @@ func TestImportBatchedSameOutcomes(t *testing.T) {
 		if rep, err := v.VerifyAudit(); err != nil || !rep.OK() {
 			t.Fatalf("batch size %d: VerifyAudit = %+v, %v", size, rep, err)
 		}
-		return r, auditLines(t, v, head)
+		return r, append(auditLines(t, v, head), queueLines(t, v)...)
 	}
 	one, oneAudit := run(1)
+	if !slices.ContainsFunc(oneAudit, func(l string) bool { return strings.HasPrefix(l, "queue ") && strings.Contains(l, "conflicts with memory <") }) {
+		t.Errorf("no queued entry conflicts with a memory: the file does not test the guardian's review")
+	}
 	want := outcomeLines(one)
 	seen := map[app.ImportOutcome]int{}
 	for _, res := range one.Results {
