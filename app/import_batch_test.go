@@ -136,7 +136,9 @@ func TestImportBatchedSameOutcomes(t *testing.T) {
 		return r, append(auditLines(t, v, head), queueLines(t, v)...)
 	}
 	one, oneAudit := run(1)
-	if !slices.ContainsFunc(oneAudit, func(l string) bool { return strings.HasPrefix(l, "queue ") && strings.Contains(l, "conflicts with memory <") }) {
+	if !slices.ContainsFunc(oneAudit, func(l string) bool {
+		return strings.HasPrefix(l, "queue ") && strings.Contains(l, "conflicts with memory <")
+	}) {
 		t.Errorf("no queued entry conflicts with a memory: the file does not test the guardian's review")
 	}
 	want := outcomeLines(one)
