@@ -60,6 +60,7 @@ func (c *cmd) importFrom(args []string) error {
 	}
 	// With recall, so that duplicates of existing memories are found and
 	// merged, and what is stored is indexed.
+	c.idleEmbedding = true
 	if err := c.openWithRecall(unlockRequired, *passFile); err != nil {
 		return err
 	}
