@@ -75,7 +75,7 @@ func (b *Adds) Commit() error {
 		key = nil
 	}
 	defer seal.Wipe(key)
-	// The function may run more than once (bbolt's Batch, when other
+	// The function may run more than once (the group commit, when other
 	// writers are in flight): each run starts from a fresh transaction
 	// and copies of the memories.
 	err = b.v.update(func(tx *bolt.Tx) error {
