@@ -1,14 +1,20 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/engram-app/engram/app/importer"
 	"github.com/engram-app/engram/app/policy"
+	"github.com/engram-app/engram/quarantine"
 	"github.com/engram-app/engram/quarantine/guard"
 	"github.com/engram-app/engram/vault"
 )
@@ -60,7 +66,19 @@ type ImportOptions struct {
 	Partition Partition
 	// DryRun decides every entry and writes nothing.
 	DryRun bool
+	// BatchSize is how many entries are screened together and, at most,
+	// stored in one commit (0: ImportBatch). 1 stores each entry in a
+	// commit of its own. The outcomes do not depend on it.
+	BatchSize int
+	// Progress, when set, is told after each batch is durable how many
+	// entries are done of how many.
+	Progress func(done, total int)
 }
+
+// ImportBatch is how many entries an import screens together (in
+// parallel: the guard's checks are CPU-bound) and stores in one commit
+// at most: one fsync for the batch instead of one per entry.
+const ImportBatch = 256
 
 // ImportOutcome is what happened to one entry.
 type ImportOutcome string
@@ -137,18 +155,60 @@ func (s *Service) ImportEntries(ctx context.Context, req Request, entries []impo
 		s.recent.forget(splitKey(ireq))
 	}()
 	out := ImportEntriesResponse{Response: Response{Status: StatusOK}, Writer: c.Name()}
-	im := importRun{s: s, req: ireq, o: o, seen: map[string]string{}, files: map[string]string{}}
-	for _, e := range entries {
-		if err := ctx.Err(); err != nil {
-			out.Response = Response{StatusUnavailable, "the import was interrupted"}
+	size := o.BatchSize
+	if size <= 0 {
+		size = ImportBatch
+	}
+	im := &importRun{s: s, req: ireq, o: o, seen: map[string]string{}, files: map[string]string{}, size: size}
+	if !o.DryRun {
+		im.adds = s.v.NewAdds()
+	}
+	durable := 0 // results whose writes are committed
+	stop := func(r Response) {
+		out.Response = r
+		out.Results = out.Results[:durable]
+	}
+chunks:
+	for from := 0; from < len(entries); from += size {
+		chunk := entries[from:min(from+size, len(entries))]
+		screened := im.screen(chunk)
+		for i, e := range chunk {
+			if err := ctx.Err(); err != nil {
+				// What was decided before commits: its results stand.
+				if r := im.flush(); !r.OK() {
+					stop(r)
+					break chunks
+				}
+				durable = len(out.Results)
+				out.Response = Response{StatusUnavailable, "the import was interrupted"}
+				break chunks
+			}
+			res, r := im.decide(ctx, e, screened[i])
+			if !r.OK() {
+				stop(r)
+				break chunks
+			}
+			out.Results = append(out.Results, res)
+			if im.adds == nil || im.adds.Len() == 0 {
+				durable = len(out.Results)
+			}
+		}
+		if r := im.flush(); !r.OK() {
+			stop(r)
 			break
 		}
-		res, r := im.one(ctx, e)
-		if !r.OK() {
-			out.Response = r
-			break
+		durable = len(out.Results)
+		if o.Progress != nil {
+			o.Progress(durable, len(entries))
 		}
-		out.Results = append(out.Results, res)
+	}
+	out.tally()
+	return out
+}
+
+// tally counts the results by outcome.
+func (out *ImportEntriesResponse) tally() {
+	for _, res := range out.Results {
 		switch res.Outcome {
 		case ImportStored:
 			out.Stored++
@@ -168,7 +228,6 @@ func (s *Service) ImportEntries(ctx context.Context, req Request, entries []impo
 			out.Sensitive++
 		}
 	}
-	return out
 }
 
 // importer is the caller an import writes as.
@@ -219,20 +278,52 @@ type importRun struct {
 	seen map[string]string
 	// files maps a file name to how provenance names it.
 	files map[string]string
+	// size is the batch size (ImportOptions.BatchSize or ImportBatch).
+	size int
+	// adds holds the memories decided but not yet committed (nil in a dry
+	// run); pending are the same memories, as they will be stored.
+	adds    *vault.Adds
+	pending []vault.Memory
+	// joins are the guard's results on texts joined for the split-order
+	// check, screened ahead in parallel (see screen); a text not among
+	// them is screened when needed.
+	joins map[joinKey]guard.Result
+	// reviews are the live memories of a field as the quarantine's
+	// guardian reviews a queued entry against them: listed at the first
+	// entry of the field queued, and kept up to date with what the import
+	// stores, instead of listed again for each (see queue); with batches
+	// of one, they are listed for each.
+	reviews map[vault.Field]*quarantine.Review
+	// admitted are the texts of the last admitted entries before the
+	// current batch, oldest first: the writes its first entries may be
+	// joined to.
+	admitted []string
 }
 
-// where is an entry's provenance, from parts the guard finds harmless: a
-// file name or source id holding a secret, personal data or an
-// instruction is left out, since provenance is shown as it is.
-func (im *importRun) where(e importer.Entry) string {
-	name, ok := im.files[e.File]
+// joinKey names one screening of a joined text.
+type joinKey struct {
+	field vault.Field
+	text  string
+}
+
+// fileName is how provenance names a file: its name, unless the guard
+// finds it harmful (a secret, personal data or an instruction), since
+// provenance is shown as it is.
+func (im *importRun) fileName(file string) string {
+	name, ok := im.files[file]
 	if !ok {
-		name = e.File
+		name = file
 		if !im.harmless(name) {
 			name = "a file whose name is not shown"
 		}
-		im.files[e.File] = name
+		im.files[file] = name
 	}
+	return name
+}
+
+// where is an entry's provenance, from parts the guard finds harmless;
+// name is fileName's for the entry's file. It is safe for concurrent use.
+func (im *importRun) where(e importer.Entry, name string) string {
 	w := fmt.Sprintf("imported from %s, line %d", name, e.Line)
 	if e.Ref != "" && policy.ValidID(e.Ref) && im.harmless(e.Ref) {
 		w += ", id " + e.Ref
@@ -244,31 +335,160 @@ func (im *importRun) harmless(s string) bool {
 	return im.s.pol.Clean(s, vault.SourceToolOutput, true) == ""
 }
 
-// one decides and, unless dry, writes one entry. The response is not OK
-// only when the vault failed.
-func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, Response) {
+// screened is what an entry's screening found, before its turn.
+type screened struct {
+	res  ImportResult
+	in   StoreInput
+	skip bool // invalid: res is the outcome
+	a    admission
+}
+
+// screen does, for a batch of entries, what does not depend on the
+// entries before them: provenance, validation, tags, the write policy's
+// admission (the guard's screening), and the split-order screenings of
+// each admitted entry joined to the admitted entries just before it,
+// which the entry's turn looks up instead of screening again. It runs on
+// every processor.
+func (im *importRun) screen(chunk []importer.Entry) []screened {
 	s, req := im.s, im.req
-	res := ImportResult{Where: im.where(e), Field: e.Field}
+	names := make([]string, len(chunk))
+	for i, e := range chunk {
+		names[i] = im.fileName(e.File)
+	}
+	out := make([]screened, len(chunk))
+	parallel(len(chunk), func(i int) {
+		e, sc := chunk[i], &out[i]
+		sc.res = ImportResult{Where: im.where(e, names[i]), Field: e.Field}
+		sc.in = StoreInput{Content: e.Text, Kind: e.Kind, Field: e.Field, Tier: vault.Episodic, Partition: im.o.Partition, Tags: e.Tags}
+		if r := ValidateStoreInput(sc.in); !r.OK() {
+			sc.skip = true
+			sc.res.Outcome, sc.res.Why = ImportSkipped, r.Message
+			return
+		}
+		tags, r := s.checkTags(req, sc.in.Tags)
+		if !r.OK() {
+			tags = nil
+			sc.res.Warnings = append(sc.res.Warnings, "tags left out: "+strings.TrimPrefix(r.Message, "invalid: "))
+		}
+		// The partition, if any, is the user's --partition, never the file's.
+		// Confirmed: the user asked for the import. The importer has no
+		// "may confirm" grant, so this only turns what needs the user's
+		// confirmation (a possible secret) into a quarantine item to confirm
+		// there, instead of a refusal.
+		in := sc.in
+		sc.a = s.admit(req, policy.Proposal{Confirmed: true, UserPartition: in.Partition != "", Memory: vault.Memory{
+			Content: in.Content, Kind: in.Kind, Field: in.Field, Tier: in.Tier, Partition: in.Partition,
+			Tags: tags, Source: vault.Source{Type: vault.SourceToolOutput, Tool: importTool},
+		}})
+	})
+	// The joins an admitted entry will most likely be screened in: after
+	// each of the splitKeep admitted entries before it.
+	type job struct {
+		key joinKey
+		in  guard.Input
+	}
+	var jobs []job
+	im.joins = map[joinKey]guard.Result{}
+	prev := im.admitted
+	for i := range out {
+		a := &out[i].a
+		if out[i].skip || a.Outcome != policy.Admitted {
+			continue
+		}
+		m := a.Memory
+		for _, w := range prev[max(0, len(prev)-splitKeep):] {
+			k := joinKey{m.Field, joinWrites(w, m.Content)}
+			if _, ok := im.joins[k]; !ok {
+				im.joins[k] = guard.Result{}
+				jobs = append(jobs, job{k, guard.Input{Text: k.text, Source: string(m.Source.Type), Field: string(m.Field)}})
+			}
+		}
+		prev = append(prev, m.Content)
+	}
+	im.admitted = slices.Clone(prev[max(0, len(prev)-splitKeep):])
+	results := make([]guard.Result, len(jobs))
+	parallel(len(jobs), func(i int) { results[i] = s.guard.Screen(jobs[i].in) })
+	for i, j := range jobs {
+		im.joins[j.key] = results[i]
+	}
+	return out
+}
+
+// parallel calls fn(i) for i from 0 to n-1 on GOMAXPROCS goroutines.
+func parallel(n int, fn func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// screenJoined is the guard's result on a joined text: screened ahead by
+// screen, or now.
+func (im *importRun) screenJoined(in guard.Input) guard.Result {
+	if res, ok := im.joins[joinKey{vault.Field(in.Field), in.Text}]; ok && in.Source == string(vault.SourceToolOutput) {
+		return res
+	}
+	return im.s.guard.Screen(in)
+}
+
+// flush commits the memories decided since the last flush, in one
+// transaction, and indexes them as stored. It is called before anything
+// else the import writes (a merge, a queue item, a refusal's audit
+// entry), so the vault and its audit log see every entry in the file's
+// order, as one by one. On failure none of them is stored and they leave
+// the index.
+func (im *importRun) flush() Response {
+	if im.adds == nil || im.adds.Len() == 0 {
+		return Response{Status: StatusOK}
+	}
+	pending := im.pending
+	im.pending = nil
+	if err := im.adds.Commit(); err != nil {
+		if im.s.idx.Enabled() {
+			for _, m := range pending {
+				im.s.idx.Engine().Remove(m.ID)
+			}
+		}
+		return im.s.fail("import", err)
+	}
+	for i := range pending {
+		im.s.idx.Put(&pending[i])
+		if r := im.reviews[pending[i].Field]; r != nil {
+			r.Insert(listPosition(r.Existing, &pending[i]), pending[i])
+		}
+	}
+	return Response{Status: StatusOK}
+}
+
+// listPosition is where m goes among ms, listed as List lists them: by
+// partition in the order of vault.LivePartitions, then by id.
+func listPosition(ms []vault.Memory, m *vault.Memory) int {
+	i, _ := slices.BinarySearchFunc(ms, m, func(a vault.Memory, b *vault.Memory) int {
+		if c := cmp.Compare(slices.Index(vault.LivePartitions, a.Partition), slices.Index(vault.LivePartitions, b.Partition)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return i
+}
+
+// decide decides and, unless dry, writes one screened entry in its turn:
+// a new memory waits for the batch's commit (flush), anything else is
+// written at once, after the batch so far. The response is not OK only
+// when the vault failed.
+func (im *importRun) decide(ctx context.Context, e importer.Entry, sc screened) (ImportResult, Response) {
+	s, req := im.s, im.req
+	res, in, a := sc.res, sc.in, sc.a
 	ok := Response{Status: StatusOK}
-	in := StoreInput{Content: e.Text, Kind: e.Kind, Field: e.Field, Tier: vault.Episodic, Partition: im.o.Partition, Tags: e.Tags}
-	if r := ValidateStoreInput(in); !r.OK() {
-		res.Outcome, res.Why = ImportSkipped, r.Message
+	if sc.skip {
 		return res, ok
 	}
-	tags, r := s.checkTags(req, in.Tags)
-	if !r.OK() {
-		tags = nil
-		res.Warnings = append(res.Warnings, "tags left out: "+strings.TrimPrefix(r.Message, "invalid: "))
-	}
-	// The partition, if any, is the user's --partition, never the file's.
-	// Confirmed: the user asked for the import. The importer has no
-	// "may confirm" grant, so this only turns what needs the user's
-	// confirmation (a possible secret) into a quarantine item to confirm
-	// there, instead of a refusal.
-	a := s.admit(req, policy.Proposal{Confirmed: true, UserPartition: in.Partition != "", Memory: vault.Memory{
-		Content: in.Content, Kind: in.Kind, Field: in.Field, Tier: in.Tier, Partition: in.Partition,
-		Tags: tags, Source: vault.Source{Type: vault.SourceToolOutput, Tool: importTool},
-	}})
 	res.Warnings = append(res.Warnings, a.Warnings...)
 	res.Partition, res.Redacted = a.Memory.Partition, a.SecretTypes != ""
 	switch a.Outcome {
@@ -281,12 +501,18 @@ func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, R
 	case policy.Refused:
 		res.Outcome, res.Why = ImportRefused, a.Why
 		if !im.o.DryRun {
+			if r := im.flush(); !r.OK() {
+				return res, r
+			}
 			im.refuse(a, &res)
 		}
 		return res, ok
 	default:
 		res.Outcome, res.Why = ImportSkipped, strings.TrimPrefix(a.Why, "invalid: ")
 		if !im.o.DryRun {
+			if r := im.flush(); !r.OK() {
+				return res, r
+			}
 			im.refuse(a, &res)
 		}
 		return res, ok
@@ -295,7 +521,7 @@ func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, R
 	if m.Partition != vault.Sensitive {
 		res.Text = m.Content
 	}
-	if joined, text, earlier, found := s.splitOrder(req, m.Content, findingTypes(a.Result.Findings), guard.Input{Source: string(m.Source.Type), Field: string(m.Field)}); found {
+	if joined, text, earlier, found := s.splitOrderWith(req, m.Content, findingTypes(a.Result.Findings), guard.Input{Source: string(m.Source.Type), Field: string(m.Field)}, im.screenJoined); found {
 		a.Result.Verdict, a.Result.Risk, a.Result.Threat = guard.Suspicious, max(a.Result.Risk, joined.Risk), max(a.Result.Threat, joined.Threat)
 		a.Result.Reasons = append(a.Result.Reasons, joined.Reasons...)
 		a.QueueReason = fmt.Sprintf("read together with an entry before it (%s), it looks like a planted instruction (%s)", earlier.id, strings.Join(joined.Reasons, "; "))
@@ -311,6 +537,20 @@ func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, R
 	near := s.neighbours(ctx, req.Caller, &m)
 	for _, n := range near {
 		if n.duplicate() {
+			if !im.o.DryRun {
+				if r := im.flush(); !r.OK() {
+					return res, r
+				}
+				if im.again(n.doc.ID, res.Where) {
+					// The same entry, stored by an earlier run of this
+					// import (interrupted, or run twice): not a new
+					// observation of it. It is joined to the entries
+					// after it as when that run stored it.
+					res.Outcome, res.Why, res.ID = ImportSkipped, "imported before (memory "+n.doc.ID+")", n.doc.ID
+					s.remember(req, n.doc.ID, m.Content, 1, findingTypes(a.Result.Findings))
+					return res, ok
+				}
+			}
 			res.Outcome, res.Why, res.ID = ImportMerged, "a duplicate of memory "+n.doc.ID, n.doc.ID
 			if !im.o.DryRun {
 				if r := s.duplicateOf(ctx, req, n.doc.ID, &m, nil); !r.OK() {
@@ -341,14 +581,35 @@ func (im *importRun) one(ctx context.Context, e importer.Entry) (ImportResult, R
 		facts = append(facts, vault.AuditEntry{Action: vault.ActionSecretRedacted, Agent: req.Caller.Name(), Session: req.Caller.Session,
 			Field: m.Field, ContentHash: s.fingerprint(in.Content), Result: vault.ResultOK, Reason: a.SecretTypes, Redactions: policy.Redactions(a.Result.Findings)})
 	}
-	got, err := s.v.Add(m, vault.Actor{Agent: req.Caller.Name(), Session: req.Caller.Session, Reason: res.Where, Score: 1 - a.Result.Risk, Audit: facts})
+	got, err := im.adds.Prepare(m, vault.Actor{Agent: req.Caller.Name(), Session: req.Caller.Session, Reason: res.Where, Score: 1 - a.Result.Risk, Audit: facts})
 	if err != nil {
 		return res, s.fail("import", err)
 	}
-	s.idx.Put(&got)
+	// Found by the duplicate and conflict checks of the entries after it
+	// before its batch commits; recalled once it has (flush).
+	if s.idx.Enabled() {
+		if err := s.idx.Engine().Put(docOf(&got), nil); err != nil {
+			s.log.Warn("import: index", "err", err)
+		}
+	}
+	im.pending = append(im.pending, got)
 	s.remember(req, got.ID, got.Content, got.Version, findingTypes(a.Result.Findings))
 	res.ID = got.ID
+	if im.adds.Len() >= im.size {
+		if r := im.flush(); !r.OK() {
+			return res, r
+		}
+	}
 	return res, ok
+}
+
+// again reports whether memory id is the entry at where (the same file,
+// line and id), stored by an earlier run of the same import as the same
+// writer.
+func (im *importRun) again(id, where string) bool {
+	m, err := im.s.v.Peek(id)
+	return err == nil && m.Owner == im.req.Caller.Name() && m.Provenance.Genesis.Context == where &&
+		m.Source.Tool == importTool && m.Provenance.Genesis.Agent == im.req.Caller.Name()
 }
 
 // queue puts an admitted or queued entry in the quarantine, saying where
@@ -358,8 +619,29 @@ func (im *importRun) queue(a admission, res ImportResult) (ImportResult, Respons
 	if im.o.DryRun {
 		return res, Response{Status: StatusOK}
 	}
+	if r := im.flush(); !r.OK() {
+		return res, r
+	}
 	a.QueueReason += " (" + res.Where + ")"
-	r := im.s.enqueue(context.Background(), im.req, a, nil) // an import never holds a memory: no partner
+	f := a.Memory.Field
+	if im.size == 1 {
+		// One by one, as before batches: the memories are listed for each.
+		r := im.s.enqueue(context.Background(), im.req, a, nil)
+		if r.Status != StatusQuarantined {
+			return res, r.Response
+		}
+		res.ID = r.QueueID
+		return res, Response{Status: StatusOK}
+	}
+	if im.reviews[f] == nil {
+		existing, _, _ := im.s.v.List(vault.ListFilter{Field: f, OnDamaged: im.s.damaged.Skip})
+		r := quarantine.NewReview(existing)
+		if im.reviews == nil {
+			im.reviews = map[vault.Field]*quarantine.Review{}
+		}
+		im.reviews[f] = &r
+	}
+	r := im.s.enqueueWith(context.Background(), im.req, a, nil, im.reviews[f]) // an import never holds a memory: no partner
 	if r.Status != StatusQuarantined {
 		return res, r.Response
 	}

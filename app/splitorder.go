@@ -66,10 +66,16 @@ func splitKey(req Request) string {
 // neither write holds alone (see splitFinding), the text, and the earlier
 // write, or ok false.
 func (s *Service) splitOrder(req Request, content string, found []string, in guard.Input) (guard.Result, string, recentWrite, bool) {
+	return s.splitOrderWith(req, content, found, in, s.guard.Screen)
+}
+
+// splitOrderWith is splitOrder with the guard's screening of a joined
+// text given: an import looks up what it screened ahead.
+func (s *Service) splitOrderWith(req Request, content string, found []string, in guard.Input, screen func(guard.Input) guard.Result) (guard.Result, string, recentWrite, bool) {
 	for _, w := range s.joinable(req) {
 		joined := joinWrites(w.content, content)
 		in.Text = joined
-		if res := s.guard.Screen(in); res.Verdict != guard.Safe && splitFinding(res, found, w.found) {
+		if res := screen(in); res.Verdict != guard.Safe && splitFinding(res, found, w.found) {
 			return res, joined, w, true
 		}
 	}

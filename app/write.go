@@ -248,6 +248,13 @@ func (s *Service) EndSession(ctx context.Context, req Request) SessionSummaryRes
 // enqueue puts a write that admit queued in the review queue: suspicious,
 // from the web, or waiting for the user's confirmation.
 func (s *Service) enqueue(ctx context.Context, req Request, a admission, warnings []string) MemoryResponse {
+	return s.enqueueWith(ctx, req, a, warnings, nil)
+}
+
+// enqueueWith is enqueue with the review of the live memories of the
+// write's field given (an import keeps one over its run), or nil to list
+// them.
+func (s *Service) enqueueWith(ctx context.Context, req Request, a admission, warnings []string, review *quarantine.Review) MemoryResponse {
 	m, res, reason := a.Memory, a.Result, a.QueueReason
 	m.Trust = vault.TrustUntrusted
 	it := &quarantine.Item{
@@ -260,8 +267,11 @@ func (s *Service) enqueue(ctx context.Context, req Request, a admission, warning
 		// first half once the second waits; released if the item is not.
 		it.Partner = s.holdPartner(ctx, req, *a.partner)
 	}
-	existing, _, _ := s.v.List(vault.ListFilter{Field: m.Field, OnDamaged: s.damaged.Skip})
-	it.Proposal, it.Guardian = quarantine.Guardian(it, quarantine.Review{Existing: existing})
+	if review == nil {
+		existing, _, _ := s.v.List(vault.ListFilter{Field: m.Field, OnDamaged: s.damaged.Skip})
+		review = &quarantine.Review{Existing: existing}
+	}
+	it.Proposal, it.Guardian = quarantine.Guardian(it, *review)
 	data, err := it.Encode()
 	if err == nil {
 		e := vault.AuditEntry{Action: vault.ActionQuarantine, Agent: req.Caller.Name(), Session: req.Caller.Session, Field: m.Field, MemoryID: it.ID, ContentHash: s.fingerprint(m.Content), Result: vault.ResultQuarantined, Reason: reason, Size: len(m.Content)}

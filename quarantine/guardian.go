@@ -2,6 +2,7 @@ package quarantine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -26,6 +27,17 @@ func NewReview(existing []vault.Memory) Review {
 		r.words[i] = words(existing[i].Content)
 	}
 	return r
+}
+
+// Insert puts m among the existing memories at index i, as a listing of
+// them would now hold it (a review kept over many items while memories
+// are stored, by an import).
+func (r *Review) Insert(i int, m vault.Memory) {
+	if len(r.words) != len(r.Existing) {
+		*r = NewReview(r.Existing)
+	}
+	r.Existing = slices.Insert(r.Existing, i, m)
+	r.words = slices.Insert(r.words, i, words(m.Content))
 }
 
 // suspiciousRisk is the write guard's risk from which a write is

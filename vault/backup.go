@@ -225,7 +225,7 @@ func keepImportedAuditTx(tx *bolt.Tx, a *backupAudit, now time.Time) error {
 	}
 	name := a.VaultID + "@" + now.UTC().Format(time.RFC3339Nano)
 	if root.Bucket([]byte(name)) != nil {
-		if err := root.DeleteBucket([]byte(name)); err != nil { // the function ran before (Batch)
+		if err := root.DeleteBucket([]byte(name)); err != nil { // the function ran before (group commit)
 			return err
 		}
 	}

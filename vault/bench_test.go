@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -266,4 +268,66 @@ func BenchmarkCheck(b *testing.B) {
 			b.Fatalf("Check = %+v, %v", r, err)
 		}
 	}
+}
+
+// BenchmarkWriteConcurrent is BenchmarkWritePaced under many writers:
+// 20 writers store 500-character memories at 100 writes a second in all,
+// at random (Poisson) moments, each writer one write at a time, with
+// fsync, as agents' stores reach the vault under load. A write's latency
+// is counted from the moment it was due. Concurrent writes share commits
+// (group commit); beside them, in the same run, 300 bare bbolt commits of
+// one 500-byte value at half the pace are the floor
+// (vaulttest.BareCommits). Read write-p99 and write/bare-p99.
+//
+//	go test ./vault -run '^$' -bench WriteConcurrent -benchtime 1x
+func BenchmarkWriteConcurrent(b *testing.B) {
+	const writers, rate, n = 20, 100.0, 1000
+	v, _ := vaulttest.New(b)
+	m := vaulttest.Memory(vault.Internal, content500)
+	var lat []time.Duration
+	for b.Loop() {
+		// The due moments, drawn ahead: a Poisson process at rate.
+		rng := rand.New(rand.NewPCG(1, 39))
+		due := make([]time.Duration, n)
+		at := time.Duration(0)
+		for i := range due {
+			at += time.Duration(rng.ExpFloat64() / rate * float64(time.Second))
+			due[i] = at
+		}
+		next := make(chan int, n)
+		for i := range n {
+			next <- i
+		}
+		close(next)
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		start := time.Now()
+		for range writers {
+			wg.Go(func() {
+				for i := range next {
+					// Pacing, not a wait: the write is due then.
+					time.Sleep(time.Until(start.Add(due[i])))
+					if _, err := v.Add(m, operator); err != nil {
+						b.Error(err)
+						return
+					}
+					d := time.Since(start.Add(due[i]))
+					mu.Lock()
+					lat = append(lat, d)
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+	}
+	bare := vaulttest.BareCommits(b, b.TempDir(), 300, time.Duration(float64(time.Second)/(rate/2)))
+	p := func(ds []time.Duration, q int) float64 {
+		slices.Sort(ds)
+		return float64(ds[len(ds)*q/100].Microseconds()) / 1000
+	}
+	b.ReportMetric(p(lat, 50), "write-p50-ms")
+	b.ReportMetric(p(lat, 99), "write-p99-ms")
+	b.ReportMetric(p(bare, 50), "bare-p50-ms")
+	b.ReportMetric(p(bare, 99), "bare-p99-ms")
+	b.ReportMetric(p(lat, 99)/p(bare, 99), "write/bare-p99")
 }

@@ -45,7 +45,7 @@ func removalWorkload(t testing.TB, v *vault.Vault, n int, rng *mrand.Rand) (writ
 	hist := map[string][]string{} // id -> markers of its contents, oldest first
 	written = make([]string, 0, 2*n)
 	var mu sync.Mutex
-	// Add concurrently, so bbolt's Batch shares commits as under agents.
+	// Add concurrently, so the group commit shares commits as under agents.
 	var wg sync.WaitGroup
 	work := make(chan int)
 	for range 8 {

@@ -108,6 +108,7 @@ type Vault struct {
 	dbMu     sync.RWMutex
 	db       *bolt.DB
 	writers  atomic.Int32  // writes in flight; see update
+	group    groupCommit   // concurrent writes sharing commits; see update
 	changes  atomic.Uint64 // read-write transactions run to success; see Changes
 	opts     Options
 	path     string
@@ -253,10 +254,6 @@ func openBolt(path string, o Options) (db *bolt.DB, err error) {
 		timeout = time.Second
 	}
 	db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, NoSync: o.NoSync, ReadOnly: o.ReadOnly, FreelistType: bolt.FreelistMapType, PreLoadFreelist: true})
-	if err == nil {
-		// A lone write waits at most this long for company before it commits.
-		db.MaxBatchDelay = time.Millisecond
-	}
 	switch {
 	case errors.Is(err, bolterrors.ErrTimeout):
 		return nil, fmt.Errorf("open vault %s: %w", path, ErrInUse)
@@ -378,14 +375,15 @@ func (v *Vault) view(fn func(tx *bolt.Tx) error) (err error) {
 }
 
 // update runs fn in a read-write transaction, after appending the audit
-// entries of reads that wait for a commit (see ReadAuditDelay). A lone writer commits at
-// once; when other writes are in flight (agents storing at once), fn goes
-// through bbolt's Batch, which coalesces concurrent writers into one
-// transaction and one fsync. fn must be safe to run twice: when any
-// function of a batch fails, bbolt rolls the batch back and re-runs each
-// function alone. Batch may run fn on another goroutine and turns a panic
-// there into an error, so fn sets SetPanicOnFault for whichever goroutine
-// runs it.
+// entries of reads that wait for a commit (see ReadAuditDelay), and
+// returns once it is committed. A lone writer commits at once; when other
+// writes are in flight (agents storing at once), fn joins the group
+// commit (groupCommit), which runs concurrent writers in one transaction
+// with one fsync. fn must be safe to run twice: when any function of a
+// group fails, the group is rolled back and run again without it, and it
+// alone. The group may run fn on another goroutine and turns a panic there
+// into an error, so fn sets SetPanicOnFault for whichever goroutine runs
+// it.
 func (v *Vault) update(fn func(tx *bolt.Tx) error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	var last *bolt.Tx // the transaction fn last ran in
@@ -414,7 +412,7 @@ func (v *Vault) update(fn func(tx *bolt.Tx) error) (err error) {
 		return v.db.Update(wrapped)
 	}
 	defer v.writers.Add(-1)
-	return v.db.Batch(wrapped)
+	return v.groupUpdate(wrapped)
 }
 
 // Changes counts the read-write transactions this Vault ran to success

@@ -140,6 +140,11 @@ type cmd struct {
 	// forwardArgs, when set, are the arguments of a command that runs in
 	// the running Engram if that holds the vault (hosted.go).
 	forwardArgs []string
+	// idleEmbedding makes openWithRecall embed written memories only on
+	// idle cores (app.Options.IdleEmbedding): an import's own checks come
+	// first, and what is not embedded when it ends is embedded at the
+	// next start.
+	idleEmbedding bool
 }
 
 // Run executes args (without the program name) and returns the exit code.

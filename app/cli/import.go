@@ -60,10 +60,15 @@ func (c *cmd) importFrom(args []string) error {
 	}
 	// With recall, so that duplicates of existing memories are found and
 	// merged, and what is stored is indexed.
+	c.idleEmbedding = true
 	if err := c.openWithRecall(unlockRequired, *passFile); err != nil {
 		return err
 	}
-	r := c.svc.ImportEntries(c.ctx, operator, entries, app.ImportOptions{Format: format, Agent: *agent, Partition: p, DryRun: *dry})
+	show, clear := c.progress("importing")
+	r := c.svc.ImportEntries(c.ctx, operator, entries, app.ImportOptions{Format: format, Agent: *agent, Partition: p, DryRun: *dry, Progress: show})
+	if clear != nil {
+		clear()
+	}
 	if r.Status == app.StatusNotFound || r.Status == app.StatusInvalid {
 		return usage("import: %s", r.Message)
 	}

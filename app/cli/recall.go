@@ -43,7 +43,10 @@ func (c *cmd) openWithRecall(mode unlockMode, passFile string) error {
 	if !status.Semantic {
 		fmt.Fprintf(c.o.Stderr, "engram: semantic recall is off: %s; keyword recall still works\n", status.KeywordOnly)
 	}
-	svc, err := app.New(c.v, app.Options{Now: c.o.Now, Recall: engine, RecallStatus: status, Guard: c.settings.GuardPolicy(), Conflicts: c.settings.Conflicts, Lifecycle: c.settings.DecayPolicy()})
+	if c.idleEmbedding {
+		app.SpareProc()
+	}
+	svc, err := app.New(c.v, app.Options{Now: c.o.Now, Recall: engine, RecallStatus: status, Guard: c.settings.GuardPolicy(), Conflicts: c.settings.Conflicts, Lifecycle: c.settings.DecayPolicy(), IdleEmbedding: c.idleEmbedding})
 	if err != nil {
 		return err
 	}
