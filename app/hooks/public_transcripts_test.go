@@ -94,7 +94,7 @@ func sessionOf(path string) string {
 }
 
 func outcome(c hooks.Captured) string {
-	s := string(c.Status)
+	var s string
 	switch {
 	case c.Status == hooks.StatusOK && c.Merged:
 		s = "merged"
