@@ -30,6 +30,20 @@ func percentiles(b *testing.B, ds []time.Duration) {
 	b.ReportMetric(0, "ns/op")
 }
 
+// benchEmbedder is the built-in model when ENGRAM_MODEL_DIR names it,
+// else nil (keywords only).
+func benchEmbedder(b *testing.B) recall.Embedder {
+	dir := os.Getenv("ENGRAM_MODEL_DIR")
+	if dir == "" {
+		return nil
+	}
+	u, err := embed.LoadUSE(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return u
+}
+
 // BenchmarkHook times each event answered in the hook's process, through
 // a real Engram on loopback (1,000 memories, fsync on; hybrid recall with
 // the built-in model when ENGRAM_MODEL_DIR names it, else keywords), and
@@ -38,14 +52,7 @@ func percentiles(b *testing.B, ds []time.Duration) {
 //
 //	ENGRAM_MODEL_DIR=… go test ./app/hooks -run '^$' -bench Hook -benchtime 200x
 func BenchmarkHook(b *testing.B) {
-	var emb recall.Embedder
-	if dir := os.Getenv("ENGRAM_MODEL_DIR"); dir != "" {
-		u, err := embed.LoadUSE(dir)
-		if err != nil {
-			b.Fatal(err)
-		}
-		emb = u
-	}
+	emb := benchEmbedder(b)
 	e := startWith(b, emb)
 	for i := range 1000 {
 		part := vault.Internal
@@ -111,14 +118,7 @@ func BenchmarkHookProcess(b *testing.B) {
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
-	var emb recall.Embedder
-	if dir := os.Getenv("ENGRAM_MODEL_DIR"); dir != "" {
-		u, err := embed.LoadUSE(dir)
-		if err != nil {
-			b.Fatal(err)
-		}
-		emb = u
-	}
+	emb := benchEmbedder(b)
 	e := startWith(b, emb)
 	for i := range 1000 {
 		e.add(fmt.Sprintf("Memory %d: service %d of the falcon project listens on port %d", i, i, 8000+i), vault.Public, "project:falcon")
