@@ -298,6 +298,36 @@ type importRun struct {
 	// current batch, oldest first: the writes its first entries may be
 	// joined to.
 	admitted []string
+	// waiting are the writer's writes pending in the quarantine when the
+	// import first queued an entry, by field and normalised text, with
+	// their item ids: an entry an earlier run queued (interrupted, or run
+	// twice) is not queued again for the user to review twice. Nil until
+	// then.
+	waiting map[string]string
+}
+
+// waitingKey names a queued write in importRun.waiting.
+func waitingKey(f vault.Field, text string) string { return string(f) + "\x00" + normalise(text) }
+
+// queuedBefore returns the pending quarantine item of the writer's that
+// holds the same text for the same field as m, if an earlier run left one.
+func (im *importRun) queuedBefore(m vault.Memory) (string, bool) {
+	if im.waiting == nil {
+		im.waiting = map[string]string{}
+		recs, _, err := im.s.v.QueueList()
+		if err != nil {
+			im.s.log.Warn("import: quarantine list", "err", err)
+		}
+		for _, rec := range recs {
+			it, err := quarantine.Decode(rec.Data)
+			if err != nil || it.State != quarantine.Pending || it.Agent != im.req.Caller.Name() || it.Kind != quarantine.KindWrite {
+				continue
+			}
+			im.waiting[waitingKey(it.Memory.Field, it.Memory.Content)] = it.ID
+		}
+	}
+	id, ok := im.waiting[waitingKey(m.Field, m.Content)]
+	return id, ok
 }
 
 // joinKey names one screening of a joined text.
@@ -621,6 +651,10 @@ func (im *importRun) queue(a admission, res ImportResult) (ImportResult, Respons
 	}
 	if r := im.flush(); !r.OK() {
 		return res, r
+	}
+	if id, ok := im.queuedBefore(a.Memory); ok {
+		res.Outcome, res.Why, res.ID = ImportSkipped, "queued before (quarantine item "+id+"), still waiting for your review", id
+		return res, Response{Status: StatusOK}
 	}
 	a.QueueReason += " (" + res.Where + ")"
 	f := a.Memory.Field

@@ -252,3 +252,42 @@ func TestImportResumes(t *testing.T) {
 		t.Errorf("after the two runs the vault holds %d memories; one run stores %d (%d in its vault)", len(all), whole.Stored, len(refAll))
 	}
 }
+
+// TestImportTwiceQueuesOnce: an import run again (after an interruption,
+// or twice) does not queue an entry that waits in the quarantine from an
+// earlier run: the user reviews it once.
+func TestImportTwiceQueuesOnce(t *testing.T) {
+	entries := batchEntries(t, 40)
+	s, _ := newImportService(t, vaulttest.NoSync)
+	pending := func() int {
+		t.Helper()
+		q := s.Quarantine(ctx, operator)
+		if !q.OK() {
+			t.Fatal(q.Message)
+		}
+		n := 0
+		for _, it := range q.Items {
+			if it.State == quarantine.Pending {
+				n++
+			}
+		}
+		return n
+	}
+	first := s.ImportEntries(ctx, operator, entries, app.ImportOptions{Format: importer.Claude})
+	if !first.OK() || first.Queued == 0 {
+		t.Fatalf("first run: %s, %d queued; want some queued", first.Message, first.Queued)
+	}
+	before := pending()
+	second := s.ImportEntries(ctx, operator, entries, app.ImportOptions{Format: importer.Claude})
+	if !second.OK() {
+		t.Fatal(second.Message)
+	}
+	if after := pending(); after != before || second.Queued != 0 {
+		t.Errorf("after a second run %d items wait (%d after the first), %d queued again; want none queued again", after, before, second.Queued)
+	}
+	for i, res := range second.Results {
+		if first.Results[i].Outcome == app.ImportQueued && (res.Outcome != app.ImportSkipped || !strings.HasPrefix(res.Why, "queued before")) {
+			t.Errorf("entry %d, queued by the first run: again %s (%s), want skipped as queued before", i, res.Outcome, res.Why)
+		}
+	}
+}
