@@ -40,16 +40,22 @@ func batchEntries(t testing.TB, n int) []importer.Entry {
 
 var uuidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
-// outcomeLines are an import's results with each id replaced by the
-// index of the entry that first named it, so that runs compare.
-func outcomeLines(r app.ImportEntriesResponse) []string {
+// namer returns a function that names each id by the order it first
+// saw it in (#0, #1, …), so that runs in two vaults compare.
+func namer() func(id string) string {
 	names := map[string]string{}
-	name := func(id string) string {
+	return func(id string) string {
 		if _, ok := names[id]; !ok {
 			names[id] = fmt.Sprintf("#%d", len(names))
 		}
 		return names[id]
 	}
+}
+
+// outcomeLines are an import's results with each id replaced by the
+// index of the entry that first named it, so that runs compare.
+func outcomeLines(r app.ImportEntriesResponse) []string {
+	name := namer()
 	var out []string
 	for _, res := range r.Results {
 		id := ""
@@ -72,13 +78,7 @@ func auditLines(t testing.TB, v *vault.Vault, from uint64) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := map[string]string{}
-	name := func(id string) string {
-		if _, ok := names[id]; !ok {
-			names[id] = fmt.Sprintf("#%d", len(names))
-		}
-		return names[id]
-	}
+	name := namer()
 	var out []string
 	for _, e := range log {
 		out = append(out, fmt.Sprintf("%s %s %s %s %s %s %q v%d-%d size=%d redactions=%v",
