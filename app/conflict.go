@@ -221,17 +221,8 @@ func mayContradict(near []neighbour) []string {
 // earlier memory gains a consistent observation (and the new tags), and
 // nothing is stored twice.
 func (s *Service) duplicateOf(ctx context.Context, req Request, old string, m *vault.Memory, warnings []string) MemoryResponse {
-	return s.duplicateNoted(ctx, req, old, m, warnings, mergedNote)
-}
-
-// mergedNote is the evidence of the observation a merged duplicate adds.
-const mergedNote = "duplicate write merged"
-
-// duplicateNoted is duplicateOf with the observation's evidence note (an
-// import's names the entry: see importRun.again).
-func (s *Service) duplicateNoted(ctx context.Context, req Request, old string, m *vault.Memory, warnings []string, note string) MemoryResponse {
 	a := vault.Actor{Agent: req.Caller.Name(), Session: req.Caller.Session, Reason: "the same memory was written again"}
-	got, err := s.v.Verify(old, vault.Observed, note, a)
+	got, err := s.v.Verify(old, vault.Observed, "duplicate write merged", a)
 	if err != nil {
 		return MemoryResponse{Response: s.fail("merge duplicate", err)}
 	}

@@ -583,7 +583,7 @@ func (im *importRun) decide(ctx context.Context, e importer.Entry, sc screened) 
 			}
 			res.Outcome, res.Why, res.ID = ImportMerged, "a duplicate of memory "+n.doc.ID, n.doc.ID
 			if !im.o.DryRun {
-				if r := s.duplicateNoted(ctx, req, n.doc.ID, &m, nil, mergedNote+" ("+res.Where+")"); !r.OK() {
+				if r := s.duplicateOf(ctx, req, n.doc.ID, &m, nil); !r.OK() {
 					return res, r.Response
 				}
 				s.remember(req, n.doc.ID, m.Content, 0, findingTypes(a.Result.Findings))
@@ -633,22 +633,13 @@ func (im *importRun) decide(ctx context.Context, e importer.Entry, sc screened) 
 	return res, ok
 }
 
-// again reports whether memory id holds the entry at where (the same
-// file, line and id) from an earlier run of the same import as the same
-// writer: stored as it, or merged into it (its observation names where).
+// again reports whether memory id is the entry at where (the same file,
+// line and id), stored by an earlier run of the same import as the same
+// writer.
 func (im *importRun) again(id, where string) bool {
 	m, err := im.s.v.Peek(id)
-	if err != nil {
-		return false
-	}
-	writer := im.req.Caller.Name()
-	if m.Owner == writer && m.Provenance.Genesis.Context == where && m.Source.Tool == importTool && m.Provenance.Genesis.Agent == writer {
-		return true
-	}
-	note := mergedNote + " (" + where + ")"
-	return slices.ContainsFunc(m.Provenance.Verifications, func(v vault.Verification) bool {
-		return v.Agent == writer && v.Verdict == vault.Observed && v.Evidence == note
-	})
+	return err == nil && m.Owner == im.req.Caller.Name() && m.Provenance.Genesis.Context == where &&
+		m.Source.Tool == importTool && m.Provenance.Genesis.Agent == im.req.Caller.Name()
 }
 
 // queue puts an admitted or queued entry in the quarantine, saying where

@@ -205,17 +205,14 @@ func TestImportResumes(t *testing.T) {
 	if first.Status != app.StatusUnavailable || len(first.Results) < 100 || len(first.Results) >= len(entries) {
 		t.Fatalf("the interrupted run: %s %q after %d of %d entries", first.Status, first.Message, len(first.Results), len(entries))
 	}
-	// What the first run left of each memory it stored: its version and
-	// observations.
-	type state struct{ version, observed int }
-	versions := map[string]state{}
+	versions := map[string]int{}
 	for _, res := range first.Results {
 		if res.Outcome == app.ImportStored {
 			m, err := v.Peek(res.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			versions[res.ID] = state{m.Version, len(m.Provenance.Verifications)}
+			versions[res.ID] = m.Version
 		}
 	}
 	second := s.ImportEntries(ctx, operator, entries, app.ImportOptions{Format: importer.Claude})
@@ -241,9 +238,9 @@ func TestImportResumes(t *testing.T) {
 			delete(versions, res.ID)
 		}
 	}
-	for id, was := range versions {
-		if m, err := v.Peek(id); err != nil || m.Version != was.version || len(m.Provenance.Verifications) != was.observed {
-			t.Errorf("memory %s, stored by the first run: version %d (was %d), %d observations (was %d), %v", id, m.Version, was.version, len(m.Provenance.Verifications), was.observed, err)
+	for id, ver := range versions {
+		if m, err := v.Peek(id); err != nil || m.Version != ver || len(m.Provenance.Verifications) > 0 {
+			t.Errorf("memory %s, stored by the first run: version %d (was %d), %d verifications, %v", id, m.Version, ver, len(m.Provenance.Verifications), err)
 		}
 	}
 	all, _, err := v.List(vault.ListFilter{Partitions: vault.LivePartitions})
@@ -291,40 +288,6 @@ func TestImportTwiceQueuesOnce(t *testing.T) {
 	for i, res := range second.Results {
 		if first.Results[i].Outcome == app.ImportQueued && (res.Outcome != app.ImportSkipped || !strings.HasPrefix(res.Why, "queued before")) {
 			t.Errorf("entry %d, queued by the first run: again %s (%s), want skipped as queued before", i, res.Outcome, res.Why)
-		}
-	}
-}
-
-// TestImportTwiceMergesOnce: an entry an earlier run merged into a
-// memory is not merged again by a re-run: it is one observation, not two.
-func TestImportTwiceMergesOnce(t *testing.T) {
-	entries := batchEntries(t, 40)
-	s, v := newImportService(t, vaulttest.NoSync)
-	first := s.ImportEntries(ctx, operator, entries, app.ImportOptions{Format: importer.Claude})
-	if !first.OK() || first.Merged == 0 {
-		t.Fatalf("first run: %s, %d merged; want some merged", first.Message, first.Merged)
-	}
-	observations := func(id string) int {
-		t.Helper()
-		m, err := v.Peek(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(m.Provenance.Verifications)
-	}
-	before := map[string]int{}
-	for _, res := range first.Results {
-		if res.Outcome == app.ImportMerged {
-			before[res.ID] = observations(res.ID)
-		}
-	}
-	second := s.ImportEntries(ctx, operator, entries, app.ImportOptions{Format: importer.Claude})
-	if !second.OK() || second.Merged != 0 {
-		t.Fatalf("second run: %s, %d merged again; want none", second.Message, second.Merged)
-	}
-	for id, n := range before {
-		if got := observations(id); got != n {
-			t.Errorf("memory %s: %d observations after the second run, %d after the first", id, got, n)
 		}
 	}
 }
