@@ -533,6 +533,16 @@ func (u *UI) connectedDialog(cl connect.Client, res connect.Result) {
 	default:
 		lines = append(lines, plan.Path+" already had Engram in it.")
 	}
+	if hp := res.HookPlan; hp.Changes() && hp.Path != plan.Path {
+		switch hp.Action {
+		case connect.Create:
+			lines = append(lines, fmt.Sprintf("Created %s with Engram's lifecycle hooks.", hp.Path))
+		case connect.Delete, connect.Restore:
+			lines = append(lines, fmt.Sprintf("Took Engram's lifecycle hooks out of %s.", hp.Path))
+		default:
+			lines = append(lines, fmt.Sprintf("Updated Engram's lifecycle hooks in %s%s.", hp.Path, hp.BackupNote()))
+		}
+	}
 	body := container.NewVBox(heading(fmt.Sprintf("Restart %s to use Engram.", cl.Name)), wrapped(strings.Join(lines, " ")))
 	if res.Stored.File != "" {
 		note := wrapped(fmt.Sprintf("The OS keyring could not be used (%v), so the agent's token is in %s (readable only by you).", res.Stored.Why, res.Stored.File))
@@ -555,6 +565,9 @@ func (u *UI) disconnectedDialog(cl connect.Client, res connect.Result) {
 		lines = append(lines, fmt.Sprintf("Engram was not in %s.", res.Plan.Path))
 	default:
 		lines = append(lines, fmt.Sprintf("Took Engram out of %s, keeping what else changed in it%s.", res.Plan.Path, res.Plan.BackupNote()))
+	}
+	if hp := res.HookPlan; hp.Changes() && hp.Path != res.Plan.Path {
+		lines = append(lines, fmt.Sprintf("Took Engram's lifecycle hooks out of %s.", hp.Path))
 	}
 	if res.Revoked {
 		lines = append(lines, fmt.Sprintf("Agent %s is revoked.", res.Agent.Name))

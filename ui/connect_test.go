@@ -289,7 +289,9 @@ func TestConnectSwitchesCaptureOff(t *testing.T) {
 		t.Fatalf("a client not connected: hooks %v, capture %v (disabled %v); want both on", h.Checked, c.Checked, c.Disabled())
 	}
 	test.Tap(button(t, dlg, "Connect"))
-	u.win.Canvas().Overlays().Top().(interface{ Hide() }).Hide() // "connected" note
+	if done := boxText(u.win.Canvas().Overlays().Top()); !strings.Contains(done, "Created "+settings+" with Engram's lifecycle hooks.") {
+		t.Errorf("the connected note does not name the hooks file:\n%s", done)
+	}
 	b, _ := os.ReadFile(settings)
 	if !strings.Contains(string(b), "UserPromptSubmit") || strings.Contains(string(b), "--no-capture") {
 		t.Fatalf("hooks after Connect:\n%s", b)
