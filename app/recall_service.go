@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -111,27 +112,27 @@ func (s *Service) recallFor(ctx context.Context, req Request, in RecallInput, un
 	if err := s.WaitIndexed(ctx); err != nil {
 		return RecallResponse{Response: Response{StatusUnavailable, "the recall index could not be built; see the log"}}
 	}
-	mode, err := recall.ParseMode(string(in.Mode))
-	if err != nil {
-		return RecallResponse{Response: Response{StatusInvalid, err.Error()}}
-	}
 	status := s.RecallStatus()
-	if mode == recall.Semantic && !status.Semantic {
-		return RecallResponse{Response: Response{StatusUnavailable, "recall by meaning is off (" + status.KeywordOnly + "): ask again with mode hybrid or exact"}, KeywordOnly: status.KeywordOnly}
-	}
 	if in.Limit < 0 {
 		return RecallResponse{Response: Response{StatusInvalid, "invalid: negative limit"}}
 	}
 	s.idx.SyncSensitive()
 	canRead := s.reader(req.Caller)
 	now := s.now()
+	// The engine parses the mode (the one place it is read): an unknown
+	// one is the caller's error, semantic without a model is unavailable.
 	res, err := s.idx.Engine().Search(ctx, recall.Query{
-		Text: in.Query, Mode: mode, Filters: in.Filters, Limit: in.Limit, Now: now, Floor: true, Reader: labelReader(req.Caller), Unlimited: unlimited,
+		Text: in.Query, Mode: in.Mode, Filters: in.Filters, Limit: in.Limit, Now: now, Floor: true, Reader: labelReader(req.Caller), Unlimited: unlimited,
 		Allow: func(d *recall.Doc) bool {
 			return canRead(vault.Info{Partition: d.Partition, Sealed: d.Sensitive, Owner: d.Owner, Field: d.Field, Product: d.Product})
 		},
 	})
-	if err != nil {
+	switch {
+	case errors.Is(err, recall.ErrMode):
+		return RecallResponse{Response: Response{StatusInvalid, err.Error()}}
+	case errors.Is(err, recall.ErrNoEmbedder):
+		return RecallResponse{Response: Response{StatusUnavailable, "recall by meaning is off (" + status.KeywordOnly + "): ask again with mode hybrid or exact"}, KeywordOnly: status.KeywordOnly}
+	case err != nil:
 		s.log.Error("recall", "err", err)
 		return RecallResponse{Response: Response{StatusUnavailable, "recall could not complete the request"}}
 	}
@@ -143,7 +144,7 @@ func (s *Service) recallFor(ctx context.Context, req Request, in RecallInput, un
 			s.audit(req, vault.AuditEntry{Action: vault.ActionL3Access, MemoryID: d.ID, Field: d.Field, Partition: d.Partition, Result: vault.ResultOK, Reason: "recall"})
 		}
 	}
-	if err := s.v.Audit(vault.AuditEntry{Action: vault.ActionList, Agent: req.Caller.Name(), Session: req.Caller.Session, Result: vault.ResultOK, Reason: "recall (" + string(mode) + ")", Count: len(out)}); err != nil {
+	if err := s.v.Audit(vault.AuditEntry{Action: vault.ActionList, Agent: req.Caller.Name(), Session: req.Caller.Session, Result: vault.ResultOK, Reason: "recall (" + string(res.Mode) + ")", Count: len(out)}); err != nil {
 		return RecallResponse{Response: s.fail("recall", err)}
 	}
 	ids := make([]string, len(out))
@@ -156,7 +157,7 @@ func (s *Service) recallFor(ctx context.Context, req Request, in RecallInput, un
 		res.Context = workingContext(working) + res.Context
 	}
 	resp := RecallResponse{Response: Response{Status: StatusOK}, Results: out, Context: res.Context, Total: len(res.Hits) + res.Dropped, BelowFloor: res.BelowFloor, Unheard: res.Unheard}
-	if mode != recall.Exact {
+	if res.Mode != recall.Exact {
 		resp.KeywordOnly = status.KeywordOnly
 	}
 	if len(res.Hits) == 0 && len(recall.Terms(nil, in.Query)) > 0 {

@@ -138,6 +138,9 @@ func TestModes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if r.Mode != tc.mode {
+			t.Errorf("%s: Result.Mode = %q", tc.mode, r.Mode)
+		}
 		got := ids(r.Hits)
 		slices.Sort(got)
 		want := slices.Clone(tc.want)
@@ -145,6 +148,9 @@ func TestModes(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: %v, want %v", tc.mode, got, want)
 		}
+	}
+	if r, err := e.Search(ctx, Query{Text: "alice", Now: t0}); err != nil || r.Mode != Hybrid {
+		t.Errorf("no mode: Result.Mode = %q, %v; want hybrid", r.Mode, err)
 	}
 	if _, err := New(Config{}).Search(ctx, Query{Text: "x", Mode: Semantic}); !errors.Is(err, ErrNoEmbedder) {
 		t.Errorf("semantic without embedder: %v, want ErrNoEmbedder", err)

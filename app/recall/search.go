@@ -116,6 +116,9 @@ type Hit struct {
 
 // Result is the answer to a query.
 type Result struct {
+	// Mode is the mode the query ran in: Query.Mode, with "" read as
+	// Hybrid.
+	Mode Mode
 	Hits []Hit
 	// Context is the hits as a block for a model (see FormatContext).
 	Context string
@@ -214,6 +217,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	slices.SortFunc(out, byScore)
 	res := e.limit(out, q.Limit, q.Reader, q.Unlimited)
+	res.Mode = mode
 	res.BelowFloor = below
 	res.Unheard = unheard.words
 	return res, nil
