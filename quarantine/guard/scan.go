@@ -155,6 +155,7 @@ func (s *secretScanner) scanChunk(chunk string, base int, add func(Finding)) boo
 	}
 	has := s.keys.scan(canonical(lower))
 	named := has.anyOf(s.credIDs) || !isASCII(chunk)
+	var ms []namingMatch // the chunk's naming words, found when a rule needs them
 rules:
 	for _, r := range s.rules {
 		if r.minRun > run || r.pre != nil && !r.pre(chunk) {
@@ -175,6 +176,14 @@ rules:
 			}
 			if r.check != nil && !r.check(chunk[a:b]) {
 				continue
+			}
+			if r.sentence {
+				if ms == nil {
+					ms = findNaming(chunk, lower)
+				}
+				if namedNonSecret(chunk, a, b, ms) {
+					continue
+				}
 			}
 			shift(Finding{Kind: KindSecret, Type: r.typ, Level: r.level, Start: a, End: b, Reason: "matches " + r.id})
 		}

@@ -61,6 +61,11 @@ type secretRule struct {
 	any   []string
 	// check, when set, vets the extracted secret and may reject it.
 	check func(secret string) bool
+	// sentence: the rule reads a value after a word any sentence uses
+	// ("token …"), so a sentence that names the value as something else
+	// ("the public token …", "a sample token …") clears it
+	// (namedNonSecret).
+	sentence bool
 	// minRun is the shortest run of token characters a match needs; chunks
 	// without such a run skip the rule.
 	minRun int
@@ -84,6 +89,12 @@ const providerMinRun = 16
 
 func (r secretRule) with(check func(string) bool) secretRule {
 	r.check = check
+	return r
+}
+
+// bySentence marks a rule the sentence may clear (secretRule.sentence).
+func (r secretRule) bySentence() secretRule {
+	r.sentence = true
 	return r
 }
 
@@ -185,7 +196,7 @@ func providerRuleList() []secretRule {
 		rule("grafana-sa", api, d, `\bglsa_[A-Za-z0-9]{32}_[0-9a-f]{8}\b`, 0, "glsa_"),
 		rule("hashicorp-vault", api, d, `\bhv[sbr]\.[A-Za-z0-9_\-]{24,}`, 0, "hvs.", "hvb.", "hvr."),
 		rule("jina", api, d, `\bjina_[A-Za-z0-9]{60}\b`, 0, "jina_"),
-		rule("mapbox", api, d, `\b[pst]k\.eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{20,}`, 0, "k.eyj"),
+		rule("mapbox", api, d, `\b[st]k\.eyJ[A-Za-z0-9_\-]{20,}\.[A-Za-z0-9_\-]{20,}`, 0, "k.eyj"),
 		rule("newrelic", api, d, `\bNR(?:AK|AA|II|IQ|RA|JS)-[A-Za-z0-9_\-]{27,42}\b`, 0, "nrak-", "nraa-", "nrii-", "nriq-", "nrra-", "nrjs-"),
 		rule("newrelic-license", api, d, `\b[a-z0-9]{36}NRAL\b`, 0, "nral"),
 		rule("pixie", api, d, `\bpx-(?:api|dep)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`, 0, "px-api-", "px-dep-"),
@@ -233,7 +244,7 @@ func probableRuleList() []secretRule {
 	return []secretRule{
 		rule("bearer", SecretBearer, p, `(?i)\b(?:Bearer|SSWS)\s+([A-Za-z0-9._~+/=\-]{8,})`, 1, "bearer", "ssws").with(bearerish),
 		// "token <value>" in prose needs a value that looks generated.
-		rule("token-word", SecretBearer, p, `(?i)\btoken\s+([A-Za-z0-9._~+/=\-]{16,})`, 1, "token ").with(randomLooking),
+		rule("token-word", SecretBearer, p, `(?i)\btoken\s+([A-Za-z0-9._~+/=\-]{16,})`, 1, "token ").with(randomLooking).bySentence(),
 		rule("basic-auth", SecretPassword, p, `(?i)\bBasic\s+([A-Za-z0-9+/]{8,}={0,2})`, 1, "basic").with(isBasicCredential),
 		rule("url-credentials", SecretConnString, p, `(?i)\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@"'<>]{0,64}:([^\s/]{1,200})@[A-Za-z0-9\-_.\[%]`, 1, "://").with(urlPassword),
 		// "-u user -p password" on a command line (docker login, mysql,

@@ -246,6 +246,9 @@ func pronounSecrets(text, lower string, ms []namingMatch, from int, opt sentence
 			if ms[j].kind == nameNonSecret || ms[j].kind == nameNonSecretMod {
 				break
 			}
+			if ms[j].kind.credential() && publicNoun(text, ms[j], ms) {
+				break // "the public token …; it's URL-restricted"
+			}
 			if ms[j].kind.credential() {
 				// "the new one works" is no value: "one" needs a link;
 				// "new value X" does not.
@@ -467,8 +470,11 @@ func (c *contextScan) follow(i int) {
 		for c.next < len(c.ms) && c.ms[c.next].start < j {
 			c.next++
 		}
-		if c.next < len(c.ms) && c.ms[c.next].start == j && !c.passes(c.ms[c.next]) {
-			return // another noun: it names what follows
+		if c.next < len(c.ms) && c.ms[c.next].start == j && !c.passes(c.ms[c.next]) && !(c.ms[c.next].kind.credential() && prepositionIn(c.lower[i:j])) {
+			// Another noun names what follows, unless it is the object of
+			// the first: "the passphrase for the signing key is …", "la
+			// passphrase della chiave SSH è …".
+			return
 		}
 		switch text[j] {
 		case '(':
@@ -585,6 +591,9 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 	q := skipBlanks(text, p)
 	if newline && q < len(text) && text[q] == '\n' {
 		q = skipBlanks(text, q+1)
+		if strings.HasPrefix(text[q:], "- ") || strings.HasPrefix(text[q:], "* ") {
+			q += 2 // a list: "codes:\n- 8ukr-efms\n- …"
+		}
 	}
 	if linked && q < len(text) && text[q] == ':' && !strings.HasPrefix(text[q:], "://") {
 		// "is: X", "lautet: X": a colon after a link word.
@@ -622,6 +631,12 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 			return true
 		}
 	}
+	if c.kind == namePassword && linked && !quoted && phraseNoun(c.noun) {
+		if end, ok := wordPhrase(text, vs); ok {
+			c.emit(vs, end)
+			return true
+		}
+	}
 	if c.kind == namePassword && linked && !quoted {
 		if end, ok := c.letterGroups(vs); ok {
 			c.emit(vs, end)
@@ -647,7 +662,7 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 	}
 	if c.shapeFits(v, linked, quoted) {
 		c.emit(vs, ve)
-		c.more(ve)
+		c.more(v, ve)
 		return true
 	}
 	// "login: admin / S3cr3t-pw", "creds bob:S3cr3t-pw".
@@ -664,29 +679,146 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 	return false
 }
 
-// more adds the values listed after the one that ended at i: "AKIA… /
-// 9Fz…", "X…, Y… and Z…". They must look generated.
-func (c *contextScan) more(i int) {
+// more adds the values listed after first, which ended at i: "AKIA… /
+// 9Fz…", "X…, Y… and Z…", a line per recovery code. Each must look
+// generated or have first's shape (see sameShape).
+func (c *contextScan) more(first string, i int) {
 	text := c.text
-	for range 4 {
-		var s int
-		switch rest := text[i:]; {
-		case strings.HasPrefix(rest, " / "), strings.HasPrefix(rest, ", "):
-			s = i + 3
-			if rest[0] == ',' {
-				s = i + 2
+	for range maxListed {
+		s := -1
+		for _, sep := range listSeparators {
+			if strings.HasPrefix(text[i:], sep) {
+				s = i + len(sep)
+				break
 			}
-		case strings.HasPrefix(rest, " and "):
-			s = i + 5
-		default:
+		}
+		if s < 0 {
 			return
 		}
-		a, b, _ := readValue(text, s, false)
-		if a < 0 || !randomLooking(text[a:b]) || rejectValue(text[a:b]) {
+		a, b, _ := readValue(text, skipBlanks(text, s), false)
+		if a < 0 {
+			return
+		}
+		switch v := text[a:b]; {
+		case sameShape(first, v):
+			// One of a sheet of codes: its shape is enough, even where
+			// alone it would read as words ("ixlh-bkrz").
+			if !notPlaceholder(v) {
+				return
+			}
+		case rejectValue(v) || !randomLooking(v):
 			return
 		}
 		c.emit(a, b)
 		i = b
+	}
+}
+
+// maxListed bounds the values more reads after the first: a sheet of
+// recovery codes holds ten to sixteen.
+const maxListed = 16
+
+// listSeparators part the values of a list, longest first.
+var listSeparators = []string{"\n- ", "\n* ", " and ", " und ", " et ", " y ", " e ", " / ", " | ", ", ", "; ", "，", "、", "\n"}
+
+// sameShape reports whether v is written as first is: as long, with the
+// same punctuation at the same places, letters and digits elsewhere (all
+// digits when first is). A list of codes of one shape is one kind of
+// value: "pq2mt-r6d4z, 9q70k-ua2lm, …", "93813533, 74520948, …".
+func sameShape(first, v string) bool {
+	if len(v) != len(first) || len(v) < 4 {
+		return false
+	}
+	digitsOnly := allDigits(strings.NewReplacer("-", "", " ", "").Replace(first))
+	for k := 0; k < len(v); k++ {
+		a, b := first[k], v[k]
+		an := isASCIIAlnum(a)
+		switch {
+		case an != isASCIIAlnum(b):
+			return false
+		case !an && a != b:
+			return false
+		case an && digitsOnly && (b < '0' || b > '9'):
+			return false
+		}
+	}
+	return true
+}
+
+func isASCIIAlnum(ch byte) bool {
+	return ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9'
+}
+
+// prepositions that make the noun after them the object of the noun
+// before: "the passphrase for the signing key", "el PIN de la tarjeta".
+var prepositions = map[string]bool{
+	"for": true, "of": true, "on": true, "to": true, "de": true, "del": true, "della": true, "dello": true,
+	"delle": true, "dei": true, "di": true, "du": true, "des": true, "da": true, "do": true, "für": true,
+	"vom": true, "von": true, "zum": true, "zur": true, "для": true, "от": true, "к": true,
+}
+
+// prepositionIn reports whether s, the words between two nouns, holds a
+// preposition.
+func prepositionIn(s string) bool {
+	for _, w := range strings.Fields(s) {
+		if prepositions[strings.Trim(w, ",:")] {
+			return true
+		}
+	}
+	return false
+}
+
+// phraseNoun reports a noun that names words as its value: a passphrase,
+// a wallet's seed or recovery phrase.
+func phraseNoun(noun string) bool {
+	n := strings.ToLower(noun)
+	for _, w := range []string{"phrase", "mnemonic", "seed", "words", "passphrase", "助记词", "フレーズ", "фраз", "문구", "फ्रेज़"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// phraseStops are words a passphrase of random words does not hold but a
+// sentence about one does: "the passphrase is kept in the safe".
+var phraseStops = map[string]bool{
+	"the": true, "a": true, "an": true, "in": true, "on": true, "at": true, "to": true, "of": true, "for": true,
+	"from": true, "by": true, "with": true, "is": true, "are": true, "was": true, "be": true, "been": true,
+	"and": true, "or": true, "not": true, "no": true, "it": true, "this": true, "that": true, "as": true,
+	"our": true, "your": true, "my": true, "their": true, "his": true, "her": true, "its": true, "we": true,
+	"you": true, "they": true, "will": true, "can": true, "should": true, "must": true, "has": true, "have": true,
+	"every": true, "each": true, "all": true, "any": true, "only": true, "still": true, "now": true,
+	"stored": true, "kept": true, "saved": true, "set": true, "changed": true, "rotated": true, "reset": true,
+	"required": true, "written": true, "shared": true, "sent": true, "used": true, "updated": true, "needed": true,
+}
+
+// wordPhrase reads a phrase of random words at text[vs:]: four to
+// twenty-four words of three or more lower-case letters, one space
+// between them, none a word of a sentence (phraseStops), up to the end of
+// the sentence or line. It returns where the phrase ends.
+func wordPhrase(text string, vs int) (int, bool) {
+	p, words := vs, 0
+	for {
+		k := p
+		for k < len(text) && text[k] >= 'a' && text[k] <= 'z' {
+			k++
+		}
+		if k-p < 3 || phraseStops[text[p:k]] {
+			return 0, false
+		}
+		words++
+		if words > 24 {
+			return 0, false
+		}
+		if k+1 < len(text) && text[k] == ' ' && text[k+1] >= 'a' && text[k+1] <= 'z' {
+			p = k + 1
+			continue
+		}
+		if k < len(text) && !(strings.IndexByte(".,;)\n", text[k]) >= 0) {
+			return 0, false
+		}
+		return k, words >= 4
 	}
 }
 
@@ -796,6 +928,8 @@ func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
 			return looksLikePassword(v) || len(v) >= 8 && caseMixed(v) || weakPassword(v) || dicewarePhrase(v)
 		}
 		return (looksLikePassword(v) || len(v) >= 10 && caseMixed(v)) && len(v) >= c.opt.appMin
+	case nameCode:
+		return generatedLooking(v) || linked && codeShape(v)
 	case namePIN:
 		if allDigits(v) {
 			return linked && len(v) >= 4 && len(v) <= 12
@@ -990,4 +1124,33 @@ func dicewarePhrase(v string) bool {
 		}
 	}
 	return words >= 3
+}
+
+// codeShape reports a recovery code or key: six to 64 letters and digits
+// with at least two digits, in groups parted by one kind of separator
+// ("-" or " "), or none; not a word.
+func codeShape(v string) bool {
+	if len(v) < 6 || len(v) > 64 {
+		return false
+	}
+	var sep byte
+	alnum, digits := 0, 0
+	for k := 0; k < len(v); k++ {
+		ch := v[k]
+		switch {
+		case ch >= '0' && ch <= '9':
+			digits++
+			alnum++
+		case isASCIIAlnum(ch):
+			alnum++
+		case ch == '-' || ch == ' ':
+			if sep != 0 && ch != sep || k == 0 || k == len(v)-1 {
+				return false
+			}
+			sep = ch
+		default:
+			return false
+		}
+	}
+	return alnum >= 6 && digits >= 2
 }

@@ -81,6 +81,25 @@ func TestEvalSecretsBatch7(t *testing.T) {
 	evalSentenceFile(t, "secrets-batch7.jsonl")
 }
 
+// TestEvalSecretsBatch8 prints the same for testdata/secrets-batch8.jsonl,
+// half of a batch written blind (by a session that read neither the
+// guard nor its test data; see testdata/secrets-heldout.md): the half
+// later changes may be made on.
+//
+//	ENGRAM_EVAL=1 go test ./quarantine/guard -run TestEvalSecretsBatch8 -v [-evalmisses]
+func TestEvalSecretsBatch8(t *testing.T) {
+	evalSentenceFile(t, "secrets-batch8.jsonl")
+}
+
+// TestEvalSecretsHeldout8 prints the same for testdata/secrets-heldout8.jsonl,
+// the other half of the blind batch: never used to choose a change, and
+// it lists no row unless asked.
+//
+//	ENGRAM_EVAL=1 go test ./quarantine/guard -run TestEvalSecretsHeldout8 -v
+func TestEvalSecretsHeldout8(t *testing.T) {
+	evalSentenceFile(t, "secrets-heldout8.jsonl")
+}
+
 // TestSecretBatchFiles checks every row of secrets-batch5.jsonl and
 // secrets-batch7.jsonl as a store would see it: a credential's values are
 // gone from the stored text, a non-secret is neither redacted nor held

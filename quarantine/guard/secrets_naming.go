@@ -24,6 +24,7 @@ const (
 	nameSecret                             // secrets, tokens, credentials
 	nameKey                                // keys: the value must look generated
 	namePIN                                // PINs: digits are enough
+	nameCode                               // recovery codes and keys: digits or short groups are enough
 	nameLogin                              // logins: "user / password"
 	nameNonSecret                          // commits, digests, ids, fingerprints, samples
 	nameNonSecretMod                       // public, publishable, example...: the noun after it is not a secret
@@ -45,19 +46,16 @@ var namingWords = map[namingKind][]string{
 		"phrase de passe", "contraseña", "contrasena", "senha", "palavra-passe", "~passwort", "~kennwort",
 		"parola d'ordine", "pre-shared key", "preshared key", "psk", "密码", "口令", "パスワード", "暗証番号", "пароль", "пароля", "паролем", "паролю",
 		"пароли", "비밀번호", "패스워드", "비번", "암호", "पासवर्ड",
+		// Wallet seeds and recovery phrases: words that open a wallet or
+		// an account.
+		"recovery phrase", "seed phrase", "mnemonic", "secret phrase", "seed words", "recovery words", "backup phrase",
+		"frase de recuperación", "frase semilla", "phrase de récupération", "phrase secrète", "~wiederherstellungsphrase",
+		"seed-phrase", "frase de recuperação", "frase di recupero", "助记词", "リカバリーフレーズ", "シードフレーズ",
+		"сид-фраза", "сид-фразы", "мнемоническая фраза", "복구 문구", "시드 문구", "रिकवरी फ्रेज़",
 	},
 	nameSecret: {
 		"~secret", "~token", "pat", "jeton", "secreto", "segredo", "segreto", "geheimnis",
-		"dsn", "connection string", "bearer", "recovery code", "backup code", "códigos de recuperación",
-		"cookie",
-		// Recovery and backup codes open an account as a password does.
-		"código de recuperación", "códigos de respaldo", "code de récupération", "codes de récupération",
-		"code de secours", "codes de secours", "~wiederherstellungscode", "~wiederherstellungscodes",
-		"backup-code", "backup-codes", "código de recuperação", "códigos de recuperação",
-		"codice di recupero", "codici di recupero", "codici di backup",
-		"恢复码", "恢复代码", "备用码", "リカバリーコード", "リカバリコード", "復旧コード", "バックアップコード",
-		"код восстановления", "коды восстановления", "резервный код", "резервные коды",
-		"복구 코드", "복구코드", "백업 코드", "रिकवरी कोड", "बैकअप कोड",
+		"dsn", "connection string", "bearer", "cookie", "community string", "snmp community",
 		"令牌", "凭证", "凭据", "连接串", "连接字符串", "トークン", "シークレット", "接続文字列",
 		"токен", "токена", "токеном", "токены", "токену", "секрет", "секрета", "секретом",
 		"토큰", "시크릿", "टोकन", "सीक्रेट",
@@ -67,7 +65,26 @@ var namingWords = map[namingKind][]string{
 		"密钥", "秘钥", "私钥", "キー", "秘密鍵", "鍵", "ключ", "ключа", "ключи", "ключом", "ключу", "ключей",
 		"키", "कुंजी",
 	},
-	namePIN: {"pin", "pin code", "code pin", "código pin", "pin-code", "pin码", "暗証コード", "passcode", "access code", "door code"},
+	namePIN: {
+		"pin", "pin code", "code pin", "código pin", "pin-code", "pin码", "暗証コード", "passcode", "access code", "door code",
+		"puk", "alarm code", "alarm pin", "keypad code", "gate code", "entry code", "unlock code", "lock code", "safe code",
+		"digicode", "code d'accès", "code de la porte", "code d'alarme", "código de acceso", "código de la alarma",
+		"código de alarme", "türcode", "alarmcode", "codice di accesso", "codice dell'allarme", "门禁密码", "解锁码",
+		"ロック解除コード", "код доступа", "код от двери", "출입 코드", "도어락 비밀번호", "एक्सेस कोड",
+	},
+	// Recovery and backup codes and keys open an account or a disk as a
+	// password does; they are often digits or short groups.
+	nameCode: {
+		"recovery code", "backup code", "recovery key", "backup-code", "backup-codes", "2fa code", "2fa codes",
+		"código de recuperación", "códigos de recuperación", "códigos de respaldo", "clave de recuperación",
+		"code de récupération", "codes de récupération", "code de secours", "codes de secours", "clé de récupération",
+		"~wiederherstellungscode", "~wiederherstellungscodes", "~wiederherstellungsschlüssel",
+		"código de recuperação", "códigos de recuperação", "chave de recuperação",
+		"codice di recupero", "codici di recupero", "codici di backup", "chiave di ripristino", "chiave di recupero",
+		"恢复码", "恢复代码", "备用码", "恢复密钥", "リカバリーコード", "リカバリコード", "復旧コード", "バックアップコード", "回復キー",
+		"код восстановления", "коды восстановления", "резервный код", "резервные коды", "ключ восстановления",
+		"복구 코드", "복구코드", "백업 코드", "복구 키", "रिकवरी कोड", "बैकअप कोड", "रिकवरी की",
+	},
 	nameLogin: {
 		"login", "logins", "creds", "credential", "credentials", "account", "basic auth", "basic-auth", "basicauth", "accès", "acceso", "zugang",
 		"accesso", "acesso", "credenciales", "identifiants", "zugangsdaten", "credenziali", "credenciais",
@@ -302,6 +319,21 @@ func wordOK(text, lower string, a, b int, nw namingWord) (int, bool) {
 		return 0, false // "pin" and "pat" are verbs; the PIN and the PAT are written in capitals
 	}
 	end := b
+	if unicode.Is(unicode.Cyrillic, after) {
+		// Russian declines its nouns: "в коммите", "токена", "паролем".
+		k := b
+		for k < len(text) {
+			r, n := utf8.DecodeRuneInString(text[k:])
+			if !unicode.Is(unicode.Cyrillic, r) {
+				break
+			}
+			k += n
+		}
+		if !cyrillicEndings[text[b:k]] {
+			return 0, false
+		}
+		return k, true
+	}
 	switch {
 	case after == 's' && (end+1 == len(text) || !isWordRune(rune(text[end+1]))):
 		end++
@@ -312,6 +344,13 @@ func wordOK(text, lower string, a, b int, nw namingWord) (int, bool) {
 		return 0, false
 	}
 	return end, true
+}
+
+// cyrillicEndings are the case and number endings of Russian nouns,
+// added to a naming word listed in its base form.
+var cyrillicEndings = map[string]bool{
+	"а": true, "у": true, "е": true, "ом": true, "ем": true, "ы": true, "и": true, "ов": true, "ей": true,
+	"ам": true, "ями": true, "ами": true, "ах": true, "ях": true, "я": true, "ю": true, "ой": true,
 }
 
 func isUpperASCII(s string) bool {

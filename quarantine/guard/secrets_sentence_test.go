@@ -118,6 +118,19 @@ func TestSecretsNamedBySentence(t *testing.T) {
 		{"psk will be", "The WireGuard PSK will be " + tB64 + " from Monday.", tB64},
 		{"dollar password", "The router's admin password is $Qz8!rT2mK.", "$Qz8!rT2mK"},
 		{"dollar password two signs", "Contraseña del panel: $kV9w$Lp2xQ", "$kV9w$Lp2xQ"},
+		// Codes and keys that open an account or a disk, in digits.
+		{"recovery key digit groups", "The FileVault recovery key of the old Mac mini is 381920-552817-009364-771205.", "381920-552817-009364-771205"},
+		{"puk", "The SIM's PUK is 77120458 if it locks again.", "77120458"},
+		{"alarm code", "The alarm code at the lab entrance is 90412.", "90412"},
+		{"community string", "The read-only community string of the printers is " + tAlnum20 + ".", tAlnum20},
+		// The noun's object is another credential noun.
+		{"passphrase for the key", "The passphrase for the backup signing key: walnut-orbit-saffron-glacier", "walnut-orbit-saffron-glacier"},
+		{"it passphrase della chiave", "La passphrase della chiave di firma è \"" + tPw2 + "\".", tPw2},
+		// Words that open a wallet.
+		{"seed phrase", "My wallet's seed phrase: copper lantern meadow quartz violet harbor", "copper lantern meadow quartz violet harbor"},
+		{"mnemonic", "The test wallet's mnemonic is saffron glacier bramble otter lilac pebble.", "saffron glacier bramble otter lilac pebble"},
+		// Russian declines its nouns.
+		{"ru token declined", "Отправь запрос с токеном " + tAlnum36 + ".", tAlnum36},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -238,6 +251,13 @@ func TestSecretsNotNamedSecret(t *testing.T) {
 		{"label prose", "Password: should come from the secret store, never from the repo."},
 		{"table without values", "| Service | Password |\n|---|---|\n| Jira | (in 1Password) |\n| CI | ${CI_PASSWORD} |"},
 		{"compound words after be", "The token will be read-only for now."},
+		// A sentence about a phrase, not a phrase.
+		{"passphrase kept", "The recovery phrase is kept in the office safe, written on paper."},
+		{"passphrase words with stops", "The seed phrase was written down by the user and stored offline."},
+		// Declined non-secret nouns; public tokens of a map provider.
+		{"ru commit declined", "Регрессия появилась в коммите " + tHex40 + ", я его откатил."},
+		{"mapbox public token", "The map uses the public token pk.eyJ1Ijoib3BzIiwiYSI6ImNqa3h5In0.dGhpc2lzcHVibGljdG9rZW4x; it is restricted to our domain."},
+		{"date with time", "The last rotation was at 2026-03-14 09:30, the password is in 1Password."},
 		// Four words are no app password.
 		{"four words", "The password hint: blue door last left."},
 	}
@@ -351,4 +371,39 @@ func FuzzSentenceSecrets(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSecretListsNamedBySentence checks that every value of a list its
+// sentence names as credentials is redacted: a sheet of recovery codes,
+// one per line or parted by commas, where the codes after the first are
+// known by their shape.
+func TestSecretListsNamedBySentence(t *testing.T) {
+	g := newTestGuard(t, Policy{})
+	tests := []struct {
+		name   string
+		text   string
+		values []string
+	}{
+		{"bullets", "Backup codes for the family Google account:\n- ktwq-7h2m\n- pzra-x9fd\n- mule-bnoc\n- 3vq8-rr2k",
+			[]string{"ktwq-7h2m", "pzra-x9fd", "mule-bnoc", "3vq8-rr2k"}},
+		{"commas digits", "Her 2FA recovery codes, saved with me: 51823904, 77310256, 09182734, 66021985.",
+			[]string{"51823904", "77310256", "09182734", "66021985"}},
+		{"slashes", "Códigos de recuperación: 5512-0938 / 7731-6620 / 1029-4471",
+			[]string{"5512-0938", "7731-6620", "1029-4471"}},
+		{"lines de", "Wiederherstellungscodes:\nq7mt2-a9kfz\nzzpq4-w0xle\nb81ko-jj3pr",
+			[]string{"q7mt2-a9kfz", "zzpq4-w0xle", "b81ko-jj3pr"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := g.Check(Input{Text: tc.text})
+			for _, v := range tc.values {
+				if strings.Contains(res.Redacted, v) {
+					t.Errorf("Check(%q).Redacted = %q, still holds %q (findings %s)", tc.text, res.Redacted, v, findingSummary(tc.text, res.Findings))
+				}
+			}
+			if !strings.HasPrefix(res.Redacted, tc.text[:strings.Index(tc.text, tc.values[0])]) {
+				t.Errorf("Check(%q).Redacted = %q, want the words before the codes kept", tc.text, res.Redacted)
+			}
+		})
+	}
 }

@@ -186,8 +186,8 @@ var vaultNames = map[string]bool{
 // writes them ("fine-grained", "base64-encoded", "eu-west-1",
 // "read-only"): a description, not a credential.
 func wordCompound(v string) bool {
-	if !strings.Contains(v, "-") {
-		return false
+	if !strings.Contains(v, "-") || !strings.ContainsFunc(v, func(r rune) bool { return r >= 'a' && r <= 'z' }) {
+		return false // digits in groups ("994171-302973-…") are no words
 	}
 	for _, p := range strings.Split(v, "-") {
 		i := 0
@@ -275,16 +275,22 @@ func versionValue(v string) bool {
 
 // dateValue reports dates and times: digits joined by "-", ":", "/", "T", "Z", ".".
 func dateValue(v string) bool {
-	seps := 0
+	seps, run := 0, 0
 	for i := 0; i < len(v); i++ {
 		switch ch := v[i]; {
 		case isDigit(ch):
+			run++
+			if run > 4 {
+				return false // no part of a date or a time has five digits: "994171-302973-…" is a code
+			}
+			continue
 		case ch == '-' || ch == ':' || ch == '/' || ch == '.':
 			seps++
 		case ch == 'T' || ch == 'Z':
 		default:
 			return false
 		}
+		run = 0
 	}
 	return seps >= 2
 }
