@@ -132,3 +132,39 @@ func TestAddsLocked(t *testing.T) {
 		t.Errorf("Get = %+v, %v", got, err)
 	}
 }
+
+// TestCommitStats: a commit adds one to the file's commit count and the
+// pages it wrote to Pages; a batch of many memories is still one commit.
+func TestCommitStats(t *testing.T) {
+	v, _ := vaulttest.New(t, vaulttest.NoSync)
+	before, err := v.CommitStats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Add(vaulttest.Memory(vault.Internal, "one memory, one commit"), operator); err != nil {
+		t.Fatal(err)
+	}
+	one, err := v.CommitStats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.Commits != before.Commits+1 || one.Pages <= before.Pages {
+		t.Fatalf("after one Add: %+v, before %+v; want one more commit and more pages", one, before)
+	}
+	b := v.NewAdds()
+	for i := range 50 {
+		if _, err := b.Prepare(vaulttest.Memory(vault.Internal, fmt.Sprintf("batched memory number %d with some words", i)), operator); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	batch, err := v.CommitStats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if batch.Commits != one.Commits+1 || batch.Pages-one.Pages <= one.Pages-before.Pages {
+		t.Errorf("after a batch of 50: %+v, after one: %+v; want one more commit writing more pages than one memory's", batch, one)
+	}
+}

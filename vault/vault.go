@@ -420,6 +420,31 @@ func (v *Vault) update(fn func(tx *bolt.Tx) error) (err error) {
 // several together). Benchmarks report it per operation.
 func (v *Vault) Changes() uint64 { return v.changes.Load() }
 
+// CommitStats counts what the vault's file has committed: Commits is
+// the file's transaction id (every commit since the file was created
+// adds one, whatever ran it), Pages the pages written by the commits of
+// this Vault since it was opened (bbolt's allocations: every page a
+// commit changes is written anew). A benchmark takes the difference of
+// two readings to learn the pages of an average commit.
+type CommitStats struct {
+	Commits uint64
+	Pages   uint64
+}
+
+// CommitStats reads the vault's commit counters (see CommitStats).
+func (v *Vault) CommitStats() (CommitStats, error) {
+	v.dbMu.RLock()
+	defer v.dbMu.RUnlock()
+	var st CommitStats
+	err := v.db.View(func(tx *bolt.Tx) error {
+		st.Commits = uint64(tx.ID())
+		return nil
+	})
+	stats := v.db.Stats()
+	st.Pages = uint64(stats.TxStats.GetPageAlloc()) / uint64(v.db.Info().PageSize)
+	return st, err
+}
+
 // recoverDamage turns a panic in a transaction (a damaged page) into
 // ErrCorrupt in *err; it must be deferred directly.
 func recoverDamage(err *error) {

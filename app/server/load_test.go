@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -52,7 +53,10 @@ import (
 //
 // A paced phase then times 500 bare bbolt commits with fsync on the same
 // disk at the pace of its stores (vaulttest.BareCommits) and reports the
-// stores' p99 beside theirs (store/bare-p99).
+// stores' p99 beside theirs (store/bare-p99); then 500 commits that each
+// write as many pages as the phase's commits wrote on average
+// (pages/commit, from vault.CommitStats; vaulttest.BareCommitsOf), the
+// floor the goal names: store/same-pages-p99.
 //
 // ENGRAM_LOAD_NOSYNC=1 opens the vault without fsync on commit, which
 // separates the disk's share of the latencies from the rest.
@@ -225,6 +229,10 @@ func (e *loadEnv) run(b *testing.B, ops int, rate float64) {
 	for i := range seeds {
 		seeds[i] = e.rng.Uint64()
 	}
+	stats, err := e.v.CommitStats()
+	if err != nil {
+		b.Fatal(err)
+	}
 	start := time.Now()
 	var wg sync.WaitGroup
 	for a := 0; a < agents; a++ {
@@ -314,13 +322,27 @@ func (e *loadEnv) run(b *testing.B, ops int, rate float64) {
 	}
 	if rate > 0 {
 		// The floor under a store, in the same run: a bare bbolt commit
-		// with fsync on the same disk, at the pace the stores came.
-		bare := vaulttest.BareCommits(b, b.TempDir(), 500, time.Duration(float64(time.Second)/(rate/2)))
+		// with fsync on the same disk, at the pace the stores came; then
+		// one that writes as many pages as this phase's commits did on
+		// average (the goal's "a commit of the same pages").
+		gap := time.Duration(float64(time.Second) / (rate / 2))
+		bare := vaulttest.BareCommits(b, b.TempDir(), 500, gap)
 		slices.Sort(bare)
 		b.ReportMetric(p(bare, 50), "bare-commit-p50-ms")
 		b.ReportMetric(p(bare, 99), "bare-commit-p99-ms")
+		after, err := e.v.CommitStats()
+		if err != nil {
+			b.Fatal(err)
+		}
+		pages := float64(after.Pages-stats.Pages) / float64(max(after.Commits-stats.Commits, 1))
+		same, samePages := vaulttest.BareCommitsOf(b, b.TempDir(), 500, gap, max(1, int(math.Round(pages-2))))
+		slices.Sort(same)
+		b.ReportMetric(pages, "pages/commit")
+		b.ReportMetric(samePages, "same-pages/commit")
+		b.ReportMetric(p(same, 99), "same-pages-commit-p99-ms")
 		if st := byOp["store"]; len(st) > 0 {
 			b.ReportMetric(p(st, 99)/p(bare, 99), "store/bare-p99")
+			b.ReportMetric(p(st, 99)/p(same, 99), "store/same-pages-p99")
 		}
 	}
 	b.ReportMetric(float64(len(samples))/elapsed.Seconds(), "ops/s")
