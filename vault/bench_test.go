@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -277,7 +278,9 @@ func BenchmarkCheck(b *testing.B) {
 // is counted from the moment it was due. Concurrent writes share commits
 // (group commit); beside them, in the same run, 300 bare bbolt commits of
 // one 500-byte value at half the pace are the floor
-// (vaulttest.BareCommits). Read write-p99 and write/bare-p99.
+// (vaulttest.BareCommits), then 300 that write as many pages as the
+// writes' commits did on average (vaulttest.BareCommitsOf). Read
+// write-p99, write/bare-p99 and write/same-pages-p99.
 //
 //	go test ./vault -run '^$' -bench WriteConcurrent -benchtime 1x
 func BenchmarkWriteConcurrent(b *testing.B) {
@@ -285,6 +288,10 @@ func BenchmarkWriteConcurrent(b *testing.B) {
 	v, _ := vaulttest.New(b)
 	m := vaulttest.Memory(vault.Internal, content500)
 	var lat []time.Duration
+	before, err := v.CommitStats()
+	if err != nil {
+		b.Fatal(err)
+	}
 	for b.Loop() {
 		// The due moments, drawn ahead: a Poisson process at rate.
 		rng := rand.New(rand.NewPCG(1, 39))
@@ -330,4 +337,14 @@ func BenchmarkWriteConcurrent(b *testing.B) {
 	b.ReportMetric(p(bare, 50), "bare-p50-ms")
 	b.ReportMetric(p(bare, 99), "bare-p99-ms")
 	b.ReportMetric(p(lat, 99)/p(bare, 99), "write/bare-p99")
+	// And a commit of the pages the writes' commits wrote on average.
+	after, err := v.CommitStats()
+	if err != nil {
+		b.Fatal(err)
+	}
+	pages := float64(after.Pages-before.Pages) / float64(max(after.Commits-before.Commits, 1))
+	same, _ := vaulttest.BareCommitsOf(b, b.TempDir(), 300, time.Duration(float64(time.Second)/(rate/2)), max(1, int(math.Round(pages-2))))
+	b.ReportMetric(pages, "pages/commit")
+	b.ReportMetric(p(same, 99), "same-pages-p99-ms")
+	b.ReportMetric(p(lat, 99)/p(same, 99), "write/same-pages-p99")
 }
