@@ -374,20 +374,7 @@ func candidates(text string) []candTok {
 		if len(v) < 6 || strings.Contains(v, "://") {
 			continue
 		}
-		var lo, up, dg, sy bool
-		for k := 0; k < len(v); k++ {
-			switch c := v[k]; {
-			case c >= 'a' && c <= 'z':
-				lo = true
-			case c >= 'A' && c <= 'Z':
-				up = true
-			case c >= '0' && c <= '9':
-				dg = true
-			default:
-				sy = true
-			}
-		}
-		if (dg || sy || lo && up) && learnedCandidate(v) {
+		if lo, up, dg, sy := charClasses(v); (dg || sy || lo && up) && learnedCandidate(v) {
 			out = append(out, candTok{a, b})
 		}
 	}
@@ -416,16 +403,28 @@ func learnedCandidate(v string) bool {
 	return true
 }
 
-// hashTok hashes a feature of namespace ns into the model's weights.
+// hashTok hashes a feature of namespace ns into the model's weights, as
+// the injection model hashes its features.
 func hashTok(ns byte, s string) int32 {
-	h := uint32(2166136261)
-	h ^= uint32(ns)
-	h *= 16777619
-	for i := 0; i < len(s); i++ {
-		h ^= uint32(s[i])
-		h *= 16777619
+	return hashFeature(ns, []byte(s)) & (tokHashDim - 1)
+}
+
+// charClasses reports which of lower-case letters, capitals, digits and
+// other bytes v holds.
+func charClasses(v string) (lo, up, dg, sy bool) {
+	for k := 0; k < len(v); k++ {
+		switch c := v[k]; {
+		case c >= 'a' && c <= 'z':
+			lo = true
+		case c >= 'A' && c <= 'Z':
+			up = true
+		case c >= '0' && c <= '9':
+			dg = true
+		default:
+			sy = true
+		}
 	}
-	return int32(h & (tokHashDim - 1))
+	return
 }
 
 // tokFeatures are the hashed features of text[a:b] in its sentence: its
@@ -439,19 +438,7 @@ func tokFeatures(text string, a, b int) (fs []int32, ctxFrom int) {
 	fs = make([]int32, 0, 96)
 	add := func(ns byte, s string) { fs = append(fs, hashTok(ns, s)) }
 	add('b', "bias")
-	var lo, up, dg, sy bool
-	for k := 0; k < len(v); k++ {
-		switch c := v[k]; {
-		case c >= 'a' && c <= 'z':
-			lo = true
-		case c >= 'A' && c <= 'Z':
-			up = true
-		case c >= '0' && c <= '9':
-			dg = true
-		default:
-			sy = true
-		}
-	}
+	lo, up, dg, sy := charClasses(v)
 	lb := 0
 	for _, t := range []int{8, 12, 16, 24, 32, 48, 64} {
 		if len(v) >= t {
