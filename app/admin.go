@@ -63,16 +63,6 @@ func (s *Service) RestoreBackupWith(ctx context.Context, req Request, path strin
 	return RestoreResponse{Response: Response{Status: StatusOK}, ImportStats: st}
 }
 
-func (s *Service) operatorGate(req Request) (Response, bool) {
-	if r, ok := s.gate(req); !ok {
-		return r, false
-	}
-	if !req.Caller.Operator {
-		return s.deny(req, vault.ActionRead, "", "", "only the user can do this"), false
-	}
-	return Response{}, true
-}
-
 // DefaultAuditRetention is how long audit entries are kept.
 const DefaultAuditRetention = 90 * 24 * time.Hour
 
