@@ -83,9 +83,10 @@ type Service struct {
 	recallStatus RecallStatus
 
 	conflicts ConflictStrategy
+	lifecycle decay.Policy // see Options.Lifecycle
 
-	sensitiveRetention time.Duration // see Options.SensitiveAuditRetention
-	lifecycle          decay.Policy  // see Options.Lifecycle
+	// life sweeps, forgets, confirms and questions memories (lifecycle.go).
+	life *lifecycle
 }
 
 // Options configure a Service. The zero value is usable.
@@ -155,7 +156,7 @@ func New(v *vault.Vault, o Options) (*Service, error) {
 		o.SensitiveAuditRetention = DefaultSensitiveAuditRetention
 	}
 	s := &Service{door: door{v: v, log: o.Log, pol: pol, agents: agents.NewRegistry(v)}, guard: pol.Guard(), now: o.Now, recallStatus: o.RecallStatus,
-		conflicts: o.Conflicts, sensitiveRetention: o.SensitiveAuditRetention, lifecycle: o.Lifecycle}
+		conflicts: o.Conflicts, lifecycle: o.Lifecycle}
 	s.damaged = upkeep.NewDamaged(o.Log)
 	s.refusals = &agents.Refusals{Window: RefusalWindow}
 	s.authFails = agents.NewAuthFailures(v.Audit, o.Now, o.Log)
@@ -168,6 +169,8 @@ func New(v *vault.Vault, o Options) (*Service, error) {
 	}
 	s.access = upkeep.NewAccess(v, o.Log)
 	s.scrub = upkeep.StartScrubber(v, o.Log)
+	s.life = &lifecycle{door: &s.door, idx: s.idx, damaged: s.damaged, scrub: s.scrub,
+		sensitiveRetention: o.SensitiveAuditRetention, recall: s.Recall}
 	// Drop the pairing requests that expired while Engram was not running.
 	if !s.v.ReadOnly() {
 		if _, err := s.livePairings(); err != nil {
@@ -215,7 +218,9 @@ func Disabled(reason error) *Service {
 	if reason == nil {
 		reason = errors.New("no vault")
 	}
-	return &Service{door: door{reason: reason, log: slog.New(slog.DiscardHandler)}, now: time.Now}
+	s := &Service{door: door{reason: reason, log: slog.New(slog.DiscardHandler)}, now: time.Now}
+	s.life = &lifecycle{door: &s.door}
+	return s
 }
 
 // StoreInput is a new memory as a caller describes it.
