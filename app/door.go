@@ -28,7 +28,8 @@ type door struct {
 	// pol is the write policy: it screens an agent's reason and a
 	// session id.
 	pol *policy.Policy
-	// agents is the agent registry the read rule consults (canRead).
+	// agents caches the agent registry by token hash (agents.go); the
+	// read rule consults it (canRead).
 	agents *agents.Registry
 	// sessionsSeen caches checkSession's answers; sessionCount counts them.
 	sessionsSeen sync.Map
