@@ -63,16 +63,6 @@ func (s *Service) RestoreBackupWith(ctx context.Context, req Request, path strin
 	return RestoreResponse{Response: Response{Status: StatusOK}, ImportStats: st}
 }
 
-func (s *Service) operatorGate(req Request) (Response, bool) {
-	if r, ok := s.gate(req); !ok {
-		return r, false
-	}
-	if !req.Caller.Operator {
-		return s.deny(req, vault.ActionRead, "", "", "only the user can do this"), false
-	}
-	return Response{}, true
-}
-
 // DefaultAuditRetention is how long audit entries are kept.
 const DefaultAuditRetention = 90 * 24 * time.Hour
 
@@ -83,8 +73,8 @@ const DefaultSensitiveAuditRetention = 365 * 24 * time.Hour
 
 // sensitiveCutoff is the time before which L3 access records may go,
 // when the rest goes before now-retention.
-func (s *Service) sensitiveCutoff(now time.Time, retention time.Duration) time.Time {
-	return now.Add(-max(retention, s.sensitiveRetention))
+func (l *lifecycle) sensitiveCutoff(now time.Time, retention time.Duration) time.Time {
+	return now.Add(-max(retention, l.sensitiveRetention))
 }
 
 // PruneResponse reports an audit prune.
@@ -119,7 +109,7 @@ func (s *Service) pruneAudit(req Request, now time.Time, retention time.Duration
 	}
 	var sensitive time.Time // zero: no L3 record goes
 	if l3 {
-		sensitive = s.sensitiveCutoff(now, retention)
+		sensitive = s.life.sensitiveCutoff(now, retention)
 	}
 	n, err := s.v.PruneAudit(now.Add(-retention), sensitive)
 	if err != nil {
@@ -130,12 +120,12 @@ func (s *Service) pruneAudit(req Request, now time.Time, retention time.Duration
 
 // l3Due counts the L3 access records past the sensitive retention: their
 // removal waits for the user's approval (PruneL3).
-func (s *Service) l3Due(now time.Time, retention time.Duration) (int, error) {
-	es, err := s.v.AuditLog(vault.AuditFilter{})
+func (l *lifecycle) l3Due(now time.Time, retention time.Duration) (int, error) {
+	es, err := l.v.AuditLog(vault.AuditFilter{})
 	if err != nil {
 		return 0, err
 	}
-	cut, n := s.sensitiveCutoff(now, retention), 0
+	cut, n := l.sensitiveCutoff(now, retention), 0
 	for _, e := range es {
 		if e.Partition == vault.Sensitive && e.Time.Before(cut) {
 			n++
@@ -177,9 +167,9 @@ func (s *Service) L3Due(ctx context.Context, req Request, now time.Time, retenti
 	if r, ok := s.operatorGate(req); !ok {
 		return L3DueResponse{Response: r}
 	}
-	n, err := s.l3Due(now, retention)
+	n, err := s.life.l3Due(now, retention)
 	if err != nil {
 		return L3DueResponse{Response: s.fail("l3 due", err)}
 	}
-	return L3DueResponse{Response: Response{Status: StatusOK}, Due: n, Before: s.sensitiveCutoff(now, retention)}
+	return L3DueResponse{Response: Response{Status: StatusOK}, Due: n, Before: s.life.sensitiveCutoff(now, retention)}
 }

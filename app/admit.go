@@ -46,29 +46,6 @@ func answerOf(o policy.Outcome) Status {
 	return StatusRejected
 }
 
-// checkSession refuses a session id (the Engram-Session header) outside
-// the identifier grammar or holding a secret or personal data, before it
-// reaches any audit entry or provenance. Answers are cached: an agent
-// sends the same session with every request.
-func (s *Service) checkSession(session string) string {
-	if session == "" {
-		return ""
-	}
-	if why, ok := s.sessionsSeen.Load(session); ok {
-		return why.(string)
-	}
-	why := s.pol.CheckIDs(vault.Source{}, session)
-	if n := s.sessionCount.Add(1); n > maxSessionsSeen {
-		s.sessionsSeen.Clear()
-		s.sessionCount.Store(0)
-	}
-	s.sessionsSeen.Store(session, why)
-	return why
-}
-
-// maxSessionsSeen bounds checkSession's cache.
-const maxSessionsSeen = 4096
-
 // ReportedNote describes what a writer reported of a source without the
 // channel vouching for it ("reported by claude-code as user_message, not
 // verified"; "spoken by the user, as reported by claude-code"), for

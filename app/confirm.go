@@ -14,7 +14,12 @@ import (
 // adds 0.1 to its confidence, once per agent and never for the memory's own
 // writer (see recordOf and package decay).
 func (s *Service) Confirm(ctx context.Context, req Request, id, evidence string) MemoryResponse {
-	return s.verify(ctx, req, id, vault.Confirmed, evidence)
+	return s.life.Confirm(ctx, req, id, evidence)
+}
+
+// Confirm implements Service.Confirm.
+func (l *lifecycle) Confirm(ctx context.Context, req Request, id, evidence string) MemoryResponse {
+	return l.verify(ctx, req, id, vault.Confirmed, evidence)
 }
 
 // Refute records that the caller found a memory wrong. The user's
@@ -29,10 +34,15 @@ func (s *Service) Confirm(ctx context.Context, req Request, id, evidence string)
 // user sees it in the memory's history ("bob reports it wrong: ...", see
 // VerificationLine) and decides. The agent is told so.
 func (s *Service) Refute(ctx context.Context, req Request, id, evidence string) MemoryResponse {
+	return s.life.Refute(ctx, req, id, evidence)
+}
+
+// Refute implements Service.Refute.
+func (l *lifecycle) Refute(ctx context.Context, req Request, id, evidence string) MemoryResponse {
 	if strings.TrimSpace(evidence) == "" {
 		return MemoryResponse{Response: Response{StatusInvalid, "invalid: a refutation needs the evidence that shows the memory wrong"}}
 	}
-	return s.verify(ctx, req, id, vault.Refuted, evidence)
+	return l.verify(ctx, req, id, vault.Refuted, evidence)
 }
 
 // refutationReport says why an agent trusted as t only reports m wrong
@@ -56,26 +66,26 @@ func refutationReport(m *vault.Memory, t vault.Trust) string {
 	return ""
 }
 
-func (s *Service) verify(ctx context.Context, req Request, id string, verdict vault.Verdict, evidence string) MemoryResponse {
-	if r, ok := s.gate(req); !ok {
+func (l *lifecycle) verify(ctx context.Context, req Request, id string, verdict vault.Verdict, evidence string) MemoryResponse {
+	if r, ok := l.gate(req); !ok {
 		return MemoryResponse{Response: r}
 	}
-	if r := s.check(req, id, vault.ActionUpdate, s.canRead); !r.OK() {
+	if r := l.check(req, id, vault.ActionUpdate, l.canRead); !r.OK() {
 		return MemoryResponse{Response: r}
 	}
 	if r := []rune(evidence); len(r) > 500 {
 		evidence = string(r[:500])
 	}
-	if r := s.checkEvidence(req, evidence); !r.OK() {
+	if r := l.checkEvidence(req, evidence); !r.OK() {
 		return MemoryResponse{Response: r}
 	}
 	if verdict != vault.Refuted || req.Caller.Operator {
-		m, err := s.v.Verify(id, verdict, evidence, req.actor())
+		m, err := l.v.Verify(id, verdict, evidence, req.actor())
 		if err != nil {
-			return MemoryResponse{Response: s.fail("verify", err)}
+			return MemoryResponse{Response: l.fail("verify", err)}
 		}
 		// Recall ranks by the confidence now, which a verification changes.
-		s.idx.Put(&m)
+		l.idx.Put(&m)
 		return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &m}
 	}
 	// An agent's refutation: weighed against the memory as it is at the
@@ -84,7 +94,7 @@ func (s *Service) verify(ctx context.Context, req Request, id string, verdict va
 	var err error
 	for range 3 {
 		var cur vault.Memory
-		if cur, err = s.v.Peek(id); err != nil {
+		if cur, err = l.v.Peek(id); err != nil {
 			break
 		}
 		a := req.actor()
@@ -95,20 +105,20 @@ func (s *Service) verify(ctx context.Context, req Request, id string, verdict va
 			v = vault.Questioned
 		}
 		var m vault.Memory
-		if m, err = s.v.Verify(id, v, evidence, a); errors.Is(err, vault.ErrConflict) {
+		if m, err = l.v.Verify(id, v, evidence, a); errors.Is(err, vault.ErrConflict) {
 			continue
 		}
 		if err != nil {
 			break
 		}
-		s.idx.Put(&m)
+		l.idx.Put(&m)
 		out := MemoryResponse{Response: Response{Status: StatusOK}, Memory: &m}
 		if why != "" {
 			out.Message = "recorded as your report, not a refutation: " + why + ", so the user decides; the memory stays until then"
 		}
 		return out
 	}
-	return MemoryResponse{Response: s.fail("verify", err)}
+	return MemoryResponse{Response: l.fail("verify", err)}
 }
 
 // VerificationLine describes a verification for the memory's history
@@ -130,8 +140,8 @@ func VerificationLine(v vault.Verification) string {
 // content is screened: it is stored in the memory's provenance and shown
 // to agents with its history, so it may hold no secret, no personal data
 // and, from an agent, nothing that reads as instructions.
-func (s *Service) checkEvidence(req Request, evidence string) Response {
-	if bad := s.pol.Clean(evidence, vault.SourceAIInference, !req.Caller.Operator); bad != "" {
+func (l *lifecycle) checkEvidence(req Request, evidence string) Response {
+	if bad := l.pol.Clean(evidence, vault.SourceAIInference, !req.Caller.Operator); bad != "" {
 		return Response{StatusInvalid, "invalid: the evidence may not hold " + bad}
 	}
 	return Response{Status: StatusOK}

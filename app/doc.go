@@ -19,11 +19,20 @@
 //   - app/upkeep keeps the recall index current with every write, embeds
 //     and stores vectors in the background, writes access times and
 //     scrubs removed bytes.
-//   - The files of this package are the routes: write.go (store),
+//   - The door (door.go) holds the checks every request passes, whichever
+//     part answers it: the service available, the request authorized, its
+//     session and reason valid (gate), the caller allowed this memory, a
+//     refusal audited (check, deny), an error made a response (fail).
+//   - The lifecycle (lifecycle.go) ages, questions and removes memories:
+//     sweep.go (sweep, restore), forget.go (forget, clear), confirm.go
+//     and question.go. It holds the door and the recall index, not the
+//     Service, whose methods delegate to it.
+//   - The other files of this package are the routes: write.go (store),
 //     service.go (get, list, update, delete), recall_service.go,
-//     review.go (the quarantine), mergesplit.go, forget.go, sweep.go (the
-//     lifecycle), splitorder.go, conflict.go, import.go, reevaluate.go,
-//     pairing.go and agents.go, admin.go (backups, audit), briefing.go.
+//     review.go (the quarantine), mergesplit.go (which writes through
+//     the admission, so stays on the Service), splitorder.go,
+//     conflict.go, import.go, reevaluate.go, pairing.go and agents.go,
+//     admin.go (backups, audit), briefing.go.
 //
 // With Options.Recall set, the service answers Recall under the same read
 // rules as Get. A write is indexed by keyword before it is answered; its

@@ -43,10 +43,10 @@ func mentions(text, topic string, want []string) bool {
 // topicElsewhere finds topic in what a forget request must reach besides
 // the memories' current text: older versions of memories not in found,
 // and review-queue items.
-func (s *Service) topicElsewhere(topic string, found map[string]bool) ([]VersionRef, []string, error) {
+func (l *lifecycle) topicElsewhere(topic string, found map[string]bool) ([]VersionRef, []string, error) {
 	want := recall.Terms(nil, topic)
 	var versions []VersionRef
-	if _, err := s.v.EachVersion(func(id string, ver *vault.Version) error {
+	if _, err := l.v.EachVersion(func(id string, ver *vault.Version) error {
 		if !found[id] && mentions(ver.Memory.Content, topic, want) {
 			versions = append(versions, VersionRef{id, ver.Version})
 		}
@@ -54,7 +54,7 @@ func (s *Service) topicElsewhere(topic string, found map[string]bool) ([]Version
 	}); err != nil {
 		return nil, nil, err
 	}
-	recs, _, err := s.v.QueueList()
+	recs, _, err := l.v.QueueList()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -76,16 +76,21 @@ func (s *Service) topicElsewhere(topic string, found map[string]bool) ([]Version
 // keywords, archived ones included. Operator only. It changes nothing;
 // Forget purges what it returns.
 func (s *Service) FindTopic(ctx context.Context, req Request, topic string) ForgetResponse {
-	if r, ok := s.operatorGate(req); !ok {
+	return s.life.FindTopic(ctx, req, topic)
+}
+
+// FindTopic implements Service.FindTopic.
+func (l *lifecycle) FindTopic(ctx context.Context, req Request, topic string) ForgetResponse {
+	if r, ok := l.operatorGate(req); !ok {
 		return ForgetResponse{Response: r}
 	}
 	topic = strings.TrimSpace(topic)
 	if topic == "" {
 		return ForgetResponse{Response: Response{StatusInvalid, "name a topic to forget"}}
 	}
-	all, _, err := s.v.List(vault.ListFilter{Partitions: vault.AllPartitions, OnDamaged: s.damaged.Skip})
+	all, _, err := l.v.List(vault.ListFilter{Partitions: vault.AllPartitions, OnDamaged: l.damaged.Skip})
 	if err != nil {
-		return ForgetResponse{Response: s.fail("forget", err)}
+		return ForgetResponse{Response: l.fail("forget", err)}
 	}
 	found := map[string]bool{}
 	want := recall.Terms(nil, topic)
@@ -94,8 +99,8 @@ func (s *Service) FindTopic(ctx context.Context, req Request, topic string) Forg
 			found[all[i].ID] = true
 		}
 	}
-	if s.idx.Enabled() {
-		r := s.Recall(ctx, req, RecallInput{Query: topic, Limit: 50, Filters: RecallFilters{IncludeArchived: true}})
+	if l.idx.Enabled() {
+		r := l.recall(ctx, req, RecallInput{Query: topic, Limit: 50, Filters: RecallFilters{IncludeArchived: true}})
 		for _, h := range r.Results {
 			if h.Score >= forgetMinScore && h.Partition != PartitionWorking {
 				found[h.ID] = true
@@ -108,9 +113,9 @@ func (s *Service) FindTopic(ctx context.Context, req Request, topic string) Forg
 			out.Memories = append(out.Memories, all[i])
 		}
 	}
-	versions, queued, err := s.topicElsewhere(topic, found)
+	versions, queued, err := l.topicElsewhere(topic, found)
 	if err != nil {
-		return ForgetResponse{Response: s.fail("forget", err)}
+		return ForgetResponse{Response: l.fail("forget", err)}
 	}
 	out.Versions, out.Queued = versions, queued
 	return out
@@ -154,7 +159,12 @@ const ActionForget vault.Action = "memory:forget"
 // the vault is locked, and none for an empty reason). Callers that forget
 // a topic use ForgetTopic.
 func (s *Service) Forget(ctx context.Context, req Request, ids []string, reason string) ForgetResponse {
-	return s.forget(ctx, req, ids, "forget", strings.TrimSpace(reason))
+	return s.life.Forget(ctx, req, ids, reason)
+}
+
+// Forget implements Service.Forget.
+func (l *lifecycle) Forget(ctx context.Context, req Request, ids []string, reason string) ForgetResponse {
+	return l.forget(ctx, req, ids, "forget", strings.TrimSpace(reason))
 }
 
 // ForgetTopic is Forget for the memories FindTopic found for topic (ids,
@@ -167,11 +177,16 @@ func (s *Service) Forget(ctx context.Context, req Request, ids []string, reason 
 // items (pending writes, hostile copies) that mention the topic, and
 // reports how many.
 func (s *Service) ForgetTopic(ctx context.Context, req Request, topic string, ids []string) ForgetResponse {
-	if r, ok := s.operatorGate(req); !ok {
+	return s.life.ForgetTopic(ctx, req, topic, ids)
+}
+
+// ForgetTopic implements Service.ForgetTopic.
+func (l *lifecycle) ForgetTopic(ctx context.Context, req Request, topic string, ids []string) ForgetResponse {
+	if r, ok := l.operatorGate(req); !ok {
 		return ForgetResponse{Response: r}
 	}
 	topic = strings.TrimSpace(topic)
-	out := s.forget(ctx, req, ids, "forget topic", topic)
+	out := l.forget(ctx, req, ids, "forget topic", topic)
 	if !out.OK() || topic == "" {
 		return out
 	}
@@ -179,9 +194,9 @@ func (s *Service) ForgetTopic(ctx context.Context, req Request, topic string, id
 	for _, id := range ids {
 		gone[id] = true
 	}
-	versions, queued, err := s.topicElsewhere(topic, gone)
+	versions, queued, err := l.topicElsewhere(topic, gone)
 	if err != nil {
-		return ForgetResponse{Response: s.fail("forget", err), Purged: out.Purged}
+		return ForgetResponse{Response: l.fail("forget", err), Purged: out.Purged}
 	}
 	byID := map[string][]int{}
 	var order []string
@@ -193,22 +208,22 @@ func (s *Service) ForgetTopic(ctx context.Context, req Request, topic string, id
 	}
 	a := req.actor()
 	for _, id := range order {
-		n, err := s.v.DropVersions(id, byID[id], "forget topic", a)
+		n, err := l.v.DropVersions(id, byID[id], "forget topic", a)
 		if err != nil {
-			return ForgetResponse{Response: s.fail("forget versions", err), Purged: out.Purged, VersionsDropped: out.VersionsDropped}
+			return ForgetResponse{Response: l.fail("forget versions", err), Purged: out.Purged, VersionsDropped: out.VersionsDropped}
 		}
 		out.VersionsDropped += n
 	}
 	for _, id := range queued {
 		e := vault.AuditEntry{Action: vault.ActionDiscard, Agent: req.Caller.Name(), MemoryID: id, Result: vault.ResultOK, Reason: "forget topic"}
-		if err := s.v.QueueDelete(id, e); err != nil && !errors.Is(err, vault.ErrNotFound) {
-			return ForgetResponse{Response: s.fail("forget queue", err), Purged: out.Purged, VersionsDropped: out.VersionsDropped, QueueDropped: out.QueueDropped}
+		if err := l.v.QueueDelete(id, e); err != nil && !errors.Is(err, vault.ErrNotFound) {
+			return ForgetResponse{Response: l.fail("forget queue", err), Purged: out.Purged, VersionsDropped: out.VersionsDropped, QueueDropped: out.QueueDropped}
 		}
 		out.QueueDropped++
 	}
 	if out.VersionsDropped+out.QueueDropped > 0 {
-		if err := s.scrub.Now(ctx); err != nil {
-			return ForgetResponse{Response: s.fail("forget scrub", err), Purged: out.Purged, VersionsDropped: out.VersionsDropped, QueueDropped: out.QueueDropped}
+		if err := l.scrub.Now(ctx); err != nil {
+			return ForgetResponse{Response: l.fail("forget scrub", err), Purged: out.Purged, VersionsDropped: out.VersionsDropped, QueueDropped: out.QueueDropped}
 		}
 	}
 	return out
@@ -217,21 +232,21 @@ func (s *Service) ForgetTopic(ctx context.Context, req Request, topic string, id
 // forget purges ids, each audited with label (a word of Engram's own),
 // then audits the request once with the fingerprint of text (the
 // caller's words: never written as they are).
-func (s *Service) forget(ctx context.Context, req Request, ids []string, label, text string) ForgetResponse {
-	if r, ok := s.operatorGate(req); !ok {
+func (l *lifecycle) forget(ctx context.Context, req Request, ids []string, label, text string) ForgetResponse {
+	if r, ok := l.operatorGate(req); !ok {
 		return ForgetResponse{Response: r}
 	}
-	n, r := s.purge(ctx, req, ids, label)
+	n, r := l.purge(ctx, req, ids, label)
 	if n > 0 {
 		e := vault.AuditEntry{Action: ActionForget, Result: vault.ResultOK, Reason: label, Count: n}
 		if text != "" {
 			// While locked there is no key, and no fingerprint: never a plain hash.
-			e.ContentHash, _ = s.v.Fingerprint(text)
+			e.ContentHash, _ = l.v.Fingerprint(text)
 		}
 		if !r.OK() {
 			e.Result = vault.ResultError
 		}
-		s.audit(req, e)
+		l.audit(req, e)
 	}
 	return ForgetResponse{Response: r, Purged: n}
 }
@@ -240,36 +255,36 @@ func (s *Service) forget(ctx context.Context, req Request, ids []string, label, 
 // the pointers archived memories hold to them, and scrubs the file's free
 // pages, so no byte of them is left when it returns. It
 // returns how many it purged.
-func (s *Service) purge(ctx context.Context, req Request, ids []string, label string) (int, Response) {
+func (l *lifecycle) purge(ctx context.Context, req Request, ids []string, label string) (int, Response) {
 	a := req.actor()
 	a.Reason = label
 	n := 0
 	for _, id := range ids {
-		if err := s.v.Purge(id, label, a); err != nil {
-			return n, s.fail("forget", err)
+		if err := l.v.Purge(id, label, a); err != nil {
+			return n, l.fail("forget", err)
 		}
-		s.idx.Remove(id)
+		l.idx.Remove(id)
 		n++
 	}
 	if n == 0 {
 		return 0, Response{Status: StatusOK}
 	}
 	// Memories archived with a pointer to a purged one keep a note of it.
-	archived, _, _ := s.v.List(vault.ListFilter{Partitions: []vault.Partition{vault.Archive}, OnDamaged: s.damaged.Skip})
+	archived, _, _ := l.v.List(vault.ListFilter{Partitions: []vault.Partition{vault.Archive}, OnDamaged: l.damaged.Skip})
 	gone := map[string]bool{}
 	for _, id := range ids {
 		gone[id] = true
 	}
 	for _, m := range archived {
 		if m.Archive != nil && gone[m.Archive.Pointer] {
-			s.v.Update(m.ID, vault.OpUpdate, vault.Actor{Agent: vault.AgentOperator, Reason: fmt.Sprintf("the memory it pointed to (%s) was forgotten", m.Archive.Pointer)}, func(m *vault.Memory) error {
+			l.v.Update(m.ID, vault.OpUpdate, vault.Actor{Agent: vault.AgentOperator, Reason: fmt.Sprintf("the memory it pointed to (%s) was forgotten", m.Archive.Pointer)}, func(m *vault.Memory) error {
 				m.Archive.Pointer = ""
 				return nil
 			})
 		}
 	}
-	if err := s.scrub.Now(ctx); err != nil {
-		return n, s.fail("forget scrub", err)
+	if err := l.scrub.Now(ctx); err != nil {
+		return n, l.fail("forget scrub", err)
 	}
 	return n, Response{Status: StatusOK}
 }
@@ -288,15 +303,20 @@ const (
 // memory_bulk_delete with the count, then scrubs the file's free pages.
 // Operator only.
 func (s *Service) Clear(ctx context.Context, req Request, scope ClearScope) ForgetResponse {
-	if r, ok := s.operatorGate(req); !ok {
+	return s.life.Clear(ctx, req, scope)
+}
+
+// Clear implements Service.Clear.
+func (l *lifecycle) Clear(ctx context.Context, req Request, scope ClearScope) ForgetResponse {
+	if r, ok := l.operatorGate(req); !ok {
 		return ForgetResponse{Response: r}
 	}
 	if scope != ClearEpisodic && scope != ClearSemantic && scope != ClearAll {
 		return ForgetResponse{Response: Response{StatusInvalid, "clear takes episodic, semantic or all"}}
 	}
-	all, hidden, err := s.v.List(vault.ListFilter{Partitions: vault.AllPartitions, OnDamaged: s.damaged.Skip})
+	all, hidden, err := l.v.List(vault.ListFilter{Partitions: vault.AllPartitions, OnDamaged: l.damaged.Skip})
 	if err != nil {
-		return ForgetResponse{Response: s.fail("clear", err)}
+		return ForgetResponse{Response: l.fail("clear", err)}
 	}
 	if hidden > 0 {
 		return ForgetResponse{Response: Response{StatusLocked, fmt.Sprintf("%d sensitive memories cannot be seen while the vault is locked; unlock it to clear", hidden)}}
@@ -307,9 +327,9 @@ func (s *Service) Clear(ctx context.Context, req Request, scope ClearScope) Forg
 			ids = append(ids, m.ID)
 		}
 	}
-	n, r := s.purge(ctx, req, ids, "bulk clear: "+string(scope))
+	n, r := l.purge(ctx, req, ids, "bulk clear: "+string(scope))
 	if r.OK() {
-		s.audit(req, vault.AuditEntry{Action: ActionBulkDelete, Result: vault.ResultOK, Count: n, Reason: string(scope)})
+		l.audit(req, vault.AuditEntry{Action: ActionBulkDelete, Result: vault.ResultOK, Count: n, Reason: string(scope)})
 	}
 	return ForgetResponse{Response: r, Purged: n}
 }

@@ -25,10 +25,15 @@ const QuestionFactor = 0.5
 //     whatever the memory's trust, since the user's verdict stands over
 //     any agent's; the user sees it among the questions and decides.
 func (s *Service) Question(ctx context.Context, req Request, id, reason string) MemoryResponse {
+	return s.life.Question(ctx, req, id, reason)
+}
+
+// Question implements Service.Question.
+func (l *lifecycle) Question(ctx context.Context, req Request, id, reason string) MemoryResponse {
 	if strings.TrimSpace(reason) == "" {
 		return MemoryResponse{Response: Response{StatusInvalid, "invalid: a question needs the reason the memory may be wrong"}}
 	}
-	r := s.verify(ctx, req, id, vault.Questioned, reason)
+	r := l.verify(ctx, req, id, vault.Questioned, reason)
 	if r.OK() && !req.Caller.Operator {
 		r.Message = "recorded as your report: the memory stays as it is until the user confirms or refutes it"
 	}
@@ -81,18 +86,23 @@ type QuestionsResponse struct {
 // or an agent's report, see OpenQuestions), oldest question first: they
 // wait for the user to confirm or refute them. Operator only.
 func (s *Service) Questions(ctx context.Context, req Request) QuestionsResponse {
-	if r, ok := s.operatorGate(req); !ok {
+	return s.life.Questions(ctx, req)
+}
+
+// Questions implements Service.Questions.
+func (l *lifecycle) Questions(ctx context.Context, req Request) QuestionsResponse {
+	if r, ok := l.operatorGate(req); !ok {
 		return QuestionsResponse{Response: r}
 	}
 	var out []Memory
-	_, err := s.v.Each(vault.ListFilter{Partitions: vault.LivePartitions, OnDamaged: s.damaged.Skip}, func(m *vault.Memory) error {
+	_, err := l.v.Each(vault.ListFilter{Partitions: vault.LivePartitions, OnDamaged: l.damaged.Skip}, func(m *vault.Memory) error {
 		if len(OpenQuestions(m)) > 0 {
 			out = append(out, *m)
 		}
 		return ctx.Err()
 	})
 	if err != nil {
-		return QuestionsResponse{Response: s.fail("questions", err)}
+		return QuestionsResponse{Response: l.fail("questions", err)}
 	}
 	first := func(m *Memory) int64 { return OpenQuestions(m)[0].Time.UnixNano() }
 	slices.SortFunc(out, func(a, b Memory) int {

@@ -236,12 +236,17 @@ func (s *Service) dropItem(req Request, id string, to quarantine.State, action v
 // many it removed; sealed copies are only seen while the vault is unlocked.
 // Operator only; the sweep calls it.
 func (s *Service) PurgeExpiredHostile(ctx context.Context, req Request, now time.Time) (int, Response) {
-	if r, ok := s.operatorGate(req); !ok {
+	return s.life.PurgeExpiredHostile(ctx, req, now)
+}
+
+// PurgeExpiredHostile implements Service.PurgeExpiredHostile.
+func (l *lifecycle) PurgeExpiredHostile(ctx context.Context, req Request, now time.Time) (int, Response) {
+	if r, ok := l.operatorGate(req); !ok {
 		return 0, r
 	}
-	recs, _, err := s.v.QueueList()
+	recs, _, err := l.v.QueueList()
 	if err != nil {
-		return 0, s.fail("quarantine purge", err)
+		return 0, l.fail("quarantine purge", err)
 	}
 	n := 0
 	for _, rec := range recs {
@@ -250,8 +255,8 @@ func (s *Service) PurgeExpiredHostile(ctx context.Context, req Request, now time
 			continue
 		}
 		e := vault.AuditEntry{Action: vault.ActionDiscard, Agent: req.Caller.Name(), MemoryID: it.ID, Field: it.Memory.Field, Result: vault.ResultOK, Reason: "hostile copy past its 30-day retention"}
-		if err := s.v.QueueDelete(it.ID, e); err != nil {
-			return n, s.fail("quarantine purge", err)
+		if err := l.v.QueueDelete(it.ID, e); err != nil {
+			return n, l.fail("quarantine purge", err)
 		}
 		n++
 	}

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -47,13 +46,13 @@ func (r Request) actor() vault.Actor {
 // Service is the memory service. The zero value is not usable; call New or
 // Disabled. Its methods are safe for concurrent use.
 type Service struct {
-	v      *vault.Vault
-	reason error // why the service is disabled; nil when v is set
-	log    *slog.Logger
-	// pol is the write policy; guard is its write guard, for the checks
-	// that are not a write's admission. warmGuard builds the guard's tables
-	// once an agent authenticates.
-	pol       *policy.Policy
+	// door holds the checks every request passes (gate, check, deny,
+	// fail) and what they need: the vault, why the service is disabled,
+	// the logger, the write policy and the agent registry (door.go).
+	door
+	// guard is the write policy's write guard, for the checks that are
+	// not a write's admission. warmGuard builds the guard's tables once
+	// an agent authenticates.
 	guard     *guard.Guard
 	warmGuard sync.Once
 	now       func() time.Time
@@ -64,12 +63,7 @@ type Service struct {
 	recent   recentWrites
 	// refusals counts each agent's refused writes over time.
 	refusals *agents.Refusals
-	// sessionsSeen caches checkSession's answers; sessionCount counts them.
-	sessionsSeen sync.Map
-	sessionCount atomic.Int64
 
-	// agents caches the registry by token hash; see agents.go.
-	agents *agents.Registry
 	// peers finds the process behind a connection (peer.go); pairing
 	// orders pairing requests (pairing.go); authFails counts failed
 	// authentications until they are audited (authfail.go).
@@ -89,9 +83,10 @@ type Service struct {
 	recallStatus RecallStatus
 
 	conflicts ConflictStrategy
+	lifecycle decay.Policy // see Options.Lifecycle
 
-	sensitiveRetention time.Duration // see Options.SensitiveAuditRetention
-	lifecycle          decay.Policy  // see Options.Lifecycle
+	// life sweeps, forgets, confirms and questions memories (lifecycle.go).
+	life *lifecycle
 }
 
 // Options configure a Service. The zero value is usable.
@@ -160,10 +155,9 @@ func New(v *vault.Vault, o Options) (*Service, error) {
 	if o.SensitiveAuditRetention <= 0 {
 		o.SensitiveAuditRetention = DefaultSensitiveAuditRetention
 	}
-	s := &Service{v: v, log: o.Log, pol: pol, guard: pol.Guard(), now: o.Now, recallStatus: o.RecallStatus,
-		conflicts: o.Conflicts, sensitiveRetention: o.SensitiveAuditRetention, lifecycle: o.Lifecycle}
+	s := &Service{door: door{v: v, log: o.Log, pol: pol, agents: agents.NewRegistry(v)}, guard: pol.Guard(), now: o.Now, recallStatus: o.RecallStatus,
+		conflicts: o.Conflicts, lifecycle: o.Lifecycle}
 	s.damaged = upkeep.NewDamaged(o.Log)
-	s.agents = agents.NewRegistry(v)
 	s.refusals = &agents.Refusals{Window: RefusalWindow}
 	s.authFails = agents.NewAuthFailures(v.Audit, o.Now, o.Log)
 	// Built in the foreground, the index is complete when New returns,
@@ -175,6 +169,8 @@ func New(v *vault.Vault, o Options) (*Service, error) {
 	}
 	s.access = upkeep.NewAccess(v, o.Log)
 	s.scrub = upkeep.StartScrubber(v, o.Log)
+	s.life = &lifecycle{door: &s.door, idx: s.idx, damaged: s.damaged, scrub: s.scrub,
+		sensitiveRetention: o.SensitiveAuditRetention, recall: s.Recall}
 	// Drop the pairing requests that expired while Engram was not running.
 	if !s.v.ReadOnly() {
 		if _, err := s.livePairings(); err != nil {
@@ -222,58 +218,9 @@ func Disabled(reason error) *Service {
 	if reason == nil {
 		reason = errors.New("no vault")
 	}
-	return &Service{reason: reason, log: slog.New(slog.DiscardHandler), now: time.Now}
-}
-
-// gate answers the checks every call shares: is the service available and
-// is the request authorized.
-func (s *Service) gate(req Request) (Response, bool) {
-	if s.v == nil {
-		return Response{StatusUnavailable, "memory is unavailable: " + s.reason.Error()}, false
-	}
-	if !req.Authorized {
-		return Response{StatusUnauthorized, "the request is not authorized"}, false
-	}
-	if !req.Caller.Operator && req.Caller.Agent == "" {
-		return Response{StatusUnauthorized, "the request names no caller"}, false
-	}
-	if why := s.checkSession(req.Caller.Session); why != "" {
-		return Response{StatusInvalid, why}, false
-	}
-	if req.Reason != "" && !req.Caller.Operator {
-		// An agent's reason goes into the audit log and the provenance,
-		// so any reason a transport passes is screened like evidence. The
-		// loopback API passes only a label for the Engram-Reason header
-		// (server.ReasonGiven), never the agent's words.
-		if utf8.RuneCountInString(req.Reason) > maxReason {
-			return Response{StatusInvalid, fmt.Sprintf("invalid: the reason (Engram-Reason) is longer than %d characters", maxReason)}, false
-		}
-		if bad := s.pol.Clean(req.Reason, vault.SourceAIInference, true); bad != "" {
-			return Response{StatusInvalid, "invalid: the reason (Engram-Reason) may not hold " + bad}, false
-		}
-	}
-	return Response{}, true
-}
-
-// maxReason bounds an agent's reason for a request, in characters.
-const maxReason = 200
-
-// fail turns err into a response, logging internal errors that the
-// response message hides.
-func (s *Service) fail(op string, err error) Response {
-	r := statusOf(err)
-	if r.Status == StatusUnavailable || r.Status == StatusDamaged {
-		s.log.Error(op, "err", err)
-	}
-	return r
-}
-
-// deny audits a refused request and answers unauthorized.
-func (s *Service) deny(req Request, action vault.Action, id string, field vault.Field, why string) Response {
-	if err := s.v.Audit(vault.AuditEntry{Action: action, Agent: req.Caller.Name(), Session: req.Caller.Session, MemoryID: id, Field: field, Result: vault.ResultDenied, Reason: why}); err != nil {
-		s.log.Error("audit denial", "err", err)
-	}
-	return Response{StatusUnauthorized, why}
+	s := &Service{door: door{reason: reason, log: slog.New(slog.DiscardHandler)}, now: time.Now}
+	s.life = &lifecycle{door: &s.door}
+	return s
 }
 
 // StoreInput is a new memory as a caller describes it.
@@ -357,45 +304,6 @@ func normaliseTags(tags []string) []string {
 		}
 	}
 	return out
-}
-
-// canRead is the read rule (policy.CanRead) with the agent registry.
-func (s *Service) canRead(c Caller, info vault.Info) bool {
-	return policy.CanRead(c, info, func(name string) (vault.Agent, bool) { return s.agents.ByName(name) })
-}
-
-// reader is canRead for one caller over many memories (a search tests
-// every candidate): it reads one snapshot of the agent registry, without
-// taking the registry's lock per memory. It is safe for concurrent use.
-func (s *Service) reader(c Caller) func(vault.Info) bool {
-	var once sync.Once
-	var agents map[string]vault.Agent
-	lookup := func(name string) (vault.Agent, bool) {
-		once.Do(func() { agents = s.agents.All() })
-		a, ok := agents[name]
-		return a, ok
-	}
-	return func(info vault.Info) bool { return policy.CanRead(c, info, lookup) }
-}
-
-// check authorizes operation action on memory id before it runs,
-// auditing a refusal as that action (a refused read as memory:read).
-// Sensitive memories refused to an agent are audited as L3 access.
-func (s *Service) check(req Request, id string, action vault.Action, allowed func(Caller, vault.Info) bool) Response {
-	if req.Caller.Operator {
-		return Response{Status: StatusOK}
-	}
-	info, err := s.v.Stat(id)
-	if err != nil && !(errors.Is(err, vault.ErrLocked) && info.Sealed) {
-		return s.fail("stat", err)
-	}
-	if !allowed(req.Caller, info) {
-		if info.Sealed {
-			action = vault.ActionL3Access
-		}
-		return s.deny(req, action, id, info.Field, "this memory is not available to the caller")
-	}
-	return Response{Status: StatusOK}
 }
 
 // Get returns one memory.

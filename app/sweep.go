@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/engram-app/engram/app/upkeep"
 	"github.com/engram-app/engram/decay"
 	"github.com/engram-app/engram/vault"
 )
@@ -109,7 +110,12 @@ func recordOf(m *vault.Memory) decay.Record {
 // audit entry counting what it archived and purged by tier and field.
 // Operator only.
 func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay.Policy, auditRetention time.Duration) SweepResponse {
-	if r, ok := s.operatorGate(req); !ok {
+	return s.life.Sweep(ctx, req, now, p, auditRetention)
+}
+
+// Sweep implements Service.Sweep.
+func (l *lifecycle) Sweep(ctx context.Context, req Request, now time.Time, p decay.Policy, auditRetention time.Duration) SweepResponse {
+	if r, ok := l.operatorGate(req); !ok {
 		return SweepResponse{Response: r}
 	}
 	out := SweepResponse{Response: Response{Status: StatusOK}}
@@ -120,10 +126,10 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 	// than the rules). Archives run beside the scan, a thousand per
 	// transaction, so reading and writing use both cores; purges wait for
 	// the scan (they end in a compaction).
-	arch := newArchiver(s, a)
+	arch := newArchiver(l.v, l.idx, a)
 	counts := map[string]int{} // the summary entry's, see vault.ActionSweep
 	purgeKey := map[string]string{}
-	hidden, err := s.v.Each(vault.ListFilter{Partitions: vault.AllPartitions, OnDamaged: s.damaged.Skip}, func(m *vault.Memory) error {
+	hidden, err := l.v.Each(vault.ListFilter{Partitions: vault.AllPartitions, OnDamaged: l.damaged.Skip}, func(m *vault.Memory) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -159,36 +165,36 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 	archived, archErr := arch.wait()
 	out.Archived = archived
 	if err != nil {
-		return SweepResponse{Response: s.fail("sweep", err)}
+		return SweepResponse{Response: l.fail("sweep", err)}
 	}
 	if archErr != nil {
-		return SweepResponse{Response: s.fail("sweep archive", archErr)}
+		return SweepResponse{Response: l.fail("sweep archive", archErr)}
 	}
 	out.SkippedLocked = hidden
 	for _, act := range toPurge {
-		if err := s.v.Purge(act.ID, act.Reason, a); err != nil && !errors.Is(err, vault.ErrNotFound) {
-			return SweepResponse{Response: s.fail("sweep purge", err)}
+		if err := l.v.Purge(act.ID, act.Reason, a); err != nil && !errors.Is(err, vault.ErrNotFound) {
+			return SweepResponse{Response: l.fail("sweep purge", err)}
 		}
-		s.idx.Remove(act.ID)
+		l.idx.Remove(act.ID)
 		counts[purgeKey[act.ID]]++
 		out.Purged++
 		out.Actions = append(out.Actions, act)
 	}
-	if n, r := s.PurgeExpiredHostile(ctx, req, now); r.OK() {
+	if n, r := l.PurgeExpiredHostile(ctx, req, now); r.OK() {
 		out.HostilePurged = n
 	}
 	if auditRetention > 0 {
-		if n, err := s.v.PruneAudit(now.Add(-auditRetention), time.Time{}); err == nil {
+		if n, err := l.v.PruneAudit(now.Add(-auditRetention), time.Time{}); err == nil {
 			out.AuditPruned = n
 		}
-		if n, err := s.l3Due(now, auditRetention); err == nil {
+		if n, err := l.l3Due(now, auditRetention); err == nil {
 			out.L3Proposed = n
 		}
 	}
 	if out.Purged > 0 || out.HostilePurged > 0 {
-		before, after, err := s.v.Compact(ctx)
+		before, after, err := l.v.Compact(ctx)
 		if err != nil {
-			return SweepResponse{Response: s.fail("sweep compact", err)}
+			return SweepResponse{Response: l.fail("sweep compact", err)}
 		}
 		out.Compacted, out.BytesBefore, out.BytesAfter = true, before, after
 	}
@@ -196,9 +202,9 @@ func (s *Service) Sweep(ctx context.Context, req Request, now time.Time, p decay
 		out.Message = fmt.Sprintf("archived %d, purged %d", out.Archived, out.Purged)
 	}
 	// One summary entry a sweep, whatever it did: counts, never content.
-	if err := s.v.Audit(vault.AuditEntry{Action: vault.ActionSweep, Agent: vault.AgentOperator, Result: vault.ResultOK,
+	if err := l.v.Audit(vault.AuditEntry{Action: vault.ActionSweep, Agent: vault.AgentOperator, Result: vault.ResultOK,
 		Reason: "sweep", Count: out.Archived + out.Purged, Counts: counts}); err != nil {
-		s.log.Error("audit sweep", "err", err)
+		l.log.Error("audit sweep", "err", err)
 	}
 	return out
 }
@@ -217,19 +223,24 @@ const RestoredNote = "restored by the user"
 // crash between the two leaves an archived memory the user confirmed,
 // never a restored one still refuted.
 func (s *Service) Restore(ctx context.Context, req Request, id string) MemoryResponse {
-	if r, ok := s.operatorGate(req); !ok {
+	return s.life.Restore(ctx, req, id)
+}
+
+// Restore implements Service.Restore.
+func (l *lifecycle) Restore(ctx context.Context, req Request, id string) MemoryResponse {
+	if r, ok := l.operatorGate(req); !ok {
 		return MemoryResponse{Response: r}
 	}
-	if cur, err := s.v.Peek(id); err == nil && cur.Partition == vault.Archive {
-		if _, err := s.v.Verify(id, vault.Confirmed, RestoredNote, req.actor()); err != nil {
-			return MemoryResponse{Response: s.fail("restore", err)}
+	if cur, err := l.v.Peek(id); err == nil && cur.Partition == vault.Archive {
+		if _, err := l.v.Verify(id, vault.Confirmed, RestoredNote, req.actor()); err != nil {
+			return MemoryResponse{Response: l.fail("restore", err)}
 		}
 	}
-	m, err := s.v.Restore(id, req.actor())
+	m, err := l.v.Restore(id, req.actor())
 	if err != nil {
-		return MemoryResponse{Response: s.fail("restore", err)}
+		return MemoryResponse{Response: l.fail("restore", err)}
 	}
-	s.idx.Put(&m)
+	l.idx.Put(&m)
 	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &m}
 }
 
@@ -241,7 +252,8 @@ const archiveBatch = 1000
 // file waits for the scan's read transaction to end, and a scan blocked
 // on that write would never end it.
 type archiver struct {
-	s       *Service
+	v       *vault.Vault
+	idx     *upkeep.Index
 	a       vault.Actor
 	mu      sync.Mutex
 	pending [][]vault.ArchiveRequest
@@ -252,8 +264,8 @@ type archiver struct {
 	err     error
 }
 
-func newArchiver(s *Service, a vault.Actor) *archiver {
-	ar := &archiver{s: s, a: a, done: make(chan struct{})}
+func newArchiver(v *vault.Vault, idx *upkeep.Index, a vault.Actor) *archiver {
+	ar := &archiver{v: v, idx: idx, a: a, done: make(chan struct{})}
 	ar.more = sync.NewCond(&ar.mu)
 	go ar.run()
 	return ar
@@ -297,14 +309,14 @@ func (ar *archiver) run() {
 		if ar.err != nil {
 			continue // drain: the sweep reports the first error
 		}
-		n, err := ar.s.v.ArchiveAll(batch, ar.a)
+		n, err := ar.v.ArchiveAll(batch, ar.a)
 		ar.n += n
 		if err != nil {
 			ar.err = err
 			continue
 		}
 		for _, r := range batch {
-			ar.s.idx.Remove(r.ID) // archived memories are out of recall
+			ar.idx.Remove(r.ID) // archived memories are out of recall
 		}
 	}
 }

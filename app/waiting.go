@@ -80,7 +80,7 @@ func (s *Service) WaitingFor(ctx context.Context, req Request, now time.Time) Wa
 	if q := s.Questions(ctx, req); q.OK() {
 		w.Questioned = len(q.Memories)
 	}
-	if n, err := s.l3Due(now, DefaultAuditRetention); err == nil {
+	if n, err := s.life.l3Due(now, DefaultAuditRetention); err == nil {
 		w.L3Proposed = n
 	}
 	return WaitingResponse{Response: Response{Status: StatusOK}, Waiting: w}

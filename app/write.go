@@ -197,13 +197,6 @@ func (s *Service) ForeignSession(req Request, session string) {
 	s.audit(req, vault.AuditEntry{Action: vault.ActionReject, Result: vault.ResultDenied, Reason: "a request in an MCP session that another agent opened"})
 }
 
-func (s *Service) audit(req Request, e vault.AuditEntry) {
-	e.Agent, e.Session = req.Caller.Name(), req.Caller.Session
-	if err := s.v.Audit(e); err != nil {
-		s.log.Error("audit", "err", err)
-	}
-}
-
 func (s *Service) sessionDisabled(c Caller) string {
 	why := ""
 	s.sessions.read(c, func(st *session) {

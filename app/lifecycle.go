@@ -1,0 +1,36 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/engram-app/engram/app/upkeep"
+)
+
+// lifecycle is the part of the service that ages, questions and removes
+// memories: the sweep and restore (sweep.go), forgetting and clearing
+// (forget.go), confirmation, refutation and questions (confirm.go,
+// question.go), and the audit retention the sweep applies (admin.go).
+// Service owns one, made by New, and its exported methods delegate to it.
+// It holds only what those need: the door (the vault and the checks every
+// request passes), the recall index it keeps current, and its own settings;
+// it reaches recall, which belongs to the Service, through a function.
+// Its methods are safe for concurrent use.
+//
+// Merge and Split stay on Service: they write their memories through the
+// write path's admission and refusal bookkeeping (admit, settle).
+type lifecycle struct {
+	*door
+	// idx is the recall index: archived, purged and re-verified memories
+	// leave or change in it. damaged counts the records a scan skips;
+	// scrub wipes the file's free pages after a forget.
+	idx     *upkeep.Index
+	damaged *upkeep.Damaged
+	scrub   *upkeep.Scrubber
+	// sensitiveRetention is how long L3 access records are kept at least
+	// (Options.SensitiveAuditRetention).
+	sensitiveRetention time.Duration
+	// recall is the service's recall (Service.Recall), with which
+	// FindTopic finds memories about a topic by meaning.
+	recall func(context.Context, Request, RecallInput) RecallResponse
+}
