@@ -126,9 +126,10 @@ type Options struct {
 	// sensitive partition are kept at least; default
 	// DefaultSensitiveAuditRetention (a year).
 	SensitiveAuditRetention time.Duration
-	// Lifecycle is the lifecycle policy the sweep runs with: an agent may
-	// set an expiry only before the one it gives. The zero value is
-	// decay.DefaultPolicy.
+	// Lifecycle is the user's lifecycle policy, which a write's expiry is
+	// held to: an agent may set an expiry only before the one it gives.
+	// (Sweep takes the policy it applies with each call; the callers pass
+	// the same settings.) The zero value is decay.DefaultPolicy.
 	Lifecycle decay.Policy
 }
 
