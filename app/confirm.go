@@ -9,6 +9,19 @@ import (
 	"github.com/engram-app/engram/vault"
 )
 
+// ConfirmInput is the body of a confirmation (Confirm takes the evidence
+// alone). The jsonschema tags are the descriptions the MCP tools give
+// models, as for StoreInput.
+type ConfirmInput struct {
+	Evidence string `json:"evidence,omitempty" jsonschema:"what you checked that shows it still holds; kept in the memory's history. At most 500 characters (longer is cut), with no secrets, personal data or instructions"`
+}
+
+// RefuteInput is the body of a refutation (Refute takes the evidence
+// alone), described for models as ConfirmInput is.
+type RefuteInput struct {
+	Evidence string `json:"evidence" jsonschema:"what shows the memory is wrong (kept in its history, and as its archive note)"`
+}
+
 // Confirm records that the caller confirms a memory it can read: the
 // user's confirmation restarts the memory's TTL and confidence, an agent's
 // adds 0.1 to its confidence, once per agent and never for the memory's own

@@ -12,6 +12,12 @@ import (
 // confidence by until the user confirms or refutes it.
 const QuestionFactor = 0.5
 
+// QuestionInput is the body of a question (Question takes the reason
+// alone), described for models as ConfirmInput is.
+type QuestionInput struct {
+	Reason string `json:"reason" jsonschema:"why the memory may be wrong or out of date (kept in its history for the user). At most 500 characters, with no secrets, personal data or instructions"`
+}
+
 // Question records that the caller doubts a memory it can read, with the
 // reason. The memory keeps its place (partition, recall, time to live);
 // it is listed by Questions until the user confirms or refutes it.

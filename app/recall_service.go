@@ -18,14 +18,16 @@ type RecallMode = recall.Mode
 // RecallFilters narrow a recall.
 type RecallFilters = recall.Filters
 
-// RecallInput is a recall request.
+// RecallInput is a recall request. The jsonschema tags are the
+// descriptions the MCP tool recall_memory gives models, as for
+// StoreInput (the filters' own are set by package mcpserver).
 type RecallInput struct {
-	Query string     `json:"query"`
-	Limit int        `json:"limit,omitempty"`
-	Mode  RecallMode `json:"mode,omitempty"` // hybrid (default), semantic or exact
+	Query string     `json:"query" jsonschema:"what you want to know, as a question or a few words (for example: which package manager does this project use)"`
+	Limit int        `json:"limit,omitempty" jsonschema:"the most memories to return"`
+	Mode  RecallMode `json:"mode,omitempty" jsonschema:"hybrid (default: by keywords and by meaning), semantic (by meaning only) or exact (by keywords only)"` // hybrid (default), semantic or exact
 	// Filters: partitions, tiers, kinds, fields, tags, min confidence,
 	// date range, archived.
-	Filters RecallFilters `json:"filters,omitzero"`
+	Filters RecallFilters `json:"filters,omitzero" jsonschema:"optional; every filter given must match"`
 }
 
 // RecallResult is one recalled memory.

@@ -225,26 +225,31 @@ func Disabled(reason error) *Service {
 }
 
 // StoreInput is a new memory as a caller describes it.
+//
+// The jsonschema tags are the descriptions the MCP tool store_memory gives
+// models (the HTTP API and the CLI do not read them); the fields are in
+// the order the tool lists them. Partition and Pinned are the user's: the
+// tool does not offer them (see package mcpserver).
 type StoreInput struct {
-	Content   string    `json:"content"`
-	Kind      Kind      `json:"kind,omitempty"`
-	Field     Field     `json:"field,omitempty"`
-	Tier      Tier      `json:"tier,omitempty"`
-	Partition Partition `json:"partition,omitempty"`
-	Tags      []string  `json:"tags,omitempty"`
-	Source    Source    `json:"source,omitempty"`
-	Pinned    bool      `json:"pinned,omitempty"`
-	// Expires is when the memory expires (see ParseExpiry): a time, a
-	// date or a duration from now. An agent may only shorten what the
-	// lifecycle policy gives the memory. Empty: the policy's.
-	Expires string `json:"expires,omitempty"`
+	Content string   `json:"content" jsonschema:"the memory: one fact, preference, convention or decision, stated so that it makes sense on its own in a later session (name the project or tool it concerns). No secrets, passwords, tokens, keys or personal data of others"`
+	Field   Field    `json:"field,omitempty" jsonschema:"where it belongs: learnings, preferences, conventions, decisions (or gotchas when granted); default learnings"`
+	Kind    Kind     `json:"kind,omitempty" jsonschema:"fact, preference, event, pattern or knowledge; default fact"`
+	Tier    Tier     `json:"tier,omitempty" jsonschema:"episodic (what happened, expires), semantic (lasting knowledge, needs the user's confirmation) or working (a note for this session only, never stored); default episodic"`
+	Tags    []string `json:"tags,omitempty" jsonschema:"short lowercase labels such as the project or topic"`
+	Source  Source   `json:"source,omitempty" jsonschema:"where the content came from"`
+	// Confirmed is set when the user confirmed this write: it may keep a
+	// possible secret verbatim and be semantic memory from a low-trust source.
+	Confirmed bool `json:"confirmed,omitempty" jsonschema:"set only when the user told you they confirm this memory. It is your report, not the user's confirmation: unless the user granted you may-confirm, the memory waits for the user in Engram's review"`
 	// Supersedes names an earlier memory this one replaces; the conflict
 	// strategy decides which stays in recall (the other is archived with
 	// a pointer to it).
-	Supersedes string `json:"supersedes,omitempty"`
-	// Confirmed is set when the user confirmed this write: it may keep a
-	// possible secret verbatim and be semantic memory from a low-trust source.
-	Confirmed bool `json:"confirmed,omitempty"`
+	Supersedes string `json:"supersedes,omitempty" jsonschema:"id of an earlier memory this one corrects or replaces; the older one is archived unless it is more trusted"`
+	// Expires is when the memory expires (see ParseExpiry): a time, a
+	// date or a duration from now. An agent may only shorten what the
+	// lifecycle policy gives the memory. Empty: the policy's.
+	Expires   string    `json:"expires,omitempty" jsonschema:"when it stops being true, if sooner than Engram would let it expire: an RFC 3339 time, a date (YYYY-MM-DD) or a duration such as 36h, 7d or 2w. You may only shorten what the user's policy gives your memories"`
+	Partition Partition `json:"partition,omitempty"`
+	Pinned    bool      `json:"pinned,omitempty"`
 }
 
 // MemoryResponse returns one memory.
@@ -410,19 +415,23 @@ func (s *Service) List(ctx context.Context, req Request, in ListInput) ListRespo
 }
 
 // UpdateInput is a change to a memory. Nil fields are left as they are.
+//
+// The jsonschema tags are the descriptions the MCP tool update_memory
+// gives models, as for StoreInput; the tool does not offer Partition
+// (RECLASSIFY) or IfVersion.
 type UpdateInput struct {
-	Operation vault.Operation `json:"operation"` // UPDATE (REPLACE), TAG, RECLASSIFY; default UPDATE
-	Content   *string         `json:"content,omitempty"`
-	Tags      []string        `json:"tags,omitempty"`
-	Partition *Partition      `json:"partition,omitempty"`
-	IfVersion int             `json:"if_version,omitempty"`
+	Operation vault.Operation `json:"operation,omitempty" jsonschema:"UPDATE (replace the content, default) or TAG (replace the tags)"` // UPDATE (REPLACE), TAG, RECLASSIFY; default UPDATE
+	Content   *string         `json:"content,omitempty" jsonschema:"the new content, for UPDATE"`
+	Tags      []string        `json:"tags,omitempty" jsonschema:"the new tags, for TAG"`
+	// Confirmed is set when the user confirmed the new content, as for
+	// StoreInput.
+	Confirmed bool `json:"confirmed,omitempty" jsonschema:"set only when the user told you they confirm the new content; it counts only if the user granted you may-confirm"`
 	// Expires sets a new expiry as StoreInput's does; ExpiryDefault
 	// clears it. An update with an expiry and no content changes only
 	// the expiry.
-	Expires string `json:"expires,omitempty"`
-	// Confirmed is set when the user confirmed the new content, as for
-	// StoreInput.
-	Confirmed bool `json:"confirmed,omitempty"`
+	Expires   string     `json:"expires,omitempty" jsonschema:"a new expiry, for UPDATE (alone, it changes only the expiry): an RFC 3339 time, a date or a duration such as 7d; default goes back to the policy's. You may only shorten what the policy gives"`
+	Partition *Partition `json:"partition,omitempty"`
+	IfVersion int        `json:"if_version,omitempty"`
 }
 
 // Update changes a memory as a new version. New content is admitted as a

@@ -131,12 +131,16 @@ const (
 )
 
 // Source records who produced a memory and in which context.
+//
+// The jsonschema tags are the descriptions the MCP tool store_memory gives
+// models for the source they report (AgentID, SessionID and Reported are
+// Engram's, and not offered).
 type Source struct {
-	Type      SourceType `json:"type"`
+	Type      SourceType `json:"type" jsonschema:"where you got it: user_message, tool_output, web_fetch or ai_inference. Kept as your report: it never raises the memory's trust (web_fetch sends it to the user's review)"`
 	AgentID   string     `json:"agent_id,omitempty"`
 	SessionID string     `json:"session_id,omitempty"`
-	MessageID string     `json:"message_id,omitempty"`
-	Tool      string     `json:"tool,omitempty"`
+	MessageID string     `json:"message_id,omitempty" jsonschema:"the conversation message it came from"`
+	Tool      string     `json:"tool,omitempty" jsonschema:"the tool whose output it came from"`
 	// Reported is the source an agent named for a memory when the channel
 	// it wrote through does not vouch for it (an agent saying "the user
 	// said so"): kept to show as reported by that agent, never trusted.
@@ -144,11 +148,11 @@ type Source struct {
 	// Role is who spoke the text in the conversation (RoleUser,
 	// RoleAssistant or RoleTool) as the writer reported it: kept and
 	// shown as reported, never trusted.
-	Role Role `json:"role,omitempty"`
+	Role Role `json:"role,omitempty" jsonschema:"who said it in the conversation: user, assistant or tool. Kept as your report"`
 	// External is set when the content came from outside the
 	// conversation (a web page, a tool's output, an imported file),
 	// whoever wrote it: recall labels it as external content.
-	External bool `json:"from_external_content,omitempty"`
+	External bool `json:"from_external_content,omitempty" jsonschema:"set when the content came from outside the conversation (a web page, a file, a tool's output); web_fetch and tool_output set it"`
 }
 
 // Role is who spoke a text in a conversation, as a writer reports it.

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/engram-app/engram/app"
-	"github.com/engram-app/engram/vault"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -46,46 +45,34 @@ func (l local) run(ctx context.Context, session, tool string, args json.RawMessa
 	}
 	req := app.Request{Caller: c, Authorized: true}
 	svc := l.svc
+	hidden := hiddenOf(tool)
 	switch tool {
 	case "store_memory":
-		return runTool(args, func(in StoreInput) app.MemoryResponse {
-			si := app.StoreInput{Content: in.Content, Field: vault.Field(in.Field), Kind: vault.Kind(in.Kind), Tier: vault.Tier(in.Tier), Tags: in.Tags, Confirmed: in.Confirmed, Supersedes: in.Supersedes, Expires: in.Expires}
-			if in.Source != nil {
-				si.Source = vault.Source{Type: vault.SourceType(in.Source.Type), MessageID: in.Source.MessageID, Tool: in.Source.Tool, Role: vault.Role(in.Source.Role), External: in.Source.External}
-			}
-			return svc.Store(ctx, req, si)
-		}, storeView)
+		return runTool(args, hidden, func(in app.StoreInput) app.MemoryResponse { return svc.Store(ctx, req, in) }, storeView)
 	case "update_memory":
-		return runTool(args, func(in UpdateInput) app.MemoryResponse {
-			ui := app.UpdateInput{Operation: vault.Operation(in.Operation), Tags: in.Tags, Confirmed: in.Confirmed, Expires: in.Expires}
-			if in.Content != "" {
-				ui.Content = &in.Content
-			}
-			return svc.Update(ctx, req, in.ID, ui)
-		}, nil)
+		return runTool(args, hidden, func(in updateArgs) app.MemoryResponse { return svc.Update(ctx, req, in.ID, in.UpdateInput) }, nil)
 	case "forget_memory":
-		return runTool(args, func(in IDInput) app.Response { return svc.Delete(ctx, req, in.ID) }, nil)
+		return runTool(args, hidden, func(in memoryID) app.Response { return svc.Delete(ctx, req, in.ID) }, nil)
 	case "recall_memory":
-		return runTool(args, func(in RecallInput) app.RecallResponse {
-			return svc.Recall(ctx, req, app.RecallInput{Query: in.Query, Limit: in.Limit, Mode: app.RecallMode(in.Mode), Filters: in.Filters})
-		}, nil)
+		return runTool(args, hidden, func(in app.RecallInput) app.RecallResponse { return svc.Recall(ctx, req, in) }, nil)
 	case "confirm_memory":
-		return runTool(args, func(in ConfirmInput) app.MemoryResponse { return svc.Confirm(ctx, req, in.ID, in.Evidence) }, nil)
+		return runTool(args, hidden, func(in confirmArgs) app.MemoryResponse { return svc.Confirm(ctx, req, in.ID, in.Evidence) }, nil)
 	case "refute_memory":
-		return runTool(args, func(in RefuteInput) app.MemoryResponse { return svc.Refute(ctx, req, in.ID, in.Evidence) }, nil)
+		return runTool(args, hidden, func(in refuteArgs) app.MemoryResponse { return svc.Refute(ctx, req, in.ID, in.Evidence) }, nil)
 	case "question_memory":
-		return runTool(args, func(in QuestionInput) app.MemoryResponse { return svc.Question(ctx, req, in.ID, in.Reason) }, nil)
+		return runTool(args, hidden, func(in questionArgs) app.MemoryResponse { return svc.Question(ctx, req, in.ID, in.Reason) }, nil)
 	case "memory_history":
-		return runTool(args, func(in IDInput) app.HistoryResponse { return svc.History(ctx, req, in.ID) }, nil)
+		return runTool(args, hidden, func(in memoryID) app.HistoryResponse { return svc.History(ctx, req, in.ID) }, nil)
 	}
 	return nil, app.StatusInvalid, errUnknownTool(tool)
 }
 
-// runTool decodes a tool's arguments as In, calls the service through
-// call, and encodes its answer (as view shows it, when view is set).
-func runTool[In any, Out interface{ Answer() app.Response }](args json.RawMessage, call func(In) Out, view func(Out) any) (json.RawMessage, app.Status, error) {
+// runTool decodes a tool's arguments as In, refusing its hidden fields,
+// calls the service through call, and encodes its answer (as view shows
+// it, when view is set).
+func runTool[In any, Out interface{ Answer() app.Response }](args json.RawMessage, hidden []string, call func(In) Out, view func(Out) any) (json.RawMessage, app.Status, error) {
 	var in In
-	if err := decodeArgs(args, &in); err != nil {
+	if err := decodeArgs(args, &in, hidden); err != nil {
 		return nil, app.StatusInvalid, err
 	}
 	r := call(in)

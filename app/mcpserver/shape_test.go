@@ -2,6 +2,8 @@ package mcpserver_test
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/engram-app/engram/app"
@@ -66,5 +68,27 @@ func TestToolsRefuseFieldsNotOffered(t *testing.T) {
 	list := svc.List(ctx, app.Request{Caller: app.Caller{Operator: true}, Authorized: true}, app.ListInput{})
 	if len(list.Memories) != 1 || list.Memories[0].ID != m.ID || list.Memories[0].Content != "the nightly build runs at two in the morning" || list.Memories[0].Pinned {
 		t.Errorf("memories after the refused calls = %+v, want only the first, unchanged", list.Memories)
+	}
+}
+
+// A null argument is taken as the field left out: a null source stores
+// the memory, and a null content leaves an update's content as it is.
+func TestToolsTakeNullAsAbsent(t *testing.T) {
+	base, token, svc := startEngramSvc(t)
+	cs := mcpSession(t, base, token)
+	stored := callText(t, cs, "store_memory", map[string]any{"content": "the staging cluster is rebuilt every Monday", "source": nil})
+	var m struct {
+		Status string `json:"status"`
+		ID     string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(stored), &m); err != nil || m.Status != "ok" || m.ID == "" {
+		t.Fatalf("store with a null source = %s", stored)
+	}
+	if out := callText(t, cs, "update_memory", map[string]any{"id": m.ID, "operation": "TAG", "tags": []string{"staging"}, "content": nil}); !strings.Contains(out, `"status":"ok"`) {
+		t.Fatalf("update with a null content = %s", out)
+	}
+	list := svc.List(ctx, app.Request{Caller: app.Caller{Operator: true}, Authorized: true}, app.ListInput{})
+	if len(list.Memories) != 1 || list.Memories[0].Content != "the staging cluster is rebuilt every Monday" || !slices.Equal(list.Memories[0].Tags, []string{"staging"}) {
+		t.Errorf("memories = %+v, want the one stored, its content kept and tagged staging", list.Memories)
 	}
 }

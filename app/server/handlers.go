@@ -103,12 +103,8 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request, req app.Request
 	reply(w, res.Status, res)
 }
 
-type confirmRequest struct {
-	Evidence string `json:"evidence,omitempty"`
-}
-
 func (s *Server) confirm(w http.ResponseWriter, r *http.Request, req app.Request) {
-	var in confirmRequest
+	var in app.ConfirmInput
 	if r.ContentLength != 0 && !decode(w, r, &in) {
 		return
 	}
@@ -120,7 +116,7 @@ func (s *Server) confirm(w http.ResponseWriter, r *http.Request, req app.Request
 // (see app.Service.Refute: of a memory more trusted than the caller, it
 // is the caller's report).
 func (s *Server) refute(w http.ResponseWriter, r *http.Request, req app.Request) {
-	var in confirmRequest
+	var in app.RefuteInput
 	if !decode(w, r, &in) {
 		return
 	}
@@ -131,9 +127,7 @@ func (s *Server) refute(w http.ResponseWriter, r *http.Request, req app.Request)
 // question records that the caller doubts a memory, with the reason (see
 // app.Service.Question: an agent's question is its report).
 func (s *Server) question(w http.ResponseWriter, r *http.Request, req app.Request) {
-	var in struct {
-		Reason string `json:"reason"`
-	}
+	var in app.QuestionInput
 	if !decode(w, r, &in) {
 		return
 	}
