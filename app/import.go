@@ -1,7 +1,6 @@
 package app
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -490,22 +489,10 @@ func (im *importRun) flush() Response {
 	for i := range pending {
 		im.s.idx.Put(&pending[i])
 		if r := im.reviews[pending[i].Field]; r != nil {
-			r.Insert(listPosition(r.Existing, &pending[i]), pending[i])
+			r.Add(pending[i])
 		}
 	}
 	return Response{Status: StatusOK}
-}
-
-// listPosition is where m goes among ms, listed as List lists them: by
-// partition in the order of vault.LivePartitions, then by id.
-func listPosition(ms []vault.Memory, m *vault.Memory) int {
-	i, _ := slices.BinarySearchFunc(ms, m, func(a vault.Memory, b *vault.Memory) int {
-		if c := cmp.Compare(slices.Index(vault.LivePartitions, a.Partition), slices.Index(vault.LivePartitions, b.Partition)); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	return i
 }
 
 // decide decides and, unless dry, writes one screened entry in its turn:
