@@ -330,15 +330,13 @@ func (x *keywordIndex) top(terms []queryTerm, sc *scope, k int, keep func(uint32
 	}
 	avg := avgLen(sc)
 	ws := make([]float64, len(terms))
-	// rest[i] bounds what the terms from i on add to a score; left[i] is
-	// how many postings they have, the most pruning can save.
-	rest, left := make([]float64, len(terms)+1), make([]int, len(terms)+1)
+	// rest[i] bounds what the terms from i on add to a score.
+	rest := make([]float64, len(terms)+1)
 	for i := len(terms) - 1; i >= 0; i-- {
-		rest[i], left[i] = rest[i+1], left[i+1]
+		rest[i] = rest[i+1]
 		if terms[i].df > 0 {
 			ws[i] = idf(terms[i].df, sc.n) * float64(terms[i].qtf)
 			rest[i] += ws[i] * (x.k1 + 1)
-			left[i] += len(terms[i].ps)
 		}
 	}
 	h := lowHeap{k: k, at: at}
@@ -360,30 +358,27 @@ func (x *keywordIndex) top(terms []queryTerm, sc *scope, k int, keep func(uint32
 				h.offer(p.doc, sum, keep)
 			}
 		}
-		// A pass over the documents touched is worth making only when
-		// what is left to read is more.
+		// A pass over the documents touched is worth making only when the
+		// next list is longer.
 		low, full := h.low()
-		if left[i+1] <= len(touched) || !full || rest[i+1]*(1+pruneSlack) >= float64(low) {
+		if !full || rest[i+1]*(1+pruneSlack) >= float64(low) || nextLen(terms[i+1:]) <= len(touched) {
 			continue
 		}
-		cands = cands[:0]
+		cands = cands[:0] // topSlots leaves out those keep refuses
 		for _, s := range touched {
-			if (float64(acc[s])+rest[i+1])*(1+pruneSlack) >= float64(low) && keep(s) {
+			if (float64(acc[s])+rest[i+1])*(1+pruneSlack) >= float64(low) {
 				cands = append(cands, s)
 			}
 		}
 		// Looking the candidates up in the lists left must cost less than
 		// reading the next list, after which fewer may be left.
-		cost, next := 0, 0
+		cost := 0
 		for j := i + 1; j < len(terms); j++ {
 			if ws[j] > 0 {
-				cost += len(cands) * (1 + bits.Len(uint(len(terms[j].ps)/len(cands)+1)))
-				if next == 0 {
-					next = len(terms[j].ps)
-				}
+				cost += len(cands) * (1 + bits.Len(uint(len(terms[j].ps)/max(len(cands), 1)+1)))
 			}
 		}
-		if cost >= next {
+		if cost >= nextLen(terms[i+1:]) {
 			continue
 		}
 		// Each candidate's score is summed in term order, as score sums it.
@@ -404,6 +399,17 @@ func (x *keywordIndex) top(terms []queryTerm, sc *scope, k int, keep func(uint32
 		return touched, topSlots(acc, cands, k, keep, best)
 	}
 	return touched, topSlots(acc, touched, k, keep, best)
+}
+
+// nextLen is the length of the posting list of the first of terms that
+// the scope has, 0 for none.
+func nextLen(terms []queryTerm) int {
+	for _, t := range terms {
+		if t.df > 0 {
+			return len(t.ps)
+		}
+	}
+	return 0
 }
 
 // lowHeap keeps k distinct slots that keep accepts with the highest sums
