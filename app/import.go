@@ -1,7 +1,6 @@
 package app
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -168,10 +167,36 @@ func (s *Service) ImportEntries(ctx context.Context, req Request, entries []impo
 		out.Response = r
 		out.Results = out.Results[:durable]
 	}
+	// Each batch is screened while the one before it is decided: the
+	// screening depends on no decision (see screen).
+	type batch struct {
+		screened []screened
+		joins    map[joinKey]guard.Result
+	}
+	screenAhead := func(from int) chan batch {
+		if from >= len(entries) {
+			return nil
+		}
+		ch := make(chan batch, 1)
+		go func() {
+			sc, joins := im.screen(entries[from:min(from+size, len(entries))])
+			ch <- batch{sc, joins}
+		}()
+		return ch
+	}
+	next := screenAhead(0)
+	defer func() {
+		if next != nil {
+			<-next // not left running after the import
+		}
+	}()
 chunks:
 	for from := 0; from < len(entries); from += size {
 		chunk := entries[from:min(from+size, len(entries))]
-		screened := im.screen(chunk)
+		b := <-next
+		next = screenAhead(from + size)
+		screened := b.screened
+		im.joins = b.joins
 		for i, e := range chunk {
 			if err := ctx.Err(); err != nil {
 				// What was decided before commits: its results stand.
@@ -285,8 +310,8 @@ type importRun struct {
 	adds    *vault.Adds
 	pending []vault.Memory
 	// joins are the guard's results on texts joined for the split-order
-	// check, screened ahead in parallel (see screen); a text not among
-	// them is screened when needed.
+	// check for the batch being decided, screened ahead in parallel (see
+	// screen); a text not among them is screened when needed.
 	joins map[joinKey]guard.Result
 	// reviews are the live memories of a field as the quarantine's
 	// guardian reviews a queued entry against them: listed at the first
@@ -376,10 +401,12 @@ type screened struct {
 // screen does, for a batch of entries, what does not depend on the
 // entries before them: provenance, validation, tags, the write policy's
 // admission (the guard's screening), and the split-order screenings of
-// each admitted entry joined to the admitted entries just before it,
-// which the entry's turn looks up instead of screening again. It runs on
-// every processor.
-func (im *importRun) screen(chunk []importer.Entry) []screened {
+// each admitted entry joined to the admitted entries just before it
+// (joins), which the entry's turn looks up instead of screening again. It
+// runs on every processor. It reads and changes only files and admitted
+// of im, so it may run while the batch before is decided, but not while
+// another batch is screened.
+func (im *importRun) screen(chunk []importer.Entry) ([]screened, map[joinKey]guard.Result) {
 	s, req := im.s, im.req
 	names := make([]string, len(chunk))
 	for i, e := range chunk {
@@ -418,7 +445,7 @@ func (im *importRun) screen(chunk []importer.Entry) []screened {
 		in  guard.Input
 	}
 	var jobs []job
-	im.joins = map[joinKey]guard.Result{}
+	joins := map[joinKey]guard.Result{}
 	prev := im.admitted
 	for i := range out {
 		a := &out[i].a
@@ -428,8 +455,8 @@ func (im *importRun) screen(chunk []importer.Entry) []screened {
 		m := a.Memory
 		for _, w := range prev[max(0, len(prev)-splitKeep):] {
 			k := joinKey{m.Field, joinWrites(w, m.Content)}
-			if _, ok := im.joins[k]; !ok {
-				im.joins[k] = guard.Result{}
+			if _, ok := joins[k]; !ok {
+				joins[k] = guard.Result{}
 				jobs = append(jobs, job{k, guard.Input{Text: k.text, Source: string(m.Source.Type), Field: string(m.Field)}})
 			}
 		}
@@ -439,9 +466,9 @@ func (im *importRun) screen(chunk []importer.Entry) []screened {
 	results := make([]guard.Result, len(jobs))
 	parallel(len(jobs), func(i int) { results[i] = s.guard.Screen(jobs[i].in) })
 	for i, j := range jobs {
-		im.joins[j.key] = results[i]
+		joins[j.key] = results[i]
 	}
-	return out
+	return out, joins
 }
 
 // parallel calls fn(i) for i from 0 to n-1 on GOMAXPROCS goroutines.
@@ -490,22 +517,10 @@ func (im *importRun) flush() Response {
 	for i := range pending {
 		im.s.idx.Put(&pending[i])
 		if r := im.reviews[pending[i].Field]; r != nil {
-			r.Insert(listPosition(r.Existing, &pending[i]), pending[i])
+			r.Add(pending[i])
 		}
 	}
 	return Response{Status: StatusOK}
-}
-
-// listPosition is where m goes among ms, listed as List lists them: by
-// partition in the order of vault.LivePartitions, then by id.
-func listPosition(ms []vault.Memory, m *vault.Memory) int {
-	i, _ := slices.BinarySearchFunc(ms, m, func(a vault.Memory, b *vault.Memory) int {
-		if c := cmp.Compare(slices.Index(vault.LivePartitions, a.Partition), slices.Index(vault.LivePartitions, b.Partition)); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	return i
 }
 
 // decide decides and, unless dry, writes one screened entry in its turn:

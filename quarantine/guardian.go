@@ -16,28 +16,66 @@ type Review struct {
 	// words are the word sets of Existing, made once by NewReview for a
 	// review that serves many items.
 	words []map[string]bool
+	// index, made by NewReview, finds the memories of Existing that share
+	// a word with an item, so that an item is compared with those alone
+	// and not with every memory.
+	index *reviewIndex
+}
+
+// reviewIndex maps each word to the positions in Review.Existing of the
+// memories that have it, in increasing order.
+type reviewIndex struct {
+	postings map[string][]int32
+	// listed is how many memories of Existing NewReview was given: the
+	// ones after them were added (Add).
+	listed int
 }
 
 // NewReview is a Review of existing that splits each memory's text into
 // words once, however many items it reviews: the review queue lists
 // every pending item against the live memories of its field.
 func NewReview(existing []vault.Memory) Review {
-	r := Review{Existing: existing, words: make([]map[string]bool, len(existing))}
+	r := Review{Existing: existing, words: make([]map[string]bool, len(existing)), index: &reviewIndex{postings: map[string][]int32{}, listed: len(existing)}}
 	for i := range existing {
 		r.words[i] = words(existing[i].Content)
+		r.index.add(int32(i), r.words[i])
 	}
 	return r
 }
 
-// Insert puts m among the existing memories at index i, as a listing of
-// them would now hold it (a review kept over many items while memories
-// are stored, by an import).
-func (r *Review) Insert(i int, m vault.Memory) {
-	if len(r.words) != len(r.Existing) {
+func (x *reviewIndex) add(i int32, ws map[string]bool) {
+	for w := range ws {
+		x.postings[w] = append(x.postings[w], i)
+	}
+}
+
+// Add puts m among the existing memories as a listing of the vault would
+// now hold it (a review kept over many items while memories are stored,
+// by an import): after the memories of the partitions before its own in
+// vault.LivePartitions, and among those of its partition in order of id.
+// Existing must be such a listing (vault.List's order). m is appended to
+// Existing; the guardian reads the memories in listing order.
+func (r *Review) Add(m vault.Memory) {
+	if r.index == nil || len(r.words) != len(r.Existing) {
 		*r = NewReview(r.Existing)
 	}
-	r.Existing = slices.Insert(r.Existing, i, m)
-	r.words = slices.Insert(r.words, i, words(m.Content))
+	r.Existing = append(r.Existing, m)
+	r.words = append(r.words, words(m.Content))
+	r.index.add(int32(len(r.Existing)-1), r.words[len(r.words)-1])
+}
+
+// before reports whether the memory at position i of Existing comes
+// before the one at j in a listing of them: as given to NewReview, or
+// added (Add) where a listing puts it.
+func (r *Review) before(i, j int) bool {
+	if i < r.index.listed && j < r.index.listed {
+		return i < j
+	}
+	a, b := &r.Existing[i], &r.Existing[j]
+	if pa, pb := slices.Index(vault.LivePartitions, a.Partition), slices.Index(vault.LivePartitions, b.Partition); pa != pb {
+		return pa < pb
+	}
+	return a.ID < b.ID
 }
 
 // suspiciousRisk is the write guard's risk from which a write is
@@ -141,11 +179,15 @@ func claimedSource(s vault.Source) string {
 }
 
 // conflicts returns the id of an existing memory in the same field whose
-// wording overlaps strongly with m's but says something else.
+// wording overlaps strongly with m's but says something else: the first
+// such memory in listing order.
 func (r Review) conflicts(m vault.Memory) string {
 	mine := words(m.Content)
 	if len(mine) < 3 {
 		return ""
+	}
+	if r.index != nil && len(r.words) == len(r.Existing) {
+		return r.indexedConflicts(m, mine)
 	}
 	for i, e := range r.Existing {
 		if e.Field != m.Field || e.Content == m.Content {
@@ -157,18 +199,60 @@ func (r Review) conflicts(m vault.Memory) string {
 		} else {
 			theirs = words(e.Content)
 		}
-		inter := 0
-		for w := range mine {
-			if theirs[w] {
-				inter++
-			}
-		}
-		union := len(mine) + len(theirs) - inter
-		if union > 0 && float64(inter)/float64(union) >= 0.5 {
+		if overlapping(mine, theirs) {
 			return e.ID
 		}
 	}
 	return ""
+}
+
+// indexedConflicts is conflicts through the index. Two word sets overlap
+// (overlapping) only when they share at least half of mine's words; so
+// a memory that does overlap holds at least one of any len(mine) -
+// ceil(len(mine)/2) + 1 of mine's words. Those with the fewest memories
+// find the candidates, and only those are compared.
+func (r Review) indexedConflicts(m vault.Memory, mine map[string]bool) string {
+	ws := make([]string, 0, len(mine))
+	for w := range mine {
+		ws = append(ws, w)
+	}
+	slices.SortFunc(ws, func(a, b string) int {
+		if c := len(r.index.postings[a]) - len(r.index.postings[b]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	need := (len(mine) + 1) / 2
+	best := -1
+	for _, w := range ws[:len(mine)-need+1] {
+		for _, p := range r.index.postings[w] {
+			i := int(p)
+			if best >= 0 && !r.before(i, best) {
+				continue
+			}
+			if e := &r.Existing[i]; e.Field != m.Field || e.Content == m.Content || !overlapping(mine, r.words[i]) {
+				continue
+			}
+			best = i
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	return r.Existing[best].ID
+}
+
+// overlapping reports whether two word sets share at least half of their
+// union.
+func overlapping(mine, theirs map[string]bool) bool {
+	inter := 0
+	for w := range mine {
+		if theirs[w] {
+			inter++
+		}
+	}
+	union := len(mine) + len(theirs) - inter
+	return union > 0 && float64(inter)/float64(union) >= 0.5
 }
 
 func words(s string) map[string]bool {

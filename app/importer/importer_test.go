@@ -2,6 +2,7 @@ package importer_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -219,4 +220,46 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// mem0Export is a mem0 export of n memories, one a line after the
+// opening line.
+func mem0Export(n int) []byte {
+	var b strings.Builder
+	b.WriteString("{\"results\": [\n")
+	for i := range n {
+		sep := ","
+		if i == n-1 {
+			sep = ""
+		}
+		fmt.Fprintf(&b, `  {"id": "mem-%06d", "memory": "The billing service retries webhook %d before each deploy.", "user_id": "bench"}%s`+"\n", i, i, sep)
+	}
+	b.WriteString("]}\n")
+	return []byte(b.String())
+}
+
+// TestMem0LongExport: each memory of a long export has its own line.
+func TestMem0LongExport(t *testing.T) {
+	const n = 3000
+	got, _, err := importer.Parse(importer.Mem0, "long.json", mem0Export(n))
+	if err != nil || len(got) != n {
+		t.Fatalf("%d entries, %v", len(got), err)
+	}
+	for i, e := range got {
+		if e.Line != i+2 {
+			t.Fatalf("entry %d on line %d, want %d", i, e.Line, i+2)
+		}
+	}
+}
+
+// BenchmarkParseMem0 parses a 100,000-memory mem0 export.
+//
+//	go test ./app/importer -run '^$' -bench ParseMem0
+func BenchmarkParseMem0(b *testing.B) {
+	data := mem0Export(100000)
+	for b.Loop() {
+		if got, _, err := importer.Parse(importer.Mem0, "bench.json", data); err != nil || len(got) != 100000 {
+			b.Fatalf("%d entries, %v", len(got), err)
+		}
+	}
 }

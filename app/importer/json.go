@@ -118,7 +118,19 @@ type mem0Memory struct {
 
 func parseMem0(name string, data []byte) ([]Entry, []Skip, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	lineAt := func(off int64) int { return bytes.Count(data[:min(int(off), len(data))], []byte("\n")) + 1 }
+	// lineAt is the line of offset off. The entries' offsets only grow,
+	// so it counts on from the last offset asked about: counting from the
+	// start for each entry made a long export's parse quadratic.
+	lastOff, lastLine := 0, 1
+	lineAt := func(off int64) int {
+		o := min(int(off), len(data))
+		if o < lastOff {
+			lastOff, lastLine = 0, 1
+		}
+		lastLine += bytes.Count(data[lastOff:o], []byte("\n"))
+		lastOff = o
+		return lastLine
+	}
 	fail := func(off int64, msg string) ([]Entry, []Skip, error) {
 		return nil, nil, &SyntaxError{name, lineAt(off), msg}
 	}

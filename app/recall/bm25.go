@@ -3,6 +3,7 @@ package recall
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -257,30 +258,254 @@ func (x *keywordIndex) score(terms []queryTerm, sc *scope, acc []float32, touche
 	if sc.n == 0 {
 		return touched
 	}
-	avg := float64(sc.length) / float64(sc.n)
-	if avg == 0 {
-		avg = 1
-	}
+	avg := avgLen(sc)
 	// Terms are summed in query order: float32 addition is not
 	// associative, and a score must not change from one call to the next.
 	for _, t := range terms {
 		if t.df == 0 {
 			continue
 		}
-		w := idf(t.df, sc.n) * float64(t.qtf)
+		touched = x.scoreTerm(t, idf(t.df, sc.n)*float64(t.qtf), avg, sc, acc, touched)
+	}
+	return touched
+}
+
+// avgLen is the average length of sc's documents, 1 for none.
+func avgLen(sc *scope) float64 {
+	avg := float64(sc.length) / float64(sc.n)
+	if avg == 0 {
+		avg = 1
+	}
+	return avg
+}
+
+// scoreTerm adds the score of term t, of weight w, to acc for each
+// document of sc that holds it, as score does.
+func (x *keywordIndex) scoreTerm(t queryTerm, w, avg float64, sc *scope, acc []float32, touched []uint32) []uint32 {
+	for _, p := range t.ps {
+		if !sc.has(p.doc) {
+			continue
+		}
+		if acc[p.doc] == 0 {
+			touched = append(touched, p.doc)
+		}
+		acc[p.doc] += x.termScore(w, avg, p.tf, p.doc)
+	}
+	return touched
+}
+
+// termScore is the BM25 score of a term of weight w (its idf times its
+// frequency in the query) in the document in slot doc, where it occurs tf
+// times; avg is the scope's average document length. It is less than
+// w × (k1+1).
+func (x *keywordIndex) termScore(w, avg float64, tf, doc uint32) float32 {
+	f := float64(tf)
+	norm := x.k1 * (1 - x.b + x.b*float64(x.docLen[doc])/avg)
+	return float32(w * f * (x.k1 + 1) / (f + norm))
+}
+
+// pruneSlack is the relative margin by which top's bounds on a score
+// must fall short, for float32 rounding.
+const pruneSlack = 1e-4
+
+// top appends to best the k best-scoring slots of sc that keep accepts,
+// best first, exactly as topSlots over score's acc and touched does,
+// without scoring every document that holds a common term. It scores the
+// terms in order, as score does, keeping k documents keep accepts whose
+// sums so far are the highest it saw (their least, low, is at most the
+// k-th best score), and after each term checks whether the terms left
+// could still lift a document that no term matched so far to low: each
+// adds less than its weight × (k1+1). When they cannot, only the
+// documents whose sums could still reach low are scored for the terms
+// left, each in term order as score sums it, and topSlots picks among
+// them in the order score touched them: a document left out scores less
+// than the k-th best, and such documents change nothing of topSlots'
+// answer. acc and touched are as for score, but acc holds the complete
+// scores of the slots returned only. at is scratch space, 0 for every
+// slot, and left so.
+func (x *keywordIndex) top(terms []queryTerm, sc *scope, k int, keep func(uint32) bool, acc []float32, touched []uint32, best []ranked, at []int32) ([]uint32, []ranked) {
+	if sc.n == 0 || k <= 0 {
+		touched = x.score(terms, sc, acc, touched)
+		return touched, topSlots(acc, touched, k, keep, best)
+	}
+	avg := avgLen(sc)
+	ws := make([]float64, len(terms))
+	// rest[i] bounds what the terms from i on add to a score.
+	rest := make([]float64, len(terms)+1)
+	for i := len(terms) - 1; i >= 0; i-- {
+		rest[i] = rest[i+1]
+		if terms[i].df > 0 {
+			ws[i] = idf(terms[i].df, sc.n) * float64(terms[i].qtf)
+			rest[i] += ws[i] * (x.k1 + 1)
+		}
+	}
+	h := lowHeap{k: k, at: at}
+	defer h.clear()
+	var cands []uint32
+	for i, t := range terms {
+		if t.df == 0 {
+			continue
+		}
 		for _, p := range t.ps {
 			if !sc.has(p.doc) {
 				continue
 			}
-			tf := float64(p.tf)
-			norm := x.k1 * (1 - x.b + x.b*float64(x.docLen[p.doc])/avg)
 			if acc[p.doc] == 0 {
 				touched = append(touched, p.doc)
 			}
-			acc[p.doc] += float32(w * tf * (x.k1 + 1) / (tf + norm))
+			acc[p.doc] += x.termScore(ws[i], avg, p.tf, p.doc)
+			if sum := acc[p.doc]; len(h.sums) < k || sum > h.sums[0] {
+				h.offer(p.doc, sum, keep)
+			}
+		}
+		// A pass over the documents touched is worth making only when the
+		// next list is longer.
+		low, full := h.low()
+		if !full || rest[i+1]*(1+pruneSlack) >= float64(low) || nextLen(terms[i+1:]) <= len(touched) {
+			continue
+		}
+		cands = cands[:0] // topSlots leaves out those keep refuses
+		for _, s := range touched {
+			if (float64(acc[s])+rest[i+1])*(1+pruneSlack) >= float64(low) {
+				cands = append(cands, s)
+			}
+		}
+		// Looking the candidates up in the lists left must cost less than
+		// reading the next list, after which fewer may be left.
+		cost := 0
+		for j := i + 1; j < len(terms); j++ {
+			if ws[j] > 0 {
+				cost += len(cands) * (1 + bits.Len(uint(len(terms[j].ps)/max(len(cands), 1)+1)))
+			}
+		}
+		if cost >= nextLen(terms[i+1:]) {
+			continue
+		}
+		// Each candidate's score is summed in term order, as score sums it.
+		bySlot := slices.Clone(cands)
+		slices.Sort(bySlot)
+		for j := i + 1; j < len(terms); j++ {
+			if ws[j] == 0 {
+				continue
+			}
+			ps := terms[j].ps
+			for _, s := range bySlot {
+				n := gallop(ps, s)
+				if ps = ps[n:]; len(ps) > 0 && ps[0].doc == s {
+					acc[s] += x.termScore(ws[j], avg, ps[0].tf, s)
+				}
+			}
+		}
+		return touched, topSlots(acc, cands, k, keep, best)
+	}
+	return touched, topSlots(acc, touched, k, keep, best)
+}
+
+// nextLen is the length of the posting list of the first of terms that
+// the scope has, 0 for none.
+func nextLen(terms []queryTerm) int {
+	for _, t := range terms {
+		if t.df > 0 {
+			return len(t.ps)
 		}
 	}
-	return touched
+	return 0
+}
+
+// lowHeap keeps k distinct slots that keep accepts with the highest sums
+// offered, least first, each with the highest sum offered for it while
+// kept, so low is at most the k-th highest sum of the slots offered.
+type lowHeap struct {
+	k     int
+	slots []uint32
+	sums  []float32
+	at    []int32 // by slot: its index in the heap + 1, 0 when not in it
+}
+
+// offer offers slot with its sum so far.
+func (h *lowHeap) offer(slot uint32, sum float32, keep func(uint32) bool) {
+	full := len(h.slots) == h.k
+	if full && sum <= h.sums[0] {
+		return
+	}
+	if i := h.at[slot]; i > 0 {
+		h.sums[i-1] = sum // it only grows
+		h.down(int(i - 1))
+		return
+	}
+	if !keep(slot) {
+		return
+	}
+	if !full {
+		h.slots, h.sums = append(h.slots, slot), append(h.sums, sum)
+		i := len(h.sums) - 1
+		h.at[slot] = int32(i + 1)
+		for i > 0 {
+			p := (i - 1) / 2
+			if h.sums[p] <= h.sums[i] {
+				break
+			}
+			h.swap(i, p)
+			i = p
+		}
+		return
+	}
+	h.at[h.slots[0]] = 0
+	h.slots[0], h.sums[0] = slot, sum
+	h.at[slot] = 1
+	h.down(0)
+}
+
+func (h *lowHeap) down(i int) {
+	for {
+		m, l, r := i, 2*i+1, 2*i+2
+		if l < len(h.sums) && h.sums[l] < h.sums[m] {
+			m = l
+		}
+		if r < len(h.sums) && h.sums[r] < h.sums[m] {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		h.swap(i, m)
+		i = m
+	}
+}
+
+func (h *lowHeap) swap(i, j int) {
+	h.slots[i], h.slots[j] = h.slots[j], h.slots[i]
+	h.sums[i], h.sums[j] = h.sums[j], h.sums[i]
+	h.at[h.slots[i]], h.at[h.slots[j]] = int32(i+1), int32(j+1)
+}
+
+// low returns the least sum kept, and whether k slots are kept.
+func (h *lowHeap) low() (float32, bool) {
+	if len(h.slots) < h.k {
+		return 0, false
+	}
+	return h.sums[0], true
+}
+
+// clear leaves at 0 for every slot.
+func (h *lowHeap) clear() {
+	for _, s := range h.slots {
+		h.at[s] = 0
+	}
+}
+
+// gallop returns the index of the first posting of ps, sorted by slot,
+// whose slot is at least s, searching from the start in growing steps:
+// the cost grows with the log of the distance, not of the list.
+func gallop(ps []posting, s uint32) int {
+	hi := 1
+	for hi < len(ps) && ps[hi-1].doc < s {
+		hi *= 2
+	}
+	lo := hi / 2
+	hi = min(hi, len(ps))
+	n, _ := slices.BinarySearchFunc(ps[lo:hi], s, func(p posting, s uint32) int { return cmp.Compare(p.doc, s) })
+	return lo + n
 }
 
 // maxScore is the most a document could score for terms in a scope of n

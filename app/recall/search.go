@@ -338,7 +338,8 @@ func (e *Engine) gather(q Query, mode Mode, terms, dateTerms []string, qvec []fl
 		}
 		if len(qt) > 0 {
 			var release func()
-			acc, kwList, release = e.keywordTop(qt, &sc, n, keep)
+			// An exact search reads the scores of its hits alone.
+			acc, kwList, release = e.keywordTop(qt, &sc, n, keep, mode == Exact)
 			defer release()
 			maxKw = e.kw.maxScore(qt, sc.n)
 			if q.Floor && len(dateTerms) > 0 && q.MaxTerms == 0 {
@@ -429,22 +430,30 @@ func (e *Engine) recency(created, now time.Time) float64 {
 type scoreScratch struct {
 	acc     []float32
 	touched []uint32
+	at      []int32 // keywordIndex.top's, 0 between uses
 }
 
 // keywordTop returns the k best BM25 matches in sc that keep accepts, and
 // the BM25 scores of every slot (zero where no term matches and outside
-// sc) until release is called.
-func (e *Engine) keywordTop(terms []queryTerm, sc *scope, k int, keep func(uint32) bool) (acc []float32, top []ranked, release func()) {
+// sc) until release is called. With onlyTop, the scores in acc are those
+// of the slots of top, and of the others at most what they are.
+func (e *Engine) keywordTop(terms []queryTerm, sc *scope, k int, keep func(uint32) bool, onlyTop bool) (acc []float32, top []ranked, release func()) {
 	scr, _ := e.scratch.Get().(*scoreScratch)
 	if scr == nil {
 		scr = &scoreScratch{}
 	}
 	if len(scr.acc) < len(e.docs) {
 		scr.acc = make([]float32, len(e.docs)+len(e.docs)/4+64)
+		scr.at = make([]int32, len(scr.acc))
 	}
 	acc = scr.acc
-	touched := e.kw.score(terms, sc, acc, scr.touched[:0])
-	top = topSlots(acc, touched, k, keep, make([]ranked, 0, k+1))
+	var touched []uint32
+	if onlyTop {
+		touched, top = e.kw.top(terms, sc, k, keep, acc, scr.touched[:0], make([]ranked, 0, k+1), scr.at)
+	} else {
+		touched = e.kw.score(terms, sc, acc, scr.touched[:0])
+		top = topSlots(acc, touched, k, keep, make([]ranked, 0, k+1))
+	}
 	return acc, top, func() {
 		for _, s := range touched {
 			acc[s] = 0
