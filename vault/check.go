@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/engram-app/engram/vault/internal/pagecheck"
 	"github.com/engram-app/engram/vault/internal/seal"
@@ -39,6 +40,29 @@ type Report struct {
 	// unlocked and is not pruned, and Check runs unlocked.
 	Anchored int       `json:"anchored"`
 	Problems []Problem `json:"problems"`
+}
+
+// boltCheck runs bbolt's own consistency check. On a read-only
+// transaction it reads the freelist that a commit changes, so (as bbolt's
+// Tx.Check says) no write may commit meanwhile: it holds writes off
+// (writeGate) and a Scrub (scrubMu), taking the locks in the order update
+// and Scrub take them. Reads go on.
+func (v *Vault) boltCheck() (errs []error, err error) {
+	v.scrubMu.Lock()
+	defer v.scrubMu.Unlock()
+	v.dbMu.RLock()
+	defer v.dbMu.RUnlock()
+	v.writeGate.Lock()
+	defer v.writeGate.Unlock()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer recoverDamage(&err)
+	err = v.db.View(func(tx *bolt.Tx) error {
+		for e := range tx.Check() {
+			errs = append(errs, e)
+		}
+		return nil
+	})
+	return errs, err
 }
 
 // OK reports whether Check found nothing wrong and checked everything.
@@ -79,11 +103,16 @@ func (v *Vault) Check(ctx context.Context) (*Report, error) {
 		return nil, fmt.Errorf("check: %w", err)
 	}
 	defer fp.wipe()
+	boltErrs, err := v.boltCheck()
+	if err != nil {
+		add("file", "%v", err)
+		return r, nil
+	}
+	for _, err := range boltErrs {
+		add("file", "%v", err)
+	}
 	err = v.view(func(tx *bolt.Tx) error {
 		anchors := auditAnchorsTx(tx)
-		for err := range tx.Check() {
-			add("file", "%v", err)
-		}
 		if _, err := readHeader(tx); err != nil {
 			add("header", "%v", err)
 		}
