@@ -45,6 +45,11 @@ type AgentsResponse struct {
 // AddAgent registers an agent and returns its token, which is shown only
 // this once. Operator only.
 func (s *Service) AddAgent(ctx context.Context, req Request, spec AgentSpec) AgentResponse {
+	return s.reg.AddAgent(ctx, req, spec)
+}
+
+// AddAgent is Service.AddAgent's work.
+func (s *registrar) AddAgent(ctx context.Context, req Request, spec AgentSpec) AgentResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return AgentResponse{Response: r}
 	}
@@ -75,6 +80,11 @@ func (s *Service) AddAgent(ctx context.Context, req Request, spec AgentSpec) Age
 
 // Agents lists the registered agents. Operator only.
 func (s *Service) Agents(ctx context.Context, req Request) AgentsResponse {
+	return s.reg.Agents(ctx, req)
+}
+
+// Agents is Service.Agents's work.
+func (s *registrar) Agents(ctx context.Context, req Request) AgentsResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return AgentsResponse{Response: r}
 	}
@@ -98,6 +108,11 @@ func (s *Service) Agents(ctx context.Context, req Request) AgentsResponse {
 // SetAgentGrants replaces what an agent may write (fields) and read
 // (partitions); nil means the defaults. Operator only.
 func (s *Service) SetAgentGrants(ctx context.Context, req Request, name string, fields []Field, read []Partition) AgentResponse {
+	return s.reg.SetAgentGrants(ctx, req, name, fields, read)
+}
+
+// SetAgentGrants is Service.SetAgentGrants's work.
+func (s *registrar) SetAgentGrants(ctx context.Context, req Request, name string, fields []Field, read []Partition) AgentResponse {
 	f, r, bad := agents.Grants(fields, read)
 	return s.changeAgent(req, name, "grants", func(a *vault.Agent) (string, error) {
 		if bad != "" {
@@ -110,6 +125,11 @@ func (s *Service) SetAgentGrants(ctx context.Context, req Request, name string, 
 
 // SetAgentStatus pauses, resumes or revokes an agent. Operator only.
 func (s *Service) SetAgentStatus(ctx context.Context, req Request, name string, status vault.AgentStatus) AgentResponse {
+	return s.reg.SetAgentStatus(ctx, req, name, status)
+}
+
+// SetAgentStatus is Service.SetAgentStatus's work.
+func (s *registrar) SetAgentStatus(ctx context.Context, req Request, name string, status vault.AgentStatus) AgentResponse {
 	return s.changeAgent(req, name, string(status), func(a *vault.Agent) (string, error) {
 		if a.Status == vault.AgentRevoked {
 			return "", errors.New("the agent is revoked; add it again")
@@ -129,6 +149,11 @@ func (s *Service) SetAgentStatus(ctx context.Context, req Request, name string, 
 // SetAgentMayConfirm grants or withdraws an agent's "may confirm": whether
 // its "the user confirmed" counts as the user's confirmation. Operator only.
 func (s *Service) SetAgentMayConfirm(ctx context.Context, req Request, name string, may bool) AgentResponse {
+	return s.reg.SetAgentMayConfirm(ctx, req, name, may)
+}
+
+// SetAgentMayConfirm is Service.SetAgentMayConfirm's work.
+func (s *registrar) SetAgentMayConfirm(ctx context.Context, req Request, name string, may bool) AgentResponse {
 	return s.changeAgent(req, name, map[bool]string{true: "grant may-confirm", false: "withdraw may-confirm"}[may], func(a *vault.Agent) (string, error) {
 		a.MayConfirm = may
 		return "", nil
@@ -137,6 +162,11 @@ func (s *Service) SetAgentMayConfirm(ctx context.Context, req Request, name stri
 
 // RotateToken gives an agent a new token; the old one stops working at once.
 func (s *Service) RotateToken(ctx context.Context, req Request, name string) AgentResponse {
+	return s.reg.RotateToken(ctx, req, name)
+}
+
+// RotateToken is Service.RotateToken's work.
+func (s *registrar) RotateToken(ctx context.Context, req Request, name string) AgentResponse {
 	return s.changeAgent(req, name, "rotate", func(a *vault.Agent) (string, error) {
 		if a.Status == vault.AgentRevoked {
 			return "", errors.New("the agent is revoked; add it again")
@@ -147,7 +177,7 @@ func (s *Service) RotateToken(ctx context.Context, req Request, name string) Age
 	})
 }
 
-func (s *Service) changeAgent(req Request, name, what string, fn func(a *vault.Agent) (string, error)) AgentResponse {
+func (s *registrar) changeAgent(req Request, name, what string, fn func(a *vault.Agent) (string, error)) AgentResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return AgentResponse{Response: r}
 	}
@@ -177,6 +207,11 @@ func (s *Service) changeAgent(req Request, name, what string, fn func(a *vault.A
 // in a summary without the token: see AuthFailPeriod); a paused agent
 // gets StatusPaused.
 func (s *Service) Authenticate(ctx context.Context, token, session string) (Caller, Response) {
+	return s.reg.Authenticate(ctx, token, session)
+}
+
+// Authenticate is Service.Authenticate's work.
+func (s *registrar) Authenticate(ctx context.Context, token, session string) (Caller, Response) {
 	if s.v == nil {
 		return Caller{}, Response{StatusUnavailable, "memory is unavailable: " + s.reason.Error()}
 	}

@@ -14,7 +14,7 @@ const AuthFailPeriod = agents.AuthFailPeriod
 // authFailed counts a failed authentication (why is one of the agents.Fail*
 // reasons) and answers unauthorized. Nothing is written now: see
 // AuthFailPeriod.
-func (s *Service) authFailed(ctx context.Context, why string) Response {
+func (s *registrar) authFailed(ctx context.Context, why string) Response {
 	label := "a process the OS did not name"
 	if p, ok := s.Peer(ctx); ok {
 		label = p.label()

@@ -95,6 +95,11 @@ type RefusedPairingsResponse struct {
 // They are kept in memory: a restart forgets them (the audit log keeps
 // the first from each process). Operator only.
 func (s *Service) RefusedPairings(ctx context.Context, req Request) RefusedPairingsResponse {
+	return s.reg.RefusedPairings(ctx, req)
+}
+
+// RefusedPairings is Service.RefusedPairings's work.
+func (s *registrar) RefusedPairings(ctx context.Context, req Request) RefusedPairingsResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return RefusedPairingsResponse{Response: r}
 	}
@@ -142,7 +147,7 @@ func pairingExpired(a vault.Agent, now time.Time) bool {
 
 // livePairings removes the expired pairing requests and returns the
 // agents that still wait, in name order.
-func (s *Service) livePairings() ([]vault.Agent, error) {
+func (s *registrar) livePairings() ([]vault.Agent, error) {
 	all, err := s.v.Agents()
 	if err != nil {
 		return nil, err
@@ -203,6 +208,11 @@ func StatusText(a Agent) string {
 // most MaxPendingPairings, none expired), for the app's one pop-up with a
 // count. Operator only.
 func (s *Service) PendingPairings(ctx context.Context, req Request) AgentsResponse {
+	return s.reg.PendingPairings(ctx, req)
+}
+
+// PendingPairings is Service.PendingPairings's work.
+func (s *registrar) PendingPairings(ctx context.Context, req Request) AgentsResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return AgentsResponse{Response: r}
 	}
@@ -230,6 +240,11 @@ type PairResponse struct {
 // pending already (see the limits above: the request that waits keeps
 // it), and a request beyond the limits (unavailable).
 func (s *Service) RequestPairing(ctx context.Context, name string) PairResponse {
+	return s.reg.RequestPairing(ctx, name)
+}
+
+// RequestPairing is Service.RequestPairing's work.
+func (s *registrar) RequestPairing(ctx context.Context, name string) PairResponse {
 	if s.v == nil {
 		return PairResponse{Response: Response{StatusUnavailable, "memory is unavailable"}}
 	}
@@ -288,7 +303,7 @@ func (s *Service) RequestPairing(ctx context.Context, name string) PairResponse 
 // which keeps it. A request from another process than a's (or where the
 // OS does not tell) is counted for the pop-up, and audited the first time
 // that process asks for the name. s.pairing.mu must be held.
-func (s *Service) refusePairing(a vault.Agent, peer Peer, known bool, asker string) PairResponse {
+func (s *registrar) refusePairing(a vault.Agent, peer Peer, known bool, asker string) PairResponse {
 	expires := a.Created.Add(PairingExpiry).UTC().Format(time.RFC3339)
 	msg := fmt.Sprintf("a request for %q already waits for the user; it expires at %s: poll with the pairing secret that request was given, or ask again after it expires", a.Name, expires)
 	if asker != "" && asker == askerOf(a) {
@@ -326,6 +341,11 @@ func (s *Service) refusePairing(a vault.Agent, peer Peer, known bool, asker stri
 // DecidePairing approves or denies a pending agent. On approval its token
 // is created and held for the agent's next poll. Operator only.
 func (s *Service) DecidePairing(ctx context.Context, req Request, name string, approve bool) AgentResponse {
+	return s.reg.DecidePairing(ctx, req, name, approve)
+}
+
+// DecidePairing is Service.DecidePairing's work.
+func (s *registrar) DecidePairing(ctx context.Context, req Request, name string, approve bool) AgentResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return AgentResponse{Response: r}
 	}
@@ -363,6 +383,11 @@ func (s *Service) DecidePairing(ctx context.Context, req Request, name string, a
 // PollPairing is the agent's side: pending until the user decides, then
 // the token (once), or unauthorized when denied or the secret is wrong.
 func (s *Service) PollPairing(ctx context.Context, name, secret string) PairResponse {
+	return s.reg.PollPairing(ctx, name, secret)
+}
+
+// PollPairing is Service.PollPairing's work.
+func (s *registrar) PollPairing(ctx context.Context, name, secret string) PairResponse {
 	if s.v == nil {
 		return PairResponse{Response: Response{StatusUnavailable, "memory is unavailable"}}
 	}

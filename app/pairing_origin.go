@@ -30,6 +30,11 @@ type PairingOriginResponse struct {
 // agent added by hand under the name of a pairing request that had
 // expired has no origin. Operator only; it writes nothing.
 func (s *Service) PairingOrigin(ctx context.Context, req Request, name string) PairingOriginResponse {
+	return s.reg.PairingOrigin(ctx, req, name)
+}
+
+// PairingOrigin is Service.PairingOrigin's work.
+func (s *registrar) PairingOrigin(ctx context.Context, req Request, name string) PairingOriginResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return PairingOriginResponse{Response: r}
 	}

@@ -111,6 +111,11 @@ func WithConn(ctx context.Context, c net.Conn) context.Context {
 // Peer returns the process that sent the request ctx belongs to (see
 // WithConn, WithPeer), or false when the OS does not tell.
 func (s *Service) Peer(ctx context.Context) (Peer, bool) {
+	return s.reg.Peer(ctx)
+}
+
+// Peer is Service.Peer's work.
+func (s *registrar) Peer(ctx context.Context) (Peer, bool) {
 	if cp, ok := ctx.Value(connKey{}).(*connPeer); ok {
 		cp.once.Do(func() { cp.p, cp.ok = s.peers.conn(cp.c, s.now()) })
 		return cp.p, cp.ok
@@ -139,6 +144,11 @@ func (s *Service) Peer(ctx context.Context) (Peer, bool) {
 // Linux, or without a connection): callers then count every such request
 // together.
 func (s *Service) ProcessKey(ctx context.Context) string {
+	return s.reg.ProcessKey(ctx)
+}
+
+// ProcessKey is Service.ProcessKey's work.
+func (s *registrar) ProcessKey(ctx context.Context) string {
 	p, ok := s.Peer(ctx)
 	if !ok {
 		return ""

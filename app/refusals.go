@@ -72,7 +72,7 @@ func (s *Service) countSession(c Caller, why string) {
 func (s *Service) pauseForRefusals(req Request, n int, r Response) Response {
 	why := fmt.Sprintf("Engram paused agent %s after %d refused writes within %v", req.Caller.Agent, n, RefusalWindow)
 	op := Request{Caller: Caller{Operator: true}, Authorized: true, Reason: why}
-	got := s.changeAgent(op, req.Caller.Agent, "paused by Engram after refused writes", func(a *vault.Agent) (string, error) {
+	got := s.reg.changeAgent(op, req.Caller.Agent, "paused by Engram after refused writes", func(a *vault.Agent) (string, error) {
 		if a.Status != vault.AgentActive {
 			return "", errors.New("the agent is not active")
 		}

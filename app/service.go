@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -51,11 +50,9 @@ type Service struct {
 	// the logger, the write policy and the agent registry (door.go).
 	door
 	// guard is the write policy's write guard, for the checks that are
-	// not a write's admission. warmGuard builds the guard's tables once
-	// an agent authenticates.
-	guard     *guard.Guard
-	warmGuard sync.Once
-	now       func() time.Time
+	// not a write's admission.
+	guard *guard.Guard
+	now   func() time.Time
 
 	// sessions holds each session's refusals and working memory; recent
 	// each agent's last accepted writes, for the split-order check.
@@ -64,12 +61,8 @@ type Service struct {
 	// refusals counts each agent's refused writes over time.
 	refusals *agents.Refusals
 
-	// peers finds the process behind a connection (peer.go); pairing
-	// orders pairing requests (pairing.go); authFails counts failed
-	// authentications until they are audited (authfail.go).
-	peers     peerFinder
-	pairing   pairingState
-	authFails *agents.AuthFailures
+	// reg adds, authenticates and pairs agents (registrar.go).
+	reg *registrar
 
 	// idx is the recall index (recall is off when its engine is nil);
 	// access, damaged and scrub keep the vault's other background
@@ -160,7 +153,7 @@ func New(v *vault.Vault, o Options) (*Service, error) {
 		conflicts: o.Conflicts, lifecycle: o.Lifecycle}
 	s.damaged = upkeep.NewDamaged(o.Log)
 	s.refusals = &agents.Refusals{Window: RefusalWindow}
-	s.authFails = agents.NewAuthFailures(v.Audit, o.Now, o.Log)
+	s.reg = &registrar{door: &s.door, now: o.Now, refusals: s.refusals, authFails: agents.NewAuthFailures(v.Audit, o.Now, o.Log)}
 	// Built in the foreground, the index is complete when New returns,
 	// the memories without a vector embedded (a failed embedder leaves
 	// them to keyword recall, logged).
@@ -174,7 +167,7 @@ func New(v *vault.Vault, o Options) (*Service, error) {
 		sensitiveRetention: o.SensitiveAuditRetention, recall: s.Recall}
 	// Drop the pairing requests that expired while Engram was not running.
 	if !s.v.ReadOnly() {
-		if _, err := s.livePairings(); err != nil {
+		if _, err := s.reg.livePairings(); err != nil {
 			s.log.Error("dropping expired pairing requests", "err", err)
 		}
 	}
@@ -209,7 +202,7 @@ func (s *Service) Close() {
 	s.idx.Close()
 	s.access.Close()
 	s.scrub.Close()
-	s.authFails.Close()
+	s.reg.authFails.Close()
 }
 
 // Disabled returns a service that answers every call with StatusUnavailable
