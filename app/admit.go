@@ -23,7 +23,7 @@ type admission struct {
 }
 
 // admit asks the write policy about a write of the request's caller.
-func (s *Service) admit(req Request, p policy.Proposal) admission {
+func (s *writer) admit(req Request, p policy.Proposal) admission {
 	return admission{Decision: s.pol.Admit(req.Caller, p)}
 }
 

@@ -103,8 +103,8 @@ func differ(a, b text) int {
 
 // neighbours finds earlier memories close to m by keyword that the caller
 // may read, in the same partition and field, not archived.
-func (s *Service) neighbours(ctx context.Context, c Caller, m *vault.Memory) []neighbour {
-	if !s.idx.Enabled() || s.WaitIndexed(ctx) != nil {
+func (s *writer) neighbours(ctx context.Context, c Caller, m *vault.Memory) []neighbour {
+	if !s.idx.Enabled() || s.idx.WaitBuilt(ctx) != nil {
 		return nil
 	}
 	canRead := s.reader(c)
@@ -194,7 +194,7 @@ func incompatible(a, b text) bool {
 }
 
 // newerWins applies the strategy to an earlier memory and a new one.
-func (s *Service) newerWins(old, m *vault.Memory) bool {
+func (s *writer) newerWins(old, m *vault.Memory) bool {
 	switch s.conflicts {
 	case ResolveRecency:
 		return true
@@ -220,7 +220,7 @@ func mayContradict(near []neighbour) []string {
 // duplicateOf merges a new memory into the earlier one it repeats: the
 // earlier memory gains a consistent observation (and the new tags), and
 // nothing is stored twice.
-func (s *Service) duplicateOf(ctx context.Context, req Request, old string, m *vault.Memory, warnings []string) MemoryResponse {
+func (s *writer) duplicateOf(ctx context.Context, req Request, old string, m *vault.Memory, warnings []string) MemoryResponse {
 	a := vault.Actor{Agent: req.Caller.Name(), Session: req.Caller.Session, Reason: "the same memory was written again"}
 	got, err := s.v.Verify(old, vault.Observed, "duplicate write merged", a)
 	if err != nil {
@@ -241,9 +241,9 @@ func (s *Service) duplicateOf(ctx context.Context, req Request, old string, m *v
 // the writer says it supersedes, else a readable memory on the same
 // subject in the same field that the new one negates (or that negates
 // it).
-func (s *Service) conflictWith(ctx context.Context, req Request, m *vault.Memory, supersedes string, near []neighbour) (*vault.Memory, string, Response) {
+func (s *writer) conflictWith(ctx context.Context, req Request, m *vault.Memory, supersedes string, near []neighbour) (*vault.Memory, string, Response) {
 	if supersedes != "" {
-		got := s.Get(ctx, req, supersedes)
+		got := s.get(req, supersedes)
 		if !got.OK() {
 			return nil, "", got.Response
 		}

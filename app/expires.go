@@ -62,7 +62,7 @@ func parseDays(s string) (time.Duration, bool) {
 // what the lifecycle policy gives m (its tier and field, counted from its
 // creation or the user's last confirmation): a later one is refused,
 // naming the latest it may set. The answer is StatusInvalid then.
-func (s *Service) expiryFor(req Request, m vault.Memory, spec string) (*time.Time, Response) {
+func (s *writer) expiryFor(req Request, m vault.Memory, spec string) (*time.Time, Response) {
 	if spec == "" {
 		return nil, Response{Status: StatusOK}
 	}
@@ -90,7 +90,7 @@ func (s *Service) expiryFor(req Request, m vault.Memory, spec string) (*time.Tim
 }
 
 // updateExpiry sets or clears a memory's expiry, as a new version.
-func (s *Service) updateExpiry(ctx context.Context, req Request, id string, in UpdateInput) MemoryResponse {
+func (s *writer) updateExpiry(ctx context.Context, req Request, id string, in UpdateInput) MemoryResponse {
 	return s.apply(req, id, vault.OpUpdate, in.IfVersion, nil, func(m *vault.Memory) error {
 		exp, r := s.expiryFor(req, *m, in.Expires)
 		if !r.OK() {

@@ -132,6 +132,11 @@ type ImportEntriesResponse struct {
 // duplicate within the file is found only when its text is the same.
 // It stops at the first failure of the vault, with the results so far.
 func (s *Service) ImportEntries(ctx context.Context, req Request, entries []importer.Entry, o ImportOptions) ImportEntriesResponse {
+	return s.w.ImportEntries(ctx, req, entries, o)
+}
+
+// ImportEntries is Service.ImportEntries's work.
+func (s *writer) ImportEntries(ctx context.Context, req Request, entries []importer.Entry, o ImportOptions) ImportEntriesResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return ImportEntriesResponse{Response: r}
 	}
@@ -256,7 +261,7 @@ func (out *ImportEntriesResponse) tally() {
 }
 
 // importer is the caller an import writes as.
-func (s *Service) importer(o ImportOptions) (Caller, Response) {
+func (s *writer) importer(o ImportOptions) (Caller, Response) {
 	c := Caller{
 		Agent: ImporterPrefix + string(o.Format), Session: s.importSession(),
 		Fields: vault.AgentFields, Read: vault.LivePartitions, Trust: vault.TrustStandard,
@@ -281,7 +286,7 @@ func (s *Service) importer(o ImportOptions) (Caller, Response) {
 // which the session check takes for personal data (a phone number) and
 // the import would be refused for: such an id is drawn again (the
 // chance that ten in a row are is below 10^-36).
-func (s *Service) importSession() string {
+func (s *writer) importSession() string {
 	b := make([]byte, 6)
 	id := ""
 	for range 10 {
@@ -295,7 +300,7 @@ func (s *Service) importSession() string {
 
 // importRun is one import's state.
 type importRun struct {
-	s   *Service
+	s   *writer
 	req Request
 	o   ImportOptions
 	// seen maps a dry run's entries (partition, field and normalised text)

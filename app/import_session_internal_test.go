@@ -16,7 +16,7 @@ func TestImportSessionPassesTheCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Service{door: door{pol: pol}}
+	s := &writer{door: &door{pol: pol}}
 	for range 20000 {
 		id := s.importSession()
 		if !IsImportSession(id) || len(id) != len(ImportSessionPrefix)+12 {

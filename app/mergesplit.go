@@ -96,6 +96,11 @@ type MergeInput struct {
 // to change every source (an agent: its own memories). If it stops half
 // way the sources stay live beside the merged memory: nothing is lost.
 func (s *Service) Merge(ctx context.Context, req Request, in MergeInput) MemoryResponse {
+	return s.w.Merge(ctx, req, in)
+}
+
+// Merge is Service.Merge's work.
+func (s *writer) Merge(ctx context.Context, req Request, in MergeInput) MemoryResponse {
 	if r, ok := s.gate(req); !ok {
 		return MemoryResponse{Response: r}
 	}
@@ -147,7 +152,7 @@ func (s *Service) Merge(ctx context.Context, req Request, in MergeInput) MemoryR
 
 // mergeSources checks a merge's input and reads its sources, oldest
 // first, each one the caller may change.
-func (s *Service) mergeSources(ctx context.Context, req Request, in MergeInput) ([]string, []*vault.Memory, MergeStrategy, Response) {
+func (s *writer) mergeSources(ctx context.Context, req Request, in MergeInput) ([]string, []*vault.Memory, MergeStrategy, Response) {
 	strategy := orDefault(in.Strategy, MergeUnion)
 	if !slices.Contains(MergeStrategies, strategy) {
 		return nil, nil, "", Response{StatusInvalid, fmt.Sprintf("invalid: merge strategy %q (union, prioritize or intersection)", in.Strategy)}
@@ -241,6 +246,11 @@ type MergePreviewResponse struct {
 // sources, strategy and refusals, by the same rules (mergeSources,
 // mergedOf). Operator only.
 func (s *Service) MergePreview(ctx context.Context, req Request, in MergeInput) MergePreviewResponse {
+	return s.w.MergePreview(ctx, req, in)
+}
+
+// MergePreview is Service.MergePreview's work.
+func (s *writer) MergePreview(ctx context.Context, req Request, in MergeInput) MergePreviewResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return MergePreviewResponse{Response: r}
 	}
@@ -276,6 +286,11 @@ type SplitResponse struct {
 // write guard (secrets redacted; personal data keeps them sensitive). An
 // agent may split only its own memories, into parts of their text.
 func (s *Service) Split(ctx context.Context, req Request, in SplitInput) SplitResponse {
+	return s.w.Split(ctx, req, in)
+}
+
+// Split is Service.Split's work.
+func (s *writer) Split(ctx context.Context, req Request, in SplitInput) SplitResponse {
 	if r, ok := s.gate(req); !ok {
 		return SplitResponse{Response: r}
 	}
@@ -334,11 +349,11 @@ func (s *Service) Split(ctx context.Context, req Request, in SplitInput) SplitRe
 }
 
 // writable reads a live memory the caller may change.
-func (s *Service) writable(ctx context.Context, req Request, id string) (*vault.Memory, Response) {
+func (s *writer) writable(ctx context.Context, req Request, id string) (*vault.Memory, Response) {
 	if r := s.check(req, id, vault.ActionUpdate, policy.CanWrite); !r.OK() {
 		return nil, r
 	}
-	got := s.Get(ctx, req, id)
+	got := s.get(req, id)
 	if !got.OK() {
 		return nil, got.Response
 	}
@@ -349,7 +364,7 @@ func (s *Service) writable(ctx context.Context, req Request, id string) (*vault.
 }
 
 // archiveInto archives memory id with a pointer to the one that replaced it.
-func (s *Service) archiveInto(ctx context.Context, req Request, id, into, reason string) error {
+func (s *writer) archiveInto(ctx context.Context, req Request, id, into, reason string) error {
 	a := req.actor()
 	a.Reason = reason
 	m, err := s.v.Archive(id, reason, into, a)

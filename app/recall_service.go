@@ -154,7 +154,7 @@ func (s *Service) recallFor(ctx context.Context, req Request, in RecallInput, un
 		ids[i] = out[i].ID
 	}
 	s.access.Record(ids, now)
-	if working := s.recallWorking(req, in.Query); len(working) > 0 {
+	if working := s.w.recallWorking(req, in.Query); len(working) > 0 {
 		out = append(working, out...)
 		res.Context = workingContext(working) + res.Context
 	}

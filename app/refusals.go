@@ -26,7 +26,7 @@ const (
 // bookkeeping: the audit entry (never the text: a keyed fingerprint), a
 // forensic copy of a hostile write, and, for agents, the refusal count.
 // An agent past MaxAgentRefusals is paused and told so.
-func (s *Service) settle(req Request, a admission) Response {
+func (s *writer) settle(req Request, a admission) Response {
 	agent := !req.Caller.Operator
 	e := vault.AuditEntry{Action: vault.ActionReject, Field: a.Memory.Field, Result: vault.ResultRejected, Reason: a.Why, Size: len(a.Result.Redacted)}
 	if a.Memory.Content != "" {
@@ -63,13 +63,13 @@ func (s *Service) settle(req Request, a admission) Response {
 }
 
 // countSession records a refusal in the caller's session.
-func (s *Service) countSession(c Caller, why string) {
+func (s *writer) countSession(c Caller, why string) {
 	s.sessions.update(c, func(st *session) { st.rejected = append(st.rejected, why) })
 }
 
 // pauseForRefusals pauses the caller's agent after n refusals within the
 // window and answers r with the pause added.
-func (s *Service) pauseForRefusals(req Request, n int, r Response) Response {
+func (s *writer) pauseForRefusals(req Request, n int, r Response) Response {
 	why := fmt.Sprintf("Engram paused agent %s after %d refused writes within %v", req.Caller.Agent, n, RefusalWindow)
 	op := Request{Caller: Caller{Operator: true}, Authorized: true, Reason: why}
 	got := s.reg.changeAgent(op, req.Caller.Agent, "paused by Engram after refused writes", func(a *vault.Agent) (string, error) {
@@ -106,7 +106,7 @@ func pausedMessage(a vault.Agent) string {
 // queued or redacted: keyed, so that a short secret or personal detail
 // cannot be confirmed by guessing it.
 // While the vault is locked there is no key: the entry then holds none.
-func (s *Service) fingerprint(text string) string {
+func (s *writer) fingerprint(text string) string {
 	fp, _ := s.v.Fingerprint(text)
 	return fp
 }

@@ -26,6 +26,11 @@ type QueueResponse struct {
 // Quarantine lists the review queue, oldest first, guardian proposals
 // refreshed against the current memories. Operator only.
 func (s *Service) Quarantine(ctx context.Context, req Request) QueueResponse {
+	return s.w.Quarantine(ctx, req)
+}
+
+// Quarantine is Service.Quarantine's work.
+func (s *writer) Quarantine(ctx context.Context, req Request) QueueResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return QueueResponse{Response: r}
 	}
@@ -66,6 +71,11 @@ type QueueItemResponse struct {
 
 // QuarantineItem returns one queue item. Operator only.
 func (s *Service) QuarantineItem(ctx context.Context, req Request, id string) QueueItemResponse {
+	return s.w.QuarantineItem(ctx, req, id)
+}
+
+// QuarantineItem is Service.QuarantineItem's work.
+func (s *writer) QuarantineItem(ctx context.Context, req Request, id string) QueueItemResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return QueueItemResponse{Response: r}
 	}
@@ -73,14 +83,14 @@ func (s *Service) QuarantineItem(ctx context.Context, req Request, id string) Qu
 	return QueueItemResponse{Response: r, Item: it}
 }
 
-func (s *Service) queueItem(id string) (*QueueItem, Response) {
+func (s *writer) queueItem(id string) (*QueueItem, Response) {
 	it, _, r := s.queueItemRead(id)
 	return it, r
 }
 
 // queueItemRead is queueItem with the digest of the entry as stored (see
 // vault.Promote).
-func (s *Service) queueItemRead(id string) (*QueueItem, [32]byte, Response) {
+func (s *writer) queueItemRead(id string) (*QueueItem, [32]byte, Response) {
 	rec, err := s.v.QueueGet(id)
 	if errors.Is(err, vault.ErrNotFound) {
 		return nil, [32]byte{}, Response{StatusNotFound, "no such quarantined memory"}
@@ -109,6 +119,11 @@ const (
 // (quarantine.KindReevaluation) comes back as it was instead, with the
 // user's confirmation (see approveHeld); it takes no edit. Operator only.
 func (s *Service) Approve(ctx context.Context, req Request, id string, edit *string) MemoryResponse {
+	return s.w.Approve(ctx, req, id, edit)
+}
+
+// Approve is Service.Approve's work.
+func (s *writer) Approve(ctx context.Context, req Request, id string, edit *string) MemoryResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return MemoryResponse{Response: r}
 	}
@@ -169,6 +184,11 @@ func (s *Service) Approve(ctx context.Context, req Request, id string, edit *str
 // of a split order deletes the stored half too, when it is held for the
 // item (see RejectItem to keep it). Operator only.
 func (s *Service) Reject(ctx context.Context, req Request, id string) Response {
+	return s.w.Reject(ctx, req, id)
+}
+
+// Reject is Service.Reject's work.
+func (s *writer) Reject(ctx context.Context, req Request, id string) Response {
 	return s.RejectItem(ctx, req, id, RejectOptions{})
 }
 
@@ -181,6 +201,11 @@ type RejectOptions struct {
 
 // RejectItem is Reject with options. Operator only.
 func (s *Service) RejectItem(ctx context.Context, req Request, id string, o RejectOptions) Response {
+	return s.w.RejectItem(ctx, req, id, o)
+}
+
+// RejectItem is Service.RejectItem's work.
+func (s *writer) RejectItem(ctx context.Context, req Request, id string, o RejectOptions) Response {
 	if r, ok := s.operatorGate(req); !ok {
 		return r
 	}
@@ -210,10 +235,15 @@ func (s *Service) RejectItem(ctx context.Context, req Request, id string, o Reje
 
 // Discard removes a hostile forensic copy. Operator only.
 func (s *Service) Discard(ctx context.Context, req Request, id string) Response {
+	return s.w.Discard(ctx, req, id)
+}
+
+// Discard is Service.Discard's work.
+func (s *writer) Discard(ctx context.Context, req Request, id string) Response {
 	return s.dropItem(req, id, quarantine.Discarded, vault.ActionDiscard)
 }
 
-func (s *Service) dropItem(req Request, id string, to quarantine.State, action vault.Action) Response {
+func (s *writer) dropItem(req Request, id string, to quarantine.State, action vault.Action) Response {
 	if r, ok := s.operatorGate(req); !ok {
 		return r
 	}
@@ -236,6 +266,11 @@ func (s *Service) dropItem(req Request, id string, to quarantine.State, action v
 // many it removed; sealed copies are only seen while the vault is unlocked.
 // Operator only; the sweep calls it.
 func (s *Service) PurgeExpiredHostile(ctx context.Context, req Request, now time.Time) (int, Response) {
+	return s.w.PurgeExpiredHostile(ctx, req, now)
+}
+
+// PurgeExpiredHostile is Service.PurgeExpiredHostile's work.
+func (s *writer) PurgeExpiredHostile(ctx context.Context, req Request, now time.Time) (int, Response) {
 	return s.life.PurgeExpiredHostile(ctx, req, now)
 }
 

@@ -65,13 +65,13 @@ func splitKey(req Request) string {
 // result for the first joined text that is not safe because of something
 // neither write holds alone (see splitFinding), the text, and the earlier
 // write, or ok false.
-func (s *Service) splitOrder(req Request, content string, found []string, in guard.Input) (guard.Result, string, recentWrite, bool) {
+func (s *writer) splitOrder(req Request, content string, found []string, in guard.Input) (guard.Result, string, recentWrite, bool) {
 	return s.splitOrderWith(req, content, found, in, s.guard.Screen)
 }
 
 // splitOrderWith is splitOrder with the guard's screening of a joined
 // text given: an import looks up what it screened ahead.
-func (s *Service) splitOrderWith(req Request, content string, found []string, in guard.Input, screen func(guard.Input) guard.Result) (guard.Result, string, recentWrite, bool) {
+func (s *writer) splitOrderWith(req Request, content string, found []string, in guard.Input, screen func(guard.Input) guard.Result) (guard.Result, string, recentWrite, bool) {
 	for _, w := range s.joinable(req) {
 		joined := joinWrites(w.content, content)
 		in.Text = joined
@@ -109,7 +109,7 @@ func findingTypes(fs []guard.Finding) []string {
 
 // joinable returns the caller's recent writes still within splitWindow,
 // the newest first.
-func (s *Service) joinable(req Request) []recentWrite {
+func (s *writer) joinable(req Request) []recentWrite {
 	return s.recent.within(splitKey(req), s.now(), splitWindow)
 }
 
@@ -121,7 +121,7 @@ func joinWrites(a, b string) string {
 // remember keeps an accepted agent write for the split-order check:
 // version is the stored memory's, or 0 for a duplicate, and found the
 // types of what the guard found in it (see recentWrite).
-func (s *Service) remember(req Request, id, content string, version int, found []string) {
+func (s *writer) remember(req Request, id, content string, version int, found []string) {
 	if req.Caller.Operator {
 		return
 	}
@@ -145,7 +145,7 @@ func heldHalf(m *vault.Memory) bool {
 // an edit, a pin: the user's verdict stands) or one already archived is
 // left as it is, and the item says why. What the caller is told does not
 // depend on it.
-func (s *Service) holdPartner(ctx context.Context, req Request, w recentWrite) *quarantine.Partner {
+func (s *writer) holdPartner(ctx context.Context, req Request, w recentWrite) *quarantine.Partner {
 	p := &quarantine.Partner{ID: w.id, Content: w.content}
 	if w.version == 0 {
 		p.Why = "the agent's write repeated this memory, which was stored before: it was left as it is"
@@ -197,7 +197,7 @@ func userVerified(m *vault.Memory) bool {
 // releasePartner brings back the stored half of the split order of item
 // it, held by holdPartner, unless another pending item still holds it or
 // the user moved it since. The release is audited with why.
-func (s *Service) releasePartner(ctx context.Context, req Request, it *quarantine.Item, why string) {
+func (s *writer) releasePartner(ctx context.Context, req Request, it *quarantine.Item, why string) {
 	p := it.Partner
 	if p == nil || !p.Held || s.partnerHeldByOther(it) {
 		return
@@ -219,7 +219,7 @@ func (s *Service) releasePartner(ctx context.Context, req Request, it *quarantin
 // with its versions, when it is still held for it; one the user moved
 // since, or that another pending item holds, is left as it is. It says
 // what it did, for the user.
-func (s *Service) forgetPartner(ctx context.Context, req Request, it *quarantine.Item) (string, error) {
+func (s *writer) forgetPartner(ctx context.Context, req Request, it *quarantine.Item) (string, error) {
 	p := it.Partner
 	if p == nil || !p.Held {
 		return "", nil
@@ -246,7 +246,7 @@ func (s *Service) forgetPartner(ctx context.Context, req Request, it *quarantine
 
 // partnerHeldByOther reports whether another pending item holds the same
 // stored half.
-func (s *Service) partnerHeldByOther(it *quarantine.Item) bool {
+func (s *writer) partnerHeldByOther(it *quarantine.Item) bool {
 	recs, _, err := s.v.QueueList()
 	if err != nil {
 		return true // unsure: keep it held; the other decision releases it
@@ -281,7 +281,7 @@ type splitSecret struct {
 	typ     string
 }
 
-func (s *Service) splitSecret(req Request, content string) (splitSecret, bool) {
+func (s *writer) splitSecret(req Request, content string) (splitSecret, bool) {
 	for _, w := range s.joinable(req) {
 		head := strings.TrimRight(w.content, " \t\n")
 		rest := strings.TrimLeft(content, " \t\n")
@@ -308,7 +308,7 @@ func (h splitSecret) redact(content string) string {
 // been changed or deleted since: a change that no longer holds the part
 // is left alone. Only the writer's own memory is changed: one its write
 // merely repeated (perhaps the user's or another agent's) is not.
-func (s *Service) redactEarlier(ctx context.Context, req Request, h splitSecret) {
+func (s *writer) redactEarlier(ctx context.Context, req Request, h splitSecret) {
 	if h.earlier.version == 0 {
 		return
 	}

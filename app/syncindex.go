@@ -12,6 +12,11 @@ import (
 // outside the service's own write paths. Removed bytes are scrubbed by
 // the scrubber, as for any removal.
 func (s *Service) SyncApplied(changed, removed []string) {
+	s.w.SyncApplied(changed, removed)
+}
+
+// SyncApplied is Service.SyncApplied's work.
+func (s *writer) SyncApplied(changed, removed []string) {
 	if s.v == nil {
 		return
 	}
@@ -31,7 +36,7 @@ func (s *Service) SyncApplied(changed, removed []string) {
 // sends to the other devices, where it is the latest. A sensitive memory
 // stays sensitive. It takes no edit. Rejecting the item (dropItem) keeps
 // the live state.
-func (s *Service) approveSyncConflict(ctx context.Context, req Request, it *quarantine.Item, edit *string) MemoryResponse {
+func (s *writer) approveSyncConflict(ctx context.Context, req Request, it *quarantine.Item, edit *string) MemoryResponse {
 	if edit != nil {
 		return MemoryResponse{Response: Response{StatusInvalid, "invalid: a sync conflict restores the state it holds; approve it, then edit the memory"}}
 	}

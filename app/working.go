@@ -31,7 +31,7 @@ type workingNote struct {
 
 // storeWorking keeps a note in the caller's session. Secrets are redacted
 // even here, and hostile content is refused like any write.
-func (s *Service) storeWorking(req Request, in StoreInput) MemoryResponse {
+func (s *writer) storeWorking(req Request, in StoreInput) MemoryResponse {
 	if req.Caller.Session == "" {
 		return MemoryResponse{Response: Response{StatusInvalid, "working memory needs a session (the Engram-Session header, or an MCP session)"}}
 	}
@@ -66,7 +66,7 @@ func (s *Service) storeWorking(req Request, in StoreInput) MemoryResponse {
 
 // recallWorking returns the caller's session notes that share a term with
 // the query, newest first.
-func (s *Service) recallWorking(req Request, query string) []RecallResult {
+func (s *writer) recallWorking(req Request, query string) []RecallResult {
 	if req.Caller.Session == "" {
 		return nil
 	}

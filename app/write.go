@@ -35,6 +35,11 @@ const MaxSessionRejections = 3
 //
 // Three rejected writes in one agent session disable that session's writes.
 func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryResponse {
+	return s.w.Store(ctx, req, in)
+}
+
+// Store is Service.Store's work.
+func (s *writer) Store(ctx context.Context, req Request, in StoreInput) MemoryResponse {
 	if r, ok := s.gate(req); !ok {
 		return MemoryResponse{Response: r}
 	}
@@ -146,7 +151,7 @@ func (s *Service) Store(ctx context.Context, req Request, in StoreInput) MemoryR
 
 // resolveConflict archives the loser of a conflict between an earlier
 // memory and the one just stored, with a pointer to the winner.
-func (s *Service) resolveConflict(ctx context.Context, req Request, old, m *vault.Memory, why string, warnings []string) MemoryResponse {
+func (s *writer) resolveConflict(ctx context.Context, req Request, old, m *vault.Memory, why string, warnings []string) MemoryResponse {
 	winner, loser := m, old
 	if !s.newerWins(old, m) {
 		winner, loser = old, m
@@ -174,7 +179,7 @@ func quoteName(s string) string {
 }
 
 // auditAll appends entries already made out for their request.
-func (s *Service) auditAll(es []vault.AuditEntry) {
+func (s *writer) auditAll(es []vault.AuditEntry) {
 	for _, e := range es {
 		if err := s.v.Audit(e); err != nil {
 			s.log.Error("audit", "err", err)
@@ -187,6 +192,11 @@ func (s *Service) auditAll(es []vault.AuditEntry) {
 // service, and the user sees the attempt in the audit log, as an
 // impersonation attempt in a write's source is.
 func (s *Service) ForeignSession(req Request, session string) {
+	s.w.ForeignSession(req, session)
+}
+
+// ForeignSession is Service.ForeignSession's work.
+func (s *writer) ForeignSession(req Request, session string) {
 	if s.v == nil || req.Caller.Operator {
 		return
 	}
@@ -197,7 +207,7 @@ func (s *Service) ForeignSession(req Request, session string) {
 	s.audit(req, vault.AuditEntry{Action: vault.ActionReject, Result: vault.ResultDenied, Reason: "a request in an MCP session that another agent opened"})
 }
 
-func (s *Service) sessionDisabled(c Caller) string {
+func (s *writer) sessionDisabled(c Caller) string {
 	why := ""
 	s.sessions.read(c, func(st *session) {
 		if len(st.rejected) >= MaxSessionRejections {
@@ -217,6 +227,11 @@ type SessionSummaryResponse struct {
 // SessionSummary reports the rejected writes of the caller's session, for
 // the agent and the desktop app, without ending it.
 func (s *Service) SessionSummary(ctx context.Context, req Request) SessionSummaryResponse {
+	return s.w.SessionSummary(ctx, req)
+}
+
+// SessionSummary is Service.SessionSummary's work.
+func (s *writer) SessionSummary(ctx context.Context, req Request) SessionSummaryResponse {
 	var rejected []string
 	s.sessions.read(req.Caller, func(st *session) { rejected = slices.Clone(st.rejected) })
 	r := SessionSummaryResponse{Response: Response{Status: StatusOK}, Rejected: rejected}
@@ -233,6 +248,11 @@ func (s *Service) SessionSummary(ctx context.Context, req Request) SessionSummar
 // EndSession returns the session summary and forgets the session's state
 // (its working memory and rejection count).
 func (s *Service) EndSession(ctx context.Context, req Request) SessionSummaryResponse {
+	return s.w.EndSession(ctx, req)
+}
+
+// EndSession is Service.EndSession's work.
+func (s *writer) EndSession(ctx context.Context, req Request) SessionSummaryResponse {
 	r := s.SessionSummary(ctx, req)
 	s.sessions.end(req.Caller)
 	return r
@@ -240,14 +260,14 @@ func (s *Service) EndSession(ctx context.Context, req Request) SessionSummaryRes
 
 // enqueue puts a write that admit queued in the review queue: suspicious,
 // from the web, or waiting for the user's confirmation.
-func (s *Service) enqueue(ctx context.Context, req Request, a admission, warnings []string) MemoryResponse {
+func (s *writer) enqueue(ctx context.Context, req Request, a admission, warnings []string) MemoryResponse {
 	return s.enqueueWith(ctx, req, a, warnings, nil)
 }
 
 // enqueueWith is enqueue with the review of the live memories of the
 // write's field given (an import keeps one over its run), or nil to list
 // them.
-func (s *Service) enqueueWith(ctx context.Context, req Request, a admission, warnings []string, review *quarantine.Review) MemoryResponse {
+func (s *writer) enqueueWith(ctx context.Context, req Request, a admission, warnings []string, review *quarantine.Review) MemoryResponse {
 	m, res, reason := a.Memory, a.Result, a.QueueReason
 	m.Trust = vault.TrustUntrusted
 	it := &quarantine.Item{
@@ -279,7 +299,7 @@ func (s *Service) enqueueWith(ctx context.Context, req Request, a admission, war
 
 // keepHostile stores a sealed forensic copy of a hostile write for the
 // user; if the vault is locked only the audit entry remains.
-func (s *Service) keepHostile(req Request, a admission, hash string) {
+func (s *writer) keepHostile(req Request, a admission, hash string) {
 	m, res := a.Memory, a.Result
 	exp := s.now().UTC().Add(quarantine.HostileRetention)
 	it := &quarantine.Item{
