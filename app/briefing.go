@@ -60,6 +60,11 @@ const minBriefingConfidence = 0.3
 // left out. The briefing is audited as a listing with its count, and
 // each sensitive memory in it as an L3 access.
 func (s *Service) Briefing(ctx context.Context, req Request, in BriefingInput) BriefingResponse {
+	return s.rd.Briefing(ctx, req, in)
+}
+
+// Briefing is Service.Briefing's work.
+func (s *reading) Briefing(ctx context.Context, req Request, in BriefingInput) BriefingResponse {
 	if r, ok := s.gate(req); !ok {
 		return BriefingResponse{Response: r}
 	}

@@ -22,17 +22,26 @@
 //   - The door (door.go) holds the checks every request passes, whichever
 //     part answers it: the service available, the request authorized, its
 //     session and reason valid (gate), the caller allowed this memory, a
-//     refusal audited (check, deny), an error made a response (fail).
+//     refusal audited (check, deny), an error made a response (fail). The
+//     parts below share it by pointer, never through the Service.
+//   - The writer (writer.go) writes memories through the admission:
+//     write.go (store), conflict.go, splitorder.go, working.go, update.go
+//     (update, pin, roll back, delete), expires.go, mergesplit.go,
+//     import.go, the user's decisions on the review queue (review.go,
+//     reevaluate.go, syncindex.go) and the refusals it counts
+//     (refusals.go).
+//   - The reading (reading.go) answers reads: recall (recall_service.go),
+//     briefings (briefing.go), listings, history and the audit log.
 //   - The lifecycle (lifecycle.go) ages, questions and removes memories:
 //     sweep.go (sweep, restore), forget.go (forget, clear), confirm.go
-//     and question.go. It holds the door and the recall index, not the
-//     Service, whose methods delegate to it.
-//   - The other files of this package are the routes: write.go (store),
-//     service.go (get, list, update, delete), recall_service.go,
-//     review.go (the quarantine), mergesplit.go (which writes through
-//     the admission, so stays on the Service), splitorder.go,
-//     conflict.go, import.go, reevaluate.go, pairing.go and agents.go,
-//     admin.go (backups, audit), briefing.go.
+//     and question.go.
+//   - The registrar (registrar.go) knows the agents: agents.go (add,
+//     grants, status, tokens), authfail.go (authentication and its
+//     failures), pairing.go and pairing_origin.go, peer.go (the process
+//     behind a connection).
+//   - Service (service.go) makes the parts and routes each call to one;
+//     its own are what spans them: WaitingFor (waiting.go), backups and
+//     the audit chain's verification (admin.go), Close.
 //
 // With Options.Recall set, the service answers Recall under the same read
 // rules as Get. A write is indexed by keyword before it is answered; its

@@ -88,6 +88,11 @@ const NothingPassedFloor = "nothing passed the relevance floor: no memory matche
 // (recall.Engine.Search). The recall is audited with the number of
 // results; each sensitive result is audited as an L3 access.
 func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) RecallResponse {
+	return s.rd.Recall(ctx, req, in)
+}
+
+// Recall is Service.Recall's work.
+func (s *reading) Recall(ctx context.Context, req Request, in RecallInput) RecallResponse {
 	return s.recallFor(ctx, req, in, false)
 }
 
@@ -97,11 +102,16 @@ func (s *Service) Recall(ctx context.Context, req Request, in RecallInput) Recal
 // is returned, up to in.Limit when positive (0: all, from at least the
 // recall.UnlimitedCandidates best of each index), and Total counts them.
 func (s *Service) Search(ctx context.Context, req Request, in RecallInput) RecallResponse {
+	return s.rd.Search(ctx, req, in)
+}
+
+// Search is Service.Search's work.
+func (s *reading) Search(ctx context.Context, req Request, in RecallInput) RecallResponse {
 	return s.recallFor(ctx, req, in, true)
 }
 
 // recallFor is Recall, or Search when unlimited.
-func (s *Service) recallFor(ctx context.Context, req Request, in RecallInput, unlimited bool) RecallResponse {
+func (s *reading) recallFor(ctx context.Context, req Request, in RecallInput, unlimited bool) RecallResponse {
 	if r, ok := s.gate(req); !ok {
 		return RecallResponse{Response: r}
 	}
@@ -111,7 +121,7 @@ func (s *Service) recallFor(ctx context.Context, req Request, in RecallInput, un
 	if !s.idx.Enabled() {
 		return RecallResponse{Response: Response{StatusUnavailable, "recall is not enabled"}}
 	}
-	if err := s.WaitIndexed(ctx); err != nil {
+	if err := s.idx.WaitBuilt(ctx); err != nil {
 		return RecallResponse{Response: Response{StatusUnavailable, "the recall index could not be built; see the log"}}
 	}
 	status := s.RecallStatus()
@@ -154,7 +164,7 @@ func (s *Service) recallFor(ctx context.Context, req Request, in RecallInput, un
 		ids[i] = out[i].ID
 	}
 	s.access.Record(ids, now)
-	if working := s.w.recallWorking(req, in.Query); len(working) > 0 {
+	if working := s.working(req, in.Query); len(working) > 0 {
 		out = append(working, out...)
 		res.Context = workingContext(working) + res.Context
 	}
@@ -174,6 +184,11 @@ func (s *Service) recallFor(ctx context.Context, req Request, in RecallInput, un
 // RecallStatus says whether recall finds memories by meaning, with which
 // model (as Options.RecallStatus described it), or why by keywords alone.
 func (s *Service) RecallStatus() RecallStatus {
+	return s.rd.RecallStatus()
+}
+
+// RecallStatus is Service.RecallStatus's work.
+func (s *reading) RecallStatus() RecallStatus {
 	st := s.recallStatus
 	if s.idx == nil || !s.idx.Enabled() {
 		return RecallStatus{KeywordOnly: "recall is not enabled"}
@@ -236,6 +251,11 @@ type EmbedProgress = upkeep.EmbedProgress
 // desktop app and the CLI poll it; Done reaching Total with Running false
 // means every memory that can have a vector has one.
 func (s *Service) EmbedProgress() EmbedProgress {
+	return s.rd.EmbedProgress()
+}
+
+// EmbedProgress is Service.EmbedProgress's work.
+func (s *reading) EmbedProgress() EmbedProgress {
 	if s.idx == nil {
 		return EmbedProgress{}
 	}
@@ -246,6 +266,11 @@ func (s *Service) EmbedProgress() EmbedProgress {
 // background embedding it started has finished, and returns the
 // embedding's error, if any.
 func (s *Service) WaitEmbedded(ctx context.Context) error {
+	return s.rd.WaitEmbedded(ctx)
+}
+
+// WaitEmbedded is Service.WaitEmbedded's work.
+func (s *reading) WaitEmbedded(ctx context.Context) error {
 	if s.idx == nil {
 		return nil
 	}
@@ -255,6 +280,11 @@ func (s *Service) WaitEmbedded(ctx context.Context) error {
 // WaitVectors waits until every memory written so far has its vector,
 // indexed and stored (or failed to get one), or ctx ends.
 func (s *Service) WaitVectors(ctx context.Context) error {
+	return s.rd.WaitVectors(ctx)
+}
+
+// WaitVectors is Service.WaitVectors's work.
+func (s *reading) WaitVectors(ctx context.Context) error {
 	if s.idx == nil {
 		return nil
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"time"
 
 	"github.com/engram-app/engram/app/agents"
@@ -47,10 +46,7 @@ type Service struct {
 	// fail) and what they need: the vault, why the service is disabled,
 	// the logger, the write policy and the agent registry (door.go).
 	door
-	// guard is the write policy's write guard, for the checks that are
-	// not a write's admission.
-	guard *guard.Guard
-	now   func() time.Time
+	now func() time.Time
 
 	// reg adds, authenticates and pairs agents (registrar.go).
 	reg *registrar
@@ -62,14 +58,14 @@ type Service struct {
 	access  *upkeep.Access
 	damaged *upkeep.Damaged
 	scrub   *upkeep.Scrubber
-	// recallStatus is what the caller of New said about the embedder
-	// (Options.RecallStatus); RecallStatus completes it.
-	recallStatus RecallStatus
 
 	// life sweeps, forgets, confirms and questions memories (lifecycle.go);
 	// w writes them through the admission (writer.go).
 	life *lifecycle
 	w    *writer
+	// rd answers reads: recall, briefings, listings, history, the audit
+	// log (reading.go).
+	rd *reading
 }
 
 // Options configure a Service. The zero value is usable.
@@ -139,7 +135,7 @@ func New(v *vault.Vault, o Options) (*Service, error) {
 	if o.SensitiveAuditRetention <= 0 {
 		o.SensitiveAuditRetention = DefaultSensitiveAuditRetention
 	}
-	s := &Service{door: door{v: v, log: o.Log, pol: pol, agents: agents.NewRegistry(v)}, guard: pol.Guard(), now: o.Now, recallStatus: o.RecallStatus}
+	s := &Service{door: door{v: v, log: o.Log, pol: pol, agents: agents.NewRegistry(v)}, now: o.Now}
 	s.damaged = upkeep.NewDamaged(o.Log)
 	refusals := &agents.Refusals{Window: RefusalWindow}
 	s.reg = &registrar{door: &s.door, now: o.Now, refusals: refusals, authFails: agents.NewAuthFailures(v.Audit, o.Now, o.Log)}
@@ -154,8 +150,9 @@ func New(v *vault.Vault, o Options) (*Service, error) {
 	s.scrub = upkeep.StartScrubber(v, o.Log)
 	s.life = &lifecycle{door: &s.door, idx: s.idx, damaged: s.damaged, scrub: s.scrub,
 		sensitiveRetention: o.SensitiveAuditRetention, recall: s.Recall}
-	s.w = &writer{door: &s.door, guard: s.guard, now: o.Now, refusals: refusals, idx: s.idx, damaged: s.damaged,
+	s.w = &writer{door: &s.door, guard: pol.Guard(), now: o.Now, refusals: refusals, idx: s.idx, damaged: s.damaged,
 		conflicts: o.Conflicts, lifecycle: o.Lifecycle, life: s.life, reg: s.reg}
+	s.rd = &reading{door: &s.door, now: o.Now, idx: s.idx, access: s.access, damaged: s.damaged, recallStatus: o.RecallStatus, working: s.w.recallWorking}
 	// Drop the pairing requests that expired while Engram was not running.
 	if !s.v.ReadOnly() {
 		if _, err := s.reg.livePairings(); err != nil {
@@ -207,6 +204,7 @@ func Disabled(reason error) *Service {
 	s.life = &lifecycle{door: &s.door}
 	s.w = &writer{door: &s.door, life: s.life, now: s.now}
 	s.reg = &registrar{door: &s.door, now: s.now}
+	s.rd = &reading{door: &s.door, now: s.now, working: s.w.recallWorking}
 	return s
 }
 
@@ -311,63 +309,6 @@ type ListResponse struct {
 	Damaged int `json:"damaged,omitempty"`
 }
 
-// List returns the memories the caller may read, newest first.
-func (s *Service) List(ctx context.Context, req Request, in ListInput) ListResponse {
-	if r, ok := s.gate(req); !ok {
-		return ListResponse{Response: r}
-	}
-	damaged := 0
-	parts := in.Partitions
-	switch {
-	case len(parts) > 0:
-	case len(in.Filters.Partitions) > 0:
-		parts = in.Filters.Partitions
-	case in.Filters.IncludeArchived:
-		parts = vault.AllPartitions
-	}
-	all, hidden, err := s.v.List(vault.ListFilter{Partitions: parts, Field: in.Field, OnDamaged: func(id string, err error) {
-		damaged++
-		s.damaged.Skip(id, err)
-	}})
-	if err != nil {
-		return ListResponse{Response: s.fail("list", err)}
-	}
-	out := all[:0]
-	now := s.now()
-	f := in.Filters
-	f.IncludeArchived = f.IncludeArchived || slices.Contains(parts, vault.Archive) // listed: asked for
-	for i := range all {
-		if !s.canRead(req.Caller, policy.InfoOf(&all[i])) {
-			continue
-		}
-		if d := docOf(&all[i]); !f.Match(&d, now) {
-			continue
-		}
-		if in.Masked && all[i].Sensitive() {
-			all[i].Content = ""
-		}
-		out = append(out, all[i])
-	}
-	slices.SortFunc(out, func(a, b Memory) int { return b.Created.Compare(a.Created) })
-	if in.Max > 0 && len(out) > in.Max {
-		out = out[:in.Max]
-	}
-	if in.Masked && req.Caller.Operator {
-		return ListResponse{Response: Response{Status: StatusOK}, Memories: out, Hidden: hidden, Damaged: damaged}
-	}
-	e := vault.AuditEntry{Action: vault.ActionList, Agent: req.Caller.Name(), Session: req.Caller.Session, Field: in.Field, Result: vault.ResultOK, Count: len(out)}
-	if slices.ContainsFunc(out, func(m Memory) bool { return m.Sensitive() }) {
-		// A listing that shows sensitive memories is an L3 access: its
-		// entry names the partition, is kept as long, and is committed
-		// before the answer (vault.Audit commits other reads later).
-		e.Partition = vault.Sensitive
-	}
-	if err := s.v.Audit(e); err != nil {
-		return ListResponse{Response: s.fail("list", err)}
-	}
-	return ListResponse{Response: Response{Status: StatusOK}, Memories: out, Hidden: hidden, Damaged: damaged}
-}
-
 // UpdateInput is a change to a memory. Nil fields are left as they are.
 //
 // The jsonschema tags are the descriptions the MCP tool update_memory
@@ -400,19 +341,6 @@ type HistoryResponse struct {
 	Versions []Version `json:"versions,omitempty"`
 }
 
-// History answers "why do you believe this?": provenance and versions.
-func (s *Service) History(ctx context.Context, req Request, id string) HistoryResponse {
-	got := s.Get(ctx, req, id)
-	if !got.OK() {
-		return HistoryResponse{Response: got.Response}
-	}
-	vers, err := s.v.History(id, req.actor())
-	if err != nil {
-		return HistoryResponse{Response: s.fail("history", err)}
-	}
-	return HistoryResponse{Response: Response{Status: StatusOK}, Memory: got.Memory, Versions: vers}
-}
-
 // AuditInput filters the audit log.
 type AuditInput struct {
 	Agent string
@@ -425,16 +353,4 @@ type AuditInput struct {
 type AuditResponse struct {
 	Response
 	Entries []AuditEntry `json:"entries"`
-}
-
-// Audit returns audit entries. Only the operator reads the log.
-func (s *Service) Audit(ctx context.Context, req Request, in AuditInput) AuditResponse {
-	if r, ok := s.operatorGate(req); !ok {
-		return AuditResponse{Response: r}
-	}
-	es, err := s.v.AuditLog(vault.AuditFilter{Agent: in.Agent, Field: in.Field, Last: in.Last, Since: in.Since})
-	if err != nil {
-		return AuditResponse{Response: s.fail("audit", err)}
-	}
-	return AuditResponse{Response: Response{Status: StatusOK}, Entries: es}
 }
