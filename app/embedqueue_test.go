@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/engram-app/engram/app"
@@ -101,59 +102,58 @@ func TestWritesDoNotWaitForVectors(t *testing.T) {
 }
 
 // TestVectorsStoredLazily: vectors made for written memories are indexed
-// at once but stored together later, in one transaction, when
-// WaitVectors (or Close, or the save timer) asks; a restart then finds
-// every one and embeds nothing again.
+// at once but stored together later, in one transaction, when the save
+// timer fires (or WaitVectors or Close asks); a restart then finds every
+// one and embeds nothing again. In a bubble, so that "at once" and "when
+// the timer fires" are points of the fake clock, not guesses at how fast
+// the machine is.
 func TestVectorsStoredLazily(t *testing.T) {
-	v, _ := vaulttest.New(t)
-	emb := &countingEmbedder{}
-	s := newRecallService(t, v, emb)
-	if err := s.WaitEmbedded(ctx); err != nil {
-		t.Fatal(err)
-	}
-	const n = 6
-	start := time.Now()
-	for i := range n {
-		mustStore(t, s, operator, app.StoreInput{Content: fmt.Sprintf("note %d on the deploy pipeline and its %d stages", i, i+2)})
-	}
-	stored := func() int {
-		t.Helper()
-		k := 0
-		if _, err := v.Vectors(func(string, []byte) error { k++; return nil }); err != nil {
+	synctest.Test(t, func(t *testing.T) {
+		v, _ := vaulttest.New(t)
+		emb := &countingEmbedder{}
+		s := newRecallService(t, v, emb)
+		if err := s.WaitEmbedded(ctx); err != nil {
 			t.Fatal(err)
 		}
-		return k
-	}
-	// Semantic recall finds them as soon as their vectors are made.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-		got := recallIDs(t, s, operator, app.RecallInput{Query: "deploy pipeline stages", Mode: recall.Semantic, Limit: 20})
-		if len(got) >= n {
-			break
+		const n = 6
+		for i := range n {
+			mustStore(t, s, operator, app.StoreInput{Content: fmt.Sprintf("note %d on the deploy pipeline and its %d stages", i, i+2)})
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("semantic recall found %d memories, want %d", len(got), n)
+		stored := func() int {
+			t.Helper()
+			k := 0
+			if _, err := v.Vectors(func(string, []byte) error { k++; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			return k
 		}
-	}
-	// Storing each batch as it was made would be done by now. The save
-	// timer runs every 2 s: on a machine so slow that this point came
-	// later, it may have stored them already.
-	time.Sleep(200 * time.Millisecond)
-	if got := stored(); got != 0 && time.Since(start) < 1500*time.Millisecond {
-		t.Fatalf("%d vectors stored at once, want none before the save", got)
-	}
-	if err := s.WaitVectors(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if got := stored(); got != n {
-		t.Fatalf("%d vectors stored after WaitVectors, want %d", got, n)
-	}
-	s.Close()
-	again := &countingEmbedder{}
-	s2 := newRecallService(t, v, again)
-	if err := s2.WaitEmbedded(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if got := again.n.Load(); got != 0 {
-		t.Fatalf("the restart embedded %d texts, want none: every vector was stored", got)
-	}
+		// The queue's worker has embedded them and stopped; the save
+		// timer waits on the bubble's clock, which has not moved.
+		synctest.Wait()
+		if got := recallIDs(t, s, operator, app.RecallInput{Query: "deploy pipeline stages", Mode: recall.Semantic, Limit: 20}); len(got) != n {
+			t.Fatalf("semantic recall found %d memories once their vectors were made, want %d", len(got), n)
+		}
+		if got := stored(); got != 0 {
+			t.Fatalf("%d vectors stored at once, want none before the save", got)
+		}
+		time.Sleep(vectorSaveEvery)
+		synctest.Wait()
+		if got := stored(); got != n {
+			t.Fatalf("%d vectors stored after the save timer, want %d", got, n)
+		}
+		s.Close()
+		again := &countingEmbedder{}
+		s2 := newRecallService(t, v, again)
+		defer s2.Close()
+		if err := s2.WaitEmbedded(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := again.n.Load(); got != 0 {
+			t.Fatalf("the restart embedded %d texts, want none: every vector was stored", got)
+		}
+	})
 }
+
+// vectorSaveEvery is how often upkeep stores the vectors made for written
+// memories (upkeep's vectorSaveEvery).
+const vectorSaveEvery = 2 * time.Second
