@@ -89,7 +89,12 @@ type PruneResponse struct {
 // (PruneL3): the chain can only be cut at its start, so pruning stops at
 // the first of them. Operator only.
 func (s *Service) PruneAudit(ctx context.Context, req Request, now time.Time, retention time.Duration) PruneResponse {
-	return s.pruneAudit(req, now, retention, false)
+	return s.life.PruneAudit(ctx, req, now, retention)
+}
+
+// PruneAudit is Service.PruneAudit's work.
+func (l *lifecycle) PruneAudit(ctx context.Context, req Request, now time.Time, retention time.Duration) PruneResponse {
+	return l.pruneAudit(req, now, retention, false)
 }
 
 // PruneL3 is the user's approval of the removal the sweep proposes
@@ -97,11 +102,16 @@ func (s *Service) PruneAudit(ctx context.Context, req Request, now time.Time, re
 // records too once past the sensitive retention (a year by default).
 // Operator only.
 func (s *Service) PruneL3(ctx context.Context, req Request, now time.Time, retention time.Duration) PruneResponse {
-	return s.pruneAudit(req, now, retention, true)
+	return s.life.PruneL3(ctx, req, now, retention)
 }
 
-func (s *Service) pruneAudit(req Request, now time.Time, retention time.Duration, l3 bool) PruneResponse {
-	if r, ok := s.operatorGate(req); !ok {
+// PruneL3 is Service.PruneL3's work.
+func (l *lifecycle) PruneL3(ctx context.Context, req Request, now time.Time, retention time.Duration) PruneResponse {
+	return l.pruneAudit(req, now, retention, true)
+}
+
+func (l *lifecycle) pruneAudit(req Request, now time.Time, retention time.Duration, l3 bool) PruneResponse {
+	if r, ok := l.operatorGate(req); !ok {
 		return PruneResponse{Response: r}
 	}
 	if retention <= 0 {
@@ -109,11 +119,11 @@ func (s *Service) pruneAudit(req Request, now time.Time, retention time.Duration
 	}
 	var sensitive time.Time // zero: no L3 record goes
 	if l3 {
-		sensitive = s.life.sensitiveCutoff(now, retention)
+		sensitive = l.sensitiveCutoff(now, retention)
 	}
-	n, err := s.v.PruneAudit(now.Add(-retention), sensitive)
+	n, err := l.v.PruneAudit(now.Add(-retention), sensitive)
 	if err != nil {
-		return PruneResponse{Response: s.fail("prune audit", err)}
+		return PruneResponse{Response: l.fail("prune audit", err)}
 	}
 	return PruneResponse{Response: Response{Status: StatusOK}, Pruned: n}
 }
@@ -164,12 +174,17 @@ type L3DueResponse struct {
 // retention applies, as in PruneL3). It counts what the sweep proposes
 // (SweepResponse.L3Proposed) and changes nothing. Operator only.
 func (s *Service) L3Due(ctx context.Context, req Request, now time.Time, retention time.Duration) L3DueResponse {
-	if r, ok := s.operatorGate(req); !ok {
+	return s.life.L3Due(ctx, req, now, retention)
+}
+
+// L3Due is Service.L3Due's work.
+func (l *lifecycle) L3Due(ctx context.Context, req Request, now time.Time, retention time.Duration) L3DueResponse {
+	if r, ok := l.operatorGate(req); !ok {
 		return L3DueResponse{Response: r}
 	}
-	n, err := s.life.l3Due(now, retention)
+	n, err := l.l3Due(now, retention)
 	if err != nil {
-		return L3DueResponse{Response: s.fail("l3 due", err)}
+		return L3DueResponse{Response: l.fail("l3 due", err)}
 	}
-	return L3DueResponse{Response: Response{Status: StatusOK}, Due: n, Before: s.life.sensitiveCutoff(now, retention)}
+	return L3DueResponse{Response: Response{Status: StatusOK}, Due: n, Before: l.sensitiveCutoff(now, retention)}
 }

@@ -33,15 +33,17 @@
 //   - The reading (reading.go) answers reads: recall (recall_service.go),
 //     briefings (briefing.go), listings, history and the audit log.
 //   - The lifecycle (lifecycle.go) ages, questions and removes memories:
-//     sweep.go (sweep, restore), forget.go (forget, clear), confirm.go
-//     and question.go.
+//     sweep.go (sweep, restore), forget.go (forget, clear), confirm.go,
+//     question.go, and the audit log's retention (admin.go).
 //   - The registrar (registrar.go) knows the agents: agents.go (add,
 //     grants, status, tokens), authfail.go (authentication and its
 //     failures), pairing.go and pairing_origin.go, peer.go (the process
 //     behind a connection).
 //   - Service (service.go) makes the parts and routes each call to one;
 //     its own are what spans them: WaitingFor (waiting.go), backups and
-//     the audit chain's verification (admin.go), Close.
+//     the audit chain's verification (admin.go), Close. No part holds
+//     the Service, and every other Service method is one call to a part:
+//     TestServiceIsAFront holds both.
 //
 // With Options.Recall set, the service answers Recall under the same read
 // rules as Get. A write is indexed by keyword before it is answered; its

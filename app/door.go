@@ -168,3 +168,18 @@ func (d *door) check(req Request, id string, action vault.Action, allowed func(C
 	}
 	return Response{Status: StatusOK}
 }
+
+// get is Get: a read needs only the door's checks and the vault.
+func (d *door) get(req Request, id string) MemoryResponse {
+	if r, ok := d.gate(req); !ok {
+		return MemoryResponse{Response: r}
+	}
+	if r := d.check(req, id, vault.ActionRead, d.canRead); !r.OK() {
+		return MemoryResponse{Response: r}
+	}
+	m, err := d.v.Get(id, req.actor())
+	if err != nil {
+		return MemoryResponse{Response: d.fail("get", err)}
+	}
+	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &m}
+}

@@ -264,21 +264,6 @@ func (s *Service) Get(ctx context.Context, req Request, id string) MemoryRespons
 	return s.get(req, id)
 }
 
-// get is Get: a read needs only the door's checks and the vault.
-func (s *door) get(req Request, id string) MemoryResponse {
-	if r, ok := s.gate(req); !ok {
-		return MemoryResponse{Response: r}
-	}
-	if r := s.check(req, id, vault.ActionRead, s.canRead); !r.OK() {
-		return MemoryResponse{Response: r}
-	}
-	m, err := s.v.Get(id, req.actor())
-	if err != nil {
-		return MemoryResponse{Response: s.fail("get", err)}
-	}
-	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &m}
-}
-
 // ListInput filters List.
 type ListInput struct {
 	Partitions []Partition
