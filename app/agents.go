@@ -212,9 +212,6 @@ func (s *Service) Authenticate(ctx context.Context, token, session string) (Call
 
 // Authenticate is Service.Authenticate's work.
 func (s *registrar) Authenticate(ctx context.Context, token, session string) (Caller, Response) {
-	if s.v == nil {
-		return Caller{}, Response{StatusUnavailable, "memory is unavailable: " + s.reason.Error()}
-	}
 	token = strings.TrimSpace(token)
 	if !strings.HasPrefix(token, agents.TokenPrefix) {
 		return Caller{}, s.authFailed(ctx, agents.FailMalformed)

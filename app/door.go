@@ -22,9 +22,8 @@ import (
 // service (the lifecycle) reach it by pointer, not through the Service.
 // Its methods are safe for concurrent use.
 type door struct {
-	v      *vault.Vault
-	reason error // why the service is disabled; nil when v is set
-	log    *slog.Logger
+	v   *vault.Vault
+	log *slog.Logger
 	// pol is the write policy: it screens an agent's reason and a
 	// session id.
 	pol *policy.Policy
@@ -39,9 +38,6 @@ type door struct {
 // gate answers the checks every call shares: is the service available and
 // is the request authorized.
 func (d *door) gate(req Request) (Response, bool) {
-	if d.v == nil {
-		return Response{StatusUnavailable, "memory is unavailable: " + d.reason.Error()}, false
-	}
 	if !req.Authorized {
 		return Response{StatusUnauthorized, "the request is not authorized"}, false
 	}

@@ -245,9 +245,6 @@ func (s *Service) RequestPairing(ctx context.Context, name string) PairResponse 
 
 // RequestPairing is Service.RequestPairing's work.
 func (s *registrar) RequestPairing(ctx context.Context, name string) PairResponse {
-	if s.v == nil {
-		return PairResponse{Response: Response{StatusUnavailable, "memory is unavailable"}}
-	}
 	if !agents.ValidName.MatchString(name) || name == vault.AgentOperator {
 		return PairResponse{Response: Response{StatusInvalid, "an agent name is 1 to 64 letters, digits, dots, dashes or underscores"}}
 	}
@@ -388,9 +385,6 @@ func (s *Service) PollPairing(ctx context.Context, name, secret string) PairResp
 
 // PollPairing is Service.PollPairing's work.
 func (s *registrar) PollPairing(ctx context.Context, name, secret string) PairResponse {
-	if s.v == nil {
-		return PairResponse{Response: Response{StatusUnavailable, "memory is unavailable"}}
-	}
 	a, err := s.v.GetAgent(name)
 	if err != nil || a.PairHash == "" || subtle.ConstantTimeCompare([]byte(a.PairHash), []byte(agents.HashToken(secret))) != 1 {
 		return PairResponse{Response: s.authFailed(ctx, agents.FailPairPoll)}

@@ -39,12 +39,12 @@ func (r Request) actor() vault.Actor {
 	return vault.Actor{Agent: r.Caller.Name(), Session: r.Caller.Session, Reason: r.Reason}
 }
 
-// Service is the memory service. The zero value is not usable; call New or
-// Disabled. Its methods are safe for concurrent use.
+// Service is the memory service. The zero value is not usable; call New.
+// Its methods are safe for concurrent use.
 type Service struct {
 	// door holds the checks every request passes (gate, check, deny,
-	// fail) and what they need: the vault, why the service is disabled,
-	// the logger, the write policy and the agent registry (door.go).
+	// fail) and what they need: the vault, the logger, the write policy
+	// and the agent registry (door.go).
 	door
 	now func() time.Time
 
@@ -184,28 +184,10 @@ func (s *Service) WaitIndexed(ctx context.Context) error {
 // summary of failed authentications. The vault stays open (its owner
 // closes it).
 func (s *Service) Close() {
-	if s.v == nil {
-		return
-	}
 	s.idx.Close()
 	s.access.Close()
 	s.scrub.Close()
 	s.reg.authFails.Close()
-}
-
-// Disabled returns a service that answers every call with StatusUnavailable
-// and reason, for when the vault cannot be opened. Callers keep working
-// without memory instead of failing.
-func Disabled(reason error) *Service {
-	if reason == nil {
-		reason = errors.New("no vault")
-	}
-	s := &Service{door: door{reason: reason, log: slog.New(slog.DiscardHandler)}, now: time.Now}
-	s.life = &lifecycle{door: &s.door}
-	s.w = &writer{door: &s.door, life: s.life, now: s.now}
-	s.reg = &registrar{door: &s.door, now: s.now}
-	s.rd = &reading{door: &s.door, now: s.now, working: s.w.recallWorking}
-	return s
 }
 
 // StoreInput is a new memory as a caller describes it.

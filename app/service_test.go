@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -30,23 +29,6 @@ func newService(t *testing.T) (*app.Service, *vault.Vault) {
 		t.Fatal(err)
 	}
 	return s, v
-}
-
-func TestDisabledServiceAnswersUnavailable(t *testing.T) {
-	s := app.Disabled(errors.New("vault file is damaged"))
-	checks := map[string]app.Response{
-		"Store":   s.Store(ctx, operator, app.StoreInput{Content: "x"}).Response,
-		"Get":     s.Get(ctx, operator, "id").Response,
-		"List":    s.List(ctx, operator, app.ListInput{}).Response,
-		"Delete":  s.Delete(ctx, operator, "id"),
-		"History": s.History(ctx, operator, "id").Response,
-		"Audit":   s.Audit(ctx, operator, app.AuditInput{}).Response,
-	}
-	for name, r := range checks {
-		if r.Status != app.StatusUnavailable || !strings.Contains(r.Message, "vault file is damaged") {
-			t.Errorf("%s on a disabled service = %+v, want unavailable with the reason", name, r)
-		}
-	}
 }
 
 func TestStoreDefaultsAndTrust(t *testing.T) {

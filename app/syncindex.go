@@ -17,9 +17,6 @@ func (s *Service) SyncApplied(changed, removed []string) {
 
 // SyncApplied is Service.SyncApplied's work.
 func (s *writer) SyncApplied(changed, removed []string) {
-	if s.v == nil {
-		return
-	}
 	for _, id := range removed {
 		s.idx.Remove(id)
 	}

@@ -214,15 +214,12 @@ func TestTagsAreLabels(t *testing.T) {
 	}
 }
 
-// TestUpdateRefusedBeforeTagsAreRead: an unauthorized change or one to a
-// service without a vault is answered as such, whatever its tags.
+// TestUpdateRefusedBeforeTagsAreRead: an unauthorized change is answered
+// as such, whatever its tags.
 func TestUpdateRefusedBeforeTagsAreRead(t *testing.T) {
 	s, _ := newService(t)
 	in := app.UpdateInput{Operation: vault.OpTag, Tags: []string{awsKey}}
 	if r := s.Update(ctx, app.Request{Caller: claude.Caller}, "id", in); r.Status != app.StatusUnauthorized {
 		t.Fatalf("unauthorized Update = %+v", r.Response)
-	}
-	if r := app.Disabled(os.ErrNotExist).Update(ctx, claude, "id", in); r.Status != app.StatusUnavailable {
-		t.Fatalf("Update on a disabled service = %+v", r.Response)
 	}
 }
