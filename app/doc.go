@@ -27,9 +27,12 @@
 //   - The writer (writer.go) writes memories through the admission:
 //     write.go (store), conflict.go, splitorder.go, working.go, update.go
 //     (update, pin, roll back, delete), expires.go, mergesplit.go,
-//     import.go, the user's decisions on the review queue (review.go,
-//     reevaluate.go, syncindex.go) and the refusals it counts
-//     (refusals.go).
+//     import.go, syncindex.go (what a sync wrote, indexed) and the
+//     refusals it counts (refusals.go).
+//   - The reviewer (reviewer.go) answers the user's review: review.go
+//     (the quarantine's items approved through the writer, rejected,
+//     discarded) and reevaluate.go (a source found unreliable, its
+//     memories held for the user's verdict).
 //   - The reading (reading.go) answers reads: recall (recall_service.go),
 //     briefings (briefing.go), listings, history and the audit log.
 //   - The lifecycle (lifecycle.go) ages, questions and removes memories:

@@ -13,7 +13,7 @@ import (
 
 // parts are the types the service's work lives in (doc.go); Service makes
 // them and routes each call to one.
-var parts = []string{"door", "writer", "reading", "lifecycle", "registrar"}
+var parts = []string{"door", "writer", "reviewer", "reading", "lifecycle", "registrar"}
 
 // frontsOwn are the Service methods with work of their own: making and
 // closing the parts, and what spans them all (what waits for the user,
@@ -34,7 +34,9 @@ func TestServiceIsAFront(t *testing.T) {
 		t.Fatal(err)
 	}
 	var decls []ast.Decl
-	doorMethods := map[string]bool{}
+	// doorMethods are the door's methods; partFields the Service's
+	// fields that hold a part.
+	doorMethods, partFields := map[string]bool{}, map[string]bool{}
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {
 			continue
@@ -50,6 +52,21 @@ func TestServiceIsAFront(t *testing.T) {
 		for _, d := range f.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok && receiver(fd) == "door" {
 				doorMethods[fd.Name.Name] = true
+			}
+			if gd, ok := d.(*ast.GenDecl); ok {
+				for _, sp := range gd.Specs {
+					if ts, ok := sp.(*ast.TypeSpec); ok && ts.Name.Name == "Service" {
+						for _, fl := range ts.Type.(*ast.StructType).Fields.List {
+							if st, ok := fl.Type.(*ast.StarExpr); ok {
+								if id, ok := st.X.(*ast.Ident); ok && slices.Contains(parts, id.Name) {
+									for _, n := range fl.Names {
+										partFields[n.Name] = true
+									}
+								}
+							}
+						}
+					}
+				}
 			}
 		}
 		decls = append(decls, f.Decls...)
@@ -87,12 +104,15 @@ func TestServiceIsAFront(t *testing.T) {
 			if slices.Contains(frontsOwn, d.Name.Name) {
 				continue
 			}
-			if !delegates(d, doorMethods) {
+			if !delegates(d, doorMethods, partFields) {
 				t.Errorf("%s: Service.%s does work of its own: hand it to a part (or, if it spans them all, list it in frontsOwn)", fset.Position(d.Pos()), d.Name.Name)
 				continue
 			}
 			delegating++
 		}
+	}
+	if len(partFields) != len(parts)-1 { // the door is embedded
+		t.Errorf("the Service holds %d parts by pointer, want the %d of parts but the door", len(partFields), len(parts)-1)
 	}
 	if methods < 50 || delegating < methods-len(frontsOwn) {
 		t.Errorf("found %d Service methods, %d of them delegating: the test did not read the package", methods, delegating)
@@ -117,7 +137,7 @@ func receiver(d *ast.FuncDecl) string {
 // delegates reports whether d's body is one statement that calls a
 // method of a part: s.PART.M(...) or, for the door the Service embeds,
 // s.m(...) where m is the door's.
-func delegates(d *ast.FuncDecl, doorMethods map[string]bool) bool {
+func delegates(d *ast.FuncDecl, doorMethods, partFields map[string]bool) bool {
 	if d.Body == nil || len(d.Body.List) != 1 {
 		return false
 	}
@@ -144,7 +164,7 @@ func delegates(d *ast.FuncDecl, doorMethods map[string]bool) bool {
 	switch x := sel.X.(type) {
 	case *ast.SelectorExpr: // s.part.Method
 		id, ok := x.X.(*ast.Ident)
-		return ok && id.Name == d.Recv.List[0].Names[0].Name && slices.Contains([]string{"w", "rd", "life", "reg"}, x.Sel.Name)
+		return ok && id.Name == d.Recv.List[0].Names[0].Name && partFields[x.Sel.Name]
 	case *ast.Ident: // s.method of the embedded door
 		return x.Name == d.Recv.List[0].Names[0].Name && doorMethods[sel.Sel.Name]
 	}

@@ -131,11 +131,11 @@ const reviewedNote = "kept after review by the user"
 // Approve brings one back as it was, recording the user's confirmation,
 // and Reject deletes it. Operator only.
 func (s *Service) Reevaluate(ctx context.Context, req Request, in ReevaluateInput) ReevaluateResponse {
-	return s.w.Reevaluate(ctx, req, in)
+	return s.rv.Reevaluate(ctx, req, in)
 }
 
 // Reevaluate is Service.Reevaluate's work.
-func (s *writer) Reevaluate(ctx context.Context, req Request, in ReevaluateInput) ReevaluateResponse {
+func (s *reviewer) Reevaluate(ctx context.Context, req Request, in ReevaluateInput) ReevaluateResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return ReevaluateResponse{Response: r}
 	}
@@ -219,7 +219,7 @@ type attribution struct {
 // session. Entries older than the log's retention are gone: a session's
 // verdicts older than that are not attributed to it (its writes still
 // are, by their source.session_id).
-func (s *writer) attribute(src source) (attribution, error) {
+func (s *reviewer) attribute(src source) (attribution, error) {
 	at := attribution{wrote: map[string]string{}, verified: map[string]bool{}}
 	if src.session == "" {
 		return at, nil
@@ -380,7 +380,7 @@ func (src source) refutedBy(m *vault.Memory, at attribution) bool {
 // selectFor finds what rests on src, filling out's LeftAlone, Displaced,
 // Locked, Queued and Selected; it returns the memories to hold. It reads
 // and changes nothing else.
-func (s *writer) selectFor(ctx context.Context, src source, out *ReevaluateResponse) ([]selection, error) {
+func (s *reviewer) selectFor(ctx context.Context, src source, out *ReevaluateResponse) ([]selection, error) {
 	at, err := s.attribute(src)
 	if err != nil {
 		return nil, err
@@ -510,7 +510,7 @@ func reevaluated(m *vault.Memory, why string) Reevaluated {
 // memories are still live; running it again completes it, and Approve or
 // Reject of such an item does what it says. It returns how many memories
 // it archived.
-func (s *writer) hold(ctx context.Context, req Request, src source, sel []selection, out *ReevaluateResponse) (int, error) {
+func (s *reviewer) hold(ctx context.Context, req Request, src source, sel []selection, out *ReevaluateResponse) (int, error) {
 	recs, _, err := s.v.QueueList()
 	if err != nil {
 		return 0, err
@@ -657,7 +657,7 @@ func heldBy(m *vault.Memory, it *quarantine.Item) bool {
 // versions, provenance); then the item goes. A memory that is live
 // already (a run stopped before archiving it, or restored since) gets
 // the confirmation alone.
-func (s *writer) approveHeld(ctx context.Context, req Request, it *QueueItem) MemoryResponse {
+func (s *reviewer) approveHeld(ctx context.Context, req Request, it *QueueItem) MemoryResponse {
 	id := it.Memory.ID
 	src := source{agent: it.Agent, session: it.Session}
 	cur, err := s.v.Peek(id)
@@ -697,7 +697,7 @@ func (s *writer) approveHeld(ctx context.Context, req Request, it *QueueItem) Me
 // item. A memory restored or changed since it was held is left as it is
 // and the item stays: the user's later act stands until the user
 // approves the item or deletes the memory.
-func (s *writer) rejectHeld(ctx context.Context, req Request, it *QueueItem) Response {
+func (s *reviewer) rejectHeld(ctx context.Context, req Request, it *QueueItem) Response {
 	id := it.Memory.ID
 	src := source{agent: it.Agent, session: it.Session}
 	cur, err := s.v.Peek(id)
@@ -723,7 +723,7 @@ func (s *writer) rejectHeld(ctx context.Context, req Request, it *QueueItem) Res
 }
 
 // dropHeld removes a re-evaluation item, audited as action with reason.
-func (s *writer) dropHeld(req Request, it *QueueItem, action vault.Action, reason string) Response {
+func (s *reviewer) dropHeld(req Request, it *QueueItem, action vault.Action, reason string) Response {
 	e := vault.AuditEntry{Action: action, Agent: req.Caller.Name(), Session: req.Caller.Session, MemoryID: it.Memory.ID, Field: it.Memory.Field,
 		ContentHash: s.fingerprint(it.Memory.Content), Result: vault.ResultOK, Reason: reason}
 	if err := s.v.QueueDelete(it.ID, e); err != nil {

@@ -101,12 +101,3 @@ func pausedMessage(a vault.Agent) string {
 	}
 	return "Engram paused this agent for its refused writes (" + a.Note + "): " + untilResumed(a.Name)
 }
-
-// fingerprint is the audit's fingerprint of a text that was refused,
-// queued or redacted: keyed, so that a short secret or personal detail
-// cannot be confirmed by guessing it.
-// While the vault is locked there is no key: the entry then holds none.
-func (s *writer) fingerprint(text string) string {
-	fp, _ := s.v.Fingerprint(text)
-	return fp
-}

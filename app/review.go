@@ -26,11 +26,11 @@ type QueueResponse struct {
 // Quarantine lists the review queue, oldest first, guardian proposals
 // refreshed against the current memories. Operator only.
 func (s *Service) Quarantine(ctx context.Context, req Request) QueueResponse {
-	return s.w.Quarantine(ctx, req)
+	return s.rv.Quarantine(ctx, req)
 }
 
 // Quarantine is Service.Quarantine's work.
-func (s *writer) Quarantine(ctx context.Context, req Request) QueueResponse {
+func (s *reviewer) Quarantine(ctx context.Context, req Request) QueueResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return QueueResponse{Response: r}
 	}
@@ -71,11 +71,11 @@ type QueueItemResponse struct {
 
 // QuarantineItem returns one queue item. Operator only.
 func (s *Service) QuarantineItem(ctx context.Context, req Request, id string) QueueItemResponse {
-	return s.w.QuarantineItem(ctx, req, id)
+	return s.rv.QuarantineItem(ctx, req, id)
 }
 
 // QuarantineItem is Service.QuarantineItem's work.
-func (s *writer) QuarantineItem(ctx context.Context, req Request, id string) QueueItemResponse {
+func (s *reviewer) QuarantineItem(ctx context.Context, req Request, id string) QueueItemResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return QueueItemResponse{Response: r}
 	}
@@ -83,14 +83,14 @@ func (s *writer) QuarantineItem(ctx context.Context, req Request, id string) Que
 	return QueueItemResponse{Response: r, Item: it}
 }
 
-func (s *writer) queueItem(id string) (*QueueItem, Response) {
+func (s *reviewer) queueItem(id string) (*QueueItem, Response) {
 	it, _, r := s.queueItemRead(id)
 	return it, r
 }
 
 // queueItemRead is queueItem with the digest of the entry as stored (see
 // vault.Promote).
-func (s *writer) queueItemRead(id string) (*QueueItem, [32]byte, Response) {
+func (s *reviewer) queueItemRead(id string) (*QueueItem, [32]byte, Response) {
 	rec, err := s.v.QueueGet(id)
 	if errors.Is(err, vault.ErrNotFound) {
 		return nil, [32]byte{}, Response{StatusNotFound, "no such quarantined memory"}
@@ -119,11 +119,11 @@ const (
 // (quarantine.KindReevaluation) comes back as it was instead, with the
 // user's confirmation (see approveHeld); it takes no edit. Operator only.
 func (s *Service) Approve(ctx context.Context, req Request, id string, edit *string) MemoryResponse {
-	return s.w.Approve(ctx, req, id, edit)
+	return s.rv.Approve(ctx, req, id, edit)
 }
 
 // Approve is Service.Approve's work.
-func (s *writer) Approve(ctx context.Context, req Request, id string, edit *string) MemoryResponse {
+func (s *reviewer) Approve(ctx context.Context, req Request, id string, edit *string) MemoryResponse {
 	if r, ok := s.operatorGate(req); !ok {
 		return MemoryResponse{Response: r}
 	}
@@ -151,9 +151,9 @@ func (s *writer) Approve(ctx context.Context, req Request, id string, edit *stri
 		// The user's text over the agent's: admitted as the user's write to
 		// the queued memory (under fail_on_secret a secret is refused, not
 		// stored redacted).
-		a := s.admit(req, policy.Proposal{Memory: vault.Memory{Content: *edit}, Existing: &m, Confirmed: true})
+		a := s.w.admit(req, policy.Proposal{Memory: vault.Memory{Content: *edit}, Existing: &m, Confirmed: true})
 		if a.Outcome != policy.Admitted {
-			return MemoryResponse{Response: s.settle(req, a)}
+			return MemoryResponse{Response: s.w.settle(req, a)}
 		}
 		m.Content, m.Tier, m.Partition = a.Memory.Content, a.Memory.Tier, a.Memory.Partition
 		if a.SecretTypes != "" {
@@ -172,7 +172,7 @@ func (s *writer) Approve(ctx context.Context, req Request, id string, edit *stri
 	s.idx.Put(&got)
 	r = Response{Status: StatusOK}
 	if it.Partner != nil && it.Partner.Held {
-		s.releasePartner(ctx, req, it, "its other half was approved")
+		s.w.releasePartner(ctx, req, it, "its other half was approved")
 		r.Message = fmt.Sprintf("stored as memory %s; memory %s, the half stored before, is back in recall", got.ID, it.Partner.ID)
 	}
 	return MemoryResponse{Response: r, Memory: &got}
@@ -184,11 +184,11 @@ func (s *writer) Approve(ctx context.Context, req Request, id string, edit *stri
 // of a split order deletes the stored half too, when it is held for the
 // item (see RejectItem to keep it). Operator only.
 func (s *Service) Reject(ctx context.Context, req Request, id string) Response {
-	return s.w.Reject(ctx, req, id)
+	return s.rv.Reject(ctx, req, id)
 }
 
 // Reject is Service.Reject's work.
-func (s *writer) Reject(ctx context.Context, req Request, id string) Response {
+func (s *reviewer) Reject(ctx context.Context, req Request, id string) Response {
 	return s.RejectItem(ctx, req, id, RejectOptions{})
 }
 
@@ -201,11 +201,11 @@ type RejectOptions struct {
 
 // RejectItem is Reject with options. Operator only.
 func (s *Service) RejectItem(ctx context.Context, req Request, id string, o RejectOptions) Response {
-	return s.w.RejectItem(ctx, req, id, o)
+	return s.rv.RejectItem(ctx, req, id, o)
 }
 
 // RejectItem is Service.RejectItem's work.
-func (s *writer) RejectItem(ctx context.Context, req Request, id string, o RejectOptions) Response {
+func (s *reviewer) RejectItem(ctx context.Context, req Request, id string, o RejectOptions) Response {
 	if r, ok := s.operatorGate(req); !ok {
 		return r
 	}
@@ -220,10 +220,10 @@ func (s *writer) RejectItem(ctx context.Context, req Request, id string, o Rejec
 		return r
 	}
 	if o.KeepPartner {
-		s.releasePartner(ctx, req, it, "kept by the user when its other half was rejected")
+		s.w.releasePartner(ctx, req, it, "kept by the user when its other half was rejected")
 		return Response{StatusOK, fmt.Sprintf("not stored; memory %s, the half stored before, is back in recall", it.Partner.ID)}
 	}
-	msg, err := s.forgetPartner(ctx, req, it)
+	msg, err := s.w.forgetPartner(ctx, req, it)
 	if err != nil {
 		return s.fail("reject the stored half of a split order", err)
 	}
@@ -235,15 +235,15 @@ func (s *writer) RejectItem(ctx context.Context, req Request, id string, o Rejec
 
 // Discard removes a hostile forensic copy. Operator only.
 func (s *Service) Discard(ctx context.Context, req Request, id string) Response {
-	return s.w.Discard(ctx, req, id)
+	return s.rv.Discard(ctx, req, id)
 }
 
 // Discard is Service.Discard's work.
-func (s *writer) Discard(ctx context.Context, req Request, id string) Response {
+func (s *reviewer) Discard(ctx context.Context, req Request, id string) Response {
 	return s.dropItem(req, id, quarantine.Discarded, vault.ActionDiscard)
 }
 
-func (s *writer) dropItem(req Request, id string, to quarantine.State, action vault.Action) Response {
+func (s *reviewer) dropItem(req Request, id string, to quarantine.State, action vault.Action) Response {
 	if r, ok := s.operatorGate(req); !ok {
 		return r
 	}
@@ -266,11 +266,11 @@ func (s *writer) dropItem(req Request, id string, to quarantine.State, action va
 // many it removed; sealed copies are only seen while the vault is unlocked.
 // Operator only; the sweep calls it.
 func (s *Service) PurgeExpiredHostile(ctx context.Context, req Request, now time.Time) (int, Response) {
-	return s.w.PurgeExpiredHostile(ctx, req, now)
+	return s.rv.PurgeExpiredHostile(ctx, req, now)
 }
 
 // PurgeExpiredHostile is Service.PurgeExpiredHostile's work.
-func (s *writer) PurgeExpiredHostile(ctx context.Context, req Request, now time.Time) (int, Response) {
+func (s *reviewer) PurgeExpiredHostile(ctx context.Context, req Request, now time.Time) (int, Response) {
 	return s.life.PurgeExpiredHostile(ctx, req, now)
 }
 
@@ -296,4 +296,36 @@ func (l *lifecycle) PurgeExpiredHostile(ctx context.Context, req Request, now ti
 		n++
 	}
 	return n, Response{Status: StatusOK}
+}
+
+// approveSyncConflict makes the state a sync-conflict item holds (one
+// that lost to a concurrent edit on another device) the memory's live
+// state again, as the user's change: a new version that the next sync
+// sends to the other devices, where it is the latest. A sensitive memory
+// stays sensitive. It takes no edit. Rejecting the item (dropItem) keeps
+// the live state.
+func (s *reviewer) approveSyncConflict(ctx context.Context, req Request, it *quarantine.Item, edit *string) MemoryResponse {
+	if edit != nil {
+		return MemoryResponse{Response: Response{StatusInvalid, "invalid: a sync conflict restores the state it holds; approve it, then edit the memory"}}
+	}
+	from := it.Memory
+	got, err := s.v.Update(from.ID, vault.OpRollback, vault.Actor{Agent: req.Caller.Name(), Session: req.Caller.Session, Reason: "sync conflict settled by the user"}, func(m *vault.Memory) error {
+		sensitive := m.Sensitive()
+		m.Content, m.Kind, m.Field, m.Tier, m.Partition, m.Archive = from.Content, from.Kind, from.Field, from.Tier, from.Partition, from.Archive
+		m.Tags = append([]string(nil), from.Tags...)
+		m.Source, m.Trust, m.Confidence, m.Expires, m.Pinned = from.Source, from.Trust, from.Confidence, from.Expires, from.Pinned
+		if sensitive && !m.Sensitive() {
+			m.Partition, m.Archive = vault.Sensitive, nil
+		}
+		return nil
+	})
+	if err != nil {
+		return MemoryResponse{Response: s.fail("approve", err)}
+	}
+	s.idx.Put(&got)
+	e := vault.AuditEntry{Action: vault.ActionApprove, Agent: req.Caller.Name(), Session: req.Caller.Session, MemoryID: got.ID, Field: got.Field, Result: vault.ResultOK, Reason: "queue item " + it.ID}
+	if err := s.v.QueueDelete(it.ID, e); err != nil {
+		return MemoryResponse{Response: s.fail("quarantine delete", err)}
+	}
+	return MemoryResponse{Response: Response{Status: StatusOK}, Memory: &got}
 }

@@ -63,6 +63,8 @@ type Service struct {
 	// w writes them through the admission (writer.go).
 	life *lifecycle
 	w    *writer
+	// rv answers the user's review of the quarantine (reviewer.go).
+	rv *reviewer
 	// rd answers reads: recall, briefings, listings, history, the audit
 	// log (reading.go).
 	rd *reading
@@ -152,6 +154,7 @@ func New(v *vault.Vault, o Options) (*Service, error) {
 		sensitiveRetention: o.SensitiveAuditRetention, recall: s.Recall}
 	s.w = &writer{door: &s.door, guard: pol.Guard(), now: o.Now, refusals: refusals, idx: s.idx, damaged: s.damaged,
 		conflicts: o.Conflicts, lifecycle: o.Lifecycle, life: s.life, reg: s.reg}
+	s.rv = &reviewer{door: &s.door, guard: s.w.guard, now: o.Now, idx: s.idx, damaged: s.damaged, w: s.w, life: s.life}
 	s.rd = &reading{door: &s.door, now: o.Now, idx: s.idx, access: s.access, damaged: s.damaged, recallStatus: o.RecallStatus, working: s.w.recallWorking}
 	// Drop the pairing requests that expired while Engram was not running.
 	if !s.v.ReadOnly() {

@@ -14,12 +14,12 @@ import (
 // (conflict.go), the split-order check (splitorder.go) and the session's
 // working memory (working.go); changes to a stored memory (update.go,
 // expires.go); merges and splits (mergesplit.go); imports (import.go);
-// the user's decisions on the review queue (review.go, reevaluate.go,
-// syncindex.go); and the refusals it counts (refusals.go). Service owns
-// one, made by New, and its exported methods delegate to it. It reaches
-// the vault and the checks every request passes through the door, keeps
-// the recall index current, and hands a removal to the lifecycle. Its
-// methods are safe for concurrent use.
+// what a sync between devices wrote (syncindex.go); and the refusals it
+// counts (refusals.go). The reviewer writes an approved item through it.
+// Service owns one, made by New, and its exported methods delegate to it.
+// It reaches the vault and the checks every request passes through the
+// door, keeps the recall index current, and hands a removal to the
+// lifecycle. Its methods are safe for concurrent use.
 type writer struct {
 	*door
 	// guard is the write policy's guard, for the checks that are not an
