@@ -14,11 +14,13 @@ import (
 // Service owns one, made by New, and its exported methods delegate to it.
 // It holds only what those need: the door (the vault and the checks every
 // request passes), the recall index it keeps current, and its own settings;
-// it reaches recall, which belongs to the Service, through a function.
+// it reaches recall, which is the reading's, through a function.
 // Its methods are safe for concurrent use.
 //
-// Merge and Split stay on Service: they write their memories through the
-// write path's admission and refusal bookkeeping (admit, settle).
+// Merge and Split are the writer's: they write their memories through the
+// admission and its refusal bookkeeping (admit, settle), and the writer
+// already hands removals to the lifecycle, so the lifecycle holds no
+// writer.
 type lifecycle struct {
 	*door
 	// idx is the recall index: archived, purged and re-verified memories
