@@ -258,30 +258,34 @@ func (x *keywordIndex) score(terms []queryTerm, sc *scope, acc []float32, touche
 	if sc.n == 0 {
 		return touched
 	}
-	avg := avgLen(sc)
+	norm := x.lengthNorm(sc)
 	// Terms are summed in query order: float32 addition is not
 	// associative, and a score must not change from one call to the next.
 	for _, t := range terms {
 		if t.df == 0 {
 			continue
 		}
-		touched = x.scoreTerm(t, idf(t.df, sc.n)*float64(t.qtf), avg, sc, acc, touched)
+		touched = x.scoreTerm(t, idf(t.df, sc.n)*float64(t.qtf), norm, sc, acc, touched)
 	}
 	return touched
 }
 
-// avgLen is the average length of sc's documents, 1 for none.
-func avgLen(sc *scope) float64 {
+// lengthNorm is BM25's length normalisation in sc, for termScore: the
+// document of length l has k1 × (1 − b + b × l / avg), where avg is the
+// average length of sc's documents (1 for none), as base + per × l.
+type lengthNorm struct{ base, per float64 }
+
+func (x *keywordIndex) lengthNorm(sc *scope) lengthNorm {
 	avg := float64(sc.length) / float64(sc.n)
 	if avg == 0 {
 		avg = 1
 	}
-	return avg
+	return lengthNorm{base: x.k1 * (1 - x.b), per: x.k1 * x.b / avg}
 }
 
 // scoreTerm adds the score of term t, of weight w, to acc for each
 // document of sc that holds it, as score does.
-func (x *keywordIndex) scoreTerm(t queryTerm, w, avg float64, sc *scope, acc []float32, touched []uint32) []uint32 {
+func (x *keywordIndex) scoreTerm(t queryTerm, w float64, norm lengthNorm, sc *scope, acc []float32, touched []uint32) []uint32 {
 	for _, p := range t.ps {
 		if !sc.has(p.doc) {
 			continue
@@ -289,19 +293,18 @@ func (x *keywordIndex) scoreTerm(t queryTerm, w, avg float64, sc *scope, acc []f
 		if acc[p.doc] == 0 {
 			touched = append(touched, p.doc)
 		}
-		acc[p.doc] += x.termScore(w, avg, p.tf, p.doc)
+		acc[p.doc] += x.termScore(w, norm, p.tf, p.doc)
 	}
 	return touched
 }
 
 // termScore is the BM25 score of a term of weight w (its idf times its
 // frequency in the query) in the document in slot doc, where it occurs tf
-// times; avg is the scope's average document length. It is less than
-// w × (k1+1).
-func (x *keywordIndex) termScore(w, avg float64, tf, doc uint32) float32 {
+// times; norm is the scope's length normalisation. It is less than
+// w × (k1+1). One division: it runs for every posting a search reads.
+func (x *keywordIndex) termScore(w float64, norm lengthNorm, tf, doc uint32) float32 {
 	f := float64(tf)
-	norm := x.k1 * (1 - x.b + x.b*float64(x.docLen[doc])/avg)
-	return float32(w * f * (x.k1 + 1) / (f + norm))
+	return float32(w * f * (x.k1 + 1) / (f + norm.base + norm.per*float64(x.docLen[doc])))
 }
 
 // pruneSlack is the relative margin by which top's bounds on a score
@@ -328,7 +331,7 @@ func (x *keywordIndex) top(terms []queryTerm, sc *scope, k int, keep func(uint32
 		touched = x.score(terms, sc, acc, touched)
 		return touched, topSlots(acc, touched, k, keep, best)
 	}
-	avg := avgLen(sc)
+	norm := x.lengthNorm(sc)
 	ws := make([]float64, len(terms))
 	// rest[i] bounds what the terms from i on add to a score.
 	rest := make([]float64, len(terms)+1)
@@ -353,7 +356,7 @@ func (x *keywordIndex) top(terms []queryTerm, sc *scope, k int, keep func(uint32
 			if acc[p.doc] == 0 {
 				touched = append(touched, p.doc)
 			}
-			acc[p.doc] += x.termScore(ws[i], avg, p.tf, p.doc)
+			acc[p.doc] += x.termScore(ws[i], norm, p.tf, p.doc)
 			if sum := acc[p.doc]; len(h.sums) < k || sum > h.sums[0] {
 				h.offer(p.doc, sum, keep)
 			}
@@ -392,7 +395,7 @@ func (x *keywordIndex) top(terms []queryTerm, sc *scope, k int, keep func(uint32
 			for _, s := range bySlot {
 				n := gallop(ps, s)
 				if ps = ps[n:]; len(ps) > 0 && ps[0].doc == s {
-					acc[s] += x.termScore(ws[j], avg, ps[0].tf, s)
+					acc[s] += x.termScore(ws[j], norm, ps[0].tf, s)
 				}
 			}
 		}
