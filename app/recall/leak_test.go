@@ -255,7 +255,7 @@ func diffResults(a, b Result, w, z string) string {
 // document holds, embedded alike. Converse: the word in a document the
 // search may return changes the answer in exact and hybrid modes.
 func TestSearchIgnoresUnseenWords(t *testing.T) {
-	unseenWords(t, 32, func(w string) string { return w })
+	unseenWords(t, 32, func(w string) string { return w }, true)
 }
 
 // TestSearchIgnoresUnseenMisspelledNames is TestSearchIgnoresUnseenWords
@@ -264,13 +264,25 @@ func TestSearchIgnoresUnseenWords(t *testing.T) {
 // documents the search may return (Engine.respell). Converse: the name in
 // a document the search may return changes the answer.
 func TestSearchIgnoresUnseenMisspelledNames(t *testing.T) {
-	unseenWords(t, 35, func(w string) string { return w[:3] + w[2:] })
+	unseenWords(t, 35, func(w string) string { return w[:3] + w[2:] }, true)
+}
+
+// TestSearchIgnoresUnseenMisspelledWords is TestSearchIgnoresUnseenWords
+// for a word that is not a name (the query types it in lower case) with
+// a slip (a letter doubled): a slip of the keyboard is matched only
+// against the words of documents the search may return
+// (Engine.respellWords). No converse here: a word matched with a slip
+// may still leave its document under the floor, where it changes nothing
+// (TestSlipOfTheKeyboard shows one found).
+func TestSearchIgnoresUnseenMisspelledWords(t *testing.T) {
+	unseenWords(t, 36, func(w string) string { return strings.ToLower(w[:4] + w[3:]) }, false)
 }
 
 // unseenWords runs TestSearchIgnoresUnseenWords on random stream stream,
-// the query naming spell(w) for a word w documents hold.
-func unseenWords(t *testing.T, stream uint64, spell func(string) string) {
-	cases, converse := 0, 0
+// the query naming spell(w) for a word w documents hold, and its converse
+// with converse set.
+func unseenWords(t *testing.T, stream uint64, spell func(string) string, converse bool) {
+	cases, seenCases := 0, 0
 	for seed := range 300 {
 		r := rand.New(rand.NewPCG(uint64(seed), stream))
 		var emb *bagEmbedder
@@ -303,6 +315,9 @@ func unseenWords(t *testing.T, stream uint64, spell func(string) string) {
 			w := freshName(r, nil, docs, "", names)
 			sw := spell(w)
 			z := freshName(r, emb, docs, sw, append(names, w, sw))
+			if sw == strings.ToLower(sw) {
+				z = strings.ToLower(z) // a word, as sw is: not a name
+			}
 			vaultWith := func(holders []int) *Engine {
 				e := New(leakConfig(emb))
 				for i, d := range docs {
@@ -334,7 +349,7 @@ func unseenWords(t *testing.T, stream uint64, spell func(string) string) {
 				t.Fatalf("seed %d, %s, query %q %+v: %s held by %v only, which it may not see, against %s held nowhere: %s",
 					seed, caller.desc, q.Text, q.Filters, w, holders, z, d)
 			}
-			if len(seen) == 0 || q.Mode == Semantic {
+			if !converse || len(seen) == 0 || q.Mode == Semantic {
 				continue
 			}
 			// Scoring every term, so that the word is scored although
@@ -344,13 +359,13 @@ func unseenWords(t *testing.T, stream uint64, spell func(string) string) {
 			q.Floor = q.Floor || sw != w
 			i := seen[r.IntN(len(seen))]
 			e = vaultWith([]int{i})
-			converse++
+			seenCases++
 			if d := diffResults(search(e, sw), search(e, z), sw, z); d == "" {
 				t.Fatalf("seed %d, %s, query %q: %s in %s, which it may see, gives the answer of %s held nowhere", seed, caller.desc, q.Text, w, docs[i].ID, z)
 			}
 		}
 	}
-	t.Logf("%d cases with the word unseen, %d with it seen", cases, converse)
+	t.Logf("%d cases with the word unseen, %d with it seen", cases, seenCases)
 }
 
 // TestSearchIgnoresUnseenDocuments: two vaults that hold the same

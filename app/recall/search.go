@@ -318,10 +318,23 @@ func (e *Engine) gather(q Query, mode Mode, terms, dateTerms []string, qvec []fl
 		return admitted[e.cls.of[slot]] && (!perDoc || q.Filters.matchDoc(&e.docs[slot].doc, q.Now))
 	}
 	// A name the query spells otherwise than the memories it may see is
-	// searched for as they spell it (respell), and is heard.
+	// searched for as they spell it (respell), and is heard; in a short
+	// query another word typed with a slip is searched for as the words
+	// they hold (respellWords). In a longer one the other words carry the
+	// query, and a respelled word is more often noise than the slip it
+	// mends (SciFact's claims lost 0.0015 of nDCG@10 to it).
 	var respelled map[string]bool
 	if q.Floor {
-		terms, respelled = e.respell(terms, names(q.Text), e.holder(mode, keep))
+		ns := names(q.Text)
+		short := distinct(terms) <= ShortQuery
+		terms, respelled = e.respell(terms, ns, e.holder(mode, keep))
+		if short {
+			nameTerms := make(map[string]bool, len(ns))
+			for _, n := range ns {
+				nameTerms[n.term] = true
+			}
+			terms = e.respellWords(terms, nameTerms, e.holder(mode, keep))
+		}
 	}
 	var kwList, vecList []ranked
 	n := max(e.cfg.Candidates, q.Limit)

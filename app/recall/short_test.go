@@ -3,9 +3,11 @@ package recall
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/engram-app/engram/app/embed"
+	"github.com/engram-app/engram/vault"
 )
 
 // TestShortQueryFindsMeaning is issue 35: an agent's one- or two-word
@@ -56,6 +58,56 @@ func TestShortQueryFindsMeaning(t *testing.T) {
 			t.Errorf("Search(%q) = %q, want nothing", tc.query, got)
 		case tc.want != "" && (len(got) == 0 || got[0] != tc.want):
 			t.Errorf("Search(%q) = %q, want %s first", tc.query, got, tc.want)
+		}
+	}
+}
+
+// TestSlipOfTheKeyboard: a word typed with a slip that no memory holds
+// ("meilisearh", "testfligt", "clipy") finds the memory that spells it
+// right, where the answer was empty; a word within a slip of nothing the
+// caller may see still finds nothing, and numbers are never respelled.
+func TestSlipOfTheKeyboard(t *testing.T) {
+	e := New(DefaultConfig(nil))
+	docs := []Doc{
+		{ID: "search", Content: "Incident: Meilisearch ran out of disk during a reindex and search returned nothing for 40 minutes."},
+		{ID: "beta", Content: "fastlane uploads the iOS build to TestFlight from CI on release branches."},
+		{ID: "lint", Content: "cargo clippy must be clean before any merge; pedantic lints are off."},
+		{ID: "port", Content: "The billing service listens on port 10024."},
+		{ID: "theirs", Content: "Grafana dashboards live in the observability folder.", Owner: "other-agent"},
+	}
+	for _, d := range docs {
+		if d.Owner == "" {
+			d.Owner = "claude"
+		}
+		d.Trust, d.Partition, d.Created = vault.TrustStandard, vault.Internal, t0
+		if err := e.Put(d, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mine := func(d *Doc) bool { return d.Owner == "claude" }
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"meilisearh", []string{"search"}},
+		{"testfligt", []string{"beta"}},
+		{"clipy", []string{"lint"}},
+		{"10025", nil},        // a number is not respelled
+		{"grafanna", nil},     // only another agent's memory spells it
+		{"observabilty", nil}, // the same
+	} {
+		for _, mode := range []Mode{Exact, Hybrid} {
+			res, err := e.Search(ctx, Query{Text: tc.query, Mode: mode, Now: t0, Floor: true, Allow: mine})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, h := range res.Hits {
+				got = append(got, h.Doc.ID)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("%s search %q = %v, want %v", mode, tc.query, got, tc.want)
+			}
 		}
 	}
 }

@@ -276,3 +276,62 @@ func (e *Engine) writtenAsName(t string, held func(uint32) bool) bool {
 	}
 	return capital
 }
+
+// A word of a query that no memory the query may see holds may be a slip
+// of the keyboard ("meilisearh", "testfligt", "clipy"): agents and people
+// type fast, and one such word emptied the answer of a short query. A
+// word of letters only, at least minSlipWord long, that is not a name is
+// searched for as the words within slips of it (editDistance, beginning
+// with the same letter) that those memories hold (respellWords). Names
+// have their own rule (respell); numbers and identifiers with digits are
+// never respelled ("10024" is not "10025").
+
+// minSlipWord is the fewest letters of a word matched with a slip.
+const minSlipWord = 5
+
+// respellWords returns terms with each term of a word that no document
+// held accepts holds, and that is not a name's (skip), replaced by the
+// index terms within slips of it that such documents hold, sorted. Only
+// documents held accepts are read, so what the caller may not see
+// changes nothing. The caller holds the read lock.
+func (e *Engine) respellWords(terms []string, skip map[string]bool, held func(uint32) bool) []string {
+	var out []string
+	for i, t := range terms {
+		found := e.slipsOf(t, skip, held)
+		if found == nil {
+			if out != nil {
+				out = append(out, t)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]string, 0, len(terms)+len(found)), terms[:i]...)
+		}
+		out = append(out, found...)
+	}
+	if out == nil {
+		return terms
+	}
+	return out
+}
+
+// slipsOf returns the terms t may be a slip for (see respellWords), nil
+// when t is held, too short, not all letters, a name's, or like nothing.
+func (e *Engine) slipsOf(t string, skip map[string]bool, held func(uint32) bool) []string {
+	n := utf8.RuneCountInString(t)
+	if n < minSlipWord || skip[t] || strings.ContainsFunc(t, func(r rune) bool { return !unicode.IsLetter(r) }) || e.holds(t, held) {
+		return nil
+	}
+	limit := slips(n)
+	var found []string
+	for _, u := range e.kw.terms {
+		if d := len(u) - len(t); d > limit || d < -limit || u[0] != t[0] {
+			continue
+		}
+		if editDistance(t, u, limit) <= limit && e.holds(u, held) {
+			found = append(found, u)
+		}
+	}
+	slices.Sort(found) // the order terms were first met in must not show
+	return found
+}
