@@ -3,6 +3,7 @@ package guard
 import (
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,8 +56,13 @@ func splitAlternatives(re *regexp.Regexp) []gatedRe {
 // exactly when it matches re. It undoes what the parser does to a list of
 // alternatives (it factors out their common prefix: `\bfoo|\bbar` becomes
 // `\b(?:foo|bar)`), and leaves alternations further in alone: the gates
-// handle those. A capture around the whole is dropped: only whether there
-// is a match counts.
+// handle those. A concatenation is split at an alternation only when the
+// parts after it are literals and assertions too: one written as
+// `(?:ignore|disregard|...)\b[^.\n]{0,40}?...` stays whole, as each branch
+// would carry a compiled copy of the rest (megabytes over all patterns),
+// and the whole, behind the union of the branches' words and the rest's,
+// opens on nearly the same texts. A capture around the whole is dropped: only whether there is
+// a match counts.
 func alternatives(re *syntax.Regexp) []*syntax.Regexp {
 	switch re.Op {
 	case syntax.OpCapture:
@@ -72,7 +78,7 @@ func alternatives(re *syntax.Regexp) []*syntax.Regexp {
 			if s.Op == syntax.OpCapture {
 				s = s.Sub[0]
 			}
-			if s.Op == syntax.OpAlternate {
+			if s.Op == syntax.OpAlternate && !slices.ContainsFunc(re.Sub[i+1:], notPrefixPart) {
 				var out []*syntax.Regexp
 				for _, a := range alternatives(s) {
 					sub := append(append(append([]*syntax.Regexp{}, re.Sub[:i]...), a), re.Sub[i+1:]...)
@@ -87,6 +93,8 @@ func alternatives(re *syntax.Regexp) []*syntax.Regexp {
 	}
 	return []*syntax.Regexp{re}
 }
+
+func notPrefixPart(re *syntax.Regexp) bool { return !prefixPart(re) }
 
 // prefixPart reports whether re can be part of a prefix the parser
 // factored out of alternatives: a literal or a zero-width assertion.
