@@ -33,13 +33,13 @@ const maxAlternatives = 48
 // nearly every text.
 const minGateLen = 3
 
-// splitAlternatives returns the gated alternatives of re, which was
-// compiled from a Perl-syntax expression.
-func splitAlternatives(re *regexp.Regexp) []gatedRe {
-	parsed, err := syntax.Parse(re.String(), syntax.Perl)
+// splitAlternatives returns the gated alternatives of expr, a Perl-syntax
+// expression; it panics if expr does not compile (every caller's is
+// fixed in the source).
+func splitAlternatives(expr string) []gatedRe {
+	parsed, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
-		// The expression compiled, so it parses; keep it whole if not.
-		return []gatedRe{{re: re}}
+		panic("guard: expression " + expr + ": " + err.Error())
 	}
 	alts := alternatives(parsed)
 	if len(alts) > maxAlternatives || len(alts) == 0 {
@@ -366,15 +366,15 @@ func canonicalRune(r rune) rune {
 }
 
 // gateAll gives every regular-expression pattern its gated form (the
-// expression stays in re, the reference the tests compare against) in
+// expression stays in expr, the reference the tests compare against) in
 // place of its prefilter, and numbers the gate strings in the set it
 // returns.
 func gateAll(ps []injectionPattern) *stringSet {
 	var all []string
 	for i := range ps {
 		p := &ps[i]
-		if p.fn == nil && p.re != nil {
-			p.fn = gateSet(splitAlternatives(p.re))
+		if p.fn == nil && p.expr != "" {
+			p.fn = gateSet(splitAlternatives(p.expr))
 		}
 		gs, ok := p.fn.(gateSet)
 		if !ok {
@@ -388,7 +388,7 @@ func gateAll(ps []injectionPattern) *stringSet {
 				all = append(all, group...)
 			}
 		}
-		if p.re != nil {
+		if p.expr != "" {
 			// The gates read from the expression replace its hand-written
 			// prefilter, which missed what (?i) matches beyond ASCII
 			// ("ПАРОЛЬ" for "пароль").

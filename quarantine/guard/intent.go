@@ -498,7 +498,7 @@ func gatedIntent() *intentGate {
 	intentGateOnce.Do(func() {
 		g := &intentGate{}
 		for _, re := range append(slices.Clone(addresseeRes), triggerRe, directiveTagRe) {
-			g.alts = append(g.alts, splitAlternatives(re)...)
+			g.alts = append(g.alts, splitAlternatives(re.String())...)
 		}
 		var all []string
 		for _, a := range g.alts {
