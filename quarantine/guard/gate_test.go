@@ -303,7 +303,10 @@ func TestQuoteCommaQuote(t *testing.T) {
 func TestIntentGateMatchesExpressions(t *testing.T) {
 	texts := append(benignLines(t, "benign-memories.txt"), benignLines(t, "benign-requests.txt")...)
 	hits := 0
-	gateRes := append(slices.Clone(addresseeRes), triggerRe, directiveTagRe)
+	var gateRes []*regexp.Regexp
+	for _, expr := range append(slices.Clone(addresseeExprs), triggerExpr, directiveTagRe.String()) {
+		gateRes = append(gateRes, regexp.MustCompile(expr))
+	}
 	for _, re := range gateRes {
 		for _, b := range branches(parse(t, re.String())) {
 			for _, s := range samples(b) {
