@@ -22,8 +22,9 @@ import (
 // each compiled on its own (small programs also run on the faster
 // backtracking engine) and each behind the literals every one of its
 // matches must contain, read from the parsed expression. The result
-// reports what re.MatchString reports; TestGatedMatchesRegexp checks this
-// on every shipped pattern.
+// reports what MatchString of the whole expression would report (which
+// is not kept compiled); TestGatedMatchesRegexp checks this on every
+// shipped pattern.
 
 // maxAlternatives bounds how far a pattern is split; one with more
 // alternatives stays whole, behind the gates of the whole.
