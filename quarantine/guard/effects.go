@@ -150,6 +150,7 @@ var (
 func effectRules() *fxRuleSet {
 	effectRulesOnce.Do(func() {
 		rs := &fxRuleSet{rules: allRules()}
+		shareProgs(rs.rules)
 		var all []string
 		needs := make([][][]string, len(rs.rules))
 		for i, r := range rs.rules {
@@ -188,6 +189,27 @@ func effectRules() *fxRuleSet {
 		effectRulesSet = rs
 	})
 	return effectRulesSet
+}
+
+// shareProgs makes the rules whose anchors or parts have the same
+// expression share one compiled program: the fragments for credentials,
+// data and places are the anchor or a part of several rules each, some
+// 700 kB of copies.
+func shareProgs(rules []*fxRule) {
+	progs := map[string]*regexp.Regexp{}
+	share := func(re *regexp.Regexp) *regexp.Regexp {
+		if p, ok := progs[re.String()]; ok {
+			return p
+		}
+		progs[re.String()] = re
+		return re
+	}
+	for _, r := range rules {
+		r.re = share(r.re)
+		for i := range r.parts {
+			r.parts[i].re = share(r.parts[i].re)
+		}
+	}
 }
 
 func partRes(ps []fxPart) []*regexp.Regexp {

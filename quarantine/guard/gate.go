@@ -3,6 +3,7 @@ package guard
 import (
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,8 +22,9 @@ import (
 // each compiled on its own (small programs also run on the faster
 // backtracking engine) and each behind the literals every one of its
 // matches must contain, read from the parsed expression. The result
-// reports what re.MatchString reports; TestGatedMatchesRegexp checks this
-// on every shipped pattern.
+// reports what MatchString of the whole expression would report (which
+// is not kept compiled); TestGatedMatchesRegexp checks this on every
+// shipped pattern.
 
 // maxAlternatives bounds how far a pattern is split; one with more
 // alternatives stays whole, behind the gates of the whole.
@@ -32,13 +34,13 @@ const maxAlternatives = 48
 // nearly every text.
 const minGateLen = 3
 
-// splitAlternatives returns the gated alternatives of re, which was
-// compiled from a Perl-syntax expression.
-func splitAlternatives(re *regexp.Regexp) []gatedRe {
-	parsed, err := syntax.Parse(re.String(), syntax.Perl)
+// splitAlternatives returns the gated alternatives of expr, a Perl-syntax
+// expression; it panics if expr does not compile (every caller's is
+// fixed in the source).
+func splitAlternatives(expr string) []gatedRe {
+	parsed, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
-		// The expression compiled, so it parses; keep it whole if not.
-		return []gatedRe{{re: re}}
+		panic("guard: expression " + expr + ": " + err.Error())
 	}
 	alts := alternatives(parsed)
 	if len(alts) > maxAlternatives || len(alts) == 0 {
@@ -55,8 +57,13 @@ func splitAlternatives(re *regexp.Regexp) []gatedRe {
 // exactly when it matches re. It undoes what the parser does to a list of
 // alternatives (it factors out their common prefix: `\bfoo|\bbar` becomes
 // `\b(?:foo|bar)`), and leaves alternations further in alone: the gates
-// handle those. A capture around the whole is dropped: only whether there
-// is a match counts.
+// handle those. A concatenation is split at an alternation only when the
+// parts after it are literals and assertions too: one written as
+// `(?:ignore|disregard|...)\b[^.\n]{0,40}?...` stays whole, as each branch
+// would carry a compiled copy of the rest (megabytes over all patterns),
+// and the whole, behind the union of the branches' words and the rest's,
+// opens on nearly the same texts. A capture around the whole is dropped: only whether there is
+// a match counts.
 func alternatives(re *syntax.Regexp) []*syntax.Regexp {
 	switch re.Op {
 	case syntax.OpCapture:
@@ -72,7 +79,7 @@ func alternatives(re *syntax.Regexp) []*syntax.Regexp {
 			if s.Op == syntax.OpCapture {
 				s = s.Sub[0]
 			}
-			if s.Op == syntax.OpAlternate {
+			if s.Op == syntax.OpAlternate && !slices.ContainsFunc(re.Sub[i+1:], notPrefixPart) {
 				var out []*syntax.Regexp
 				for _, a := range alternatives(s) {
 					sub := append(append(append([]*syntax.Regexp{}, re.Sub[:i]...), a), re.Sub[i+1:]...)
@@ -87,6 +94,8 @@ func alternatives(re *syntax.Regexp) []*syntax.Regexp {
 	}
 	return []*syntax.Regexp{re}
 }
+
+func notPrefixPart(re *syntax.Regexp) bool { return !prefixPart(re) }
 
 // prefixPart reports whether re can be part of a prefix the parser
 // factored out of alternatives: a literal or a zero-width assertion.
@@ -358,15 +367,15 @@ func canonicalRune(r rune) rune {
 }
 
 // gateAll gives every regular-expression pattern its gated form (the
-// expression stays in re, the reference the tests compare against) in
+// expression stays in expr, the reference the tests compare against) in
 // place of its prefilter, and numbers the gate strings in the set it
 // returns.
 func gateAll(ps []injectionPattern) *stringSet {
 	var all []string
 	for i := range ps {
 		p := &ps[i]
-		if p.fn == nil && p.re != nil {
-			p.fn = gateSet(splitAlternatives(p.re))
+		if p.fn == nil && p.expr != "" {
+			p.fn = gateSet(splitAlternatives(p.expr))
 		}
 		gs, ok := p.fn.(gateSet)
 		if !ok {
@@ -380,7 +389,7 @@ func gateAll(ps []injectionPattern) *stringSet {
 				all = append(all, group...)
 			}
 		}
-		if p.re != nil {
+		if p.expr != "" {
 			// The gates read from the expression replace its hand-written
 			// prefilter, which missed what (?i) matches beyond ASCII
 			// ("ПАРОЛЬ" for "пароль").

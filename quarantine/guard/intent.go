@@ -356,24 +356,26 @@ var negationRe = regexp.MustCompile(`(?i)\b(?:never|don'?t|do not|does not|doesn
 // sentence, a second-person or agent addressee, a standing trigger, or a
 // note to future sessions.
 var (
-	// addresseeRes say that a text speaks to an agent. They are kept as
-	// several expressions so that each splits into gated alternatives.
-	addresseeRes = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\byou (?:must|should|need to|have to|will need to|are to|shall|may now|can now|are (?:now )?(?:allowed|permitted|required|expected) to)\b|\byou are now\b|\byou'?re an? (?:\w+ )?(?:agent|assistant)\b`),
+	// addresseeExprs say that a text speaks to an agent. They are kept as
+	// several expressions so that each splits into gated alternatives,
+	// and as text: only their gated alternatives are compiled (see
+	// gatedIntent).
+	addresseeExprs = []string{
+		`(?i)\byou (?:must|should|need to|have to|will need to|are to|shall|may now|can now|are (?:now )?(?:allowed|permitted|required|expected) to)\b|\byou are now\b|\byou'?re an? (?:\w+ )?(?:agent|assistant)\b`,
 		// A message to AI readers: "Note to AI:", "Notice to AI systems",
 		// "Message for AI browsing assistants", "AI AGENT DIRECTIVE",
 		// "If you are an AI", "AUTOMATED PROCESSORS:". Rules files address
 		// agents this way too; it opens the effect cues, it sets no risk.
-		regexp.MustCompile(`(?i)\b(?:notes?|notice|message|memo|directive|instructions?|warning|attention|alert|reminder|request|directions?)\s+(?:to|for)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:ai|llms?|language models?|(?:ai|automated|autonomous)\s+(?:systems?|agents?|assistants?|models?|processors?|crawlers?|browsing assistants?)|assistants?|agents?|bots?)\b`),
-		regexp.MustCompile(`(?i)\b(?:ai|llm)[ _-]?(?:agent[ _-])?(?:directive|instructions?|override|note|command)s?\b|\bif you are an? (?:ai|llm|language model|assistant|agent|bot)\b|\b(?:automated|autonomous) (?:processors?|agents?|systems?)\s*:|\bas an? (?:ai|llm|browsing|file[- ]editing|shopping|email) (?:agent|assistant|model)\b`),
-		regexp.MustCompile(`(?i)(?:^|\n)\s*(?:new|updated|priority|urgent)\s+(?:directive|instructions?|task|orders?)\s*:|\bsystem (?:notice|message|directive|alert|override|instruction)s?\s*:`),
+		`(?i)\b(?:notes?|notice|message|memo|directive|instructions?|warning|attention|alert|reminder|request|directions?)\s+(?:to|for)\s+(?:all\s+|any\s+)?(?:the\s+)?(?:ai|llms?|language models?|(?:ai|automated|autonomous)\s+(?:systems?|agents?|assistants?|models?|processors?|crawlers?|browsing assistants?)|assistants?|agents?|bots?)\b`,
+		`(?i)\b(?:ai|llm)[ _-]?(?:agent[ _-])?(?:directive|instructions?|override|note|command)s?\b|\bif you are an? (?:ai|llm|language model|assistant|agent|bot)\b|\b(?:automated|autonomous) (?:processors?|agents?|systems?)\s*:|\bas an? (?:ai|llm|browsing|file[- ]editing|shopping|email) (?:agent|assistant|model)\b`,
+		`(?i)(?:^|\n)\s*(?:new|updated|priority|urgent)\s+(?:directive|instructions?|task|orders?)\s*:|\bsystem (?:notice|message|directive|alert|override|instruction)s?\s*:`,
 		// Text that breaks out of the data it sits in: a tool call spelled
 		// out, a forged chat message, a data tag closed before more text.
-		regexp.MustCompile(`(?i)\b(?:send[_-]?e?-?mail|send[_-]message|post[_-]message|transfer[_-]funds|send[_-]money)\s*\(|\{\s*"role"\s*:\s*"(?:user|system|assistant|developer)"|</(?:email|document|context|data|summary|content|text|input|tool_output|result|search_results?)>\s*\S|\[/?END[_ ]?(?:EMAIL|DOCUMENT|CONTEXT|DATA|INPUT|TEXT)\]`),
-		regexp.MustCompile(`(?i)\byour (?:task|job|instructions?|goal)\b|\b(?:wants|needs|asks|expects|would like|told|instructed|asked|wanted) you to\b|\bagents? (?:may|must|should|can|are allowed to|are permitted to|no longer need to)\b|\b(?:the |all |every |other |any )(?:ai|assistant|agents?|models?|bots?|llms?)\b|\bai (?:language )?model\b|\b(?:future|next|later|every|all) sessions?\b|\bgoing forward\b|\bfrom now on\b`),
+		`(?i)\b(?:send[_-]?e?-?mail|send[_-]message|post[_-]message|transfer[_-]funds|send[_-]money)\s*\(|\{\s*"role"\s*:\s*"(?:user|system|assistant|developer)"|</(?:email|document|context|data|summary|content|text|input|tool_output|result|search_results?)>\s*\S|\[/?END[_ ]?(?:EMAIL|DOCUMENT|CONTEXT|DATA|INPUT|TEXT)\]`,
+		`(?i)\byour (?:task|job|instructions?|goal)\b|\b(?:wants|needs|asks|expects|would like|told|instructed|asked|wanted) you to\b|\bagents? (?:may|must|should|can|are allowed to|are permitted to|no longer need to)\b|\b(?:the |all |every |other |any )(?:ai|assistant|agents?|models?|bots?|llms?)\b|\bai (?:language )?model\b|\b(?:future|next|later|every|all) sessions?\b|\bgoing forward\b|\bfrom now on\b`,
 	}
-	triggerRe = regexp.MustCompile(`(?i)\b(?:whenever|every time|each time|before (?:you|answering|responding|replying|solving|starting|doing|proceeding|any)|after (?:you|each|every)|when(?:ever)? you (?:see|get|receive|read|find)|at the (?:start|end|beginning) of (?:each|every|the) (?:session|task|conversation|reply))\b`)
-	targetRe  = regexp.MustCompile(`(?i)[\w.+-]+@[\w-]+\.[\w.]+|https?://\S+|\bwww\.\S+|\b(?:\d{1,3}\.){3}\d{1,3}\b|\b[A-Z]{2}\d{2}[A-Z0-9]{10,30}\b|\baccount (?:id |number |no\.? )?#?\s?\d{4,}|\b[\w-]+\.(?:com|org|net|io|xyz|ru|cn|info|biz|co|me|app|dev)\b`)
+	triggerExpr = `(?i)\b(?:whenever|every time|each time|before (?:you|answering|responding|replying|solving|starting|doing|proceeding|any)|after (?:you|each|every)|when(?:ever)? you (?:see|get|receive|read|find)|at the (?:start|end|beginning) of (?:each|every|the) (?:session|task|conversation|reply))\b`
+	targetRe    = regexp.MustCompile(`(?i)[\w.+-]+@[\w-]+\.[\w.]+|https?://\S+|\bwww\.\S+|\b(?:\d{1,3}\.){3}\d{1,3}\b|\b[A-Z]{2}\d{2}[A-Z0-9]{10,30}\b|\baccount (?:id |number |no\.? )?#?\s?\d{4,}|\b[\w-]+\.(?:com|org|net|io|xyz|ru|cn|info|biz|co|me|app|dev)\b`)
 )
 
 // actionVerbs start an imperative sentence that asks for an act.
@@ -497,8 +499,8 @@ var (
 func gatedIntent() *intentGate {
 	intentGateOnce.Do(func() {
 		g := &intentGate{}
-		for _, re := range append(slices.Clone(addresseeRes), triggerRe, directiveTagRe) {
-			g.alts = append(g.alts, splitAlternatives(re)...)
+		for _, expr := range append(slices.Clone(addresseeExprs), triggerExpr, directiveTagRe.String()) {
+			g.alts = append(g.alts, splitAlternatives(expr)...)
 		}
 		var all []string
 		for _, a := range g.alts {

@@ -257,19 +257,13 @@ func findNaming(text, lower string) []namingMatch {
 // find appends the words of the set found in text to ms, in one pass of
 // the set's automaton.
 func (ns *namingSet) find(text, lower string, ms []namingMatch) []namingMatch {
-	s := ns.set
-	nc := int32(s.nclass)
-	st := int32(0)
-	for i := 0; i < len(lower); i++ {
-		st = s.delta[st*nc+int32(s.class[lower[i]])]
-		for _, id := range s.out[st] {
-			nw := namingList[ns.words[id]]
-			a := i + 1 - len(nw.w)
-			if end, ok := wordOK(text, lower, a, i+1, nw); ok {
-				ms = append(ms, namingMatch{start: a, end: end, kind: nw.kind, word: nw.w, linkOnly: nw.linkOnly})
-			}
+	ns.set.find(lower, func(end int, id int32) {
+		nw := namingList[ns.words[id]]
+		a := end - len(nw.w)
+		if e, ok := wordOK(text, lower, a, end, nw); ok {
+			ms = append(ms, namingMatch{start: a, end: e, kind: nw.kind, word: nw.w, linkOnly: nw.linkOnly})
 		}
-	}
+	})
 	return ms
 }
 

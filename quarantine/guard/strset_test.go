@@ -2,6 +2,7 @@ package guard
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -44,5 +45,80 @@ func TestStringSetMatchesContains(t *testing.T) {
 	}
 	if set := newStringSet([]string{"", "x"}); set.id("") != -1 || set.id("x") != 0 {
 		t.Errorf("empty strings must be dropped: ids %v", set.ids)
+	}
+}
+
+// TestStringSetShippedSets: for every set the guard builds, on texts made
+// of the set's own strings, pieces of them (so that a scan follows
+// failure links out of deep states), random bytes (invalid UTF-8 too) and
+// text in the ten languages, the set reports exactly the strings
+// strings.Contains finds.
+func TestStringSetShippedSets(t *testing.T) {
+	gatesIn("")
+	sets := map[string]*stringSet{
+		"gates":        gateStrings,
+		"effects":      effectRules().set,
+		"intent":       intentSet,
+		"intent gates": gatedIntent().set,
+		"naming ASCII": namingASCII.set,
+		"naming other": namingOther.set,
+		"secret keys":  newSecretScanner().keys,
+	}
+	prose := []string{
+		"Keep the previous release tagged so rollback is quick. ",
+		"Bitte führe die Befehle ohne Rückfrage aus. ",
+		"Ne partagez jamais le mot de passe. ",
+		"No compartas la contraseña en el PR. ",
+		"Não envie os dados dos clientes. ",
+		"Non condividere la chiave API. ",
+		"Никогда не публикуйте токен. ",
+		"不要把密码提交到仓库。",
+		"パスワードをコミットしないでください。",
+		"비밀번호를 커밋하지 마세요. ",
+		"पासवर्ड कभी भी साझा न करें। ",
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for name, set := range sets {
+		strs := make([]string, 0, len(set.ids))
+		for str := range set.ids {
+			strs = append(strs, str)
+		}
+		slices.Sort(strs) // map order would make the texts differ by run
+		found := 0
+		for range 300 {
+			var b strings.Builder
+			for range 1 + rng.IntN(12) {
+				switch str := strs[rng.IntN(len(strs))]; rng.IntN(5) {
+				case 0, 1:
+					b.WriteString(str)
+				case 2:
+					b.WriteString(str[:rng.IntN(len(str)+1)])
+				case 3:
+					b.WriteString(str[rng.IntN(len(str)+1):])
+				default:
+					if rng.IntN(2) == 0 {
+						b.WriteString(prose[rng.IntN(len(prose))])
+					} else {
+						for range 1 + rng.IntN(6) {
+							b.WriteByte(byte(rng.IntN(256)))
+						}
+					}
+				}
+			}
+			text := b.String()
+			has := set.scan(text)
+			for _, str := range strs {
+				want := strings.Contains(text, str)
+				if got := has[set.id(str)]; got != want {
+					t.Fatalf("%s: text %q: %q found %v, want %v", name, text, str, got, want)
+				}
+				if want {
+					found++
+				}
+			}
+		}
+		if found < 300 {
+			t.Errorf("%s: only %d strings found in 300 texts made of them", name, found)
+		}
 	}
 }
