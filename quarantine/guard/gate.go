@@ -36,13 +36,15 @@ const minGateLen = 3
 
 // splitAlternatives returns the gated alternatives of expr, a Perl-syntax
 // expression; it panics if expr does not compile (every caller's is
-// fixed in the source).
-func splitAlternatives(expr string) []gatedRe {
+// fixed in the source). With tails, a concatenation is also split at an
+// alternation followed by more expression, each branch with its own copy
+// of the rest (see alternatives).
+func splitAlternatives(expr string, tails bool) []gatedRe {
 	parsed, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
 		panic("guard: expression " + expr + ": " + err.Error())
 	}
-	alts := alternatives(parsed)
+	alts := alternatives(parsed, tails)
 	if len(alts) > maxAlternatives || len(alts) == 0 {
 		alts = []*syntax.Regexp{parsed}
 	}
@@ -57,21 +59,25 @@ func splitAlternatives(expr string) []gatedRe {
 // exactly when it matches re. It undoes what the parser does to a list of
 // alternatives (it factors out their common prefix: `\bfoo|\bbar` becomes
 // `\b(?:foo|bar)`), and leaves alternations further in alone: the gates
-// handle those. A concatenation is split at an alternation only when the
-// parts after it are literals and assertions too: one written as
-// `(?:ignore|disregard|...)\b[^.\n]{0,40}?...` stays whole, as each branch
-// would carry a compiled copy of the rest (megabytes over all patterns),
-// and the whole, behind the union of the branches' words and the rest's,
-// opens on nearly the same texts. A capture around the whole is dropped: only whether there is
-// a match counts.
-func alternatives(re *syntax.Regexp) []*syntax.Regexp {
+// handle those. Without tails, a concatenation is split at an
+// alternation only when the parts after it are literals and assertions
+// too: one written as `(?:ignore|disregard|...)\b[^.\n]{0,40}?...` stays
+// whole, as each branch would carry a compiled copy of the rest
+// (megabytes over the injection patterns), and the whole, behind the
+// union of the branches' words and the rest's, opens on nearly the same
+// texts. With tails it is split there too: the intent gate's expressions
+// are small (the copies cost 0.2 MB) and its gates open on most memories,
+// where running each whole expression made a store 0.1 ms slower. A
+// capture around the whole is dropped: only whether there is a match
+// counts.
+func alternatives(re *syntax.Regexp, tails bool) []*syntax.Regexp {
 	switch re.Op {
 	case syntax.OpCapture:
-		return alternatives(re.Sub[0])
+		return alternatives(re.Sub[0], tails)
 	case syntax.OpAlternate:
 		var out []*syntax.Regexp
 		for _, s := range re.Sub {
-			out = append(out, alternatives(s)...)
+			out = append(out, alternatives(s, tails)...)
 		}
 		return out
 	case syntax.OpConcat:
@@ -79,9 +85,9 @@ func alternatives(re *syntax.Regexp) []*syntax.Regexp {
 			if s.Op == syntax.OpCapture {
 				s = s.Sub[0]
 			}
-			if s.Op == syntax.OpAlternate && !slices.ContainsFunc(re.Sub[i+1:], notPrefixPart) {
+			if s.Op == syntax.OpAlternate && (tails || !slices.ContainsFunc(re.Sub[i+1:], notPrefixPart)) {
 				var out []*syntax.Regexp
-				for _, a := range alternatives(s) {
+				for _, a := range alternatives(s, tails) {
 					sub := append(append(append([]*syntax.Regexp{}, re.Sub[:i]...), a), re.Sub[i+1:]...)
 					out = append(out, &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: sub})
 				}
@@ -375,7 +381,7 @@ func gateAll(ps []injectionPattern) *stringSet {
 	for i := range ps {
 		p := &ps[i]
 		if p.fn == nil && p.expr != "" {
-			p.fn = gateSet(splitAlternatives(p.expr))
+			p.fn = gateSet(splitAlternatives(p.expr, false))
 		}
 		gs, ok := p.fn.(gateSet)
 		if !ok {

@@ -58,11 +58,22 @@ func TestAlternatives(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, a := range alternatives(re) {
+	for _, a := range alternatives(re, false) {
 		got = append(got, a.String())
 	}
 	if len(got) != 3 {
 		t.Fatalf("alternatives = %q, want three", got)
+	}
+	// An alternation followed by more expression is split only with tails.
+	tail, err := syntax.Parse(`(?i)(?:ignore|disregard)\s+[^.]{0,9}rules`, syntax.Perl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(alternatives(tail, false)); n != 1 {
+		t.Errorf("alternatives without tails = %d, want the whole", n)
+	}
+	if n := len(alternatives(tail, true)); n != 2 {
+		t.Errorf("alternatives with tails = %d, want one a branch", n)
 	}
 	for i, text := range []string{"a FOO  x", "the bar y", "BAZ"} {
 		for j, g := range got {

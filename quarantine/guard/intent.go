@@ -500,7 +500,7 @@ func gatedIntent() *intentGate {
 	intentGateOnce.Do(func() {
 		g := &intentGate{}
 		for _, expr := range append(slices.Clone(addresseeExprs), triggerExpr, directiveTagRe.String()) {
-			g.alts = append(g.alts, splitAlternatives(expr)...)
+			g.alts = append(g.alts, splitAlternatives(expr, true)...)
 		}
 		var all []string
 		for _, a := range g.alts {
