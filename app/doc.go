@@ -32,12 +32,15 @@
 //   - The reviewer (reviewer.go) answers the user's review: review.go
 //     (the quarantine's items approved through the writer, rejected,
 //     discarded) and reevaluate.go (a source found unreliable, its
-//     memories held for the user's verdict).
+//     memories held for the user's verdict). It writes through the
+//     writer's four methods it names (reviewWriter).
 //   - The reading (reading.go) answers reads: recall (recall_service.go),
 //     briefings (briefing.go), listings, history and the audit log.
 //   - The lifecycle (lifecycle.go) ages, questions and removes memories:
 //     sweep.go (sweep, restore), forget.go (forget, clear), confirm.go,
-//     question.go, and the audit log's retention (admin.go).
+//     question.go, and the audit log's retention (admin.go). It keeps
+//     the recall index current through the three methods it names
+//     (lifecycleIndex).
 //   - The registrar (registrar.go) knows the agents: agents.go (add,
 //     grants, status, tokens), authfail.go (authentication and its
 //     failures), pairing.go and pairing_origin.go, peer.go (the process

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/engram-app/engram/app/upkeep"
+	"github.com/engram-app/engram/vault"
 )
 
 // lifecycle is the part of the service that ages, questions and removes
@@ -26,13 +26,33 @@ type lifecycle struct {
 	// idx is the recall index: archived, purged and re-verified memories
 	// leave or change in it. damaged counts the records a scan skips;
 	// scrub wipes the file's free pages after a forget.
-	idx     *upkeep.Index
-	damaged *upkeep.Damaged
-	scrub   *upkeep.Scrubber
+	idx     lifecycleIndex
+	damaged skipCounter
+	scrub   scrubber
 	// sensitiveRetention is how long L3 access records are kept at least
 	// (Options.SensitiveAuditRetention).
 	sensitiveRetention time.Duration
 	// recall is the service's recall (Service.Recall), with which
 	// FindTopic finds memories about a topic by meaning.
 	recall func(context.Context, Request, RecallInput) RecallResponse
+}
+
+// lifecycleIndex is what the lifecycle needs of the recall index
+// (upkeep.Index): to know whether recall is on, and to keep a memory it
+// archived, restored or re-verified current in it, or removed from it.
+type lifecycleIndex interface {
+	Enabled() bool
+	Put(m *vault.Memory)
+	Remove(id string)
+}
+
+// skipCounter counts the records a scan skipped as damaged
+// (upkeep.Damaged).
+type skipCounter interface {
+	Skip(id string, err error)
+}
+
+// scrubber wipes the vault file's free pages now (upkeep.Scrubber).
+type scrubber interface {
+	Now(ctx context.Context) error
 }

@@ -1,9 +1,12 @@
 package app
 
 import (
+	"context"
 	"time"
 
+	"github.com/engram-app/engram/app/policy"
 	"github.com/engram-app/engram/app/upkeep"
+	"github.com/engram-app/engram/quarantine"
 	"github.com/engram-app/engram/quarantine/guard"
 )
 
@@ -28,6 +31,16 @@ type reviewer struct {
 	damaged *upkeep.Damaged
 	// w writes an approved item through the admission and keeps the
 	// split-order bookkeeping; life forgets what a rejection removes.
-	w    *writer
+	w    reviewWriter
 	life *lifecycle
+}
+
+// reviewWriter is what the reviewer needs of the writer: an edited item
+// admitted and its outcome settled as a write's, and the other half of a
+// split order released or forgotten with the user's decision on this one.
+type reviewWriter interface {
+	admit(req Request, p policy.Proposal) admission
+	settle(req Request, a admission) Response
+	releasePartner(ctx context.Context, req Request, it *quarantine.Item, why string)
+	forgetPartner(ctx context.Context, req Request, it *quarantine.Item) (string, error)
 }

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/engram-app/engram/app/upkeep"
 	"github.com/engram-app/engram/decay"
 	"github.com/engram-app/engram/vault"
 )
@@ -253,7 +252,7 @@ const archiveBatch = 1000
 // on that write would never end it.
 type archiver struct {
 	v       *vault.Vault
-	idx     *upkeep.Index
+	idx     lifecycleIndex
 	a       vault.Actor
 	mu      sync.Mutex
 	pending [][]vault.ArchiveRequest
@@ -264,7 +263,7 @@ type archiver struct {
 	err     error
 }
 
-func newArchiver(v *vault.Vault, idx *upkeep.Index, a vault.Actor) *archiver {
+func newArchiver(v *vault.Vault, idx lifecycleIndex, a vault.Actor) *archiver {
 	ar := &archiver{v: v, idx: idx, a: a, done: make(chan struct{})}
 	ar.more = sync.NewCond(&ar.mu)
 	go ar.run()
