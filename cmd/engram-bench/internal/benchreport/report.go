@@ -156,6 +156,11 @@ func Run(ctx context.Context, o Options) error {
 			return err
 		}
 		md.WriteString("\n" + conv)
+		short, err := eval.ShortReport(ctx, eval.AgentVault, o.ModelDir, logf)
+		if err != nil {
+			return err
+		}
+		md.WriteString("\n" + short)
 	}
 	if err := scaleSection(ctx, o, &md, logf); err != nil {
 		return err
