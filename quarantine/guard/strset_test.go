@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -28,16 +29,7 @@ func TestStringSetMatchesContains(t *testing.T) {
 		set := newStringSet(dict)
 		for range 20 {
 			text := word(rng.IntN(60))
-			has := set.scan(text)
-			for _, d := range dict {
-				want := strings.Contains(text, d)
-				if got := has[set.id(d)]; got != want {
-					t.Fatalf("dictionary %q, text %q: %q found %v, want %v", dict, text, d, got, want)
-				}
-				if want {
-					found++
-				}
-			}
+			found += checkScan(t, fmt.Sprintf("dictionary %q", dict), set, dict, text)
 		}
 	}
 	if found == 0 {
@@ -106,19 +98,28 @@ func TestStringSetShippedSets(t *testing.T) {
 				}
 			}
 			text := b.String()
-			has := set.scan(text)
-			for _, str := range strs {
-				want := strings.Contains(text, str)
-				if got := has[set.id(str)]; got != want {
-					t.Fatalf("%s: text %q: %q found %v, want %v", name, text, str, got, want)
-				}
-				if want {
-					found++
-				}
-			}
+			found += checkScan(t, name, set, strs, text)
 		}
 		if found < 300 {
 			t.Errorf("%s: only %d strings found in 300 texts made of them", name, found)
 		}
 	}
+}
+
+// checkScan fails t unless set's scan of text finds exactly the strings of
+// strs that strings.Contains finds there, and returns how many it found;
+// what names the set in a failure.
+func checkScan(t *testing.T, what string, set *stringSet, strs []string, text string) int {
+	t.Helper()
+	has, found := set.scan(text), 0
+	for _, str := range strs {
+		want := strings.Contains(text, str)
+		if got := has[set.id(str)]; got != want {
+			t.Fatalf("%s: text %q: %q found %v, want %v", what, text, str, got, want)
+		}
+		if want {
+			found++
+		}
+	}
+	return found
 }
