@@ -98,7 +98,7 @@ func startupVaultAt(b *testing.B, path string, n int, emb hashEmbedder) string {
 			b.Fatal(err)
 		}
 		vec, _ := emb.Embed(context.Background(), []string{got.Content})
-		blobs[got.ID] = recall.EncodeVector(model, got.ContentHash, vec[0])
+		blobs[got.ID] = recall.EncodeVector(model, got.ContentHash, emb.dim, vec[0])
 		if len(blobs) == 1000 || i == n-1 {
 			if err := v.PutVectors(blobs); err != nil {
 				b.Fatal(err)

@@ -2,9 +2,11 @@ package app_test
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"hash/fnv"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -206,6 +208,66 @@ func TestRecallVectorsPersist(t *testing.T) {
 	newRecallService(t, v, emb3)
 	if n := emb3.n.Load(); n != 2 {
 		t.Errorf("start-up with another model embedded %d texts, want 2", n)
+	}
+}
+
+// TestRecallVectorsOfOlderVaults checks that vectors an older Engram
+// stored as float32 are read without embedding anything, give the same
+// similarities, and are stored again in the quantised format.
+func TestRecallVectorsOfOlderVaults(t *testing.T) {
+	v, _ := vaulttest.New(t)
+	emb := &countingEmbedder{}
+	eng := recall.New(recall.DefaultConfig(emb))
+	s, err := app.New(v, app.Options{Recall: eng})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := mustStore(t, s, operator, app.StoreInput{Content: "tabs for indentation in Go"})
+	b := mustStore(t, s, operator, app.StoreInput{Content: "Tabs, for indentation."})
+	if err := s.WaitVectors(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := eng.Similarity(a.ID, b.ID)
+	old := map[string][]byte{}
+	for _, m := range []*app.Memory{a, b} {
+		vec, _ := emb.Embed(ctx, []string{m.Content})
+		blob := []byte{1, byte(len(eng.Model()))} // format 1: float32
+		blob = append(blob, eng.Model()...)
+		blob = append(blob, byte(len(m.ContentHash)))
+		blob = append(blob, m.ContentHash...)
+		blob = binary.LittleEndian.AppendUint16(blob, uint16(len(vec[0])))
+		for _, f := range vec[0] {
+			blob = binary.LittleEndian.AppendUint32(blob, math.Float32bits(f))
+		}
+		old[m.ID] = blob
+	}
+	if err := v.PutVectors(old); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	emb2 := &countingEmbedder{}
+	eng2 := recall.New(recall.DefaultConfig(emb2))
+	s2, err := app.New(v, app.Options{Recall: eng2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if err := s2.WaitEmbedded(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := emb2.n.Load(); n != 0 {
+		t.Errorf("start-up embedded %d texts, want 0", n)
+	}
+	if got, ok := eng2.Similarity(a.ID, b.ID); !ok || got != want {
+		t.Errorf("Similarity from float32 blobs = %v, %v; want %v as before", got, ok, want)
+	}
+	formats := map[byte]int{}
+	if _, err := v.Vectors(func(_ string, blob []byte) error { formats[blob[0]]++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if formats[1] != 0 || formats[2] != 2 {
+		t.Errorf("stored vector formats after start-up: %v, want both quantised (2)", formats)
 	}
 }
 

@@ -85,9 +85,9 @@ func TestEmbedDocsManyChunks(t *testing.T) {
 	if err := e.Put(doc("long", long), vs[0]); err != nil {
 		t.Errorf("Put(65 chunks) = %v", err)
 	}
-	if blob := EncodeVector(e.Model(), "h", vs[0]); len(blob) == 0 {
+	if blob := EncodeVector(e.Model(), "h", 1000, vs[0]); len(blob) == 0 {
 		t.Error("no blob")
-	} else if v, ok, err := DecodeVector(blob, e.Model(), "h"); !ok || err != nil || len(v) != len(vs[0]) {
-		t.Errorf("blob round trip: %d floats, %v, %v", len(v), ok, err)
+	} else if q, ok, err := DecodeVector(blob, e.Model(), "h", 1000); !ok || err != nil || len(q.Scales) != 65 {
+		t.Errorf("blob round trip: %d chunks, %v, %v", len(q.Scales), ok, err)
 	}
 }

@@ -43,7 +43,7 @@ func TestCoarseSearch(t *testing.T) {
 	bulk := newVectorIndex(dim, 1000)
 	byRow := newVectorIndex(dim, 1000)
 	slots := make([]uint32, 0, n)
-	chunked := make([][]float32, 0, n)
+	chunked := make([]Quantised, 0, n)
 	for s := range n {
 		v := slices.Clone(vecs[s])
 		if s%4 == 0 { // a second chunk
@@ -51,7 +51,7 @@ func TestCoarseSearch(t *testing.T) {
 		}
 		exact.add(uint32(s), slices.Clone(v))
 		byRow.add(uint32(s), slices.Clone(v))
-		slots, chunked = append(slots, uint32(s)), append(chunked, v)
+		slots, chunked = append(slots, uint32(s)), append(chunked, quantiseRows(v, dim))
 	}
 	bulk.addAll(slots, chunked)
 	if bulk.bits == nil || byRow.bits == nil || exact.bits != nil {

@@ -319,6 +319,9 @@ func (c *Config) dim() int {
 	return c.Embedder.Dim()
 }
 
+// Dim is the dimension of the engine's embedder's vectors, 0 without one.
+func (e *Engine) Dim() int { return e.cfg.dim() }
+
 // Config returns the engine's configuration with defaults filled in.
 func (e *Engine) Config() Config { return e.cfg }
 

@@ -264,41 +264,37 @@ func (l *Loader) Done() error {
 	return nil
 }
 
-// addAll indexes the chunk vectors vecs[i] of slots[i], in order, as add
-// does one by one; the quantisation is spread over the CPUs, straight
-// into the index's arrays.
-func (x *vectorIndex) addAll(slots []uint32, vecs [][]float32) {
+// addAll indexes the quantised chunk vectors qs[i] of slots[i], in order,
+// as addCodes does one by one, copying them straight into the index's
+// arrays.
+func (x *vectorIndex) addAll(slots []uint32, qs []Quantised) {
 	if len(slots) == 0 {
 		return
 	}
 	if x.dim == 0 {
-		x.dim = len(vecs[0])
+		x.dim = len(qs[0].Codes) / len(qs[0].Scales)
 	}
 	start := len(x.rows)
-	offs := make([]int, len(slots)) // each slot's first row
+	rows := 0
+	for _, q := range qs {
+		rows += len(q.Scales)
+	}
+	x.codes = slices.Grow(x.codes, rows*x.dim)
+	x.scale = slices.Grow(x.scale, rows)
+	x.rows = slices.Grow(x.rows, rows)
 	for i, s := range slots {
-		offs[i] = len(x.rows)
-		for range len(vecs[i]) / x.dim {
-			x.rows = append(x.rows, s)
-		}
 		for int(s) >= len(x.first) {
 			x.first = append(x.first, -1)
 		}
-		if x.first[s] < 0 && len(x.rows) > offs[i] {
-			x.first[s] = int32(offs[i])
+		if x.first[s] < 0 {
+			x.first[s] = int32(len(x.rows))
 		}
+		for range qs[i].Scales {
+			x.rows = append(x.rows, s)
+		}
+		x.codes = append(x.codes, qs[i].Codes...)
+		x.scale = append(x.scale, qs[i].Scales...)
 	}
-	n := len(x.rows)
-	x.codes = slices.Grow(x.codes, (n-start)*x.dim)[:n*x.dim]
-	x.scale = slices.Grow(x.scale, n-start)[:n]
-	parallel(len(slots), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			for j := range len(vecs[i]) / x.dim {
-				r := offs[i] + j
-				x.scale[r] = quantiseRow(x.codes[r*x.dim:(r+1)*x.dim], vecs[i][j*x.dim:(j+1)*x.dim])
-			}
-		}
-	})
 	x.grew(start)
 }
 
@@ -319,18 +315,32 @@ func parallel(n int, fn func(lo, hi int)) {
 // change to the document made meanwhile (the content check), or
 // replacing a vector a write has set (the vector check).
 func (e *Engine) SetVector(id, content string, vec []float32) bool {
-	return e.SetVectors([]DocVector{{id, content, vec}}) == 1
+	return e.SetVectors([]DocVector{{ID: id, Content: content, Vec: vec}}) == 1
 }
 
-// DocVector is a document's embedding for SetVectors.
+// ReserveVectors makes room for rows more chunk vectors, so that the
+// SetVectors calls of a bulk load that follow allocate the index's arrays
+// once rather than grow and copy them at each call.
+func (e *Engine) ReserveVectors(rows int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.vec.dim == 0 {
+		e.vec.dim = e.cfg.dim()
+	}
+	e.vec.reserve(rows)
+}
+
+// DocVector is a document's embedding for SetVectors: Vec as Put takes
+// it, or Q, as Quantise makes it (a vector stored in the vault).
 type DocVector struct {
 	ID, Content string
 	Vec         []float32
+	Q           Quantised
 }
 
 // SetVectors is SetVector for many documents at once, with the vectors'
-// preparation spread over the CPUs; it returns how many it set and sets
-// Vec to nil in the entries it did not use.
+// preparation spread over the CPUs; it returns how many it set. It
+// changes neither Vec nor Q.
 func (e *Engine) SetVectors(vs []DocVector) int {
 	dim := e.cfg.dim()
 	if dim == 0 {
@@ -339,36 +349,42 @@ func (e *Engine) SetVectors(vs []DocVector) int {
 		e.mu.RUnlock()
 	}
 	if dim == 0 && len(vs) > 0 {
-		dim = len(vs[0].Vec)
+		if len(vs[0].Vec) > 0 {
+			dim = len(vs[0].Vec)
+		} else if len(vs[0].Q.Scales) > 0 {
+			dim = len(vs[0].Q.Codes) / len(vs[0].Q.Scales)
+		}
 	}
-	// Normalised outside the lock: the vectors are not shared yet.
+	// Quantised outside the lock: recalls go on meanwhile.
+	qs := make([]Quantised, len(vs))
 	parallel(len(vs), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			if v := vs[i].Vec; dim == 0 || !usableChunks(v, dim) || len(v)%dim != 0 {
-				vs[i].Vec = nil
+			switch {
+			case vs[i].Vec != nil:
+				qs[i], _ = Quantise(vs[i].Vec, dim)
+			case vs[i].Q.valid(dim):
+				qs[i] = vs[i].Q
 			}
 		}
 	})
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.vec.dim != 0 && e.vec.dim != dim {
+	if dim == 0 || e.vec.dim != 0 && e.vec.dim != dim {
 		return 0
 	}
 	slots := make([]uint32, 0, len(vs))
-	vecs := make([][]float32, 0, len(vs))
+	keep := qs[:0]
 	for i := range vs {
 		s, ok := e.slots[vs[i].ID]
-		if !ok || vs[i].Vec == nil {
-			vs[i].Vec = nil
+		if !ok || qs[i].Scales == nil {
 			continue
 		}
 		en := e.docs[s]
 		if en.doc.Content != vs[i].Content || en.doc.Sensitive || e.vec.has(s) {
-			vs[i].Vec = nil
 			continue
 		}
-		slots, vecs = append(slots, s), append(vecs, vs[i].Vec)
+		slots, keep = append(slots, s), append(keep, qs[i])
 	}
-	e.vec.addAll(slots, vecs)
+	e.vec.addAll(slots, keep)
 	return len(slots)
 }

@@ -66,13 +66,8 @@ func (x *vectorIndex) add(slot uint32, v []float32) {
 	if x.dim == 0 {
 		x.dim = len(v)
 	}
-	n := len(v) / x.dim
-	codes := make([]int8, n*x.dim)
-	scales := make([]float32, n)
-	for i := range n {
-		scales[i] = quantiseRow(codes[i*x.dim:(i+1)*x.dim], v[i*x.dim:(i+1)*x.dim])
-	}
-	x.addCodes(slot, codes, scales)
+	q := quantiseRows(v, x.dim)
+	x.addCodes(slot, q.Codes, q.Scales)
 }
 
 // addCodes indexes the quantised chunk vectors of slot, one scale per
@@ -570,44 +565,141 @@ func dotsInt8Go(q []int16, codes []int8, dim int, out []int32) {
 
 // Vector blobs, as the memory service stores them in the vault:
 //
-//	0x01 | len(model) (1 byte) | model | len(hash) (1 byte) | content hash | dim (uint16 LE) | dim × float32 LE
+//	0x02 | len(model) (1 byte) | model | len(hash) (1 byte) | content hash |
+//	dim (uint16 LE) | rows (uint16 LE) | rows × scale (float32 LE) | rows × dim int8 codes
 //
 // The model name and content hash say which embedder made the vector and
 // from which text; a blob that matches neither is stale and re-embedded.
-const vectorFormat = 1
+// The rows are the document's chunk vectors, normalised and quantised
+// exactly as the index keeps them (see Quantise), so that loading them
+// at start-up is a copy: a quarter of float32's bytes to read, and no
+// quantisation. Format 1 (Engram before 2026-11-28) held the vectors as
+// float32 (| n (uint16 LE) | n × float32 LE); it is still read, and
+// quantised as it is read.
+const (
+	vectorFloat32 = 1
+	vectorInt8    = 2
+)
 
-// EncodeVector encodes v as a blob for model and the memory's content hash.
-func EncodeVector(model, contentHash string, v []float32) []byte {
-	b := make([]byte, 0, 5+len(model)+len(contentHash)+4*len(v))
-	b = append(b, vectorFormat, byte(len(model)))
+// Quantised is a document's chunk vectors as the index keeps them: for
+// each unit vector, int8 codes and a scale (value = code × scale), the
+// codes of all rows back to back.
+type Quantised struct {
+	Codes  []int8
+	Scales []float32
+}
+
+// Quantise returns v's chunk vectors of dim, each normalised, as the index
+// keeps them; ok is false when v is not whole chunks of usable vectors.
+// v is not changed.
+func Quantise(v []float32, dim int) (q Quantised, ok bool) {
+	if dim <= 0 || len(v) == 0 || len(v)%dim != 0 {
+		return Quantised{}, false
+	}
+	v = slices.Clone(v)
+	if !usableChunks(v, dim) {
+		return Quantised{}, false
+	}
+	return quantiseRows(v, dim), true
+}
+
+// quantiseRows quantises v's rows of dim as they are.
+func quantiseRows(v []float32, dim int) Quantised {
+	n := len(v) / dim
+	q := Quantised{Codes: make([]int8, n*dim), Scales: make([]float32, n)}
+	for i := range n {
+		q.Scales[i] = quantiseRow(q.Codes[i*dim:(i+1)*dim], v[i*dim:(i+1)*dim])
+	}
+	return q
+}
+
+// valid reports whether q holds whole rows of dim with usable scales.
+func (q Quantised) valid(dim int) bool {
+	if dim <= 0 || len(q.Scales) == 0 || len(q.Codes) != len(q.Scales)*dim {
+		return false
+	}
+	for _, s := range q.Scales {
+		if !(s > 0) || math.IsInf(float64(s), 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// Floats returns q's vectors dequantised, back to back.
+func (q Quantised) Floats() []float32 {
+	if len(q.Scales) == 0 {
+		return nil
+	}
+	dim := len(q.Codes) / len(q.Scales)
+	v := make([]float32, len(q.Codes))
+	for i, c := range q.Codes {
+		v[i] = float32(c) * q.Scales[i/dim]
+	}
+	return v
+}
+
+// EncodeVector encodes v, chunk vectors of dim back to back, as a blob
+// for model and the memory's content hash. It returns nil when v is not
+// whole chunks of usable vectors, or has more chunks than a blob holds.
+func EncodeVector(model, contentHash string, dim int, v []float32) []byte {
+	q, ok := Quantise(v, dim)
+	if !ok {
+		return nil
+	}
+	return EncodeQuantised(model, contentHash, q)
+}
+
+// EncodeQuantised encodes q (from Quantise or a decoded blob) as a blob
+// for model and the memory's content hash, or returns nil when q is not
+// valid or has more chunks than a blob holds.
+func EncodeQuantised(model, contentHash string, q Quantised) []byte {
+	if len(q.Scales) == 0 || len(q.Scales) > math.MaxUint16 || len(model) > 255 || len(contentHash) > 255 {
+		return nil
+	}
+	dim := len(q.Codes) / len(q.Scales)
+	if dim > math.MaxUint16 || !q.valid(dim) {
+		return nil
+	}
+	b := make([]byte, 0, 7+len(model)+len(contentHash)+4*len(q.Scales)+len(q.Codes))
+	b = append(b, vectorInt8, byte(len(model)))
 	b = append(b, model...)
 	b = append(b, byte(len(contentHash)))
 	b = append(b, contentHash...)
-	b = binary.LittleEndian.AppendUint16(b, uint16(len(v)))
-	for _, f := range v {
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
+	b = binary.LittleEndian.AppendUint16(b, uint16(dim))
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(q.Scales)))
+	for _, s := range q.Scales {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(s))
+	}
+	for _, c := range q.Codes {
+		b = append(b, byte(c))
 	}
 	return b
 }
 
+// OldVectorFormat reports whether blob is in the float32 format of older
+// vaults, which a caller may store again with EncodeQuantised.
+func OldVectorFormat(blob []byte) bool { return len(blob) > 0 && blob[0] == vectorFloat32 }
+
 // DecodeVector decodes a blob made by EncodeVector. It returns an error
 // wrapping ErrVector for a damaged blob, and ok false for a well-formed
 // blob of another model or another content hash.
-func DecodeVector(blob []byte, model, contentHash string) (v []float32, ok bool, err error) {
-	gotHash, v, ok, err := DecodeVectorOf(blob, model)
+func DecodeVector(blob []byte, model, contentHash string, dim int) (q Quantised, ok bool, err error) {
+	gotHash, q, ok, err := DecodeVectorOf(blob, model, dim)
 	if !ok || gotHash != contentHash {
-		return nil, false, err
+		return Quantised{}, false, err
 	}
-	return v, true, nil
+	return q, true, nil
 }
 
 // DecodeVectorOf decodes a blob made by EncodeVector when it is of model,
-// and returns the content hash it was made from, which the caller MUST
-// compare with the memory's before using v. It returns an error wrapping
-// ErrVector for a damaged blob, and ok false for a well-formed blob of
-// another model. It lets a caller decode the blobs while it reads the
-// memories, before it knows their hashes.
-func DecodeVectorOf(blob []byte, model string) (contentHash string, v []float32, ok bool, err error) {
+// with chunk vectors of dim, and returns the content hash it was made
+// from, which the caller MUST compare with the memory's before using q.
+// It returns an error wrapping ErrVector for a damaged blob, and ok false
+// for a well-formed blob of another model. It lets a caller decode the
+// blobs while it reads the memories, before it knows their hashes. q
+// shares no memory with blob.
+func DecodeVectorOf(blob []byte, model string, dim int) (contentHash string, q Quantised, ok bool, err error) {
 	bad := fmt.Errorf("%w: damaged vector blob", ErrVector)
 	field := func() ([]byte, bool) {
 		if len(blob) < 1 || len(blob) < 1+int(blob[0]) {
@@ -617,31 +709,69 @@ func DecodeVectorOf(blob []byte, model string) (contentHash string, v []float32,
 		blob = blob[1+int(blob[0]):]
 		return s, true
 	}
-	if len(blob) < 1 || blob[0] != vectorFormat {
-		return "", nil, false, bad
+	if len(blob) < 1 || blob[0] != vectorFloat32 && blob[0] != vectorInt8 {
+		return "", Quantised{}, false, bad
 	}
+	format := blob[0]
 	blob = blob[1:]
 	gotModel, ok1 := field()
 	gotHash, ok2 := field()
 	if !ok1 || !ok2 || len(blob) < 2 {
-		return "", nil, false, bad
+		return "", Quantised{}, false, bad
 	}
-	dim := int(binary.LittleEndian.Uint16(blob))
-	blob = blob[2:]
-	if len(blob) != 4*dim {
-		return "", nil, false, bad
+	if format == vectorFloat32 {
+		v, ok := decodeFloats(blob)
+		if !ok {
+			return "", Quantised{}, false, bad
+		}
+		if string(gotModel) != model {
+			return "", Quantised{}, false, nil
+		}
+		if q, ok = Quantise(v, dim); !ok {
+			return "", Quantised{}, false, bad
+		}
+		return string(gotHash), q, true, nil
+	}
+	if len(blob) < 4 {
+		return "", Quantised{}, false, bad
+	}
+	d, rows := int(binary.LittleEndian.Uint16(blob)), int(binary.LittleEndian.Uint16(blob[2:]))
+	blob = blob[4:]
+	if len(blob) != rows*(4+d) {
+		return "", Quantised{}, false, bad
 	}
 	if string(gotModel) != model {
-		return "", nil, false, nil
+		return "", Quantised{}, false, nil
 	}
-	v = make([]float32, dim)
+	q = Quantised{Codes: make([]int8, rows*d), Scales: make([]float32, rows)}
+	for i := range q.Scales {
+		q.Scales[i] = math.Float32frombits(binary.LittleEndian.Uint32(blob[4*i:]))
+	}
+	for i, c := range blob[4*rows:] {
+		q.Codes[i] = int8(c)
+	}
+	if d != dim || !q.valid(dim) {
+		return "", Quantised{}, false, bad
+	}
+	return string(gotHash), q, true, nil
+}
+
+// decodeFloats decodes format 1's | n (uint16 LE) | n × float32 LE, none
+// of them infinite or NaN.
+func decodeFloats(blob []byte) ([]float32, bool) {
+	n := int(binary.LittleEndian.Uint16(blob))
+	blob = blob[2:]
+	if len(blob) != 4*n {
+		return nil, false
+	}
+	v := make([]float32, n)
 	const exponent = 0x7f800000 // all ones: infinite or NaN
 	for i := range v {
 		bits := binary.LittleEndian.Uint32(blob[4*i : 4*i+4])
 		if bits&exponent == exponent {
-			return "", nil, false, bad
+			return nil, false
 		}
 		v[i] = math.Float32frombits(bits)
 	}
-	return string(gotHash), v, true, nil
+	return v, true
 }

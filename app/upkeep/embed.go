@@ -162,17 +162,19 @@ func (x *Index) stopEmbedding(final bool) {
 // the stale ones, and returns the memories left to embed.
 func (x *Index) attachStored(ctx context.Context, model string, todo []toEmbed) ([]toEmbed, error) {
 	type stored struct {
-		hash string
-		vec  []float32
+		hash  string
+		q     recall.Quantised
+		float bool // in the float32 format of older vaults
 	}
+	dim := x.eng.Dim()
 	blobs := map[string]stored{}
 	stale, err := x.v.Vectors(func(id string, blob []byte) error {
-		hash, v, ok, err := recall.DecodeVectorOf(blob, model)
+		hash, q, ok, err := recall.DecodeVectorOf(blob, model, dim)
 		switch {
 		case err != nil:
 			x.log.Warn("recall: damaged vector, embedding again", "id", id)
 		case ok:
-			blobs[id] = stored{hash, v}
+			blobs[id] = stored{hash, q, recall.OldVectorFormat(blob)}
 		}
 		return ctx.Err()
 	})
@@ -184,13 +186,24 @@ func (x *Index) attachStored(ctx context.Context, model string, todo []toEmbed) 
 			return nil, err
 		}
 	}
+	rows := 0
+	for _, m := range todo {
+		if b, ok := blobs[m.id]; ok && b.hash == m.hash {
+			rows += len(b.q.Scales)
+		}
+	}
+	x.eng.ReserveVectors(rows)
 	// In slices, so that recalls are not held up behind one long lock.
 	const slice = 8192
 	var found []recall.DocVector
+	rewrite := map[string][]byte{}
 	missing := todo[:0]
 	for i, m := range todo {
 		if b, ok := blobs[m.id]; ok && b.hash == m.hash {
-			found = append(found, recall.DocVector{ID: m.id, Content: m.content, Vec: b.vec})
+			found = append(found, recall.DocVector{ID: m.id, Content: m.content, Q: b.q})
+			if b.float {
+				rewrite[m.id] = recall.EncodeQuantised(model, m.hash, b.q)
+			}
 		} else {
 			// Without a stored vector; one whose memory changed since
 			// the index was read has been embedded by that write.
@@ -204,6 +217,9 @@ func (x *Index) attachStored(ctx context.Context, model string, todo []toEmbed) 
 			}
 		}
 	}
+	// Vectors an older Engram stored as float32 are stored again as the
+	// index keeps them: a quarter of the bytes to read at the next start.
+	x.storeVectors(rewrite)
 	return missing, nil
 }
 
@@ -260,7 +276,9 @@ func (x *Index) embedBatch(ctx context.Context, model string, batch []toEmbed) (
 	blobs := map[string][]byte{}
 	for i, m := range batch {
 		if got[i] != nil && x.eng.SetVector(m.id, m.content, got[i]) {
-			blobs[m.id] = recall.EncodeVector(model, m.hash, got[i])
+			if b := recall.EncodeVector(model, m.hash, x.eng.Dim(), got[i]); b != nil {
+				blobs[m.id] = b
+			}
 		}
 	}
 	return blobs, nil

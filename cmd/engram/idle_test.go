@@ -262,7 +262,7 @@ func fillIdleVault(t *testing.T, home string, n int) {
 		for j := range vec {
 			vec[j] /= float32(math.Sqrt(float64(norm)))
 		}
-		blobs[m.ID] = recall.EncodeVector("use-lite-v2", m.ContentHash, vec)
+		blobs[m.ID] = recall.EncodeVector("use-lite-v2", m.ContentHash, dim, vec)
 		if len(blobs) == 1000 {
 			if err := v.PutVectors(blobs); err != nil {
 				t.Fatal(err)
