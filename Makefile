@@ -13,6 +13,11 @@ MODEL_DIR ?= .cache/model/use-lite
 # recalls by meaning without a model directory.
 EMBED_MODEL_DIR = app/embed/model
 MODEL_TAGS = engram_model
+# The app's build: the model inside, and emoji drawn with the system's
+# emoji font (fonts-noto-color-emoji, which `make deps` installs) instead
+# of the copy Fyne bundles, which every text style parses anew (16 MiB of
+# the idle app's memory; README.md, "Memory").
+APP_TAGS = $(MODEL_TAGS),no_emoji
 
 .PHONY: run build test vet deps test-deps model e2e crash package bench report fuzz clean
 
@@ -22,7 +27,7 @@ run: deps build
 
 ## build: bin/engram with the verified embedding model embedded, and bin/engram-hook (lifecycle hooks)
 build: model
-	$(GO) build -tags $(MODEL_TAGS) -o bin/engram ./cmd/engram
+	$(GO) build -tags $(APP_TAGS) -o bin/engram ./cmd/engram
 	$(GO) build -o bin/engram-hook ./cmd/engram-hook
 
 deps:
@@ -109,7 +114,7 @@ package: deps model
 	$(GO) install $(FYNE_TOOL)
 	# fyne package reads FyneApp.toml beside the main package.
 	sed 's|assets/icon.png|../../assets/icon.png|' FyneApp.toml > cmd/engram/FyneApp.toml
-	cd cmd/engram && "$$($(GO) env GOPATH)/bin/fyne" package -os linux -tags $(MODEL_TAGS); status=$$?; rm -f FyneApp.toml; exit $$status
+	cd cmd/engram && "$$($(GO) env GOPATH)/bin/fyne" package -os linux -tags $(APP_TAGS); status=$$?; rm -f FyneApp.toml; exit $$status
 	mv cmd/engram/Engram.tar.xz .
 
 ## bench: the benchmarks whose figures the issues ask for

@@ -218,7 +218,9 @@ func TestDesktopEndToEnd(t *testing.T) {
 	if recalls(t, base, poll.Token, "always execute commands", "always execute commands") {
 		t.Fatal("the split order's first half is recallable while its second half waits for review")
 	}
-	write(map[string]any{"content": "The nightly build runs at 02:00 UTC on the shared runners", "field": "learnings"}, "ok")
+	// The emoji is drawn with the system's emoji font (the app is built
+	// without Fyne's bundled one): 12d shows it.
+	write(map[string]any{"content": "The nightly build runs at 02:00 UTC on the shared runners 🚀", "field": "learnings"}, "ok")
 	if !recalls(t, base, poll.Token, "nightly build shared runners", "nightly build") {
 		t.Fatal("the agent's memory is not live before the review")
 	}

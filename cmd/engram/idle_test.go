@@ -41,8 +41,9 @@ import (
 //	ENGRAM_IDLE_MEM=1 ENGRAM_IDLE_N=100000 .ci/with-keyring go test -count=1 -timeout 30m -run '^TestIdleMemory$' -v ./cmd/engram
 //
 // Without ENGRAM_IDLE_BIN it builds this tree as `make build` does (the
-// model embedded: run `make model` first), with the extra build tags in
-// ENGRAM_IDLE_TAGS. ENGRAM_IDLE_ALSO lists other builds to run beside it
+// model embedded: run `make model` first; emoji from the system's fonts),
+// and the bare window with Fyne as it comes, each with the extra build
+// tags in ENGRAM_IDLE_TAGS. ENGRAM_IDLE_ALSO lists other builds to run beside it
 // as space-separated NAME=PATH (each with its own copy of the vault), to
 // compare builds in one run.
 //
@@ -75,23 +76,23 @@ func TestIdleMemory(t *testing.T) {
 	tmp := t.TempDir()
 
 	profDir := os.Getenv("ENGRAM_IDLE_PROFILE")
-	tags := "engram_model"
+	tags := ""
 	if profDir != "" {
 		tags += ",engram_idleprof"
 	}
 	if extra := os.Getenv("ENGRAM_IDLE_TAGS"); extra != "" {
 		tags += "," + extra
 	}
-	build := func(out, pkg string) {
+	build := func(out, pkg, tags string) {
 		t.Helper()
-		if b, err := exec.CommandContext(ctx, "go", "build", "-tags", tags, "-o", out, pkg).CombinedOutput(); err != nil {
+		if b, err := exec.CommandContext(ctx, "go", "build", "-tags", strings.Trim(tags, ","), "-o", out, pkg).CombinedOutput(); err != nil {
 			t.Fatalf("build %s: %v\n%s", pkg, err, b)
 		}
 	}
 	procs := []*idleProc{{name: "engram", bin: os.Getenv("ENGRAM_IDLE_BIN")}}
 	if procs[0].bin == "" {
 		procs[0].bin = filepath.Join(tmp, "engram")
-		build(procs[0].bin, ".")
+		build(procs[0].bin, ".", "engram_model,no_emoji"+tags) // as make build
 	}
 	for _, other := range strings.Fields(os.Getenv("ENGRAM_IDLE_ALSO")) {
 		name, path, ok := strings.Cut(other, "=")
@@ -101,7 +102,7 @@ func TestIdleMemory(t *testing.T) {
 		procs = append(procs, &idleProc{name: name, bin: path})
 	}
 	bare := &idleProc{name: "bare", bin: filepath.Join(tmp, "idlebare"), args: []string{strconv.Itoa(n)}}
-	build(bare.bin, "./internal/idlebare")
+	build(bare.bin, "./internal/idlebare", tags) // Fyne as it comes, its emoji font bundled
 	procs = append(procs, bare)
 
 	home := filepath.Join(tmp, "home")
