@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 
@@ -87,9 +88,33 @@ func (v *Vault) Vectors(fn func(id string, blob []byte) error) (stale []string, 
 		if b == nil {
 			return nil
 		}
+		// The memories are found by walking each partition beside the
+		// vectors, both in id order: one lookup per vector from the root
+		// of each partition cost more than reading the vectors.
+		type walk struct {
+			c    *bolt.Cursor
+			k, v []byte
+		}
+		parts := make([]walk, 0, len(partitionBuckets()))
+		for _, name := range partitionBuckets() {
+			c := tx.Bucket(name).Cursor()
+			k, v := c.First()
+			parts = append(parts, walk{c, k, v})
+		}
+		record := func(id []byte) []byte { // as findTx, or nil
+			for i := range parts {
+				p := &parts[i]
+				for p.k != nil && bytes.Compare(p.k, id) < 0 {
+					p.k, p.v = p.c.Next()
+				}
+				if p.k != nil && p.v != nil && bytes.Equal(p.k, id) {
+					return p.v
+				}
+			}
+			return nil
+		}
 		return b.ForEach(func(k, blob []byte) error {
-			_, raw, err := findTx(tx, string(k))
-			if err != nil || isSealedRecord(raw) {
+			if raw := record(k); raw == nil || isSealedRecord(raw) {
 				stale = append(stale, string(k))
 				return nil
 			}
