@@ -173,14 +173,22 @@ func TestRecallFollowsWrites(t *testing.T) {
 	}
 }
 
-func TestRecallVectorsPersist(t *testing.T) {
-	v, _ := vaulttest.New(t)
+// countedService is a service over v whose recall embeds with a new
+// countingEmbedder, returned with its engine and the embedder.
+func countedService(t *testing.T, v *vault.Vault) (*app.Service, *recall.Engine, *countingEmbedder) {
+	t.Helper()
 	emb := &countingEmbedder{}
 	eng := recall.New(recall.DefaultConfig(emb))
 	s, err := app.New(v, app.Options{Recall: eng})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, eng, emb
+}
+
+func TestRecallVectorsPersist(t *testing.T) {
+	v, _ := vaulttest.New(t)
+	s, eng, emb := countedService(t, v)
 	a := mustStore(t, s, operator, app.StoreInput{Content: "tabs for indentation"})
 	b := mustStore(t, s, operator, app.StoreInput{Content: "Tabs, for indentation.", Partition: vault.Public})
 	mustStore(t, s, operator, app.StoreInput{Content: "alice's phone is 555-0100"}) // personal data: sensitive
@@ -216,12 +224,7 @@ func TestRecallVectorsPersist(t *testing.T) {
 // similarities, and are stored again in the quantised format.
 func TestRecallVectorsOfOlderVaults(t *testing.T) {
 	v, _ := vaulttest.New(t)
-	emb := &countingEmbedder{}
-	eng := recall.New(recall.DefaultConfig(emb))
-	s, err := app.New(v, app.Options{Recall: eng})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, eng, emb := countedService(t, v)
 	a := mustStore(t, s, operator, app.StoreInput{Content: "tabs for indentation in Go"})
 	b := mustStore(t, s, operator, app.StoreInput{Content: "Tabs, for indentation."})
 	if err := s.WaitVectors(ctx); err != nil {
@@ -246,12 +249,7 @@ func TestRecallVectorsOfOlderVaults(t *testing.T) {
 	}
 	s.Close()
 
-	emb2 := &countingEmbedder{}
-	eng2 := recall.New(recall.DefaultConfig(emb2))
-	s2, err := app.New(v, app.Options{Recall: eng2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s2, eng2, emb2 := countedService(t, v)
 	defer s2.Close()
 	if err := s2.WaitEmbedded(ctx); err != nil {
 		t.Fatal(err)
