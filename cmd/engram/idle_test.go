@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -236,6 +237,10 @@ func fillIdleVault(t *testing.T, home string, n int) {
 	v, _ := vaulttest.New(t, vaulttest.NoSync, vaulttest.SkipCheck)
 	r := rand.New(rand.NewPCG(1, 2))
 	const dim = 512
+	// The name the built-in model's vectors are stored under: a blob of
+	// another name is stale, and the app would embed every memory again
+	// while it is measured.
+	model := recall.New(recall.DefaultConfig(&idleEmbedder{})).Model()
 	blobs := map[string][]byte{}
 	for i := range n {
 		p := vault.Internal
@@ -263,7 +268,7 @@ func fillIdleVault(t *testing.T, home string, n int) {
 		for j := range vec {
 			vec[j] /= float32(math.Sqrt(float64(norm)))
 		}
-		blobs[m.ID] = recall.EncodeVector("use-lite-v2", m.ContentHash, dim, vec)
+		blobs[m.ID] = recall.EncodeVector(model, m.ContentHash, dim, vec)
 		if len(blobs) == 1000 {
 			if err := v.PutVectors(blobs); err != nil {
 				t.Fatal(err)
@@ -289,6 +294,56 @@ func fillIdleVault(t *testing.T, home string, n int) {
 	if err := os.Rename(src, filepath.Join(home, "vault.db")); err != nil {
 		t.Fatal(err)
 	}
+	checkNothingToEmbed(t, filepath.Join(home, "vault.db"))
+}
+
+// checkNothingToEmbed starts recall over a copy of the vault at path, as
+// the app does, with an embedder named as the built-in model, and fails
+// the test if the start-up embeds anything: the app must find every
+// memory's vector stored, or it would be embedding while it is measured.
+func checkNothingToEmbed(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(t.TempDir(), "check.db")
+	if err := os.WriteFile(cp, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	v, err := vault.Open(cp, vault.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	emb := &idleEmbedder{}
+	s, err := app.New(v, app.Options{Recall: recall.New(recall.DefaultConfig(emb))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.WaitEmbedded(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := emb.texts.Load(); n > 0 {
+		t.Fatalf("the seeded vault's stored vectors are not the built-in model's: start-up embedded %d texts", n)
+	}
+}
+
+// idleEmbedder stands for the built-in model's name (app/embed's useName)
+// and dimension, and counts what it is asked to embed.
+type idleEmbedder struct{ texts atomic.Int64 }
+
+func (*idleEmbedder) Name() string { return "use-lite-v2" }
+func (*idleEmbedder) Dim() int     { return 512 }
+func (e *idleEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	e.texts.Add(int64(len(texts)))
+	out := make([][]float32, len(texts))
+	for i := range out {
+		out[i] = make([]float32, 512)
+		out[i][i%512] = 1
+	}
+	return out, nil
 }
 
 func mib(kb int64) float64 { return float64(kb) / 1024 }
