@@ -273,6 +273,7 @@ func (x *vectorIndex) addAll(slots []uint32, qs []Quantised) {
 	}
 	if x.dim == 0 {
 		x.dim = len(qs[0].Codes) / len(qs[0].Scales)
+		x.reserve(0)
 	}
 	start := len(x.rows)
 	rows := 0

@@ -48,6 +48,9 @@ type vectorIndex struct {
 	bits       []uint64
 	words      int
 	coarseFrom int
+	// pending is the rows reserved before the dimension was known (an
+	// engine without an embedder learns it from the first vector).
+	pending int
 }
 
 // smallRows is the most rows searched with kelindar/search. At 512
@@ -65,6 +68,7 @@ func newVectorIndex(dim, coarseFrom int) *vectorIndex {
 func (x *vectorIndex) add(slot uint32, v []float32) {
 	if x.dim == 0 {
 		x.dim = len(v)
+		x.reserve(0)
 	}
 	q := quantiseRows(v, x.dim)
 	x.addCodes(slot, q.Codes, q.Scales)
@@ -128,7 +132,17 @@ func (x *vectorIndex) signs(lo, hi int) {
 
 // reserve makes room for n more rows, so that a bulk load's arrays are
 // allocated once and to size rather than grown by a quarter at a time.
+// Before the dimension is known the room is made when it is: call
+// reserve(0) once it is set.
 func (x *vectorIndex) reserve(n int) {
+	if x.dim == 0 {
+		x.pending += n
+		return
+	}
+	n, x.pending = n+x.pending, 0
+	if n == 0 {
+		return
+	}
 	x.codes = slices.Grow(x.codes, n*x.dim)
 	x.scale = slices.Grow(x.scale, n)
 	x.rows = slices.Grow(x.rows, n)

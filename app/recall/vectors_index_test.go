@@ -3,6 +3,7 @@ package recall
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -197,6 +198,50 @@ func TestScanTiesBySlot(t *testing.T) {
 			if g, w := slotsOf(got), slotsOf(want[:m]); !slices.Equal(g, w) {
 				t.Errorf("%d rows, shortlist of %d: %v, want %v", n, m, g, w)
 			}
+		}
+	}
+}
+
+// TestReserveVectorsOnce: a bulk load that reserves its rows allocates the
+// index's code array once, whether the engine knows its dimension from an
+// embedder or learns it from the first vector (an engine without one):
+// the later slices are copied into the same array.
+func TestReserveVectorsOnce(t *testing.T) {
+	const dim, docs, slice = 16, 1000, 64
+	for _, emb := range []Embedder{nil, &bagEmbedder{dim: dim}} {
+		e := New(Config{Embedder: emb})
+		for i := range docs {
+			if err := e.Put(Doc{ID: fmt.Sprint(i), Content: fmt.Sprint("memory ", i)}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.ReserveVectors(docs)
+		r := rand.New(rand.NewPCG(1, 2))
+		var first *int8
+		for lo := 0; lo < docs; lo += slice {
+			var vs []DocVector
+			for i := lo; i < min(lo+slice, docs); i++ {
+				v := make([]float32, dim)
+				for j := range v {
+					v[j] = float32(r.NormFloat64())
+				}
+				q, ok := Quantise(v, dim)
+				if !ok {
+					t.Fatal("vector not quantised")
+				}
+				vs = append(vs, DocVector{ID: fmt.Sprint(i), Content: fmt.Sprint("memory ", i), Q: q})
+			}
+			if n := e.SetVectors(vs); n != len(vs) {
+				t.Fatalf("embedder %v: %d of %d vectors set", emb != nil, n, len(vs))
+			}
+			if first == nil {
+				first = &e.vec.codes[0]
+			} else if &e.vec.codes[0] != first {
+				t.Fatalf("embedder %v: the code array moved after %d vectors: reserved %d rows, capacity %d codes", emb != nil, lo+slice, docs, cap(e.vec.codes))
+			}
+		}
+		if got := len(e.vec.rows); got != docs {
+			t.Fatalf("embedder %v: %d rows, want %d", emb != nil, got, docs)
 		}
 	}
 }
