@@ -526,6 +526,42 @@ func (x *keywordIndex) maxScore(terms []queryTerm, n int) float64 {
 	return sum
 }
 
+// maxScoreOf is maxScore of qt, the query terms of terms, when some of
+// them are the spellings a misspelled name was searched as (alts: each
+// to the name's term): a memory holds one of them, so the name counts
+// once, as its spelling of most weight, not once per spelling. With
+// MaxTerms the terms are not those of qt: maxScore then.
+func (x *keywordIndex) maxScoreOf(terms []string, qt []queryTerm, alts map[string]string, n int) float64 {
+	if len(alts) == 0 {
+		return x.maxScore(qt, n)
+	}
+	var sum float64
+	best := map[string]float64{}
+	i := 0
+	for j, t := range terms {
+		if slices.Contains(terms[:j], t) {
+			continue
+		}
+		if i >= len(qt) {
+			return x.maxScore(qt, n)
+		}
+		w := idf(qt[i].df, n) * float64(qt[i].qtf) * (x.k1 + 1)
+		if name, ok := alts[t]; ok {
+			best[name] = max(best[name], w)
+		} else {
+			sum += w
+		}
+		i++
+	}
+	if i != len(qt) {
+		return x.maxScore(qt, n)
+	}
+	for _, w := range best {
+		sum += w
+	}
+	return sum
+}
+
 // rarest returns at most n of terms that some document of the scope
 // contains, those in the fewest documents first, each counted once.
 func rarest(terms []queryTerm, n int) []queryTerm {

@@ -75,6 +75,42 @@ var timeWords = func() map[string]bool {
 type unheard struct {
 	words []string // as written in the query
 	all   bool     // the query has names and none was heard of
+	// spelled maps the names the query misspells, as it writes them, to
+	// the memories' spelling (see respelling).
+	spelled map[string]string
+}
+
+// respellText returns text with each whole word that spelled names
+// replaced by its spelling there.
+func respellText(text string, spelled map[string]string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			i += size
+			continue
+		}
+		j := i
+		for j < len(text) {
+			r, size := utf8.DecodeRuneInString(text[j:])
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				break
+			}
+			j += size
+		}
+		if to, ok := spelled[text[i:j]]; ok && to != "" {
+			b.WriteString(text[last:i])
+			b.WriteString(to)
+			last = j
+		}
+		i = j
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
 }
 
 // minShortName is the fewest letters of a name that may be heard as the

@@ -192,6 +192,21 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if useVec && q.Vector == nil && len(unheard.spelled) > 0 {
+		// A name the query misspells weighs in its embedding as another
+		// name: the query is embedded again as the memories spell it, and
+		// searched with that.
+		text := EmbeddedText(respellText(q.Text, unheard.spelled), q.Now)
+		vs, err := e.cfg.Embedder.Embed(ctx, []string{text})
+		if err != nil {
+			return Result{}, fmt.Errorf("embed query: %w", err)
+		}
+		if usable(vs[0]) {
+			if hits, unheard, err = e.gather(q, mode, terms, span.terms(), vs[0], useKw, useVec); err != nil {
+				return Result{}, err
+			}
+		}
+	}
 	// Pointers are sorted, not the hits: a Hit is a few hundred bytes,
 	// and moving them took 1.0 s of Search's 2.5 s in one profile.
 	out := make([]*Hit, 0, len(hits))
@@ -323,11 +338,11 @@ func (e *Engine) gather(q Query, mode Mode, terms, dateTerms []string, qvec []fl
 	// they hold (respellWords). In a longer one the other words carry the
 	// query, and a respelled word is more often noise than the slip it
 	// mends (SciFact's claims lost 0.0015 of nDCG@10 to it).
-	var respelled map[string]bool
+	var rs respelling
 	if q.Floor {
 		ns := names(q.Text)
 		short := distinct(terms) <= ShortQuery
-		terms, respelled = e.respell(terms, ns, e.holder(mode, keep))
+		terms, rs = e.respell(terms, ns, e.holder(mode, keep))
 		if short {
 			nameTerms := make(map[string]bool, len(ns))
 			for _, n := range ns {
@@ -348,18 +363,19 @@ func (e *Engine) gather(q Query, mode Mode, terms, dateTerms []string, qvec []fl
 		qt := e.kw.query(terms, &sc)
 		if q.MaxTerms > 0 {
 			qt = rarest(qt, q.MaxTerms)
+			rs.alts = nil // qt is no longer terms' (maxScoreOf)
 		}
 		if len(qt) > 0 {
 			var release func()
 			// An exact search reads the scores of its hits alone.
 			acc, kwList, release = e.keywordTop(qt, &sc, n, keep, mode == Exact)
 			defer release()
-			maxKw = e.kw.maxScore(qt, sc.n)
+			maxKw = e.kw.maxScoreOf(terms, qt, rs.alts, sc.n)
 			if q.Floor && len(dateTerms) > 0 && q.MaxTerms == 0 {
 				// The share of the query's words other than the time it
 				// names, which the memories' dates answer.
 				rest := slices.DeleteFunc(slices.Clone(terms), func(t string) bool { return slices.Contains(dateTerms, t) })
-				if m := e.kw.maxScore(e.kw.query(rest, &sc), sc.n); m > 0 {
+				if m := e.kw.maxScoreOf(rest, e.kw.query(rest, &sc), rs.alts, sc.n); m > 0 {
 					maxKw = m
 				}
 			}
@@ -416,7 +432,8 @@ func (e *Engine) gather(q Query, mode Mode, terms, dateTerms []string, qvec []fl
 	}
 	var u unheard
 	if q.Floor {
-		u = e.unheard(q.Text, e.holder(mode, keep), hits, respelled)
+		u = e.unheard(q.Text, e.holder(mode, keep), hits, rs.heard)
+		u.spelled = rs.spelled
 	}
 	return hits, u, nil
 }

@@ -16,8 +16,13 @@ import (
 // and the query searches for the memories' spelling instead of its own.
 
 // minFuzzyName is the fewest letters of a name that is matched by sound
-// or spelling: shorter names ("Jon", "Mel") have too many neighbours.
-const minFuzzyName = 4
+// or spelling: shorter names ("Al", "Jo") have too many neighbours.
+const minFuzzyName = 3
+
+// minLooseName is the fewest letters of a name that may match a name of
+// another length: a shorter one matches only a name as long that sounds
+// alike ("Tam" for "Tim"), since "Jon" and "John" are two names.
+const minLooseName = 4
 
 // maxNameChecks is how many memories holding a candidate word are read,
 // in index order, to find it written as a name.
@@ -143,6 +148,9 @@ func alike(w, t, u string) bool {
 	if t == u {
 		return false
 	}
+	if n := utf8.RuneCountInString(t); n < minLooseName && utf8.RuneCountInString(u) != n {
+		return false
+	}
 	ku := soundKey(u)
 	if len(ku) >= 2 && (ku == soundKey(w) || ku == soundKey(t)) {
 		return true
@@ -159,16 +167,17 @@ const minSlipName = 5
 // (held decides from a slot whether it counts), the index terms it may
 // be a misspelling of (alike) that such documents write as a name
 // (writtenAsName). It returns terms with each such name's term
-// replaced by the terms found, and the names respelled. Only documents
+// replaced by the terms found, and what it respelled. Only documents
 // held accepts are read, so what the caller may not see finds nothing.
 // The caller holds the read lock.
-func (e *Engine) respell(terms []string, ns []name, held func(uint32) bool) ([]string, map[string]bool) {
-	var heard map[string]bool
+func (e *Engine) respell(terms []string, ns []name, held func(uint32) bool) ([]string, respelling) {
+	var r respelling
 	for _, n := range ns {
 		if utf8.RuneCountInString(n.word) < minFuzzyName || e.holds(n.term, held) {
 			continue
 		}
 		var found []string
+		form, most := "", 0 // the spelling of the name held most often
 		fw, ft := firstSound(n.word), firstSound(n.term)
 		for _, u := range e.kw.terms {
 			// Cheap tests first: a name and its misspelling begin with
@@ -179,18 +188,30 @@ func (e *Engine) respell(terms []string, ns []name, held func(uint32) bool) ([]s
 			if f := firstSound(u); f != fw && f != ft && u[0] != n.term[0] {
 				continue
 			}
-			if alike(n.word, n.term, u) && e.writtenAsName(u, held) {
+			if !alike(n.word, n.term, u) {
+				continue
+			}
+			if w, ok := e.writtenAsName(u, held); ok {
 				found = append(found, u)
+				if c := e.heldCount(u, held, maxFormCount); c > most || c == most && w < form {
+					form, most = w, c
+				}
 			}
 		}
 		if len(found) == 0 {
 			continue
 		}
 		slices.Sort(found) // the order terms were first met in must not show
-		if heard == nil {
-			heard = map[string]bool{}
+		if r.heard == nil {
+			r.heard, r.alts, r.spelled = map[string]bool{}, map[string]string{}, map[string]string{}
 		}
-		heard[n.term] = true
+		r.heard[n.term] = true
+		r.spelled[n.word] = form
+		for _, u := range found {
+			if _, ok := r.alts[u]; !ok {
+				r.alts[u] = n.term
+			}
+		}
 		var out []string
 		for _, t := range terms {
 			if t == n.term {
@@ -201,7 +222,36 @@ func (e *Engine) respell(terms []string, ns []name, held func(uint32) bool) ([]s
 		}
 		terms = out
 	}
-	return terms, heard
+	return terms, r
+}
+
+// respelling is what Engine.respell did to a query's names.
+type respelling struct {
+	heard map[string]bool // the terms of the names respelled
+	// alts maps each term a name was searched as to the name's term.
+	alts map[string]string
+	// spelled maps each name respelled, as the query writes it, to its
+	// spelling most memories the query may see write (the query is
+	// embedded again with it: see Search).
+	spelled map[string]string
+}
+
+// maxFormCount is how many of a spelling's memories are counted to
+// choose the most common spelling of a misspelled name.
+const maxFormCount = 256
+
+// heldCount is how many documents held accepts contain term t, counted
+// up to limit.
+func (e *Engine) heldCount(t string, held func(uint32) bool, limit int) int {
+	n := 0
+	for _, p := range e.kw.postings(t) {
+		if held(p.doc) {
+			if n++; n >= limit {
+				break
+			}
+		}
+	}
+	return n
 }
 
 // firstSound is the first letter of w's soundKey, from its first two
@@ -249,9 +299,11 @@ func (e *Engine) holds(t string, held func(uint32) bool) bool {
 // writtenAsName reports whether the documents held accepts that contain
 // term t write it as a name: among the first maxNameChecks of them, one
 // writes it capitalised and none in lower case ("Caroline: hi" and
-// "ask Caroline", not "a gain in speed").
-func (e *Engine) writtenAsName(t string, held func(uint32) bool) bool {
-	checked, capital := 0, false
+// "ask Caroline", not "a gain in speed"). It returns the first word
+// written so.
+func (e *Engine) writtenAsName(t string, held func(uint32) bool) (string, bool) {
+	checked, capital := 0, ""
+	first := true
 	for _, p := range e.kw.postings(t) {
 		if !held(p.doc) {
 			continue
@@ -265,16 +317,18 @@ func (e *Engine) writtenAsName(t string, held func(uint32) bool) bool {
 				return
 			}
 			if r, _ := utf8.DecodeRuneInString(w); unicode.IsUpper(r) {
-				capital = true
+				if first {
+					capital, first = w, false
+				}
 			} else {
 				lower = true
 			}
 		})
 		if lower {
-			return false
+			return "", false
 		}
 	}
-	return capital
+	return capital, capital != ""
 }
 
 // A word of a query that no memory the query may see holds may be a slip

@@ -2,7 +2,9 @@ package recall
 
 import (
 	"context"
+	"math"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/engram-app/engram/vault"
@@ -61,6 +63,8 @@ func TestFloorMisspelledName(t *testing.T) {
 		doc("cook", "Caroline cooks lentil soup on Sundays."),
 		doc("gain", "The team saw a gain in speed after the upgrade. Speed matters."),
 		doc("other", "The harbour market opens at dawn."),
+		doc("read", "Tim read Dune and two books by Le Guin last winter."),
+		doc("boiler", "John fixed the boiler on Friday."),
 		hidden,
 	)
 	allow := func(d *Doc) bool { return d.Partition != vault.Public }
@@ -76,6 +80,8 @@ func TestFloorMisspelledName(t *testing.T) {
 			{"What does Karoline cook on Sundays?", []string{"cook"}, nil},
 			{"Where did we meet Nikolas?", nil, []string{"Nikolas"}},          // only a memory the reader may not see
 			{"What did Spead see after the upgrade?", nil, []string{"Spead"}}, // "speed" is no name
+			{"What books has Tam read?", []string{"read"}, nil},               // a short name, as long and alike
+			{"What did Jon fix on Friday?", nil, []string{"Jon"}},             // "Jon" and "John" are two names
 		} {
 			r, err := e.Search(context.Background(), Query{Text: tc.query, Mode: mode, Now: t0, Floor: true, Allow: allow})
 			if err != nil {
@@ -97,6 +103,105 @@ func TestFirstSound(t *testing.T) {
 	for _, w := range []string{"Muhammad", "phil", "Cecil", "cyan", "Carl", "quinn", "Zoe", "Walt", "Xavier", "ida", "Yves", "42nd", "ab", "Zürich", "élan", "ph", "ck", "hh"} {
 		if k := soundKey(w); firstSound(w) != k[0] {
 			t.Errorf("firstSound(%q) = %q, soundKey = %q", w, firstSound(w), k)
+		}
+	}
+}
+
+// recordingEmbedder is a bagEmbedder that records the texts it embeds.
+type recordingEmbedder struct {
+	*bagEmbedder
+	mu    sync.Mutex
+	texts []string
+}
+
+func (r *recordingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	r.mu.Lock()
+	r.texts = append(r.texts, texts...)
+	r.mu.Unlock()
+	return r.bagEmbedder.Embed(ctx, texts)
+}
+
+// TestMisspelledNameEmbeddedAsSpelled: a query whose name is respelled is
+// embedded again as the memories spell the name, and its similarities
+// are those of that text: with the built-in model a misspelled name
+// moves the query's vector as far as another name, and a misspelled
+// question came back empty where the right spelling was answered.
+func TestMisspelledNameEmbeddedAsSpelled(t *testing.T) {
+	bag := &bagEmbedder{dim: 64}
+	emb := &recordingEmbedder{bagEmbedder: bag}
+	e := New(DefaultConfig(emb))
+	put(t, e, bag,
+		doc("cook", "Caroline cooks lentil soup on Sundays."),
+		doc("walk", "Melanie walks the dog at dawn."),
+	)
+	r, err := e.Search(context.Background(), Query{Text: "What does Carolyne cook?", Mode: Hybrid, Now: t0, Floor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(emb.texts, "What does Caroline cook?") {
+		t.Fatalf("embedded %q, want the query with Caroline as the memories spell her", emb.texts)
+	}
+	if len(r.Hits) == 0 || r.Hits[0].Doc.ID != "cook" {
+		t.Fatalf("hits %q, want cook first", ids(r.Hits))
+	}
+	want := float64(dot(unit(bag.vec("What does Caroline cook?")), unit(bag.vec("Caroline cooks lentil soup on Sundays."))))
+	if got := r.Hits[0].Similarity; math.Abs(got-want) > 0.02 {
+		t.Errorf("similarity %.4f, want %.4f (the respelled query's)", got, want)
+	}
+	// A name spelled right is embedded once.
+	emb.texts = nil
+	if _, err := e.Search(context.Background(), Query{Text: "What does Caroline cook?", Mode: Hybrid, Now: t0, Floor: true}); err != nil {
+		t.Fatal(err)
+	}
+	if len(emb.texts) != 1 {
+		t.Errorf("embedded %q for a name spelled right, want it once", emb.texts)
+	}
+}
+
+// TestRespelledNameCountsOnce: a misspelled name searched as two
+// spellings counts once in the most a memory could score, so a memory's
+// keyword share (which the floor compares) is what it is for the right
+// spelling.
+func TestRespelledNameCountsOnce(t *testing.T) {
+	cfg := DefaultConfig(nil)
+	cfg.Floors = map[Mode]Floor{Exact: {}}
+	e := New(cfg)
+	put(t, e, nil,
+		doc("feed", "Nate feeds the turtles every morning."),
+		doc("paint", "Nath paints the fence."),
+		doc("sing", "Nath sings in the choir."),
+	)
+	share := func(q string) float64 {
+		r, err := e.Search(context.Background(), Query{Text: q, Mode: Exact, Now: t0, Floor: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range r.Hits {
+			if h.Doc.ID == "feed" {
+				return h.KeywordShare
+			}
+		}
+		t.Fatalf("Search(%q) = %q, want feed among them", q, ids(r.Hits))
+		return 0
+	}
+	right, wrong := share("When does Nate feed the turtles?"), share("When does Nete feed the turtles?")
+	if math.Abs(right-wrong) > 1e-9 {
+		t.Errorf("keyword share %.4f with the name misspelled, %.4f spelled right: want the same", wrong, right)
+	}
+}
+
+// TestRespellText: whole words only, wherever they stand.
+func TestRespellText(t *testing.T) {
+	sp := map[string]string{"Tam": "Tim", "Carolyne": "Caroline"}
+	for in, want := range map[string]string{
+		"What books has Tam read?":      "What books has Tim read?",
+		"Tam's books, and Tam.":         "Tim's books, and Tim.",
+		"Tamara met Carolyne (and Tam)": "Tamara met Caroline (and Tim)",
+		"nothing to change here":        "nothing to change here",
+		"Ask Tam":                       "Ask Tim",
+	} {
+		if got := respellText(in, sp); got != want {
+			t.Errorf("respellText(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

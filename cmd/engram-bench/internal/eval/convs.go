@@ -152,8 +152,30 @@ func NewConvVectors(ctx context.Context, emb recall.Embedder, docs []recall.Doc,
 	return cv, nil
 }
 
-func (cv *ConvVectors) doc(text string) []float32   { return slices.Clone(cv.vecs["d\x00"+text]) }
-func (cv *ConvVectors) query(text string) []float32 { return cv.vecs["q\x00"+text] }
+func (cv *ConvVectors) doc(text string) []float32 { return slices.Clone(cv.vecs["d\x00"+text]) }
+
+// ConvVectors is the engines' embedder in ConvRun: the queries' vectors
+// from the cache, any other text (a query embedded again with a name
+// respelled) embedded by the model.
+func (cv *ConvVectors) Dim() int     { return cv.emb.Dim() }
+func (cv *ConvVectors) Name() string { return cv.emb.Name() }
+
+func (cv *ConvVectors) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v, ok := cv.vecs["q\x00"+t]
+		if !ok {
+			vs, err := cv.emb.Embed(ctx, []string{t})
+			if err != nil {
+				return nil, err
+			}
+			v = vs[0]
+			cv.vecs["q\x00"+t] = v
+		}
+		out[i] = slices.Clone(v)
+	}
+	return out, nil
+}
 
 // ConvCase is one query of an evaluation set: the text asked, the vault
 // it is asked of (a conversation's name, or "" for the vault of all),
@@ -396,6 +418,9 @@ func redate(text string) string {
 // Each case answered with nothing is passed to empty, when not nil.
 func ConvRun(ctx context.Context, convs []*Conv, sets []ConvSet, cv *ConvVectors, mode recall.Mode, cfg recall.Config, now time.Time, empty func(set string, c ConvCase, r recall.Result)) ([][]ConvFigures, error) {
 	cfg.MaxEpisodic, cfg.MaxSemantic, cfg.MaxTokens = -1, -1, -1
+	if cfg.Embedder != nil {
+		cfg.Embedder = cv
+	}
 	engines := map[string]*recall.Engine{}
 	all := recall.New(cfg)
 	for _, c := range convs {
@@ -416,7 +441,7 @@ func ConvRun(ctx context.Context, convs []*Conv, sets []ConvSet, cv *ConvVectors
 	for si, s := range sets {
 		out[si] = make([]ConvFigures, len(convs))
 		for _, k := range s.Cases {
-			r, err := engines[k.Vault].Search(ctx, recall.Query{Text: k.Text, Vector: cv.query(recall.EmbeddedText(k.Text, now)), Mode: mode, Limit: 10, Now: now, Floor: true})
+			r, err := engines[k.Vault].Search(ctx, recall.Query{Text: k.Text, Mode: mode, Limit: 10, Now: now, Floor: true})
 			if err != nil {
 				return nil, err
 			}
