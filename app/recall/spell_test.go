@@ -2,8 +2,10 @@ package recall
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -147,6 +149,23 @@ func TestMisspelledNameEmbeddedAsSpelled(t *testing.T) {
 	want := float64(dot(unit(bag.vec("What does Caroline cook?")), unit(bag.vec("Caroline cooks lentil soup on Sundays."))))
 	if got := r.Hits[0].Similarity; math.Abs(got-want) > 0.02 {
 		t.Errorf("similarity %.4f, want %.4f (the respelled query's)", got, want)
+	}
+	// The spelling is the one most memories the caller may read use: two
+	// write Caroline, one Karoline; three hidden ones writing Karoline
+	// do not change it.
+	put(t, e, bag, doc("tea", "Caroline drinks green tea."), doc("knit", "Karoline knits scarves."))
+	for i := range 3 {
+		h := doc(fmt.Sprint("hidden", i), "Karoline bakes bread on Sundays.")
+		h.Partition = vault.Public
+		put(t, e, bag, h)
+	}
+	emb.texts = nil
+	allow := func(d *Doc) bool { return d.Partition != vault.Public }
+	if _, err := e.Search(context.Background(), Query{Text: "What does Carolyne cook?", Mode: Hybrid, Now: t0, Floor: true, Allow: allow}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(emb.texts, "What does Caroline cook?") || slices.ContainsFunc(emb.texts, func(s string) bool { return strings.Contains(s, "Karoline") }) {
+		t.Errorf("embedded %q for a reader of the internal memories, want Caroline's spelling only", emb.texts)
 	}
 	// A name spelled right is embedded once.
 	emb.texts = nil
