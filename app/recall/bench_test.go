@@ -64,7 +64,7 @@ func benchEngine(b *testing.B) *Engine {
 			d := Doc{
 				ID: fmt.Sprintf("m%06d", i), Content: strings.Join(words, " "), Kind: vault.Fact, Field: vault.Learnings,
 				Tier: []vault.Tier{vault.Episodic, vault.Semantic}[i%2], Partition: vault.Internal, Owner: benchOwner(i),
-				Source: vault.Source{Type: vault.SourceExplicitSave}, Trust: vault.TrustOperator, Confidence: 0.95,
+				Source: vault.Source{Type: vault.SourceExplicitSave, SessionID: benchSession(i)}, Trust: vault.TrustOperator, Confidence: 0.95,
 				Created: t0.Add(-time.Duration(i) * time.Minute),
 			}
 			if err := e.Put(d, randUnit(r, benchDim)); err != nil {
@@ -86,6 +86,10 @@ func benchEngine(b *testing.B) *Engine {
 // benchOwner spreads the memories over twenty agents, as a vault shared
 // by several agents holds them.
 func benchOwner(i int) string { return fmt.Sprintf("agent-%02d", i%20) }
+
+// benchSession puts each agent's memories in sessions of fifty, as an
+// agent's connection writes them (neighbouring context).
+func benchSession(i int) string { return fmt.Sprintf("session-%d", i/1000) }
 
 // reportLatency adds p50 and p99 of ds to b's metrics.
 func reportLatency(b *testing.B, ds []time.Duration) {

@@ -73,6 +73,12 @@ type Config struct {
 	// by 1 + Recency × 2^(-age/HalfLife). DefaultConfig sets 0.3; 0 turns
 	// it off.
 	Recency float64
+	// Context is the weight of a memory's neighbours in its session: its
+	// score gains Context times the scores of the memories its writer
+	// wrote just before and after it in the same session, when they are
+	// candidates too (see session.go). DefaultConfig sets DefaultContext;
+	// 0 turns it off.
+	Context float64
 	// TimeBoost is the weight of a query's time: when the query names a
 	// day, month or year ("in June", "on 13 October 2023", "last week"),
 	// the memories created then, or up to TimeSlack after, score 1 +
@@ -194,7 +200,7 @@ const (
 // DefaultConfig returns the defaults with emb as the embedder (nil for
 // keyword-only recall).
 func DefaultConfig(emb Embedder) Config {
-	return Config{Embedder: emb, Recency: 0.3, TimeBoost: DefaultTimeBoost, TimeSlack: DefaultTimeSlack}
+	return Config{Embedder: emb, Recency: 0.3, TimeBoost: DefaultTimeBoost, TimeSlack: DefaultTimeSlack, Context: DefaultContext}
 }
 
 func (c *Config) fill() {
@@ -301,6 +307,9 @@ type Engine struct {
 	cls   *classes          // the class of each slot
 	kw    *keywordIndex
 	vec   *vectorIndex
+	// sessions orders the memories of each writer's session (see
+	// session.go); nil until one has a session.
+	sessions map[sessionKey][]sessionEntry
 
 	scratch sync.Pool // *scoreScratch
 }
@@ -369,6 +378,7 @@ func (e *Engine) Put(d Doc, vec []float32) error {
 	slot := uint32(len(e.docs))
 	e.docs = append(e.docs, en)
 	e.slots[d.ID] = slot
+	e.sessionAdd(&en.doc)
 	c := countTerms(Terms(nil, d.Content))
 	e.kw.addCounted(slot, e.cls.add(&en.doc, c.n), c)
 	if vec != nil {
@@ -470,6 +480,7 @@ func (e *Engine) removeLocked(id string) {
 		return
 	}
 	e.vec.dead += e.vec.count(s)
+	e.sessionRemove(&e.docs[s].doc)
 	cls := e.cls.of[s]
 	e.cls.remove(s, int(e.kw.docLen[s]))
 	e.kw.remove(s, cls)
@@ -599,7 +610,7 @@ func byScore(a, b *Hit) int {
 func (e *Engine) Reset() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.slots, e.docs, e.cls = map[string]uint32{}, nil, newClasses()
+	e.slots, e.docs, e.cls, e.sessions = map[string]uint32{}, nil, newClasses(), nil
 	e.kw, e.vec = newKeywordIndex(e.cfg.K1, e.cfg.B), newVectorIndex(e.cfg.dim(), e.cfg.CoarseRows)
 }
 

@@ -261,6 +261,7 @@ func (l *Loader) Done() error {
 		c.ids, c.lists, c.codes, c.scales = nil, nil, nil, nil
 	}
 	kw.recount(e.cls.of, len(e.cls.list))
+	e.sessions = sessionsOf(e.docs)
 	return nil
 }
 

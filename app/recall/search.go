@@ -112,6 +112,10 @@ type Hit struct {
 	// similar chunk, or NaN when either has no vector. The relevance
 	// floor compares them with the mode's Floor.
 	KeywordShare, Similarity float64
+
+	// prev and next are the hits written just before and after this one
+	// in its session (linkNeighbours), nil for none.
+	prev, next *Hit
 }
 
 // Result is the answer to a query.
@@ -220,13 +224,18 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	timed = timed && e.cfg.TimeBoost > 0
 	for _, h := range hits {
-		if q.Floor && floored && !passes(h, mode, floor) {
-			below++
-			continue
-		}
 		h.Score = h.Relevance * h.Doc.ConfidenceAt(q.Now) * trustWeight(h.Doc.Trust) * e.recency(h.Doc.Created, q.Now)
 		if timed && span.holds(h.Doc.Created, e.cfg.TimeSlack) {
 			h.Score *= 1 + e.cfg.TimeBoost
+		}
+	}
+	// Every candidate's neighbours count, those below the floor too:
+	// the floor judges a memory alone, the context what is around it.
+	withContext(hits, e.cfg.Context)
+	for _, h := range hits {
+		if q.Floor && floored && !passes(h, mode, floor) {
+			below++
+			continue
 		}
 		out = append(out, h)
 	}
@@ -429,6 +438,9 @@ func (e *Engine) gather(q Query, mode Mode, terms, dateTerms []string, qvec []fl
 	}
 	if mode == Hybrid {
 		e.fuse(hits, acc, unitQ, kwList, vecList)
+	}
+	if e.cfg.Context != 0 {
+		e.linkNeighbours(hits, keep)
 	}
 	var u unheard
 	if q.Floor {

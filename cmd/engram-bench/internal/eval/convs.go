@@ -18,6 +18,25 @@ import (
 	"github.com/engram-app/engram/vault"
 )
 
+// AsWritten returns the session a LoCoMo memory was written in and when,
+// as a hook capturing the conversation would store it: each turn of a
+// session a second after the one before ("D1:3", the third turn of
+// session D1; "session_1-o5", an observation made in session 1, the
+// sixth of the conversation). Other ids have no session.
+func AsWritten(id string, sessionTime time.Time) (string, time.Time) {
+	if s, n, ok := strings.Cut(id, ":"); ok {
+		if i, err := strconv.Atoi(n); err == nil {
+			return s, sessionTime.Add(time.Duration(i) * time.Second)
+		}
+	}
+	if s, n, ok := strings.Cut(id, "-o"); ok && strings.HasPrefix(s, "session_") {
+		if i, err := strconv.Atoi(n); err == nil {
+			return s, sessionTime.Add(time.Duration(i) * time.Second)
+		}
+	}
+	return "", sessionTime
+}
+
 // Conv is one LoCoMo conversation: each dialogue turn a memory, and the
 // questions with evidence.
 type Conv struct {
@@ -68,8 +87,9 @@ func LoadConversations(dir string) ([]*Conv, error) {
 		c := &Conv{Name: e.Name()}
 		pre := c.Name + "/"
 		for _, x := range docs {
+			session, created := AsWritten(x.ID, x.CreatedAt)
 			c.Docs = append(c.Docs, recall.Doc{ID: pre + x.ID, Content: x.Text, Kind: vault.Knowledge, Tier: vault.Semantic, Partition: vault.Internal,
-				Trust: vault.TrustOperator, Confidence: 0.9, Created: x.CreatedAt})
+				Trust: vault.TrustOperator, Confidence: 0.9, Created: created, Source: vault.Source{SessionID: pre + session}})
 			if i := strings.Index(x.Text, ":"); i > 0 && !slices.Contains(c.Speakers, x.Text[:i]) && !strings.ContainsAny(x.Text[:i], " \n") {
 				c.Speakers = append(c.Speakers, x.Text[:i])
 			}

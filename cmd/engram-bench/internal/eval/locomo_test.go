@@ -151,7 +151,13 @@ func locomoFamilies() []locomoFamily {
 	for _, kb := range [][2]float64{{1.2, 0.9}, {0.6, 0.9}, {0.9, 0.5}, {0.9, 0.6}, {0.9, 0.9}, {1.2, 0.75}} {
 		bm25SciFact = append(bm25SciFact, locomoSetting{fmt.Sprintf("k1 %.1f b %.2f", kb[0], kb[1]), func(c *recall.Config) { c.K1, c.B = kb[0], kb[1] }})
 	}
+	var ctxw []locomoSetting
+	for _, w := range []float64{-1, 0.1, 0.2, 0.5} {
+		ctxw = append(ctxw, locomoSetting{fmt.Sprintf("context %.1f", max(w, 0)), func(c *recall.Config) { c.Context = max(w, 0) }})
+	}
 	return []locomoFamily{
+		{"hybrid context", recall.Hybrid, append([]locomoSetting{def}, ctxw...)},
+		{"exact context", recall.Exact, append([]locomoSetting{def}, ctxw...)},
 		{"hybrid bm25 within SciFact", recall.Hybrid, bm25SciFact},
 		{"hybrid time boost", recall.Hybrid, tb},
 		{"exact time boost", recall.Exact, tb},
@@ -285,8 +291,9 @@ func loadLoCoMo(t *testing.T, dir string) []*locomoConv {
 		for _, x := range docs {
 			// As ingest stores them: knowledge written at the session's time
 			// by the operator, recalled long after (all decayed alike).
+			session, created := AsWritten(x.ID, x.CreatedAt)
 			c.docs = append(c.docs, recall.Doc{ID: x.ID, Content: x.Text, Kind: vault.Knowledge, Tier: vault.Semantic, Partition: vault.Internal,
-				Trust: vault.TrustOperator, Confidence: 0.9, Created: x.CreatedAt})
+				Trust: vault.TrustOperator, Confidence: 0.9, Created: created, Source: vault.Source{SessionID: session}})
 			c.now = maxTime(c.now, x.CreatedAt)
 		}
 		c.dayAfter = c.now.Add(24 * time.Hour)
