@@ -3,6 +3,7 @@ package recall
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -15,6 +16,19 @@ func turn(id, owner, session string, sec int, content string) Doc {
 	d.Owner, d.Source.SessionID, d.Created = owner, session, t0.Add(time.Duration(sec)*time.Second)
 	return d
 }
+
+// bakeryTurns are a question about the bakery and its answer in session
+// s1, and the same answer to another question in session s2; bakeryQuery
+// asks about the bakery.
+func bakeryTurns() []Doc {
+	return []Doc{
+		turn("q-bakery", "agent", "s1", 0, "Did you like the new bakery on Main Street?"),
+		turn("z-answer", "agent", "s1", 2, "Yes, it was lovely there."),
+		turn("a-other", "agent", "s2", 1, "Yes, it was lovely there."),
+	}
+}
+
+const bakeryQuery = "was the bakery on Main Street lovely"
 
 func scores(t *testing.T, e *Engine, q Query) map[string]float64 {
 	t.Helper()
@@ -36,14 +50,10 @@ func scores(t *testing.T, e *Engine, q Query) map[string]float64 {
 // written after a question about the dentist, for a query about the
 // bakery; without the context the two tie and the other comes first.
 func TestSessionContext(t *testing.T) {
-	docs := []Doc{
-		turn("a-other", "agent", "s2", 11, "Yes, it was lovely there."),
-		turn("q-dentist", "agent", "s2", 10, "Did you like the new dentist on Oak Street?"),
-		turn("q-bakery", "agent", "s1", 0, "Did you like the new bakery on Main Street?"),
-		turn("z-answer", "agent", "s1", 1, "Yes, it was lovely there."),
-		turn("filler", "agent", "s3", 0, "The lovely weather held all week."),
-	}
-	q := Query{Text: "was the bakery on Main Street lovely", Mode: Exact}
+	docs := append(bakeryTurns(),
+		turn("q-dentist", "agent", "s2", 0, "Did you like the new dentist on Oak Street?"),
+		turn("filler", "agent", "s3", 0, "The lovely weather held all week."))
+	q := Query{Text: bakeryQuery, Mode: Exact}
 	for _, cfg := range []Config{DefaultConfig(nil), {Recency: 0.3}} {
 		e := New(cfg)
 		put(t, e, nil, docs...)
@@ -51,7 +61,7 @@ func TestSessionContext(t *testing.T) {
 		switch {
 		case cfg.Context != 0 && !(s["z-answer"] > s["a-other"]):
 			t.Errorf("with context %.1f: the bakery's answer scores %.4f, the dentist's %.4f; want it above", cfg.Context, s["z-answer"], s["a-other"])
-		case cfg.Context == 0 && math.Abs(s["z-answer"]-s["a-other"]) > 1e-6: // their recency differs by ten seconds
+		case cfg.Context == 0 && math.Abs(s["z-answer"]-s["a-other"]) > 1e-6: // their recency differs by a second
 			t.Errorf("without context: %.4f and %.4f, want a tie", s["z-answer"], s["a-other"])
 		}
 	}
@@ -62,16 +72,12 @@ func TestSessionContext(t *testing.T) {
 // answer changes neither's score, and a memory of another writer that
 // claims the session is no neighbour.
 func TestSessionContextReadRule(t *testing.T) {
-	base := []Doc{
-		turn("q-bakery", "agent", "s1", 0, "Did you like the new bakery on Main Street?"),
-		turn("z-answer", "agent", "s1", 2, "Yes, it was lovely there."),
-		turn("a-other", "agent", "s2", 0, "Yes, it was lovely there."),
-	}
+	base := bakeryTurns()
 	hidden := turn("hidden", "agent", "s1", 1, "The bakery on Main Street is lovely, said nobody.")
 	hidden.Partition = vault.Public
 	intruder := turn("m-intruder", "mallory", "s1", 1, "Yes, it was lovely there.")
 	allow := func(d *Doc) bool { return d.Partition != vault.Public }
-	q := Query{Text: "was the bakery on Main Street lovely", Mode: Exact, Allow: allow}
+	q := Query{Text: bakeryQuery, Mode: Exact, Allow: allow}
 
 	plain := New(DefaultConfig(nil))
 	put(t, plain, nil, append(base, intruder)...)
@@ -93,13 +99,9 @@ func TestSessionContextReadRule(t *testing.T) {
 // TestSessionContextBulkLoad: a bulk load orders the sessions as puts one
 // by one do, and a removed memory leaves its session.
 func TestSessionContextBulkLoad(t *testing.T) {
-	docs := []Doc{
-		turn("z-answer", "agent", "s1", 1, "Yes, it was lovely there."),
-		turn("q-bakery", "agent", "s1", 0, "Did you like the new bakery on Main Street?"),
-		turn("a-other", "agent", "s2", 0, "Yes, it was lovely there."),
-		turn("gone", "agent", "s1", 2, "The bakery on Main Street closed."),
-	}
-	q := Query{Text: "was the bakery on Main Street lovely", Mode: Exact}
+	docs := append(bakeryTurns(), turn("gone", "agent", "s1", 3, "The bakery on Main Street closed."))
+	slices.Reverse(docs) // loaded out of their order
+	q := Query{Text: bakeryQuery, Mode: Exact}
 	one := New(DefaultConfig(nil))
 	put(t, one, nil, docs...)
 	bulk := New(DefaultConfig(nil))
@@ -116,7 +118,7 @@ func TestSessionContextBulkLoad(t *testing.T) {
 	// falls to what it is without "gone" ever written.
 	one.Remove("gone")
 	never := New(DefaultConfig(nil))
-	put(t, never, nil, docs[:3]...)
+	put(t, never, nil, bakeryTurns()...)
 	if got, want := scores(t, one, q)["z-answer"], scores(t, never, q)["z-answer"]; got != want {
 		t.Errorf("after removal: %.6f, want %.6f", got, want)
 	}
