@@ -148,7 +148,10 @@ type ranked struct {
 
 // Search runs q. An empty query text returns no hits. Semantic mode fails
 // with ErrNoEmbedder when the engine has no embedder; hybrid then runs as
-// exact. Embedding the query is the only part that can be cancelled.
+// exact. Embedding the query (twice when a name it misspells is respelled:
+// see respelling) is the only part that can be cancelled. A memory's
+// score counts its session's neighbours among the admitted documents
+// (Config.Context).
 //
 // The answer depends on the index only through the documents whose class
 // q admits (its read rule, the trust floor and the filters on classes).
