@@ -33,7 +33,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("retrieval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o Options
-	fs.StringVar(&o.Corpus, "corpus", "", "corpus JSON lines: _id, text, optional title and created_at")
+	fs.StringVar(&o.Corpus, "corpus", "", "corpus JSON lines: _id, text, optional title, created_at and session_id")
 	fs.StringVar(&o.Queries, "queries", "", "queries JSON lines: _id, text")
 	fs.StringVar(&o.Qrels, "qrels", "", "relevance judgements: query-id, corpus-id, score (TSV, header line optional)")
 	mode := fs.String("mode", "all", "hybrid, semantic, exact or all")
@@ -124,6 +124,9 @@ type doc struct {
 	Title     string    `json:"title"`
 	Text      string    `json:"text"`
 	CreatedAt time.Time `json:"created_at"`
+	// SessionID, when set, is the session the document was written in
+	// (source.session_id: recall's neighbouring context).
+	SessionID string `json:"session_id"`
 }
 
 type query struct {
@@ -337,7 +340,7 @@ func ingest(ctx context.Context, svc *app.Service, docs []doc, clock *benchClock
 		if d.Title != "" {
 			content = d.Title + "\n" + d.Text
 		}
-		r := svc.Store(ctx, operator, app.StoreInput{Content: content, Kind: vault.Knowledge, Source: app.Source{Type: vault.SourceToolOutput, Tool: "engram-bench"}})
+		r := svc.Store(ctx, operator, app.StoreInput{Content: content, Kind: vault.Knowledge, Source: app.Source{Type: vault.SourceToolOutput, Tool: "engram-bench", SessionID: d.SessionID}})
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
