@@ -253,6 +253,30 @@ func probableRuleList() []secretRule {
 		rule("cli-user-pass", SecretPassword, p, `(?:^|\s)(?:-u|--user(?:name)?)[ =]\S+\s+-p ?([^\s"'\x60]{6,})`, 1, " -p").with(cliPassword),
 		// curl and wget take "user:password" after -u / --user.
 		rule("cli-user-colon-pass", SecretPassword, p, `(?:^|\s)(?:-u|--user|--http-user)[ =]["']?[^\s:"'$]+:([^\s"'\x60]{4,})`, 1, "-u ", "-u=", "--user", "--http-user").with(cliPassword),
+		// Tools that take a password on their command line, each by its
+		// documented flag: the MySQL clients' -pVALUE (glued; "-p" alone
+		// prompts), the OpenLDAP clients' -w, redis-cli -a, sshpass -p,
+		// Samba's -U user%password, keytool's -storepass and -keypass,
+		// htpasswd -b, the archivers' -P / -pVALUE, sqlcmd -P, the MongoDB
+		// tools' -p, the Mosquitto clients' -P, rabbitmqctl add_user,
+		// Windows' "net use … PASSWORD /user:", xfreerdp's /p:, and a
+		// password echoed into "sudo -S" or "--password-stdin".
+		rule("cli-mysql", SecretPassword, p, `\b(?:mysql|mysqldump|mysqladmin|mysqlsh|mysqlimport|mysqlcheck|mariadb|mariadb-dump)\b[^\n|;]*?\s-p["']?([^\s"']{3,})`, 1, "mysql", "mariadb").with(cliPassword),
+		rule("cli-ldap", SecretPassword, p, `\bldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop)\b[^\n|;]*?\s-w\s*["']?([^\s"']{3,})`, 1, "ldap").with(cliPassword),
+		rule("cli-redis", SecretPassword, p, `\bredis-cli\b[^\n|;]*?\s(?:-a|--pass)\s+["']?([^\s"']{3,})`, 1, "redis-cli").with(cliPassword),
+		rule("cli-sshpass", SecretPassword, p, `\bsshpass\s+-p\s*["']?([^\s"']{3,})`, 1, "sshpass").with(cliPassword),
+		rule("cli-samba", SecretPassword, p, `\b(?:smbclient|smbmap|rpcclient|smbcacls|smbget|net)\b[^\n|;]*?\s(?:-U\s*|--user(?:name)?[ =])["']?[^\s%"']+%([^\s"']{3,})`, 1, "smb", "rpcclient", "net").with(cliPassword),
+		rule("cli-keytool", SecretPassword, p, `\s-(?:store|key|srcstore|deststore|srckey|destkey|new)pass\s+["']?([^\s"':]{3,})`, 1, "pass").with(cliPassword),
+		rule("cli-htpasswd", SecretPassword, p, `\bhtpasswd\s+-[a-zA-Z]*b[a-zA-Z]*\s+(?:\S+\s+)?\S+\s+["']?([^\s"']{3,})["']?\s*$`, 1, "htpasswd").with(cliPassword),
+		rule("cli-archive", SecretPassword, p, `\b(?:zip|unzip|7z|7za|7zz|rar|unrar)\b[^\n|;]*?\s(?:-P\s+|-p)["']?([^\s"'-][^\s"']{2,})`, 1, "zip", "7z", "rar").with(cliPassword),
+		rule("cli-sqlcmd", SecretPassword, p, `\b(?:sqlcmd|bcp|osql|isql)\b[^\n|;]*?\s-P\s*["']?([^\s"']{3,})`, 1, "sqlcmd", "bcp", "osql", "isql").with(cliPassword),
+		rule("cli-mongo", SecretPassword, p, `\bmongo(?:sh|dump|restore|export|import|stat|top)?\b[^\n|;]*?\s(?:-p|--password)[ =]["']?([^\s"']{3,})`, 1, "mongo").with(cliPassword),
+		rule("cli-mosquitto", SecretPassword, p, `\bmosquitto_(?:pub|sub|rr)\b[^\n|;]*?\s-P\s+["']?([^\s"']{3,})`, 1, "mosquitto").with(cliPassword),
+		rule("cli-rabbitmq", SecretPassword, p, `\brabbitmqctl\s+(?:add_user|change_password)\s+\S+\s+["']?([^\s"']{3,})`, 1, "rabbitmqctl").with(cliPassword),
+		rule("cli-net-use", SecretPassword, p, `(?i)\bnet\s+use\s+(?:\S+\s+){1,2}?["']?([^\s"'/*][^\s"']{2,})["']?\s+/user:`, 1, "net").with(cliPassword),
+		rule("cli-rdp", SecretPassword, p, `(?i)\bxfreerdp3?\b[^\n]*?\s/p:["']?([^\s"']{3,})`, 1, "xfreerdp").with(cliPassword),
+		rule("cli-echo-sudo", SecretPassword, p, `\becho\s+["']?([^\s"'|$][^\s"'|]{2,})["']?\s*\|\s*sudo\s+-S\b`, 1, "sudo").with(cliPassword),
+		rule("cli-echo-stdin", SecretPassword, p, `\becho\s+["']?([^\s"'|$][^\s"'|]{2,})["']?\s*\|[^\n|]*--password-stdin`, 1, "password-stdin").with(cliPassword),
 		rule("netrc", SecretPassword, p, `(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+(\S+)`, 1, "machine"),
 		rule("psexec", SecretPassword, p, `(?i)\bpsexec(?:\.exe)?\b[^\n]*?\s-p\s+(\S+)`, 1, "psexec").with(notPlaceholder),
 		rule("cli-password", SecretPassword, p, `(?i)(?:^|\s)--?(?:password|passwd|pass|secret|api-?key|token|[a-z\-]*-token|[a-z\-]*-password|[a-z\-]*-secret|apikey)=["']?([^\s"']{4,})`, 1, "pass", "secret", "api", "token").with(notPlaceholder),
@@ -830,7 +854,7 @@ func possibleSecrets(text string, add func(f Finding)) {
 		if !named {
 			ms, named = findNaming(text, asciiLower(text)), true
 		}
-		return namedNonSecret(text, a, b, ms)
+		return namedNonSecret(text, a, b, ms) || saidPublic(text, b)
 	}
 	for _, m := range highEntropyRe.FindAllStringIndex(text, -1) {
 		a, b := m[0], m[1]
@@ -941,9 +965,12 @@ func truncate(s string, n int) string {
 func (g *Guard) scanSecrets(text string) []Finding {
 	fs := g.secrets.scan(text)
 	extra := dropPlaceholders(text, moreSecrets(text, g.secrets.scan))
+	// Chosen passwords last: only where nothing else found a secret.
+	chosenPasswords(text, func(f Finding) { extra = append(extra, f) })
 	if len(extra) == 0 {
 		return fs
 	}
+	n := len(fs)
 next:
 	for _, e := range extra {
 		for _, f := range fs {
@@ -953,7 +980,9 @@ next:
 		}
 		fs = append(fs, e)
 	}
-	sort.Slice(fs, func(i, j int) bool { return fs[i].Start < fs[j].Start })
+	if len(fs) > n {
+		sort.Slice(fs, func(i, j int) bool { return fs[i].Start < fs[j].Start })
+	}
 	return fs
 }
 

@@ -3,6 +3,7 @@ package guard
 import (
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -615,6 +616,13 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 	if q >= len(text) {
 		return false
 	}
+	// Words of another alphabet, which readValue does not read.
+	if c.kind == namePassword && linked && text[q] >= 0x80 && phraseNoun(c.noun) {
+		if end, ok := wordPhrase(text, q); ok {
+			c.emit(q, end)
+			return true
+		}
+	}
 	vs, ve, quoted := readValue(text, q, !linked)
 	if vs < 0 {
 		return false
@@ -794,24 +802,34 @@ var phraseStops = map[string]bool{
 }
 
 // wordPhrase reads a phrase of random words at text[vs:]: four to
-// twenty-four words of three or more lower-case letters, one space
-// between them, none a word of a sentence (phraseStops), up to the end of
-// the sentence or line. It returns where the phrase ends.
+// twenty-four words of three or more lower-case letters (of any
+// alphabet: "орбита лампа кедр туман"), one space between them, none a
+// word of a sentence (phraseStops), up to the end of the sentence or
+// line. It returns where the phrase ends.
 func wordPhrase(text string, vs int) (int, bool) {
+	lowerAt := func(k int) (int, bool) {
+		r, n := utf8.DecodeRuneInString(text[k:])
+		return n, unicode.IsLower(r)
+	}
 	p, words := vs, 0
 	for {
-		k := p
-		for k < len(text) && text[k] >= 'a' && text[k] <= 'z' {
-			k++
+		k, letters := p, 0
+		for k < len(text) {
+			n, ok := lowerAt(k)
+			if !ok {
+				break
+			}
+			k += n
+			letters++
 		}
-		if k-p < 3 || phraseStops[text[p:k]] {
+		if letters < 3 || phraseStops[text[p:k]] {
 			return 0, false
 		}
 		words++
 		if words > 24 {
 			return 0, false
 		}
-		if k+1 < len(text) && text[k] == ' ' && text[k+1] >= 'a' && text[k+1] <= 'z' {
+		if _, next := lowerAt(min(k+1, len(text))); k+1 < len(text) && text[k] == ' ' && next {
 			p = k + 1
 			continue
 		}
@@ -823,6 +841,9 @@ func wordPhrase(text string, vs int) (int, bool) {
 }
 
 func (c *contextScan) emit(a, b int) {
+	if saidPublic(c.text, b) {
+		return // "…, which Algolia says is meant to be public"
+	}
 	typ := SecretPassword
 	switch c.kind {
 	case nameKey:
@@ -944,10 +965,16 @@ func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
 		}
 		return linked && len(v) >= c.opt.linkedMin && looksLikePassword(v)
 	case nameKey:
+		// A GPG key id or fingerprint, an Ethereum address ("0x" and 8,
+		// 16 or 40 hex digits) names a key without being one.
+		if len(v) > 2 && v[:2] == "0x" && isHex(v[2:]) && (len(v) == 10 || len(v) == 18 || len(v) == 42) {
+			return false
+		}
 		// A key after a link may also be a password-like key ("la clave
 		// del router es …"): letters, digits and symbols together, which
-		// key names ("Ctrl+Shift+P") and measures ("p99<200ms") are not.
-		return !wordIdentifier(v) && (generatedLooking(v) || linked && len(v) >= 8 && strongMix(v))
+		// key names ("Ctrl+Shift+P") and measures ("p99<200ms") are not;
+		// or a product key in groups ("4KX7P-9QWMT-R2D8B-…").
+		return linked && productKey(v) || !wordIdentifier(v) && (generatedLooking(v) || linked && len(v) >= 8 && strongMix(v))
 	}
 	return false
 }
@@ -1118,12 +1145,101 @@ func dicewarePhrase(v string) bool {
 		switch {
 		case len(p) >= 3 && strings.Trim(p, "abcdefghijklmnopqrstuvwxyz") == "":
 			words++
-		case i == len(parts)-1 && allDigits(p):
+		case i == len(parts)-1 && (allDigits(p) || len(p) >= 4 && wordThenDigits(p)):
+			words++ // "stone42"
 		default:
 			return false
 		}
 	}
 	return words >= 3
+}
+
+// publicSayings say that a value just given is public: "(it's the public
+// one)", "which is meant to be public", "safe to embed". A sentence that
+// says so names the value as something other than a secret, as "public
+// key" does.
+var publicSayings = []string{
+	"meant to be public", "the public one", "public by design", "is public", "are public", "it's public",
+	"it is public", "is a public", "safe to expose", "safe to share", "safe to publish", "safe to embed",
+	"safe to commit", "not a secret", "not secret", "isn't a secret", "isn't secret", "no secret",
+	"es pública", "es público", "est publique", "est public", "ist öffentlich", "é pública", "é público", "è pubblica", "è pubblico",
+}
+
+// saidPublic reports a public saying in the rest of the sentence after
+// text[:b] (up to 120 bytes).
+func saidPublic(text string, b int) bool {
+	rest := text[b:min(len(text), b+120)]
+	if e := sentenceEndIn(rest); e >= 0 {
+		rest = rest[:e]
+	}
+	if !strings.Contains(rest, "public") && !strings.Contains(rest, "secret") && !strings.Contains(rest, "safe") &&
+		!strings.Contains(rest, "públic") && !strings.Contains(rest, "öffentlich") && !strings.Contains(rest, "pubblic") {
+		return false
+	}
+	lower := strings.ToLower(rest)
+	for _, p := range publicSayings {
+		if k := strings.Index(lower, p); k >= 0 {
+			after := lower[k+len(p):]
+			if after != "" && (isWordRune(rune(after[0])) || after[0] == '-') {
+				continue
+			}
+			// "…; the app key is public" says it of another credential.
+			for _, m := range findNaming(rest[:k], asciiLower(rest[:k])) {
+				if m.kind.credential() {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// sentenceEndIn returns where the first sentence of s ends (". ", a line
+// break), or -1.
+func sentenceEndIn(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' || s[i] == '.' && (i+1 == len(s) || s[i+1] == ' ') {
+			return i
+		}
+	}
+	return -1
+}
+
+// productKey reports a licence or product key: three or more groups of
+// four to six upper-case letters and digits joined by "-", letters and
+// digits both present.
+func productKey(v string) bool {
+	parts := strings.Split(v, "-")
+	if len(parts) < 3 {
+		return false
+	}
+	letters, digits := 0, 0
+	for _, p := range parts {
+		if len(p) < 4 || len(p) > 6 {
+			return false
+		}
+		for k := 0; k < len(p); k++ {
+			switch c := p[k]; {
+			case c >= 'A' && c <= 'Z':
+				letters++
+			case c >= '0' && c <= '9':
+				digits++
+			default:
+				return false
+			}
+		}
+	}
+	return letters > 0 && digits > 0
+}
+
+// wordThenDigits reports lower-case letters followed by digits: "stone42".
+func wordThenDigits(p string) bool {
+	i := 0
+	for i < len(p) && p[i] >= 'a' && p[i] <= 'z' {
+		i++
+	}
+	return i >= 3 && i < len(p) && allDigits(p[i:])
 }
 
 // codeShape reports a recovery code or key: six to 64 letters and digits

@@ -18,6 +18,9 @@ var (
 	envSecretRe = regexp.MustCompile(`\b(?:[Ss]et|SET|[Ee]xport|EXPORT)\s+([A-Z0-9_]*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_KEY|APIKEY|PRIVATE_KEY|ACCESS_KEY|AUTH_KEY|SIGNING_KEY)[A-Z0-9_]*)\s*(?:\bto\b|=)\s*['"]?([^\s'"]{8,})`)
 	// "redis://:pass@host", "amqp://user:pass@host".
 	urlPasswordRe = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]*:([^\s@/]{4,})@[\w.\-]+`)
+	// "https://<token>@github.com/…", a Sentry DSN: a generated user name
+	// with no password is the credential itself.
+	urlTokenRe = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://([A-Za-z0-9_\-]{20,})@[\w\-]+\.[\w.\-]+`)
 	// A base64 blob long enough to hold a key.
 	b64BlobRe = regexp.MustCompile(`[A-Za-z0-9+/]{16,}={0,2}`)
 )
@@ -51,6 +54,11 @@ func moreSecrets(text string, scan func(string) []Finding) []Finding {
 		for _, m := range urlPasswordRe.FindAllStringSubmatchIndex(text, 8) {
 			if v := text[m[2]:m[3]]; notPlaceholder(v) && !strings.HasPrefix(v, "$") && !strings.HasPrefix(v, "{") {
 				out = append(out, Finding{Kind: KindSecret, Type: SecretPassword, Level: LevelProbable, Start: m[2], End: m[3], Reason: "password in a URL"})
+			}
+		}
+		for _, m := range urlTokenRe.FindAllStringSubmatchIndex(text, 8) {
+			if v := text[m[2]:m[3]]; randomLooking(v) && !sampleValue(v) && !placeholderValue(v) && !saidPublic(text, m[3]) && !publicBefore(text, lower, m[2]) {
+				out = append(out, Finding{Kind: KindSecret, Type: SecretAPIKey, Level: LevelProbable, Start: m[2], End: m[3], Reason: "token as the user name of a URL"})
 			}
 		}
 	}
@@ -221,4 +229,16 @@ func looksLikePassword(v string) bool {
 		}
 	}
 	return classes >= 3 || classes == 2 && (digit || other) && len(v) >= 8
+}
+
+// publicBefore reports a modifier that makes what follows public ("the
+// public DSN for …", "the sample URL") earlier in the clause of text[i].
+func publicBefore(text, lower string, i int) bool {
+	lo := clauseStart(text, i, 120)
+	for _, m := range findNaming(text[:i], lower[:i]) {
+		if m.start >= lo && m.kind == nameNonSecretMod {
+			return true
+		}
+	}
+	return false
 }

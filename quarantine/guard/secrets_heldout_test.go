@@ -169,3 +169,22 @@ func evalSentenceFile(t *testing.T, name string) {
 	t.Logf("%s negatives: %s", name, neg)
 	t.Logf("%s: secrets redacted %s; negatives touched %s", name, pct(sec.redacted, sec.n), pct(neg.n-neg.untouched, neg.n))
 }
+
+// TestEvalSecretsHeldout9 prints the same for testdata/secrets-heldout9.jsonl,
+// a batch of 300 written blind by another session after the changes it
+// measures (see testdata/secrets-heldout.md): never used to choose a
+// change, and it lists no row unless asked.
+//
+//	ENGRAM_EVAL=1 go test ./quarantine/guard -run TestEvalSecretsHeldout9 -v
+func TestEvalSecretsHeldout9(t *testing.T) {
+	evalSentenceFile(t, "secrets-heldout9.jsonl")
+}
+
+// TestEvalSecretsHeldout10 prints the same for
+// testdata/secrets-heldout10.jsonl, a second blind batch of 300 by a
+// third session, in other registers (runbooks, hand-over notes, home IT).
+//
+//	ENGRAM_EVAL=1 go test ./quarantine/guard -run TestEvalSecretsHeldout10 -v
+func TestEvalSecretsHeldout10(t *testing.T) {
+	evalSentenceFile(t, "secrets-heldout10.jsonl")
+}

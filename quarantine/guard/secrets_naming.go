@@ -51,7 +51,11 @@ var namingWords = map[namingKind][]string{
 		"recovery phrase", "seed phrase", "mnemonic", "secret phrase", "seed words", "recovery words", "backup phrase",
 		"frase de recuperación", "frase semilla", "phrase de récupération", "phrase secrète", "~wiederherstellungsphrase",
 		"seed-phrase", "frase de recuperação", "frase di recupero", "助记词", "リカバリーフレーズ", "シードフレーズ",
-		"сид-фраза", "сид-фразы", "мнемоническая фраза", "복구 문구", "시드 문구", "रिकवरी फ्रेज़",
+		"сид-фраза", "сид-фразы", "мнемоническая фраза",
+		// Passphrases by their other names.
+		"кодовая фраза", "кодовой фразы", "парольная фраза", "парольной фразы", "frase de contraseña", "frase de paso",
+		"frase secreta", "frase-senha", "frase de senha", "frase segreta", "frase d'accesso", "~passwortsatz", "~kennsatz",
+		"密码短语", "口令短语", "パスフレーズ", "패스프레이즈", "पासफ़्रेज़", "पासफ्रेज", "복구 문구", "시드 문구", "रिकवरी फ्रेज़",
 	},
 	nameSecret: {
 		"~secret", "~token", "pat", "jeton", "secreto", "segredo", "segreto", "geheimnis",

@@ -1,0 +1,229 @@
+package guard
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Passwords people choose. A generated key is found by its randomness; a
+// password a person picks ("Tulip28$Dune", "78Anch0r$$", "Fern+172") is
+// short and made of a word or two, but it has a shape ordinary text almost
+// never has: upper- and lower-case letters, digits and a symbol in one
+// run, with nothing that makes it an address, a version, a path, a hash or
+// code. Such a run is a password however the sentence introduces it ("use
+// this to log into the router: …", "… ist das neue Root-Passwort", a chat
+// line answering "what's the wifi pw?"): probable when the text speaks of
+// credentials or of logging in, in any of the guard's languages; possible
+// (the store asks first) when nothing around it does.
+
+// chosenSymbols are the symbols a password rule asks for. "-", "_" and "."
+// are left out: identifiers and file names hold them.
+const chosenSymbols = "!#$%^&*?~@+="
+
+// chosenPasswords adds a finding for each run of text shaped like a chosen
+// password.
+func chosenPasswords(text string, add func(Finding)) {
+	var spans [][2]int
+	for i := 0; i < len(text); {
+		if text[i] <= ' ' || text[i] >= 0x7f {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && text[j] > ' ' && text[j] < 0x7f {
+			j++
+		}
+		if a, b, ok := chosenRun(text, i, j); ok {
+			spans = append(spans, [2]int{a, b})
+		}
+		i = j
+	}
+	if len(spans) == 0 {
+		return
+	}
+	cue := loginCue(text)
+	if !cue {
+		for _, m := range findNaming(text, asciiLower(text)) {
+			if m.kind.credential() {
+				cue = true
+				break
+			}
+		}
+	}
+	for _, s := range spans {
+		f := Finding{Kind: KindSecret, Type: SecretPassword, Level: LevelPossible, Start: s[0], End: s[1], Reason: "looks like a chosen password"}
+		if cue {
+			f.Level = LevelProbable
+			f.Reason = "a chosen password in a text about credentials"
+		}
+		add(f)
+	}
+}
+
+// chosenRun trims the quotes, brackets and sentence punctuation around
+// text[i:j] and reports whether what is left has a chosen password's shape.
+func chosenRun(text string, i, j int) (a, b int, ok bool) {
+	a, b = i, j
+	for a < b && strings.IndexByte("\"'`([{<", text[a]) >= 0 {
+		a++
+	}
+	for b > a && strings.IndexByte("\"'`)]}>.,;:", text[b-1]) >= 0 {
+		b--
+	}
+	// "pass:Ridge7^Lumen", "host:5432:db:user:Pa55^word": labels and
+	// fields before the value.
+	if c := strings.LastIndexByte(text[a:b], ':'); c > 0 && strings.IndexAny(text[a:a+c], chosenSymbols) < 0 {
+		a += c + 1
+	}
+	// "-p'Coral34!Lilac'", "-wGravel#88": a flag glued to its value.
+	if b-a > 3 && text[a] == '-' && isAlnum(text[a+1]) && strings.IndexByte("\"'", text[a+2]) >= 0 {
+		a += 3
+	}
+	for b > a && strings.IndexByte("\"'`", text[b-1]) >= 0 {
+		b--
+	}
+	// A "+" at the end says "or later" ("v1.8.0+", "iPhone15+").
+	for b > a && text[b-1] == '+' {
+		b--
+	}
+	// "-pHarbor…", "-w'…'": a flag glued to its value is not part of it.
+	// (Command-line rules read those; here the value alone is judged.)
+	if b-a < 6 || b-a > 40 {
+		return a, b, false
+	}
+	return a, b, chosenShape(text[a:b])
+}
+
+// chosenShape reports a run of upper- and lower-case letters, digits and a
+// password symbol that is none of the things text holds with that mix:
+// an e-mail address or user@host, a package at a version, a version or
+// build string, a path or URL, a variable, a hash with its algorithm, base64,
+// code (a call, an assignment, an operator), a reference number
+// ("Ticket#4521").
+func chosenShape(v string) bool {
+	var upper, lower, digit, sym int
+	for k := 0; k < len(v); k++ {
+		c := v[k]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			upper++
+		case c >= 'a' && c <= 'z':
+			lower++
+		case c >= '0' && c <= '9':
+			digit++
+		case strings.IndexByte(chosenSymbols, c) >= 0:
+			sym++
+		case strings.IndexByte("/\\|", c) >= 0:
+			return false // paths, URLs, tables, pipes
+		}
+	}
+	if upper == 0 || lower == 0 || digit == 0 || sym == 0 || upper+lower < 3 {
+		return false
+	}
+	if strings.IndexByte("$@-+%=&", v[0]) >= 0 {
+		return false // "$Home2x!", "@Scope1!", "--fail-under=0", "+Inf3"
+	}
+	if v[0] == '#' && isAlnumRun(strings.TrimRight(v[1:], "!?")) {
+		return false // a hashtag or an anchor: "#Release2024!", "#L42Ab"
+	}
+	for _, op := range []string{"+=", "-=", "==", "!=", "<=", ">=", "&&", "||", "++", "->", "=>", "::", "**", "${", "%{", "{{", "://"} {
+		if strings.Contains(v, op) {
+			return false
+		}
+	}
+	lv := strings.ToLower(v)
+	for _, p := range []string{"sha1", "sha256", "sha384", "sha512", "md5", "h1:", "+build", "+exp", "+sha", "+git"} {
+		if strings.Contains(lv, p) {
+			return false
+		}
+	}
+	if at := strings.IndexByte(v, '@'); at > 0 && sym == 1 {
+		user, host := v[:at], v[at+1:]
+		// user@host, name@example.org, react@18.2.0, icon@2x: an address
+		// or a package is written in lower case after its "@".
+		if host == "" || strings.ContainsRune(host, '.') || host == strings.ToLower(host) || user == strings.ToLower(user) && isDigit(host[0]) {
+			return false
+		}
+	}
+	// A version ("v2.4.1-rc+Beta"), a call ("getItem(3)!"), an assignment
+	// ("retries=3"), a reference ("Ticket#4521", "PR#12a").
+	if v[0] == 'v' || v[0] == 'V' {
+		if len(v) > 1 && isDigit(v[1]) && strings.Count(v, ".") >= 1 {
+			return false
+		}
+	}
+	if strings.IndexByte(v, '(') >= 0 {
+		return false
+	}
+	if eq := strings.IndexByte(v, '='); eq > 0 && eq < len(v)-1 && identOnly(v[:eq]) {
+		return false
+	}
+	if h := strings.IndexByte(v, '#'); h > 0 && allDigits(v[h+1:]) && lettersOnly(v[:h]) {
+		return false
+	}
+	// Base64 ("aGVsbG8=", long runs with "+"): encoded data or generated,
+	// judged by the entropy rules.
+	if (len(v) >= 20 || v[len(v)-1] == '=') && strings.Trim(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=") == "" {
+		return false
+	}
+	// Digits dominate: a phone number or a date with a suffix.
+	return digit <= 3*(upper+lower)
+}
+
+func identOnly(s string) bool {
+	for k := 0; k < len(s); k++ {
+		if !isIdentByte(s[k]) && s[k] != '.' && s[k] != '-' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func lettersOnly(s string) bool {
+	for k := 0; k < len(s); k++ {
+		if !(s[k] >= 'a' && s[k] <= 'z' || s[k] >= 'A' && s[k] <= 'Z') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// loginWords say that a text is about getting into something: logging in,
+// signing in, unlocking, connecting with an account, in the guard's
+// languages. Matched in lower case, anywhere (CJK) or as the start of a
+// word (the others).
+var loginWords = []string{
+	"log in", "login", "log into", "logon", "log on", "sign in", "signin", "sign-in", "unlock", "credential", "creds",
+	"wifi", "wi-fi", "wlan", "ssh", "sudo", "admin", "root", "account", "access", "authenticat", "what you type", "type in", "enter ",
+	"iniciar sesión", "acceder", "acceso", "cuenta", "connexion", "se connecter", "compte", "identifiant", "anmeld", "zugang", "konto",
+	"entrar", "acessar", "acesso", "conta", "accedere", "accesso",
+	"вход", "войти", "логин", "доступ", "учётн", "учетн", "аккаунт",
+	"登录", "登入", "账号", "账户", "帐号", "ログイン", "アカウント", "接続", "로그인", "접속", "계정", "लॉगिन", "खाता",
+}
+
+func loginCue(text string) bool {
+	lower := strings.ToLower(text)
+	for _, w := range loginWords {
+		k := strings.Index(lower, w)
+		for k >= 0 {
+			if r, _ := utf8.DecodeLastRuneInString(lower[:k]); w[0] >= 0x80 || k == 0 || !isWordRune(r) {
+				return true
+			}
+			n := strings.Index(lower[k+1:], w)
+			if n < 0 {
+				break
+			}
+			k += 1 + n
+		}
+	}
+	return false
+}
+
+func isAlnumRun(s string) bool {
+	for k := 0; k < len(s); k++ {
+		if !isAlnum(s[k]) {
+			return false
+		}
+	}
+	return s != ""
+}
