@@ -212,6 +212,29 @@ func providerRuleList() []secretRule {
 		rule("truenas", api, d, `(?:^|[^A-Za-z0-9\-])(\d{1,4}-[A-Za-z0-9]{64})\b`, 1, "-"),
 		rule("blynk-oauth", api, d, `\boa2-client-id_[A-Za-z0-9_\-]{32}[:&]\S*?([A-Za-z0-9]{40})\b`, 1, "oa2-client-id_"),
 		rule("wireguard", SecretPrivateKey, d, `(?i)\b(?:Private|Preshared)Key\s*=\s*([A-Za-z0-9+/]{42,43}=)`, 1, "privatekey", "presharedkey"),
+		// More providers' documented token formats.
+		rule("replicate", api, d, `\br8_[A-Za-z0-9]{37}\b`, 0, "r8_"),
+		rule("openrouter", api, d, `\bsk-or-v1-[0-9a-f]{64}\b`, 0, "sk-or-v1-"),
+		rule("pulumi", api, d, `\bpul-[0-9a-f]{40}\b`, 0, "pul-"),
+		rule("google-refresh-token", api, d, `(?:^|[^A-Za-z0-9/])(1//0[A-Za-z0-9_\-]{40,})`, 1, "1//0"),
+		rule("perplexity", api, d, `\bpplx-[A-Za-z0-9]{48}\b`, 0, "pplx-"),
+		rule("xai", api, d, `\bxai-[A-Za-z0-9]{70,}\b`, 0, "xai-"),
+		rule("tailscale", api, d, `\btskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{6,}-[A-Za-z0-9]{20,}\b`, 0, "tskey-"),
+		rule("linear", api, d, `\blin_api_[A-Za-z0-9]{40}\b`, 0, "lin_api_"),
+		rule("sentry-token", api, d, `\bsntr(?:ys_[A-Za-z0-9+/=_\-]{60,}|yu_[0-9a-f]{64}\b)`, 0, "sntrys_", "sntryu_"),
+		rule("supabase", api, d, `\bsbp_[0-9a-f]{40}\b`, 0, "sbp_"),
+		rule("netlify", api, d, `\bnfp_[A-Za-z0-9]{36}\b`, 0, "nfp_"),
+		rule("1password-sa", api, d, `\bops_eyJ[A-Za-z0-9+/=_\-]{50,}`, 0, "ops_eyj"),
+		rule("figma", api, d, `\bfigd_[A-Za-z0-9_\-]{40}\b`, 0, "figd_"),
+		rule("heroku", api, d, `\bHRKU-[A-Za-z0-9_\-]{30,}`, 0, "hrku-"),
+		rule("resend", api, d, `\bre_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}\b`, 0, "re_"),
+		rule("posthog-personal", api, d, `\bphx_[A-Za-z0-9]{40,}\b`, 0, "phx_"),
+		rule("notion", api, d, `\b(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,})\b`, 0, "secret_", "ntn_"),
+		rule("airtable-pat", api, d, `\bpat[A-Za-z0-9]{14}\.[0-9a-f]{64}\b`, 0, "pat"),
+		rule("buildkite", api, d, `\bbkua_[0-9a-f]{40}\b`, 0, "bkua_"),
+		rule("circleci", api, d, `\bCCIPAT_[A-Za-z0-9]{20,}_[0-9a-f]{40}\b`, 0, "ccipat_"),
+		rule("terraform-cloud", api, d, `\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,}`, 0, ".atlasv1."),
+		rule("discord-bot", api, d, `\b[MN][A-Za-z0-9]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}\b`, 0, ".").with(mixedToken),
 		rule("jwt", SecretJWT, d, `\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`, 0, "eyj"),
 		rule("pem-base64", SecretPrivateKey, d, `\bLS0tLS1CRUdJTi[A-Za-z0-9+/=]{40,}`, 0, "ls0tls1crudjti").with(isBase64PrivateKey),
 		// Azure DevOps personal access tokens issued since 2024: 84 letters
@@ -277,6 +300,11 @@ func probableRuleList() []secretRule {
 		rule("cli-rdp", SecretPassword, p, `(?i)\bxfreerdp3?\b[^\n]*?\s/p:["']?([^\s"']{3,})`, 1, "xfreerdp").with(cliPassword),
 		rule("cli-echo-sudo", SecretPassword, p, `\becho\s+["']?([^\s"'|$][^\s"'|]{2,})["']?\s*\|\s*sudo\s+-S\b`, 1, "sudo").with(cliPassword),
 		rule("cli-echo-stdin", SecretPassword, p, `\becho\s+["']?([^\s"'|$][^\s"'|]{2,})["']?\s*\|[^\n|]*--password-stdin`, 1, "password-stdin").with(cliPassword),
+		// Redis's configuration directives for its password.
+		rule("redis-requirepass", SecretPassword, p, `(?m)(?:^|[\s\x60"'])(?:requirepass|masterauth)\s+["']?([^\s"'\x60]{4,})`, 1, "requirepass", "masterauth").with(notPlaceholder),
+		// Session cookies by their frameworks' names: whoever holds one is
+		// logged in.
+		rule("session-cookie", SecretBearer, p, `\b(?:sessionid|PHPSESSID|JSESSIONID|ASP\.NET_SessionId|connect\.sid|laravel_session|_session_id|session_token|__Secure-next-auth\.session-token|next-auth\.session-token)=([A-Za-z0-9%._~+/\-]{16,})`, 1, "sessionid", "phpsessid", "jsessionid", "asp.net_sessionid", "connect.sid", "laravel_session", "_session_id", "session_token", "session-token").with(randomLooking),
 		rule("netrc", SecretPassword, p, `(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+(\S+)`, 1, "machine"),
 		rule("psexec", SecretPassword, p, `(?i)\bpsexec(?:\.exe)?\b[^\n]*?\s-p\s+(\S+)`, 1, "psexec").with(notPlaceholder),
 		rule("cli-password", SecretPassword, p, `(?i)(?:^|\s)--?(?:password|passwd|pass|secret|api-?key|token|[a-z\-]*-token|[a-z\-]*-password|[a-z\-]*-secret|apikey)=["']?([^\s"']{4,})`, 1, "pass", "secret", "api", "token").with(notPlaceholder),
@@ -450,6 +478,14 @@ func assignments(text, lower string, add func(f Finding)) {
 		if stop-start > maxName {
 			continue
 		}
+		// "${DB_PASSWORD:?must be set}" is a reference; an ARN's
+		// "…:secret:prod/db" names where a secret is kept.
+		if start >= 2 && text[start-2:start] == "${" {
+			continue
+		}
+		if ts := strings.LastIndexAny(text[:start], " \t\n\"'`(") + 1; strings.HasPrefix(lower[ts:start], "arn:") {
+			continue
+		}
 		end := min(len(text), start+maxAssignment)
 		if nl := strings.IndexByte(text[start:end], '\n'); nl >= 0 {
 			end = start + nl
@@ -575,7 +611,8 @@ func notPlaceholder(v string) bool {
 	case "null", "nil", "none", "undefined", "true", "false", "empty", "string", "required", "optional", "bool", "int":
 		return false
 	}
-	for _, p := range []string{"process.env", "os.getenv", "os.environ", "env(", "env[", "env.", "getenv", "secrets.", "vault(", "request.", "params[", "config[", "settings."} {
+	for _, p := range []string{"process.env", "os.getenv", "os.environ", "env(", "env[", "env.", "getenv", "secrets.", "vault(", "request.", "params[", "config[", "settings.",
+		"var.", "local.", "data.", "module.", "vars.", "inputs.", "import.meta.env", "config.", "cfg."} {
 		if strings.HasPrefix(lv, p) {
 			return false
 		}
@@ -589,6 +626,11 @@ func notPlaceholder(v string) bool {
 		}
 	}
 	if same || dominant(v) {
+		return false
+	}
+	// A command that fetches the secret ("vault kv get -field=password
+	// secret/prod/db"), not the secret.
+	if strings.Contains(v, " -") && strings.Count(v, " ") >= 2 {
 		return false
 	}
 	// A route or file path made of words ("cms/sites/passwords#edit").
@@ -866,7 +908,7 @@ func possibleSecrets(text string, add func(f Finding)) {
 		if len(s) < 32 || interleavedSample(s) || placeholderValue(s) {
 			continue // "a1B2c3D4...": a documentation sample
 		}
-		if digestContext(text[max(0, a-16):a]) || digestPrefixed(s) {
+		if digestContext(text[max(0, a-16):a]) || digestPrefixed(s) || sumLine(text, a, b) {
 			continue // "pkg-1.2.4.tgz#3b33...", "sha256:9f86...": a content hash
 		}
 		if publicFormat(s) || inPublicBlock(text, a) || nameLabel(text, a, b) {
@@ -895,12 +937,21 @@ func digestContext(before string) bool {
 		return true
 	}
 	lb := strings.ToLower(before)
-	for _, w := range []string{"sha1", "sha256", "sha384", "sha512", "md5", "blake2", "digest", "checksum", "integrity"} {
+	for _, w := range []string{"sha1", "sha256", "sha384", "sha512", "sha-1", "sha-256", "sha-384", "sha-512", "md5", "blake2", "digest", "checksum", "integrity"} {
 		if strings.Contains(lb, w) {
 			return true
 		}
 	}
 	return false
+}
+
+// sumLine reports a hash written as sha256sum, md5sum and their kin print
+// it: at the start of a line, then two spaces (or " *") and a file name.
+func sumLine(text string, a, b int) bool {
+	if a > 0 && text[a-1] != '\n' {
+		return false
+	}
+	return strings.HasPrefix(text[b:], "  ") || strings.HasPrefix(text[b:], " *")
 }
 
 // digestPrefixed reports a hash written with its algorithm in front, as
@@ -994,4 +1045,5 @@ var labelProse = map[string]bool{
 	"provided": true, "given": true, "sent": true, "rotated": true, "required": true, "optional": true,
 	"none": true, "unknown": true, "unchanged": true, "the": true, "your": true, "our": true, "their": true,
 	"will": true, "can": true, "is": true, "was": true, "from": true, "via": true, "in": true,
+	"printed": true, "written": true, "taped": true, "located": true, "attached": true, "hidden": true,
 }

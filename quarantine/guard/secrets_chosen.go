@@ -120,8 +120,17 @@ func chosenShape(v string) bool {
 	if upper == 0 || lower == 0 || digit == 0 || sym == 0 || upper+lower < 3 {
 		return false
 	}
-	if strings.IndexByte("$@-+%=&", v[0]) >= 0 {
-		return false // "$Home2x!", "@Scope1!", "--fail-under=0", "+Inf3"
+	// A password hash's header: "$2b$12$…", "$argon2id$…", "$6$…".
+	if v[0] == '$' {
+		if k := strings.IndexByte(v[1:], '$'); k > 0 && isAlnumRun(v[1:1+k]) && strings.ToLower(v[1:1+k]) == v[1:1+k] {
+			return false
+		}
+	}
+	// A variable, a mention, a flag: "$Home2x", "@Platform2", "--fail-under=0".
+	// A password may begin with a symbol when it holds others too
+	// ("@NaaWxjd1%qNO!Na", "-!ECKN_HrKC6~zN").
+	if strings.IndexByte("$@+%=&", v[0]) >= 0 && sym == 1 || v[0] == '-' && (v[1] == '-' || isAlnum(v[1])) {
+		return false
 	}
 	if v[0] == '#' && isAlnumRun(strings.TrimRight(v[1:], "!?")) {
 		return false // a hashtag or an anchor: "#Release2024!", "#L42Ab"
@@ -194,7 +203,7 @@ func lettersOnly(s string) bool {
 // word (the others).
 var loginWords = []string{
 	"log in", "login", "log into", "logon", "log on", "sign in", "signin", "sign-in", "unlock", "credential", "creds",
-	"wifi", "wi-fi", "wlan", "ssh", "sudo", "admin", "root", "account", "access", "authenticat", "what you type", "type in", "enter ",
+	"wifi", "wi-fi", "wlan", "ssh", "sudo", "admin", "root", "account", "access", "authenticat", "what you type", "type in", "enter ", "bind",
 	"iniciar sesión", "acceder", "acceso", "cuenta", "connexion", "se connecter", "compte", "identifiant", "anmeld", "zugang", "konto",
 	"entrar", "acessar", "acesso", "conta", "accedere", "accesso",
 	"вход", "войти", "логин", "доступ", "учётн", "учетн", "аккаунт",

@@ -145,3 +145,63 @@ func TestSecretsInOtherForms(t *testing.T) {
 		checkUntouched(t, g, text)
 	}
 }
+
+// TestSecretsNamedAfterOrAround: a value written before its noun and a
+// copula, a passphrase written as a phrase after a colon or a variable,
+// codes listed with spaces or in digit groups, a PIN in capitals, a
+// Latin noun with a Korean or Japanese particle, documented token formats
+// and configuration lines; and the look-alikes: a noun that only
+// describes, a hint, a partition key, pin numbers of a header, a hash's
+// header, references to where a secret is kept.
+func TestSecretsNamedAfterOrAround(t *testing.T) {
+	g := newTestGuard(t, Policy{})
+	for _, c := range []struct {
+		text   string
+		values []string
+	}{
+		{"Walnut2291 is the admin password for the home Grafana.", []string{"Walnut2291"}},
+		{"Radish86Linen ist das neue Root-Passwort für den Proxmox-Host.", []string{"Radish86Linen"}},
+		{"restic on B2: RESTIC_PASSWORD is nine silver tractors under the quiet falcon", []string{"nine silver tractors under the quiet falcon"}},
+		{"The KeePass master password, for the nightly sync: amber lions beneath the silent harbor.", []string{"amber lions beneath the silent harbor"}},
+		{"La phrase secrète du coffre, c'est « sept lampes sous la colline grise ».", []string{"sept lampes sous la colline grise"}},
+		{"Frase de recuperação da carteira (12 palavras): clever cushion alcohol blade carbon cluster assist advance carpet cricket curious behave", []string{"clever cushion alcohol blade carbon cluster assist advance carpet cricket curious behave"}},
+		{"Backup codes: 51207733 90418265 33871094", []string{"51207733", "90418265", "33871094"}},
+		{"Recovery codes for the GitHub account: 5521 0987, 4410 2298, 7731 0045", []string{"5521 0987", "4410 2298", "7731 0045"}},
+		{"Codes de secours du compte Gandi, au cas où le téléphone serait perdu : mxcl-r6gf, dq39-tn8m, pta5-cbg0", []string{"mxcl-r6gf", "dq39-tn8m", "pta5-cbg0"}},
+		{"SIM in the backup router: PIN 7990, PUK 04532506.", []string{"7990", "04532506"}},
+		{"टेस्ट वाले फ़ोन का अनलॉक पिन 5895 है।", []string{"5895"}},
+		{"ПИН-код карты: 4417", []string{"4417"}},
+		{"클라우드 콘솔의 Secret Key는 " + tAlnum40 + " 입니다.", []string{tAlnum40}},
+		{"Wi-Fi at the cabin: the key is canyon-toucan-coconut-93", []string{"canyon-toucan-coconut-93"}},
+		{"La clave del wifi de la oficina es pepper-thunder-walnut; la red es Oficina-2.", []string{"pepper-thunder-walnut"}},
+		{"redis.conf: `requirepass " + tAlnum36 + "`", []string{tAlnum36}},
+		{"Cookie for the scraper: sessionid=" + strings.ToLower(tAlnum28) + " (two weeks)", []string{strings.ToLower(tAlnum28)}},
+		{"Replicate token r8_" + tAlnum36 + "x for the image jobs.", []string{"r8_" + tAlnum36 + "x"}},
+		{"OpenRouter: sk-or-v1-" + tHex64, []string{"sk-or-v1-" + tHex64}},
+		{"Pulumi access token pul-" + tHex40 + " from the shell profile", []string{"pul-" + tHex40}},
+		{"The firmware has -!ECKN_HrKC6~zNnrSod hardcoded as the MQTT password.", []string{"-!ECKN_HrKC6~zNnrSod"}},
+	} {
+		checkRedacted(t, g, c.text, c.values...)
+	}
+	for _, text := range []string{
+		"Tomorrow is the password reset day.",
+		"The password hint: blue door last left.",
+		"Password: printed on the sticker under the router.",
+		"The partition key is tenant-region-date for the events table.",
+		"Pin 12 on the GPIO header drives the LED; use PIN 1 of J3 for ground.",
+		"Audit shows the password was changed (new hash prefix $2b$12$TF8GgHR…); nothing in plain text.",
+		"DB password: `vault kv get -field=password secret/prod/postgres`",
+		"main.tf has `password = var.db_password` and CI sets it.",
+		"`DB_PASSWORD: ${DB_PASSWORD:?must be set}` so compose refuses to start.",
+		"The app reads arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/api/db-nbzij0 at start.",
+		"Donations: bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq",
+		"The docs are pinned at bafybeigdyrzt5sxp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi on IPFS.",
+		"インストーラのSHA-256：" + tHex64,
+		"sha256sum of the installer:\n" + tHex64 + "  gitea-1.21.11-linux-amd64",
+		"Site key used in the signup form (public, it's in the HTML): " + tAlnum40,
+		"Chave Pix da empresa para receber pagamentos (pode divulgar): 3d63938a-2107-4b8c-a4b5-dfd46ab5b143",
+		"`_auth.py` — Token retrieval from env files and credential helpers.",
+	} {
+		checkUntouched(t, g, text)
+	}
+}

@@ -48,6 +48,7 @@ var headChange = map[string]bool{
 	"factor": true, "factors": true, "feature": true, "features": true, "term": true, "terms": true,
 	"bindings": true, "binding": true, "map": true, "mapping": true, "press": true, "event": true,
 	"events": true, "id": true, "ids": true, "frame": true, "frames": true,
+	"hint": true, "hints": true, "clue": true, "reminder": true, "tip": true, "tips": true,
 }
 
 // linkAdverbs may stand between a link and the value: "is now", "was
@@ -179,6 +180,7 @@ func contextSecrets(text, lower string, opt sentenceOptions, add func(Finding)) 
 		linkOnly := m.linkOnly && !determinerBefore(lower, m.start)
 		c := contextScan{text: text, lower: lower, ms: ms, next: idx + 1, kind: kind, noun: noun, at: start, query: query, linkOnly: linkOnly, opt: opt, add: add}
 		if linkOnly || !c.before(start) {
+			c.copulaBefore(start)
 			c.follow(end)
 		}
 	}
@@ -263,6 +265,57 @@ func pronounSecrets(text, lower string, ms []namingMatch, from int, opt sentence
 			}
 		}
 	}
+}
+
+// copulas link a value written first to the noun after it: "Pumpk1n1857
+// is the admin password", "X ist das neue Root-Passwort", "X est le mot
+// de passe".
+var copulas = []string{" is the ", " is our ", " is my ", " is your ", " was the ", " is now the ", " are the ",
+	" ist das ", " ist der ", " ist die ", " ist unser ", " est le ", " est la ", " est notre ", " es la ", " es el ",
+	" es nuestra ", " é a ", " é o ", " è la ", " è il "}
+
+// copulaBefore adds the value that opens a sentence (or a line, or a note
+// after "remember:") and is linked by a copula to the noun at start, with
+// at most three words between: "78Anch0r$$ is the new admin password".
+// The value must have the shape the noun asks for after a link.
+func (c *contextScan) copulaBefore(start int) bool {
+	text, lower := c.text, c.lower
+	lo := max(0, start-72)
+	for _, cop := range copulas {
+		k := strings.LastIndex(lower[lo:start], cop)
+		if k < 0 {
+			continue
+		}
+		k += lo
+		if strings.Count(lower[k+len(cop):start], " ") > 3 || strings.ContainsAny(lower[k+len(cop):start], ".,;:()\n") {
+			continue
+		}
+		e := k
+		for e > 0 && strings.IndexByte("`'\"", text[e-1]) >= 0 {
+			e--
+		}
+		s := strings.LastIndexAny(text[max(0, e-maxValue):e], " \t\n`'\"(") + 1 + max(0, e-maxValue)
+		if s >= e || !valueOpens(text, s) {
+			return false
+		}
+		if c.shapeFits(text[s:e], true, false) {
+			c.emit(s, e)
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// valueOpens reports whether text[s] opens a sentence, a line or a note:
+// the start, a line break, a sentence's end, or a label's colon before it.
+func valueOpens(text string, s int) bool {
+	p := strings.TrimRight(text[:s], " \t`'\"(")
+	if p == "" || strings.HasSuffix(p, "\n") {
+		return true
+	}
+	last := p[len(p)-1]
+	return last == '.' || last == ':' || last == '!' || last == '?' || last == '-' || last == '*' || last == '>' || strings.HasSuffix(p, "—")
 }
 
 // asWords introduce a noun that names the value before them: "use X as
@@ -485,7 +538,10 @@ func (c *contextScan) follow(i int) {
 			}
 			return
 		case ' ':
-			spaces++
+			// French sets a space before ":"; it parts no words.
+			if !strings.HasPrefix(text[j+1:], ":") {
+				spaces++
+			}
 			if spaces > c.opt.gapWords {
 				return
 			}
@@ -560,8 +616,9 @@ func linkAt(text string, j int, first bool) (n int, hard, newline bool) {
 			}
 		}
 	}
-	// A word: at a word start, followed by a non-letter.
-	if j > 0 && text[j-1] != ' ' {
+	// A word: at a word start, followed by a non-letter; "c'est" links
+	// as "est" does.
+	if j > 0 && text[j-1] != ' ' && !elided(text, j) {
 		return 0, false, false
 	}
 	k := j
@@ -583,6 +640,12 @@ func linkAt(text string, j int, first bool) (n int, hard, newline bool) {
 		return k - j, false, false
 	}
 	return 0, false, false
+}
+
+// elided reports "c'" or "c’" right before text[j]: "c'est".
+func elided(text string, j int) bool {
+	h := strings.ToLower(text[max(0, j-4):j])
+	return strings.HasSuffix(h, "c'") || strings.HasSuffix(h, "c’")
 }
 
 // value reads the value at text[p:] and adds it if its shape fits the
@@ -645,6 +708,22 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 			return true
 		}
 	}
+	// After a colon, or named by a variable ("RESTIC_PASSWORD is …"), a
+	// phrase may hold small words: "seven crimson pebbles above the
+	// crooked biscuit".
+	if c.kind == namePassword && linked && !quoted && (colonBefore(text, q) || strings.Contains(c.noun, "_")) {
+		if end, ok := loosePhrase(text, vs); ok {
+			c.emit(vs, end)
+			return true
+		}
+	}
+	if c.kind == nameCode && linked && !quoted {
+		if end, ok := digitGroups(text, vs); ok {
+			c.emit(vs, end)
+			c.more(text[vs:end], end)
+			return true
+		}
+	}
 	if c.kind == namePassword && linked && !quoted {
 		if end, ok := c.letterGroups(vs); ok {
 			c.emit(vs, end)
@@ -700,11 +779,28 @@ func (c *contextScan) more(first string, i int) {
 				break
 			}
 		}
+		// Codes of one shape may also be parted by spaces: "80809387
+		// 66019796 07360119".
+		spaced := false
+		if s < 0 && strings.HasPrefix(text[i:], " ") && strings.IndexByte(first, ' ') < 0 {
+			s, spaced = i+1, true
+		}
 		if s < 0 {
 			return
 		}
-		a, b, _ := readValue(text, skipBlanks(text, s), false)
-		if a < 0 {
+		var a, b int
+		if strings.IndexByte(first, ' ') > 0 {
+			// "3444 6396, 8598 0501": codes of digit groups.
+			a = skipBlanks(text, s)
+			end, ok := digitGroups(text, a)
+			if !ok {
+				return
+			}
+			b = end
+		} else {
+			a, b, _ = readValue(text, skipBlanks(text, s), false)
+		}
+		if a < 0 || spaced && !sameShape(first, text[a:b]) {
 			return
 		}
 		switch v := text[a:b]; {
@@ -780,7 +876,7 @@ func prepositionIn(s string) bool {
 // a wallet's seed or recovery phrase.
 func phraseNoun(noun string) bool {
 	n := strings.ToLower(noun)
-	for _, w := range []string{"phrase", "mnemonic", "seed", "words", "passphrase", "助记词", "フレーズ", "фраз", "문구", "फ्रेज़"} {
+	for _, w := range []string{"phrase", "frase", "mnemonic", "seed", "words", "passphrase", "palavras", "助记词", "短语", "フレーズ", "фраз", "문구", "फ्रेज़", "फ्रेज"} {
 		if strings.Contains(n, w) {
 			return true
 		}
@@ -799,6 +895,68 @@ var phraseStops = map[string]bool{
 	"every": true, "each": true, "all": true, "any": true, "only": true, "still": true, "now": true,
 	"stored": true, "kept": true, "saved": true, "set": true, "changed": true, "rotated": true, "reset": true,
 	"required": true, "written": true, "shared": true, "sent": true, "used": true, "updated": true, "needed": true,
+}
+
+// colonBefore reports a ":" or "=" (then blanks) right before text[q].
+func colonBefore(text string, q int) bool {
+	p := strings.TrimRight(text[:q], " \t")
+	return strings.HasSuffix(p, ":") || strings.HasSuffix(p, "=") || strings.HasSuffix(p, "：")
+}
+
+// looseStops are more words of a sentence about a passphrase, not of one.
+var looseStops = map[string]bool{
+	"too": true, "very": true, "so": true, "quite": true, "more": true, "less": true, "same": true,
+	"like": true, "than": true, "then": true, "when": true, "where": true, "which": true, "who": true,
+	"what": true, "how": true, "why": true, "there": true, "here": true, "just": true, "even": true,
+	"yet": true, "but": true, "if": true, "because": true, "until": true, "ask": true, "see": true,
+	"use": true, "check": true, "unknown": true, "none": true, "different": true, "printed": true,
+	"visible": true, "plain": true, "text": true, "file": true, "sticker": true, "note": true,
+}
+
+// loosePhrase reads a passphrase written as a phrase at text[vs:]: four
+// to twelve words of lower-case letters (any alphabet), one space between
+// them, up to the end of the sentence, line or text; small words are
+// allowed ("under the", "above the") but the first word is not one, nor a
+// participle ("kept in …", "printed under …"), and four words or more are
+// not small.
+func loosePhrase(text string, vs int) (int, bool) {
+	p, words, content := vs, 0, 0
+	for {
+		k, letters := p, 0
+		for k < len(text) {
+			r, n := utf8.DecodeRuneInString(text[k:])
+			if !unicode.IsLower(r) {
+				break
+			}
+			k += n
+			letters++
+		}
+		w := text[p:k]
+		if letters == 0 {
+			return 0, false
+		}
+		small := phraseStops[w] || looseStops[w] || labelProse[w] || letters < 3
+		if words == 0 && (small || strings.HasSuffix(w, "ed") || strings.HasSuffix(w, "ing")) {
+			return 0, false
+		}
+		words++
+		if !small {
+			content++
+		}
+		if words > 12 {
+			return 0, false
+		}
+		if k+1 < len(text) && text[k] == ' ' {
+			if r, _ := utf8.DecodeRuneInString(text[k+1:]); unicode.IsLower(r) {
+				p = k + 1
+				continue
+			}
+		}
+		if k < len(text) && strings.IndexByte(".;)\n", text[k]) < 0 {
+			return 0, false
+		}
+		return k, words >= 4 && content >= 4
+	}
 }
 
 // wordPhrase reads a phrase of random words at text[vs:]: four to
@@ -841,8 +999,8 @@ func wordPhrase(text string, vs int) (int, bool) {
 }
 
 func (c *contextScan) emit(a, b int) {
-	if saidPublic(c.text, b) {
-		return // "…, which Algolia says is meant to be public"
+	if saidPublic(c.text, b) || c.at < a && publicBetween(c.text[c.at:a]) {
+		return // "…, which Algolia says is meant to be public"; "site key (public): …"
 	}
 	typ := SecretPassword
 	switch c.kind {
@@ -929,6 +1087,12 @@ func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
 	if c.kind == namePassword && linked && dicewarePhrase(v) {
 		return true
 	}
+	// "the Wi-Fi key is canyon-toucan-coconut-93", "la clave del wifi es
+	// pepper-thunder-walnut": words as a key, with a number or about
+	// getting in (a partition key "tenant-region-date" is neither).
+	if c.kind == nameKey && linked && dicewarePhrase(v) && (isDigit(v[len(v)-1]) || loginCue(c.text)) {
+		return true
+	}
 	if rejectValue(v) {
 		return false
 	}
@@ -953,7 +1117,11 @@ func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
 		return generatedLooking(v) || linked && codeShape(v)
 	case namePIN:
 		if allDigits(v) {
-			return linked && len(v) >= 4 && len(v) <= 12
+			// "PIN 7990, PUK 04532506": written in capitals, the noun
+			// names the digits right after it.
+			w := c.text[c.at:min(len(c.text), c.at+3)]
+			capital := w == "PIN" || w == "PUK"
+			return (linked || capital) && len(v) >= 4 && len(v) <= 12
 		}
 		return linked && looksLikePassword(v)
 	case nameSecret:
@@ -1195,6 +1363,29 @@ func saidPublic(text string, b int) bool {
 	return false
 }
 
+// betweenSayings say, between a noun and its value, that the value is
+// public: "site key (public, it's in the HTML): …", "(pode divulgar)".
+var betweenSayings = []string{"(public", "public,", "public)", "publicly", "meant to be public", "is public",
+	"safe to share", "safe to expose", "can be shared", "pode divulgar", "pode compartilhar", "se puede compartir",
+	"peut être partagé", "darf geteilt werden", "(pública", "(público", "(publique", "(öffentlich", "(pubblica"}
+
+// publicBetween reports a public saying in s not negated just before it
+// ("not public", "never public").
+func publicBetween(s string) bool {
+	lower := strings.ToLower(s)
+	for _, p := range betweenSayings {
+		k := strings.Index(lower, p)
+		if k < 0 {
+			continue
+		}
+		h := strings.TrimRight(strings.TrimLeft(lower[max(0, k-7):k], "("), " (")
+		if !strings.HasSuffix(h, "not") && !strings.HasSuffix(h, "never") && !strings.HasSuffix(h, "non") && !strings.HasSuffix(h, "não") && !strings.HasSuffix(h, "nicht") {
+			return true
+		}
+	}
+	return false
+}
+
 // sentenceEndIn returns where the first sentence of s ends (". ", a line
 // break), or -1.
 func sentenceEndIn(s string) int {
@@ -1268,5 +1459,32 @@ func codeShape(v string) bool {
 			return false
 		}
 	}
-	return alnum >= 6 && digits >= 2
+	// "wxcl-i6gf": two groups of four or more with a digit among them.
+	return alnum >= 6 && (digits >= 2 || digits == 1 && sep == '-' && len(v) >= 9)
+}
+
+// digitGroups reads a code written as groups of three to five digits
+// parted by single spaces at text[vs:] ("3444 6396", "8213 4410 9920"),
+// eight digits or more: where it ends, or false.
+func digitGroups(text string, vs int) (int, bool) {
+	k, digits, groups := vs, 0, 0
+	for {
+		g := k
+		for k < len(text) && isDigit(text[k]) {
+			k++
+		}
+		if k-g < 3 || k-g > 5 {
+			return 0, false
+		}
+		digits += k - g
+		groups++
+		if k+1 < len(text) && text[k] == ' ' && isDigit(text[k+1]) && groups < 4 {
+			k++
+			continue
+		}
+		if k < len(text) && isASCIIAlnum(text[k]) {
+			return 0, false
+		}
+		return k, groups >= 2 && digits >= 8
+	}
 }

@@ -75,6 +75,7 @@ var namingWords = map[namingKind][]string{
 		"digicode", "code d'accès", "code de la porte", "code d'alarme", "código de acceso", "código de la alarma",
 		"código de alarme", "türcode", "alarmcode", "codice di accesso", "codice dell'allarme", "门禁密码", "解锁码",
 		"ロック解除コード", "код доступа", "код от двери", "출입 코드", "도어락 비밀번호", "एक्सेस कोड",
+		"पिन", "पिन कोड", "पिन नंबर", "пин-код", "пин-кода", "пин", "ПИН-код", "ПИН-кода", "ПИН", "핀 번호", "핀번호",
 	},
 	// Recovery and backup codes and keys open an account or a disk as a
 	// password does; they are often digits or short groups.
@@ -338,6 +339,9 @@ func wordOK(text, lower string, a, b int, nw namingWord) (int, bool) {
 	case after == '\'' && end+1 < len(text) && text[end+1] == 's' && (end+2 == len(text) || !isWordRune(rune(text[end+2]))):
 		end += 2
 	case nw.kind.credential() && after >= 'A' && after <= 'Z' && text[b-1] >= 'a' && text[b-1] <= 'z':
+	case text[b-1] < 0x80 && (unicode.Is(unicode.Hangul, after) || unicode.Is(unicode.Hiragana, after) || unicode.Is(unicode.Han, after) || unicode.Is(unicode.Katakana, after)):
+		// A Latin noun with a Korean, Japanese or Chinese word after it:
+		// "Secret Key는", "API keyは", "token是".
 	case isWordRune(after):
 		return 0, false
 	}

@@ -429,7 +429,26 @@ func publicFormat(v string) bool {
 			return true
 		}
 	}
-	return sshWireKey(v)
+	return sshWireKey(v) || publicAddress(v)
+}
+
+// publicAddress reports a value whose format is a public address: a
+// Bitcoin or Litecoin bech32 address ("bc1q…"), an IPFS content id
+// ("bafy…", "Qm…"). Payment addresses and content ids are published to be
+// used.
+func publicAddress(v string) bool {
+	const bech32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+	for _, p := range []string{"bc1", "tb1", "ltc1"} {
+		if rest, ok := strings.CutPrefix(v, p); ok && len(v) >= 42 && len(v) <= 64 && strings.Trim(rest, bech32) == "" {
+			return true
+		}
+	}
+	for _, p := range []string{"bafy", "bafk", "bafz"} {
+		if rest, ok := strings.CutPrefix(v, p); ok && len(v) >= 59 && strings.Trim(rest, "abcdefghijklmnopqrstuvwxyz234567") == "" {
+			return true
+		}
+	}
+	return len(v) == 46 && strings.HasPrefix(v, "Qm") && strings.Trim(v, "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz") == ""
 }
 
 // sshWireKey reports the base64 of an SSH public key blob: a 32-bit length
