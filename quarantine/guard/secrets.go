@@ -233,8 +233,10 @@ func providerRuleList() []secretRule {
 		rule("airtable-pat", api, d, `\bpat[A-Za-z0-9]{14}\.[0-9a-f]{64}\b`, 0, "pat"),
 		rule("buildkite", api, d, `\bbkua_[0-9a-f]{40}\b`, 0, "bkua_"),
 		rule("circleci", api, d, `\bCCIPAT_[A-Za-z0-9]{20,}_[0-9a-f]{40}\b`, 0, "ccipat_"),
-		rule("terraform-cloud", api, d, `\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,}`, 0, ".atlasv1."),
+		rule("terraform-cloud", api, d, `\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,}`, 0, "atlasv1"),
 		rule("discord-bot", api, d, `\b[MN][A-Za-z0-9]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}\b`, 0, ".").with(mixedToken),
+		// BitLocker recovery keys: eight groups of six digits.
+		rule("bitlocker", SecretPassword, d, `\b\d{6}(?:-\d{6}){7}\b`, 0, "-"),
 		rule("jwt", SecretJWT, d, `\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`, 0, "eyj"),
 		rule("pem-base64", SecretPrivateKey, d, `\bLS0tLS1CRUdJTi[A-Za-z0-9+/=]{40,}`, 0, "ls0tls1crudjti").with(isBase64PrivateKey),
 		// Azure DevOps personal access tokens issued since 2024: 84 letters
@@ -305,6 +307,9 @@ func probableRuleList() []secretRule {
 		// Session cookies by their frameworks' names: whoever holds one is
 		// logged in.
 		rule("session-cookie", SecretBearer, p, `\b(?:sessionid|PHPSESSID|JSESSIONID|ASP\.NET_SessionId|connect\.sid|laravel_session|_session_id|session_token|__Secure-next-auth\.session-token|next-auth\.session-token)=([A-Za-z0-9%._~+/\-]{16,})`, 1, "sessionid", "phpsessid", "jsessionid", "asp.net_sessionid", "connect.sid", "laravel_session", "_session_id", "session_token", "session-token").with(randomLooking),
+		// A value echoed into a file a password is read from:
+		// "echo 'x' > ~/.vault_pass.txt".
+		rule("echo-to-secret-file", SecretPassword, p, `\becho\s+["']?([^\s"'>|$][^\s"'>|]{3,})["']?\s*>>?\s*\S*(?:pass|secret|token|cred|\.key)`, 1, "echo").with(notPlaceholder),
 		rule("netrc", SecretPassword, p, `(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+(\S+)`, 1, "machine"),
 		rule("psexec", SecretPassword, p, `(?i)\bpsexec(?:\.exe)?\b[^\n]*?\s-p\s+(\S+)`, 1, "psexec").with(notPlaceholder),
 		rule("cli-password", SecretPassword, p, `(?i)(?:^|\s)--?(?:password|passwd|pass|secret|api-?key|token|[a-z\-]*-token|[a-z\-]*-password|[a-z\-]*-secret|apikey)=["']?([^\s"']{4,})`, 1, "pass", "secret", "api", "token").with(notPlaceholder),
@@ -911,7 +916,7 @@ func possibleSecrets(text string, add func(f Finding)) {
 		if digestContext(text[max(0, a-16):a]) || digestPrefixed(s) || sumLine(text, a, b) {
 			continue // "pkg-1.2.4.tgz#3b33...", "sha256:9f86...": a content hash
 		}
-		if publicFormat(s) || inPublicBlock(text, a) || nameLabel(text, a, b) {
+		if publicFormat(s) || inPublicBlock(text, a) || nameLabel(text, a, b) || inSopsValue(text, a) {
 			continue
 		}
 		if isHex(s) {
@@ -965,6 +970,13 @@ func digestPrefixed(s string) bool {
 		}
 	}
 	return false
+}
+
+// inSopsValue reports whether text[i] lies inside a value SOPS encrypted
+// ("ENC[AES256_GCM,data:…,iv:…,tag:…,type:str]"): ciphertext, not a key.
+func inSopsValue(text string, i int) bool {
+	b := strings.LastIndex(text[max(0, i-400):i], "ENC[")
+	return b >= 0 && !strings.Contains(text[max(0, i-400)+b:i], "]")
 }
 
 // inPublicBlock reports whether text[i] lies inside a PEM block that holds

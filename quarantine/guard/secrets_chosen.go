@@ -150,7 +150,7 @@ func chosenShape(v string) bool {
 		user, host := v[:at], v[at+1:]
 		// user@host, name@example.org, react@18.2.0, icon@2x: an address
 		// or a package is written in lower case after its "@".
-		if host == "" || strings.ContainsRune(host, '.') || host == strings.ToLower(host) || user == strings.ToLower(user) && isDigit(host[0]) {
+		if host != "" && (strings.ContainsRune(host, '.') || host == strings.ToLower(host) || user == strings.ToLower(user) && isDigit(host[0])) {
 			return false
 		}
 	}

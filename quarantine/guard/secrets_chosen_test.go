@@ -205,3 +205,42 @@ func TestSecretsNamedAfterOrAround(t *testing.T) {
 		checkUntouched(t, g, text)
 	}
 }
+
+// TestHouseholdSecrets: the codes and keys of a household and an office,
+// as people note them: door, alarm and keypad codes after their device,
+// Wi-Fi keys of digits, a new password in the sentence after the one
+// that names it, passphrases as words joined by hyphens, a value echoed
+// into a password file, BitLocker keys, a token that holds "fake" by
+// chance; and the look-alikes: a quiz's game PIN, a SOPS-encrypted value.
+func TestHouseholdSecrets(t *testing.T) {
+	g := newTestGuard(t, Policy{})
+	for _, c := range []struct {
+		text   string
+		values []string
+	}{
+		{"garage keypad 7146 (the remote is flaky)", []string{"7146"}},
+		{"Alarm panel by the side door: punch in 2283 then OFF within 30 seconds.", []string{"2283"}},
+		{"Digicode de l'immeuble : A4471, puis la porte de droite.", []string{"A4471"}},
+		{"Gente, mudei a senha do Wi-Fi: agora é 4471920355. Reconectem a TV.", []string{"4471920355"}},
+		{"WLAN-Schlüssel der FritzBox (neu): 51846203917742058316", []string{"51846203917742058316"}},
+		{"He cambiado la contraseña del router. La nueva es C3A91F77B2, pásala.", []string{"C3A91F77B2"}},
+		{"Backups: restic repo on b2:home, repo password lantern-orbit-willow-fjord", []string{"lantern-orbit-willow-fjord"}},
+		{"unlock the drive with the passphrase copper-meadow-violet-anchor.", []string{"copper-meadow-violet-anchor"}},
+		{"echo 'marble.kettle.orbit.fern' > ~/.vault_pass.txt && chmod 600 ~/.vault_pass.txt", []string{"marble.kettle.orbit.fern"}},
+		{"BitLocker for the spare laptop: 118943-552016-730481-224519-663107-089254-471830-905562", []string{"118943-552016-730481-224519-663107-089254-471830-905562"}},
+		{"Okta activation code for the new hire: QR7T-4K9M, valid until Monday.", []string{"QR7T-4K9M"}},
+		{"Palavras de recuperação da carteira (a ordem importa): guitar acoustic junior napkin castle eagle glimpse abandon icon muffin bless episode", []string{"guitar acoustic junior napkin castle eagle glimpse abandon icon muffin bless episode"}},
+		{"Raj rotates the Sentry auth token later (current one: " + tHex64 + ")", []string{tHex64}},
+		{`{"token": "Zq81TfR2pLx0Wc.atlasv1.8sGfakeK2mPq7Rt4Xw9Lz3Vb6Nc1Hd5Jf0Ae2Yu7Io4Pl8Kj3Mn6Bv9Cx1Qw5Er8Ty2Ui"}`, []string{"Zq81TfR2pLx0Wc.atlasv1.8sGfakeK2mPq7Rt4Xw9Lz3Vb6Nc1Hd5Jf0Ae2Yu7Io4Pl8Kj3Mn6Bv9Cx1Qw5Er8Ty2Ui"}},
+	} {
+		checkRedacted(t, g, c.text, c.values...)
+	}
+	for _, text := range []string{
+		"All-hands quiz: the game PIN 5652689 will be on the big screen.",
+		"A sops value looks like ENC[AES256_GCM,data:" + tB64 + ",iv:" + tB64 + ",type:str]; edit it with sops.",
+		"The new one is nicer: version 2 of the router firmware.",
+		"La nueva versión del router llegó ayer.",
+	} {
+		checkUntouched(t, g, text)
+	}
+}

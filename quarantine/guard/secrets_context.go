@@ -57,6 +57,9 @@ var linkAdverbs = map[string]bool{
 	"now": true, "still": true, "also": true, "currently": true, "just": true, "simply": true,
 	"actually": true, "literally": true, "set": true, "reset": true, "changed": true, "updated": true,
 	"rotated": true, "to": true, "always": true, "again": true,
+	// "agora é …", "ahora es …", "maintenant c'est …"; "…: punch in 6950", "enter 995101".
+	"agora": true, "ahora": true, "maintenant": true, "jetzt": true, "ora": true, "punch": true, "in": true,
+	"enter": true, "type": true, "dial": true, "press": true,
 }
 
 // wordLinks are the copulas that link a noun to its value, by language.
@@ -212,7 +215,7 @@ var oneAdjectives = map[string]bool{
 // Twilio auth token was rotated, the new one is …", "the password got
 // changed; now it's …".
 func oneSecrets(text, lower string, ms []namingMatch, from int, opt sentenceOptions, add func(Finding)) {
-	for _, pron := range []string{" one", " value", " it's ", " it is ", " it’s "} {
+	for _, pron := range []string{" one", " value", " it's ", " it is ", " it’s ", " la nueva", " el nuevo", " la nouvelle", " le nouveau", " a nova", " o novo", " la nuova", " il nuovo", " das neue", " der neue", " die neue"} {
 		pronounSecrets(text, lower, ms, from, opt, pron, add)
 	}
 }
@@ -228,12 +231,16 @@ func pronounSecrets(text, lower string, ms []namingMatch, from int, opt sentence
 		e := i + len(pron) - 1
 		off = e
 		noun := pron == " one" || pron == " value"
+		other := !noun && !strings.HasPrefix(pron, " it")
+		if other && (e < len(text) && isWordRune(rune(text[e]))) {
+			continue // "la nueva versión", "das neuere"
+		}
 		if noun {
 			if e < len(text) && isWordRune(rune(text[e])) {
 				continue
 			}
 			w := strings.LastIndexByte(lower[max(0, i-16):i-1], ' ')
-			adj := lower[max(0, i-16)+w+1 : i-1]
+			adj := strings.TrimLeft(lower[max(0, i-16)+w+1:i-1], "(\"'")
 			if !oneAdjectives[adj] && !(pron == " value" && (adj == "the" || adj == "its")) {
 				continue
 			}
@@ -242,6 +249,15 @@ func pronounSecrets(text, lower string, ms []namingMatch, from int, opt sentence
 		for _, end := range []string{". ", "\n", "。"} {
 			if k := strings.LastIndex(text[lo:i], end); k >= 0 {
 				lo += k + len(end)
+			}
+		}
+		// "… cambiado la contraseña del wifi. La nueva es …": the noun
+		// may be in the sentence before.
+		if other && lo > 2 && text[lo-2] == '.' {
+			if k := strings.LastIndex(text[max(0, lo-160):lo-2], ". "); k >= 0 {
+				lo = max(0, lo-160) + k + 2
+			} else {
+				lo = max(0, lo-160)
 			}
 		}
 		k := sort.Search(len(ms), func(j int) bool { return ms[j].start >= i })
@@ -256,7 +272,7 @@ func pronounSecrets(text, lower string, ms []namingMatch, from int, opt sentence
 				// "the new one works" is no value: "one" needs a link;
 				// "new value X" does not.
 				c := contextScan{text: text, lower: lower, ms: ms, next: k, kind: ms[j].kind, noun: ms[j].word, at: ms[j].start, linkOnly: pron != " value", opt: opt, add: add}
-				if noun {
+				if noun || other {
 					c.follow(e)
 				} else {
 					c.value(e, true, false) // "it's" holds its link
@@ -272,7 +288,7 @@ func pronounSecrets(text, lower string, ms []namingMatch, from int, opt sentence
 // de passe".
 var copulas = []string{" is the ", " is our ", " is my ", " is your ", " was the ", " is now the ", " are the ",
 	" ist das ", " ist der ", " ist die ", " ist unser ", " est le ", " est la ", " est notre ", " es la ", " es el ",
-	" es nuestra ", " é a ", " é o ", " è la ", " è il "}
+	" es nuestra ", " é a ", " é o ", " è la ", " è il ", " — это ", " - это ", " это "}
 
 // copulaBefore adds the value that opens a sentence (or a line, or a note
 // after "remember:") and is linked by a copula to the noun at start, with
@@ -667,10 +683,14 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 		// "is now", "was reset to", "is literally".
 		for range 3 {
 			k := q
-			for k < len(text) && text[k] >= 'a' && text[k] <= 'z' {
-				k++
+			for k < len(text) {
+				r, n := utf8.DecodeRuneInString(text[k:])
+				if !unicode.IsLower(r) {
+					break
+				}
+				k += n
 			}
-			if k == q || !linkAdverbs[text[q:k]] || k == len(text) || text[k] != ' ' {
+			if k == q || !linkAdverbs[text[q:k]] && !wordLinks[text[q:k]] || k == len(text) || text[k] != ' ' {
 				break
 			}
 			q = skipBlanks(text, k)
@@ -1084,13 +1104,17 @@ func readValue(text string, q int, paren bool) (int, int, bool) {
 
 // shapeFits says whether v can be the credential the noun names.
 func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
-	if c.kind == namePassword && linked && dicewarePhrase(v) {
-		return true
+	if c.kind == namePassword && (linked || strings.Count(v, "-") >= 3) && dicewarePhrase(v) {
+		return true // "repo password correct-wobble-pocket-summit"
 	}
 	// "the Wi-Fi key is canyon-toucan-coconut-93", "la clave del wifi es
 	// pepper-thunder-walnut": words as a key, with a number or about
 	// getting in (a partition key "tenant-region-date" is neither).
 	if c.kind == nameKey && linked && dicewarePhrase(v) && (isDigit(v[len(v)-1]) || loginCue(c.text)) {
+		return true
+	}
+	// A Wi-Fi key of digits ("WLAN-Schlüssel …: 00374606847758958915").
+	if c.kind == nameKey && linked && allDigits(v) && len(v) >= 12 && len(v) <= 64 && loginCue(c.text) {
 		return true
 	}
 	if rejectValue(v) {
@@ -1110,7 +1134,8 @@ func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
 		case quoted:
 			return len(v) >= 4 && !placeholderWord(strings.ToLower(v))
 		case linked:
-			return looksLikePassword(v) || len(v) >= 8 && caseMixed(v) || weakPassword(v) || dicewarePhrase(v)
+			// "la senha … agora é 5785762529905", "取款密码…：060701".
+			return looksLikePassword(v) || len(v) >= 8 && caseMixed(v) || weakPassword(v) || dicewarePhrase(v) || allDigits(v) && len(v) >= 6 && len(v) <= 24
 		}
 		return (looksLikePassword(v) || len(v) >= 10 && caseMixed(v)) && len(v) >= c.opt.appMin
 	case nameCode:
@@ -1119,9 +1144,17 @@ func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
 		if allDigits(v) {
 			// "PIN 7990, PUK 04532506": written in capitals, the noun
 			// names the digits right after it.
+			// "PIN 7990, PUK 04532506": written in capitals, the noun
+			// names the digits right after it, as a noun naming only
+			// codes does ("garage keypad 5615", "도어락 비밀번호 699462").
 			w := c.text[c.at:min(len(c.text), c.at+3)]
 			capital := w == "PIN" || w == "PUK"
-			return (linked || capital) && len(v) >= 4 && len(v) <= 12
+			specific := !strings.EqualFold(c.noun, "pin") && !strings.EqualFold(c.noun, "pin code") && !strings.EqualFold(c.noun, "pin-code") && !strings.EqualFold(c.noun, "passcode")
+			return (linked || capital || specific) && len(v) >= 4 && len(v) <= 12
+		}
+		// "Digicode : B0487": a short code of letters and digits.
+		if linked && len(v) >= 4 && len(v) <= 10 && isAlnumRun(v) && digitCount(v) >= 3 {
+			return true
 		}
 		return linked && looksLikePassword(v)
 	case nameSecret:
@@ -1395,6 +1428,16 @@ func sentenceEndIn(s string) int {
 		}
 	}
 	return -1
+}
+
+func digitCount(v string) int {
+	n := 0
+	for k := 0; k < len(v); k++ {
+		if isDigit(v[k]) {
+			n++
+		}
+	}
+	return n
 }
 
 // productKey reports a licence or product key: three or more groups of

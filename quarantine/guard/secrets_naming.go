@@ -49,7 +49,7 @@ var namingWords = map[namingKind][]string{
 		// Wallet seeds and recovery phrases: words that open a wallet or
 		// an account.
 		"recovery phrase", "seed phrase", "mnemonic", "secret phrase", "seed words", "recovery words", "backup phrase",
-		"frase de recuperación", "frase semilla", "phrase de récupération", "phrase secrète", "~wiederherstellungsphrase",
+		"frase de recuperación", "frase semilla", "palavras de recuperação", "palabras de recuperación", "mots de récupération", "parole di recupero", "phrase de récupération", "phrase secrète", "~wiederherstellungsphrase",
 		"seed-phrase", "frase de recuperação", "frase di recupero", "助记词", "リカバリーフレーズ", "シードフレーズ",
 		"сид-фраза", "сид-фразы", "мнемоническая фраза",
 		// Passphrases by their other names.
@@ -75,6 +75,7 @@ var namingWords = map[namingKind][]string{
 		"digicode", "code d'accès", "code de la porte", "code d'alarme", "código de acceso", "código de la alarma",
 		"código de alarme", "türcode", "alarmcode", "codice di accesso", "codice dell'allarme", "门禁密码", "解锁码",
 		"ロック解除コード", "код доступа", "код от двери", "출입 코드", "도어락 비밀번호", "एक्सेस कोड",
+		"keypad", "alarm panel", "alarm system", "alarmanlage", "activation code", "código de activación", "code d'activation", "aktivierungscode",
 		"पिन", "पिन कोड", "पिन नंबर", "пин-код", "пин-кода", "пин", "ПИН-код", "ПИН-кода", "ПИН", "핀 번호", "핀번호",
 	},
 	// Recovery and backup codes and keys open an account or a disk as a
@@ -106,6 +107,7 @@ var namingWords = map[namingKind][]string{
 		"git", "change", "changeset", "deployed", "deploying", "image", "request", "kid",
 		"serial", "thumbprint", "md5sum", "sid", "content-addressed", "content address", "nonce", "accessor",
 		"sha1sum", "sha256sum", "sha512sum", "shasum", "b2sum", "cksum",
+		"game pin", "game-pin", "join code", "room code", "meeting code", "friend code", "webinar id",
 		"empreinte", "somme de contrôle", "hachage", "identifiant",
 		"prüfsumme", "pruefsumme", "fingerabdruck", "kennung",
 		"identificador", "suma de verificación", "huella",

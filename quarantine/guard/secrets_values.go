@@ -317,7 +317,7 @@ func placeholderValue(v string) bool {
 	// A value that says it is not real: "fakesecret", "dummy_pw_1",
 	// "testpassword-sample".
 	for _, w := range []string{"fake", "dummy", "placeholder", "example", "sample", "changeme", "notreal", "not-real", "not_real"} {
-		if strings.Contains(lv, w) {
+		if wordIn(v, asciiLower(v), w) {
 			return true
 		}
 	}
@@ -339,6 +339,24 @@ func placeholderValue(v string) bool {
 		}
 	}
 	return creds > 0 && len(parts) > 1 && strings.ToUpper(v) == v && strings.Trim(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_") == ""
+}
+
+// wordIn reports w in lv (asciiLower(v)) where a word starts in v: at the
+// start, after a character that is no letter or digit, or at a capital
+// after a small letter ("fakesecret", "sk_test_FAKE1", "myDummyKey"). A
+// random token holds "faKe" by chance ("…2faKeh4…"); that is no word.
+func wordIn(v, lv, w string) bool {
+	for off := 0; ; {
+		k := strings.Index(lv[off:], w)
+		if k < 0 {
+			return false
+		}
+		k += off
+		if k == 0 || !isAlnum(v[k-1]) || v[k] >= 'A' && v[k] <= 'Z' && v[k-1] >= 'a' && v[k-1] <= 'z' {
+			return true
+		}
+		off = k + 1
+	}
 }
 
 // weakPlaceholder reports values that are placeholders in documentation
