@@ -188,3 +188,12 @@ func TestEvalSecretsHeldout9(t *testing.T) {
 func TestEvalSecretsHeldout10(t *testing.T) {
 	evalSentenceFile(t, "secrets-heldout10.jsonl")
 }
+
+// TestEvalSecretsHeldout11 prints the same for
+// testdata/secrets-heldout11.jsonl, a blind batch of 300 written as a
+// personal assistant's memories of its user (see secrets-heldout.md).
+//
+//	ENGRAM_EVAL=1 go test ./quarantine/guard -run TestEvalSecretsHeldout11 -v
+func TestEvalSecretsHeldout11(t *testing.T) {
+	evalSentenceFile(t, "secrets-heldout11.jsonl")
+}
