@@ -237,6 +237,10 @@ func providerRuleList() []secretRule {
 		rule("discord-bot", api, d, `\b[MN][A-Za-z0-9]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}\b`, 0, ".").with(mixedToken),
 		// BitLocker recovery keys: eight groups of six digits.
 		rule("bitlocker", SecretPassword, d, `\b\d{6}(?:-\d{6}){7}\b`, 0, "-"),
+		rule("stripe-webhook", api, d, `\bwhsec_[A-Za-z0-9+/=]{24,}`, 0, "whsec_"),
+		// Azure AD (Entra ID) client secrets: three characters, a digit,
+		// "Q~" and 31 to 34 more.
+		rule("azure-client-secret", api, d, `(?:^|[^A-Za-z0-9_~.\-])([A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34})(?:[^A-Za-z0-9_~.\-]|$)`, 1, "q~"),
 		rule("jwt", SecretJWT, d, `\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`, 0, "eyj"),
 		rule("pem-base64", SecretPrivateKey, d, `\bLS0tLS1CRUdJTi[A-Za-z0-9+/=]{40,}`, 0, "ls0tls1crudjti").with(isBase64PrivateKey),
 		// Azure DevOps personal access tokens issued since 2024: 84 letters
@@ -288,11 +292,14 @@ func probableRuleList() []secretRule {
 		// password echoed into "sudo -S" or "--password-stdin".
 		rule("cli-mysql", SecretPassword, p, `\b(?:mysql|mysqldump|mysqladmin|mysqlsh|mysqlimport|mysqlcheck|mariadb|mariadb-dump)\b[^\n|;]*?\s-p["']?([^\s"']{3,})`, 1, "mysql", "mariadb").with(cliPassword),
 		rule("cli-ldap", SecretPassword, p, `\bldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop)\b[^\n|;]*?\s-w\s*["']?([^\s"']{3,})`, 1, "ldap").with(cliPassword),
+		// "signs payloads with <secret>": what a service signs with is its
+		// signing secret.
+		rule("signs-with", SecretAPIKey, p, `(?i)\bsign(?:s|ed|ing)?\b[^.\n]{0,60}?\bwith\s+["'\x60]?([A-Za-z0-9+/=_\-]{24,})`, 1, "sign").with(func(v string) bool { return randomLooking(v) && !sampleValue(v) }),
 		rule("cli-redis", SecretPassword, p, `\bredis-cli\b[^\n|;]*?\s(?:-a|--pass)\s+["']?([^\s"']{3,})`, 1, "redis-cli").with(cliPassword),
 		rule("cli-sshpass", SecretPassword, p, `\bsshpass\s+-p\s*["']?([^\s"']{3,})`, 1, "sshpass").with(cliPassword),
 		rule("cli-samba", SecretPassword, p, `\b(?:smbclient|smbmap|rpcclient|smbcacls|smbget|net)\b[^\n|;]*?\s(?:-U\s*|--user(?:name)?[ =])["']?[^\s%"']+%([^\s"']{3,})`, 1, "smb", "rpcclient", "net").with(cliPassword),
 		rule("cli-keytool", SecretPassword, p, `\s-(?:store|key|srcstore|deststore|srckey|destkey|new)pass\s+["']?([^\s"':]{3,})`, 1, "pass").with(cliPassword),
-		rule("cli-htpasswd", SecretPassword, p, `\bhtpasswd\s+-[a-zA-Z]*b[a-zA-Z]*\s+(?:\S+\s+)?\S+\s+["']?([^\s"']{3,})["']?\s*$`, 1, "htpasswd").with(cliPassword),
+		rule("cli-htpasswd", SecretPassword, p, `\b(?:htpasswd|mosquitto_passwd)\s+-[a-zA-Z]*b[a-zA-Z]*\s+(?:\S+\s+)?\S+\s+["']?([^\s"']{3,})["']?\s*$`, 1, "htpasswd", "mosquitto_passwd").with(cliPassword),
 		rule("cli-archive", SecretPassword, p, `\b(?:zip|unzip|7z|7za|7zz|rar|unrar)\b[^\n|;]*?\s(?:-P\s+|-p)["']?([^\s"'-][^\s"']{2,})`, 1, "zip", "7z", "rar").with(cliPassword),
 		rule("cli-sqlcmd", SecretPassword, p, `\b(?:sqlcmd|bcp|osql|isql)\b[^\n|;]*?\s-P\s*["']?([^\s"']{3,})`, 1, "sqlcmd", "bcp", "osql", "isql").with(cliPassword),
 		rule("cli-mongo", SecretPassword, p, `\bmongo(?:sh|dump|restore|export|import|stat|top)?\b[^\n|;]*?\s(?:-p|--password)[ =]["']?([^\s"']{3,})`, 1, "mongo").with(cliPassword),
@@ -397,7 +404,8 @@ var assignRe = regexp.MustCompile(`(?i)^([A-Za-z0-9_.\-]*(?:pass|pwd|secret|toke
 func nameKind(name string) (strong, weak bool) {
 	for _, part := range splitName(name) {
 		switch part {
-		case "password", "passwd", "passwort", "pwd", "pass", "passphrase", "secret", "secrets", "token", "credential", "credentials", "apikey", "pat", "jwtsecret", "jwtsecret_key", "secretkey", "accesstoken", "authtoken", "privatekey", "clientsecret":
+		case "password", "passwd", "passwort", "pwd", "pass", "passphrase", "secret", "secrets", "token", "credential", "credentials", "apikey", "pat", "jwtsecret", "jwtsecret_key", "secretkey", "accesstoken", "authtoken", "privatekey", "clientsecret",
+			"passe", "senha", "contrasena", "contraseña", "kennwort", "parola", "пароль", "비밀번호", "密码", "パスワード":
 			strong = true
 		case "key", "auth", "login", "sid", "license":
 			weak = true
@@ -514,7 +522,7 @@ const (
 	maxAssignment = 512
 )
 
-var assignKeywords = []string{"pass", "pwd", "secret", "token", "key", "credential", "auth", "login", "pat"}
+var assignKeywords = []string{"pass", "pwd", "secret", "token", "key", "credential", "auth", "login", "pat", "senha", "contras", "kennwort", "parola", "пароль", "비밀번호", "密码", "パスワード"}
 
 func assignLine(text string, base int, query bool, add func(f Finding)) {
 	m := assignRe.FindStringSubmatchIndex(text)

@@ -51,6 +51,11 @@ func chosenPasswords(text string, add func(Finding)) {
 		}
 	}
 	for _, s := range spans {
+		// Without a capital the shape alone says less ("74r7ine62!"):
+		// only a text about credentials makes it one.
+		if !cue && !hasUpper(text[s[0]:s[1]]) {
+			continue
+		}
 		f := Finding{Kind: KindSecret, Type: SecretPassword, Level: LevelPossible, Start: s[0], End: s[1], Reason: "looks like a chosen password"}
 		if cue {
 			f.Level = LevelProbable
@@ -117,7 +122,7 @@ func chosenShape(v string) bool {
 			return false // paths, URLs, tables, pipes
 		}
 	}
-	if upper == 0 || lower == 0 || digit == 0 || sym == 0 || upper+lower < 3 {
+	if lower == 0 || digit == 0 || sym == 0 || upper+lower < 3 {
 		return false
 	}
 	// A password hash's header: "$2b$12$…", "$argon2id$…", "$6$…".
@@ -235,4 +240,13 @@ func isAlnumRun(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+func hasUpper(s string) bool {
+	for k := 0; k < len(s); k++ {
+		if s[k] >= 'A' && s[k] <= 'Z' {
+			return true
+		}
+	}
+	return false
 }

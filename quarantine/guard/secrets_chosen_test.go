@@ -244,3 +244,54 @@ func TestHouseholdSecrets(t *testing.T) {
 		checkUntouched(t, g, text)
 	}
 }
+
+// TestSecretsOfAnOffice: round-four kinds, in sentences written for this
+// test: codes after the device they open (with the key pressed after
+// them, in groups, "opens with"), short words that do not part a noun
+// from its link, passwords in other alphabets, object particles, names
+// of fields in other languages, TOTP setup keys and app passwords in
+// groups of four, a token far from its noun after a colon, webhook and
+// Azure client secrets, what a service signs with, mosquitto_passwd;
+// and the look-alikes: fingerprints in groups, IBANs, Stripe object ids,
+// extended public keys, a KMS key id, a WireGuard public key, keys said
+// to ship in the browser.
+func TestSecretsOfAnOffice(t *testing.T) {
+	g := newTestGuard(t, Policy{})
+	for _, c := range []struct {
+		text   string
+		values []string
+	}{
+		{"公司门禁密码 518274#，晚上用。", []string{"518274"}},
+		{"Tresor im Büro: Kombination 12-48-07 (links zuerst).", []string{"12-48-07"}},
+		{"the key safe by the back door opens with 3391.", []string{"3391"}},
+		{"Office alarm panel: disarm with 8120, then leave.", []string{"8120"}},
+		{"PIN de la tarjeta de crédito de la cuenta de la tienda (Santander): 6642.", []string{"6642"}},
+		{"キャッシュカードの暗証番号：7731", []string{"7731"}},
+		{"Пароль от роутера на даче: ВасилекОблако1977", []string{"ВасилекОблако1977"}},
+		{"ステージングのDBパスワードを Kq83LmZx02PwRt7v に設定した。", []string{"Kq83LmZx02PwRt7v"}},
+		{`{"servico": "Locaweb", "senha": "Pitanga*doce91"}`, []string{"Pitanga*doce91"}},
+		{"2FA for the registrar. Setup key under the QR code, in case the phone dies: q3rt mxw2 bbko ppz4 n6ua kkde", []string{"q3rt mxw2 bbko ppz4 n6ua kkde"}},
+		{"Outlook app password for the scanner: vbqz mtkx hwrd psfl", []string{"vbqz mtkx hwrd psfl"}},
+		{"DigitalOcean API token with write on the two droplets and the firewall, used by the nightly backup script: " + tAlnum40, []string{tAlnum40}},
+		{"Stripe webhook endpoint signs events with whsec_" + tAlnum36, []string{"whsec_" + tAlnum36}},
+		{"Entra app 'mailer': client secret value 8Xq4Q~" + tAlnum28 + "abcdef (expires next year)", []string{"8Xq4Q~" + tAlnum28 + "abcdef"}},
+		{"The API signs session cookies with " + tHex64 + "; rotate it yearly.", []string{tHex64}},
+		{"sudo mosquitto_passwd -b /etc/mosquitto/passwd sensors Vx82LqPz0Rm", []string{"Vx82LqPz0Rm"}},
+		{"Connexion au NAS avec « admin » / 81k3rune7! ; le reste demain.", []string{"81k3rune7!"}},
+	} {
+		checkRedacted(t, g, c.text, c.values...)
+	}
+	for _, text := range []string{
+		"Отпечаток её PGP-ключа: 735D 0492 7531 59EA 5D2B  D864 0704 5D80 5DF4 1382.",
+		"Her PGP fingerprint (on keys.openpgp.org): 635D E6F4 2CF2 50A8 9171  2260 E69B 1C20 929B 9E45",
+		"Business account for client payments: IBAN NL26 INGB 8893 7795 90, BIC INGBNL2A. Fine to print on invoices.",
+		"Her customer record in the Stripe account: cus_EF2wCXRaxvwshm",
+		"Watch-only xpub for the accountant: xpub6ADgRVV7yFeazKytgjSQ4gf7prLmV3DHGhSNZT2sRcHPgLvXoBQwhBbPCxtGGdFCM9TLfpqAnK98Udf7613aaJ5ELAshCdLziVqGikv1QRN",
+		"Secrets are in SSM as /shop/prod/STRIPE_SECRET_KEY (SecureString, KMS key 5736f697-a5b3-41d2-8223-f77bee485868).",
+		"[Peer]\nPublicKey = GDX3kD5gY4feouaDKwitgIRYzVwhpoXBgJS3EO7yiUQ=\nAllowedIPs = 10.8.0.3/32",
+		"Docs search: Algolia search-only API key " + tHex32 + "; designed to ship in the browser bundle.",
+		"Password: same as last year, ask Dana.",
+	} {
+		checkUntouched(t, g, text)
+	}
+}

@@ -59,7 +59,7 @@ var linkAdverbs = map[string]bool{
 	"rotated": true, "to": true, "always": true, "again": true,
 	// "agora é …", "ahora es …", "maintenant c'est …"; "…: punch in 6950", "enter 995101".
 	"agora": true, "ahora": true, "maintenant": true, "jetzt": true, "ora": true, "punch": true, "in": true,
-	"enter": true, "type": true, "dial": true, "press": true,
+	"enter": true, "type": true, "dial": true, "press": true, "disarm": true, "with": true,
 }
 
 // wordLinks are the copulas that link a noun to its value, by language.
@@ -72,7 +72,7 @@ var wordLinks = map[string]bool{
 
 // softLinks may link a noun to a value ("set the password to …") but, when
 // no value follows, the sentence goes on.
-var softLinks = map[string]bool{"to": true, "auf": true, "à": true, "a": true, "на": true, "en": true, "em": true, "in": true}
+var softLinks = map[string]bool{"to": true, "auf": true, "à": true, "a": true, "на": true, "en": true, "em": true, "in": true, "with": true}
 
 // sentenceSecrets finds the secrets of this file in text: values named as
 // credentials by their sentence, and webhook URLs. named says text may name
@@ -288,7 +288,7 @@ func pronounSecrets(text, lower string, ms []namingMatch, from int, opt sentence
 // de passe".
 var copulas = []string{" is the ", " is our ", " is my ", " is your ", " was the ", " is now the ", " are the ",
 	" ist das ", " ist der ", " ist die ", " ist unser ", " est le ", " est la ", " est notre ", " es la ", " es el ",
-	" es nuestra ", " é a ", " é o ", " è la ", " è il ", " — это ", " - это ", " это "}
+	" es nuestra ", " é a ", " é o ", " è la ", " è il ", " — это ", " - это ", " это ", " — that's the ", " - that's the ", " — that is the ", " is what "}
 
 // copulaBefore adds the value that opens a sentence (or a line, or a note
 // after "remember:") and is linked by a copula to the noun at start, with
@@ -554,16 +554,51 @@ func (c *contextScan) follow(i int) {
 			}
 			return
 		case ' ':
-			// French sets a space before ":"; it parts no words.
-			if !strings.HasPrefix(text[j+1:], ":") {
+			// French sets a space before ":"; it parts no words, and
+			// neither do the short words of a noun phrase ("de la", "of
+			// the", "del").
+			if !strings.HasPrefix(text[j+1:], ":") && !shortWordAt(text, j+1) {
 				spaces++
 			}
 			if spaces > c.opt.gapWords {
+				c.farColon(j)
 				return
 			}
 		}
 		_, n := utf8.DecodeRuneInString(text[j:])
 		j += n
+	}
+}
+
+// farColon reads past the gap limit for a key or token noun: a ": "
+// later in the same sentence (within 160 bytes, no other credential noun
+// between) with a value that looks generated after it ("Cloudflare API
+// token with Zone.DNS edit on …, used by the certbot DNS hook: eWBE…").
+// Only a generated value is taken that far from its noun.
+func (c *contextScan) farColon(j int) {
+	if c.kind != nameKey && c.kind != nameSecret {
+		return
+	}
+	rest := c.text[j:min(len(c.text), j+160)]
+	k := strings.Index(rest, ": ")
+	if k < 0 || sentenceEndIn(rest[:k]) >= 0 {
+		return
+	}
+	for _, m := range c.ms[c.next:] {
+		if m.start >= j+k {
+			break
+		}
+		if m.kind.credential() || m.kind == nameNonSecret {
+			return
+		}
+	}
+	vs := skipBlanks(c.text, j+k+2)
+	a, b, _ := readValue(c.text, vs, false)
+	if a < 0 {
+		return
+	}
+	if v := c.text[a:b]; len(v) >= 20 && generatedLooking(v) && randomLooking(v) && !rejectValue(v) {
+		c.emit(a, b)
 	}
 }
 
@@ -578,7 +613,7 @@ func (c *contextScan) passes(m namingMatch) bool {
 // particleAt returns the length of a particle or copula glued to a Chinese,
 // Japanese or Korean noun at text[i], or 0.
 func particleAt(text string, i int) int {
-	for _, p := range []string{"は", "が", "는", "은", "이", "가", "是", "为", "為"} {
+	for _, p := range []string{"は", "が", "を", "는", "은", "이", "가", "를", "을", "是", "为", "為"} {
 		if strings.HasPrefix(text[i:], p) {
 			return len(p)
 		}
@@ -706,6 +741,13 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 			return true
 		}
 	}
+	// A password in another alphabet: "РомашкаЛасточка1965".
+	if c.kind == namePassword && linked && text[q] >= 0x80 {
+		if end, ok := foreignPassword(text, q); ok {
+			c.emit(q, end)
+			return true
+		}
+	}
 	vs, ve, quoted := readValue(text, q, !linked)
 	if vs < 0 {
 		return false
@@ -718,6 +760,9 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 	// A value cut into groups: "ghp_ev 8Knzm5 POjOS7 …", "npm_sj2umH\nhe5S…".
 	if !quoted {
 		if end, ok := groupedValue(text, vs, ve, c.opt.minGroups); ok {
+			if pgpFingerprint(text[vs:min(len(text), vs+51)]) || ibanAt(text, vs) {
+				return false // "735D 0492 7531 59EA 5D2B  D864 …": a key's fingerprint; an IBAN
+			}
 			c.emit(vs, end)
 			return true
 		}
@@ -733,6 +778,14 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 	// crooked biscuit".
 	if c.kind == namePassword && linked && !quoted && (colonBefore(text, q) || strings.Contains(c.noun, "_")) {
 		if end, ok := loosePhrase(text, vs); ok {
+			c.emit(vs, end)
+			return true
+		}
+	}
+	// "z5bb yddi ibcd ivuy lyyb okmo oddr 4aou" (a TOTP setup key), "fxly
+	// btxz cztr dpif" (an app password): groups of four in base32.
+	if linked && !quoted && c.kind != namePIN && c.kind != nameLogin {
+		if end, ok := base32Groups(text, vs); ok {
 			c.emit(vs, end)
 			return true
 		}
@@ -915,6 +968,60 @@ var phraseStops = map[string]bool{
 	"every": true, "each": true, "all": true, "any": true, "only": true, "still": true, "now": true,
 	"stored": true, "kept": true, "saved": true, "set": true, "changed": true, "rotated": true, "reset": true,
 	"required": true, "written": true, "shared": true, "sent": true, "used": true, "updated": true, "needed": true,
+}
+
+// foreignPassword reads a password written in letters of another alphabet
+// at text[q:]: one run of letters and digits, six runes or more, with
+// digits and letters both, up to a space or punctuation.
+func foreignPassword(text string, q int) (int, bool) {
+	k, letters, digits := q, 0, 0
+	for k < len(text) {
+		r, n := utf8.DecodeRuneInString(text[k:])
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+		case unicode.IsDigit(r):
+			digits++
+		case strings.ContainsRune("!#$%^&*?~@+=_-", r):
+		default:
+			return k, letters >= 3 && digits >= 1 && letters+digits >= 6 && !unicode.Is(unicode.Han, r)
+		}
+		k += n
+	}
+	return k, letters >= 3 && digits >= 1 && letters+digits >= 6
+}
+
+// pgpFingerprint reports an OpenPGP fingerprint as GnuPG prints it: ten
+// groups of four hex digits.
+func pgpFingerprint(v string) bool {
+	f := strings.Fields(v)
+	if len(f) < 10 {
+		return false
+	}
+	f = f[:10]
+	for _, g := range f {
+		if g = strings.TrimRight(g, ".,;:)"); len(g) != 4 || !isHex(g) {
+			return false
+		}
+	}
+	return true
+}
+
+// shortWordAt reports a word of one to three letters at text[j]
+// followed by a space: "de", "la", "of", "the", "del".
+func shortWordAt(text string, j int) bool {
+	k := j
+	for k < len(text) && k-j < 4 && (text[k] >= 'a' && text[k] <= 'z') {
+		k++
+	}
+	return k > j && k-j <= 3 && k < len(text) && text[k] == ' '
+}
+
+// ibanAt reports an IBAN at text[vs:] ("IBAN NL26 INGB …", "DE89 3704
+// …"): a bank account to pay into, which the personal-data layer judges.
+func ibanAt(text string, vs int) bool {
+	t := strings.TrimPrefix(text[vs:], "IBAN ")
+	return len(t) >= 4 && t[0] >= 'A' && t[0] <= 'Z' && t[1] >= 'A' && t[1] <= 'Z' && isDigit(t[2]) && isDigit(t[3]) && (len(t) == 4 || t[4] == ' ' || isAlnum(t[4]))
 }
 
 // colonBefore reports a ":" or "=" (then blanks) right before text[q].
@@ -1104,6 +1211,10 @@ func readValue(text string, q int, paren bool) (int, int, bool) {
 
 // shapeFits says whether v can be the credential the noun names.
 func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
+	// A safe's combination: "12-48-07" (read before the date rules).
+	if c.kind == namePIN && strings.Count(v, "-") >= 2 && len(v) <= 12 && strings.IndexByte(v, '-') <= 3 && allDigits(strings.ReplaceAll(v, "-", "")) {
+		return true
+	}
 	if c.kind == namePassword && (linked || strings.Count(v, "-") >= 3) && dicewarePhrase(v) {
 		return true // "repo password correct-wobble-pocket-summit"
 	}
@@ -1135,12 +1246,17 @@ func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
 			return len(v) >= 4 && !placeholderWord(strings.ToLower(v))
 		case linked:
 			// "la senha … agora é 5785762529905", "取款密码…：060701".
-			return looksLikePassword(v) || len(v) >= 8 && caseMixed(v) || weakPassword(v) || dicewarePhrase(v) || allDigits(v) && len(v) >= 6 && len(v) <= 24
+			return looksLikePassword(v) || len(v) >= 8 && caseMixed(v) || weakPassword(v) || dicewarePhrase(v) || allDigits(v) && len(v) >= 4 && len(v) <= 24
 		}
 		return (looksLikePassword(v) || len(v) >= 10 && caseMixed(v)) && len(v) >= c.opt.appMin
 	case nameCode:
 		return generatedLooking(v) || linked && codeShape(v)
 	case namePIN:
+		// "932592#", "361410*": the key pressed after the code; "40-37-00":
+		// a combination.
+		if t := strings.TrimRight(v, "#*"); t != v && allDigits(t) {
+			v = t
+		}
 		if allDigits(v) {
 			// "PIN 7990, PUK 04532506": written in capitals, the noun
 			// names the digits right after it.
@@ -1364,6 +1480,8 @@ var publicSayings = []string{
 	"it is public", "is a public", "safe to expose", "safe to share", "safe to publish", "safe to embed",
 	"safe to commit", "not a secret", "not secret", "isn't a secret", "isn't secret", "no secret",
 	"es pública", "es público", "est publique", "est public", "ist öffentlich", "é pública", "é público", "è pubblica", "è pubblico",
+	"designed to ship", "meant to ship", "in the browser bundle", "in the page source", "in the frontend bundle",
+	"fine to print", "fine to share", "ok to share", "okay to share", "pode mandar", "pode divulgar",
 }
 
 // saidPublic reports a public saying in the rest of the sentence after
@@ -1384,6 +1502,10 @@ func saidPublic(text string, b int) bool {
 			if after != "" && (isWordRune(rune(after[0])) || after[0] == '-') {
 				continue
 			}
+			// "never ship it in the frontend bundle", "not fine to share".
+			if h := lower[max(0, k-12):k]; strings.Contains(h, "never") || strings.Contains(h, "not ") || strings.Contains(h, "n't") {
+				continue
+			}
 			// "…; the app key is public" says it of another credential.
 			for _, m := range findNaming(rest[:k], asciiLower(rest[:k])) {
 				if m.kind.credential() {
@@ -1400,7 +1522,8 @@ func saidPublic(text string, b int) bool {
 // public: "site key (public, it's in the HTML): …", "(pode divulgar)".
 var betweenSayings = []string{"(public", "public,", "public)", "publicly", "meant to be public", "is public",
 	"safe to share", "safe to expose", "can be shared", "pode divulgar", "pode compartilhar", "se puede compartir",
-	"peut être partagé", "darf geteilt werden", "(pública", "(público", "(publique", "(öffentlich", "(pubblica"}
+	"peut être partagé", "darf geteilt werden", "(pública", "(público", "(publique", "(öffentlich", "(pubblica",
+	"공개 키", "공개키", "(공개", "公開鍵", "(公開", "(公开", "公开的"}
 
 // publicBetween reports a public saying in s not negated just before it
 // ("not public", "never public").
@@ -1504,6 +1627,41 @@ func codeShape(v string) bool {
 	}
 	// "wxcl-i6gf": two groups of four or more with a digit among them.
 	return alnum >= 6 && (digits >= 2 || digits == 1 && sep == '-' && len(v) >= 9)
+}
+
+// base32Groups reads four or more groups of four base32 characters
+// parted by single spaces at text[vs:], all of one case, with nothing of
+// a word after the last.
+func base32Groups(text string, vs int) (int, bool) {
+	k, groups := vs, 0
+	lowerCase := vs < len(text) && text[vs] >= 'a' && text[vs] <= 'z'
+	for {
+		g := k
+		for k < len(text) && k-g < 5 && (lowerCase && (text[k] >= 'a' && text[k] <= 'z') || !lowerCase && (text[k] >= 'A' && text[k] <= 'Z') || text[k] >= '2' && text[k] <= '7') {
+			k++
+		}
+		if k-g != 4 {
+			return 0, false
+		}
+		groups++
+		if k+1 < len(text) && text[k] == ' ' && isAlnum(text[k+1]) {
+			k++
+			continue
+		}
+		if k < len(text) && isAlnum(text[k]) {
+			return 0, false
+		}
+		// Not four words of four letters ("blue door last left"): a digit,
+		// or two groups without a vowel.
+		v := asciiLower(text[vs:k])
+		vowelless := 0
+		for _, g := range strings.Fields(v) {
+			if !strings.ContainsAny(g, "aeiou") {
+				vowelless++
+			}
+		}
+		return k, groups >= 4 && (strings.ContainsAny(v, "234567") || vowelless >= 2)
+	}
 }
 
 // digitGroups reads a code written as groups of three to five digits

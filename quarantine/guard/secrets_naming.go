@@ -42,7 +42,8 @@ func (k namingKind) credential() bool { return k >= namePassword && k <= nameLog
 // listed in lower case; their capitalised forms are added.
 var namingWords = map[namingKind][]string{
 	namePassword: {
-		"~password", "passwd", "pw", "!pass", "passphrase", "pass phrase", "mot de passe", "mots de passe",
+		"~password", "passwd", "pw", "!pass", "passphrase", "what you type", "what she types", "what he types",
+		"what i type", "what they type", "what unlocks", "what opens", "master.key", "pass phrase", "mot de passe", "mots de passe",
 		"phrase de passe", "contraseña", "contrasena", "senha", "palavra-passe", "~passwort", "~kennwort",
 		"parola d'ordine", "pre-shared key", "preshared key", "psk", "密码", "口令", "パスワード", "暗証番号", "пароль", "пароля", "паролем", "паролю",
 		"пароли", "비밀번호", "패스워드", "비번", "암호", "पासवर्ड",
@@ -75,13 +76,18 @@ var namingWords = map[namingKind][]string{
 		"digicode", "code d'accès", "code de la porte", "code d'alarme", "código de acceso", "código de la alarma",
 		"código de alarme", "türcode", "alarmcode", "codice di accesso", "codice dell'allarme", "门禁密码", "解锁码",
 		"ロック解除コード", "код доступа", "код от двери", "출입 코드", "도어락 비밀번호", "एक्सेस कोड",
-		"keypad", "alarm panel", "alarm system", "alarmanlage", "activation code", "código de activación", "code d'activation", "aktivierungscode",
+		"keypad", "alarm panel", "alarm system", "alarmanlage", "alarm", "alarma", "alarme", "allarme", "lockbox", "key safe",
+		"keysafe", "intercom", "interphone", "citofono", "gate", "cancello", "portão", "safe combination", "combination",
+		"kombination", "combinación", "combinaison", "combinazione", "combinação", "домофон", "домофона", "门禁",
+		"オートロック", "도어락", "तिजोरी", "कॉम्बिनेशन", "activation code", "código de activación", "code d'activation", "aktivierungscode",
 		"पिन", "पिन कोड", "पिन नंबर", "пин-код", "пин-кода", "пин", "ПИН-код", "ПИН-кода", "ПИН", "핀 번호", "핀번호",
 	},
 	// Recovery and backup codes and keys open an account or a disk as a
 	// password does; they are often digits or short groups.
 	nameCode: {
 		"recovery code", "backup code", "recovery key", "backup-code", "backup-codes", "2fa code", "2fa codes",
+		"auth code", "authorization code", "epp code", "transfer code", "setup key", "totp secret", "otp secret",
+		"authenticator key", "2fa secret",
 		"código de recuperación", "códigos de recuperación", "códigos de respaldo", "clave de recuperación",
 		"code de récupération", "codes de récupération", "code de secours", "codes de secours", "clé de récupération",
 		"~wiederherstellungscode", "~wiederherstellungscodes", "~wiederherstellungsschlüssel",
@@ -107,7 +113,7 @@ var namingWords = map[namingKind][]string{
 		"git", "change", "changeset", "deployed", "deploying", "image", "request", "kid",
 		"serial", "thumbprint", "md5sum", "sid", "content-addressed", "content address", "nonce", "accessor",
 		"sha1sum", "sha256sum", "sha512sum", "shasum", "b2sum", "cksum",
-		"game pin", "game-pin", "join code", "room code", "meeting code", "friend code", "webinar id",
+		"game pin", "game-pin", "iban", "bic", "swift", "txid", "tx hash", "transaction hash", "zone", "отпечаток", "отпечатка", "join code", "room code", "meeting code", "friend code", "webinar id",
 		"empreinte", "somme de contrôle", "hachage", "identifiant",
 		"prüfsumme", "pruefsumme", "fingerabdruck", "kennung",
 		"identificador", "suma de verificación", "huella",
@@ -125,10 +131,10 @@ var namingWords = map[namingKind][]string{
 		"cache", "idempotency", "object", "primary", "foreign", "host", "sort", "partition", "routing",
 		"lookup", "message", "row", "record", "index", "shard", "dictionary", "map", "entry", "composite",
 		"natural", "surrogate", "unique", "redis", "kv", "s3", "registry", "json", "yaml", "flag",
-		"feature", "hash", "translation", "i18n", "react", "keyboard", "music", "musical",
+		"feature", "hash", "translation", "i18n", "react", "keyboard", "music", "musical", "kms", "cmk",
 	},
 	nameNonSecretMod: {
-		"public", "publishable", "verification", "masked", "fake",
+		"public", "publishable", "verification", "masked", "fake", "search-only",
 		"example", "sample", "placeholder", "dummy", "exemple", "beispiel", "ejemplo", "exemplo", "esempio",
 		"示例", "例子", "サンプル", "пример", "예시", "예제", "उदाहरण",
 		"publique", "pública", "público", "pubblica", "pubblico", "öffentlich", "öffentliche",
@@ -477,6 +483,16 @@ func namedNonSecret(text string, a, b int, ms []namingMatch) bool {
 // deploy key", "the cache key", "Stripe publishable key", "an example
 // token").
 func publicNoun(text string, m namingMatch, ms []namingMatch) bool {
+	// "PublicKey = …", "publishableKey": the modifier glued in camelCase.
+	if a := m.start; a > 0 && text[a-1] >= 'a' && text[a-1] <= 'z' {
+		b := a
+		for b > 0 && isAlnum(text[b-1]) {
+			b--
+		}
+		if w := strings.ToLower(text[b:a]); nonSecretMods[w] || strings.HasSuffix(w, "public") || strings.HasSuffix(w, "publishable") {
+			return true
+		}
+	}
 	lo := clauseStart(text, m.start, 48)
 	k := sort.Search(len(ms), func(i int) bool { return ms[i].start >= m.start })
 	for j := k - 1; j >= 0 && ms[j].start >= lo; j-- {

@@ -61,6 +61,7 @@ var handSamples = map[string]string{
 	"psexec":                     `psexec \\host -u admin -p Adm1nPass cmd`,
 	"xml-keyvalue":               `<add key="DbPassword" value="Q7rZ5xK2m4N8"/>`,
 	"password-prose":             `the password is "centipede9"`,
+	"signs-with":                 "the webhook sender signs payloads with Q7rZ5xK2m4N8p3WtY6uB9cD1eF4gH7",
 	"okta":                       "okta: " + oktaToken,
 	"azure-devops-pat-old":       "devops pat " + adoOldToken,
 	"azure-devops-pat-old-after": "echo " + adoOldToken + " | az devops login",

@@ -441,13 +441,27 @@ var fillerWords = map[string]bool{"my": true, "the": true, "a": true, "an": true
 // Stripe publishable keys, age and Nostr public keys, SSH public keys and
 // their base64 blobs, DER public keys.
 func publicFormat(v string) bool {
-	for _, p := range []string{"pk_live_", "pk_test_", "age1", "npub1", "ssh-rsa", "ssh-ed25519", "ssh-dss", "ecdsa-sha2-", "sk-ssh-", "sk-ecdsa-",
+	for _, p := range []string{"pk_live_", "pk_test_", "age1", "npub1", "xpub", "ypub", "zpub", "tpub", "ssh-rsa", "ssh-ed25519", "ssh-dss", "ecdsa-sha2-", "sk-ssh-", "sk-ecdsa-",
 		"MIIBIjANBgkqhkiG9w0BAQEFAAOC", "MIICIjANBgkqhkiG9w0BAQEFAAOC", "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE", "MCowBQYDK2VwAyEA"} {
 		if strings.HasPrefix(v, p) {
 			return true
 		}
 	}
-	return sshWireKey(v) || publicAddress(v)
+	return sshWireKey(v) || publicAddress(v) || stripeObjectID(v)
+}
+
+// stripeObjectID reports the id of a Stripe object ("cus_…", "price_…",
+// "pi_…"): it names a record in the account, and grants nothing.
+func stripeObjectID(v string) bool {
+	i := strings.IndexByte(v, '_')
+	if i < 0 || len(v)-i-1 < 8 || !isAlnumRun(v[i+1:]) {
+		return false
+	}
+	switch v[:i] {
+	case "cus", "price", "prod", "pi", "ch", "in", "sub", "acct", "evt", "txn", "po", "pm", "seti", "si", "cs", "plink", "tr", "py", "ba", "card", "src", "ii", "il", "pyr", "file", "link", "re", "dp", "cbtxn", "coupon", "promo", "tax", "txr":
+		return true
+	}
+	return false
 }
 
 // publicAddress reports a value whose format is a public address: a
