@@ -197,3 +197,12 @@ func TestEvalSecretsHeldout10(t *testing.T) {
 func TestEvalSecretsHeldout11(t *testing.T) {
 	evalSentenceFile(t, "secrets-heldout11.jsonl")
 }
+
+// TestEvalSecretsHeldout12 prints the same for
+// testdata/secrets-heldout12.jsonl, a blind batch of 300 written as a
+// coding agent's memories across many repositories and machines.
+//
+//	ENGRAM_EVAL=1 go test ./quarantine/guard -run TestEvalSecretsHeldout12 -v
+func TestEvalSecretsHeldout12(t *testing.T) {
+	evalSentenceFile(t, "secrets-heldout12.jsonl")
+}
