@@ -317,6 +317,13 @@ func probableRuleList() []secretRule {
 		// A value echoed into a file a password is read from:
 		// "echo 'x' > ~/.vault_pass.txt".
 		rule("echo-to-secret-file", SecretPassword, p, `\becho\s+["']?([^\s"'>|$][^\s"'>|]{3,})["']?\s*>>?\s*\S*(?:pass|secret|token|cred|\.key)`, 1, "echo").with(notPlaceholder),
+		// Credentials in XML elements (Maven's settings.xml, .NET
+		// configs): <password>…</password>.
+		rule("xml-element", SecretPassword, p, `(?i)<(?:password|passwd|secret|token|apikey|api_key|clientsecret|client_secret|privatekey|passphrase)>\s*([^<\s]{3,})\s*</`, 1, "password>", "passwd>", "secret>", "token>", "apikey>", "api_key>", "passphrase>").with(notPlaceholder),
+		// Go's smtp.PlainAuth(identity, username, password, host).
+		rule("smtp-plainauth", SecretPassword, p, `\bPlainAuth\(\s*"[^"\n]*"\s*,\s*"[^"\n]*"\s*,\s*"([^"\n]{3,})"`, 1, "plainauth").with(notPlaceholder),
+		// Azure shared access signatures: the "sig" of a SAS URL.
+		rule("azure-sas", SecretAPIKey, p, `[?&]sig=([A-Za-z0-9%+/=]{20,})`, 1, "sig=").with(func(v string) bool { return randomLooking(strings.NewReplacer("%2B", "+", "%2F", "/", "%3D", "=").Replace(v)) }),
 		rule("netrc", SecretPassword, p, `(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+(\S+)`, 1, "machine"),
 		rule("psexec", SecretPassword, p, `(?i)\bpsexec(?:\.exe)?\b[^\n]*?\s-p\s+(\S+)`, 1, "psexec").with(notPlaceholder),
 		rule("cli-password", SecretPassword, p, `(?i)(?:^|\s)--?(?:password|passwd|pass|secret|api-?key|token|[a-z\-]*-token|[a-z\-]*-password|[a-z\-]*-secret|apikey)=["']?([^\s"']{4,})`, 1, "pass", "secret", "api", "token").with(notPlaceholder),
@@ -405,13 +412,21 @@ func nameKind(name string) (strong, weak bool) {
 	for _, part := range splitName(name) {
 		switch part {
 		case "password", "passwd", "passwort", "pwd", "pass", "passphrase", "secret", "secrets", "token", "credential", "credentials", "apikey", "pat", "jwtsecret", "jwtsecret_key", "secretkey", "accesstoken", "authtoken", "privatekey", "clientsecret",
-			"passe", "senha", "contrasena", "contraseña", "kennwort", "parola", "пароль", "비밀번호", "密码", "パスワード":
+			"passe", "senha", "contrasena", "contraseña", "kennwort", "parola", "пароль", "비밀번호", "密码", "パスワード", "pw":
 			strong = true
 		case "key", "auth", "login", "sid", "license":
 			weak = true
 		}
 	}
 	return strong, weak
+}
+
+// referenceName reports names whose value names another secret rather
+// than holding one: Helm's "existingSecret", "secretName", Kubernetes'
+// "secretKeyRef".
+func referenceName(name string) bool {
+	n := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(name))
+	return strings.HasPrefix(n, "existing") || strings.HasSuffix(n, "secretname") || strings.HasSuffix(n, "secretref") || strings.HasSuffix(n, "keyref") || strings.HasSuffix(n, "secretkeys") || strings.HasSuffix(n, "passwordkey")
 }
 
 // publicName reports names of values that are public by design:
@@ -531,7 +546,7 @@ func assignLine(text string, base int, query bool, add func(f Finding)) {
 	}
 	name := text[m[2]:m[3]]
 	strong, weak := nameKind(name)
-	if !strong && !weak || publicName(name) {
+	if !strong && !weak || publicName(name) || referenceName(name) {
 		return
 	}
 	vs, ve, quoted := -1, -1, false
@@ -550,6 +565,9 @@ func assignLine(text string, base int, query bool, add func(f Finding)) {
 	op = strings.Trim(op, "\"'[]`")
 	if op == "" && (!quoted || !strong || m[10] >= 0 || strings.EqualFold(name, "pass")) {
 		return // not "pass `--frozen`": backticks and the verb "pass" are prose
+	}
+	if op == "" && wordCompound(strings.Trim(text[vs:ve], "\"'`")) {
+		return // "npm token 'ci-publish'": the token's name
 	}
 	if query && !quoted {
 		if amp := strings.IndexByte(text[vs:ve], '&'); amp >= 0 {
@@ -613,7 +631,7 @@ func notPlaceholder(v string) bool {
 	case strings.HasPrefix(v, "$"), strings.HasPrefix(v, "%"), strings.HasPrefix(v, "{"),
 		strings.HasPrefix(v, "<"), strings.HasPrefix(v, "&lt;"), strings.HasPrefix(v, "#{"),
 		strings.HasPrefix(v, "("), strings.HasPrefix(v, "["), strings.HasPrefix(v, "/"),
-		strings.HasPrefix(v, "@"), strings.HasPrefix(v, "."), strings.HasPrefix(v, "+"),
+		strings.HasPrefix(v, "@"), strings.HasPrefix(v, "."), strings.HasPrefix(v, "+") && !(len(v) >= 20 && strings.Trim(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=") == ""),
 		strings.HasPrefix(v, "arn:"), strings.HasPrefix(v, "http://"), strings.HasPrefix(v, "https://"):
 		return false
 	case strings.HasSuffix(v, ":"), strings.HasSuffix(v, "("), strings.Contains(v, "()"):
@@ -928,7 +946,7 @@ func possibleSecrets(text string, add func(f Finding)) {
 			continue
 		}
 		if isHex(s) {
-			if (len(s) == 40 || len(s) == 64 || len(s) == 32) && !nonSecret(a, b) {
+			if (len(s) == 40 || len(s) == 64 || len(s) == 32) && !nonSecret(a, b) && !idWordBefore(text, a) {
 				add(Finding{Kind: KindSecret, Type: SecretHighEntrop, Level: LevelPossible, Start: a, End: b, Reason: "hex string that may be a key or a hash"})
 			}
 			continue
@@ -940,6 +958,19 @@ func possibleSecrets(text string, add func(f Finding)) {
 			add(Finding{Kind: KindSecret, Type: SecretHighEntrop, Level: LevelPossible, Start: a, End: b, Reason: "long high-entropy string"})
 		}
 	}
+}
+
+// idWordBefore reports a word right before text[a] that makes a hex
+// string an id: "event 400f…", "container 94c0…", "with 444f…" (a commit
+// a regression came with), "run", "job", "build".
+func idWordBefore(text string, a int) bool {
+	h := strings.TrimRight(asciiLower(text[max(0, a-12):a]), " (")
+	for _, w := range []string{"event", "container", "with", "run", "job", "build", "issue", "object", "blob", "tree"} {
+		if strings.HasSuffix(h, " "+w) || h == w {
+			return true
+		}
+	}
+	return false
 }
 
 // digestContext reports whether the text just before a string names it as

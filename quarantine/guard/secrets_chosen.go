@@ -145,6 +145,10 @@ func chosenShape(v string) bool {
 			return false
 		}
 	}
+	// A date or a time ("manual__2024-05-20T13:02:11+00:00"): a run id.
+	if dateTimeIn(v) {
+		return false
+	}
 	lv := strings.ToLower(v)
 	for _, p := range []string{"sha1", "sha256", "sha384", "sha512", "md5", "h1:", "+build", "+exp", "+sha", "+git"} {
 		if strings.Contains(lv, p) {
@@ -245,6 +249,21 @@ func isAlnumRun(s string) bool {
 func hasUpper(s string) bool {
 	for k := 0; k < len(s); k++ {
 		if s[k] >= 'A' && s[k] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// dateTimeIn reports an ISO date ("2024-05-20") or a time ("13:02:11") in v.
+func dateTimeIn(v string) bool {
+	for k := 0; k+10 <= len(v); k++ {
+		if allDigits(v[k:k+4]) && v[k+4] == '-' && allDigits(v[k+5:k+7]) && v[k+7] == '-' && allDigits(v[k+8:k+10]) {
+			return true
+		}
+	}
+	for k := 0; k+8 <= len(v); k++ {
+		if allDigits(v[k:k+2]) && v[k+2] == ':' && allDigits(v[k+3:k+5]) && v[k+5] == ':' && allDigits(v[k+6:k+8]) {
 			return true
 		}
 	}

@@ -295,3 +295,42 @@ func TestSecretsOfAnOffice(t *testing.T) {
 		checkUntouched(t, g, text)
 	}
 }
+
+// TestSecretsInCodeAndConfig: round-five kinds in sentences written for
+// this test: XML elements, Go's smtp.PlainAuth, Azure SAS signatures,
+// a storage key beginning with "+", recovery codes named in Portuguese and
+// Hindi, a passphrase a file "contains", "_pw" names, a GSLT; and
+// the look-alikes: run ids with a timestamp, a container or event id, a
+// token's name, a value that only says how something is kept, a Helm
+// reference to an existing secret, a user at a host, a minisign key.
+func TestSecretsInCodeAndConfig(t *testing.T) {
+	g := newTestGuard(t, Policy{})
+	for _, c := range []struct {
+		text   string
+		values []string
+	}{
+		{"<server>\n  <id>releases</id>\n  <password>" + cPw2 + "</password>\n</server>", []string{cPw2}},
+		{`auth := smtp.PlainAuth("", "bot@example.org", "` + cPw1 + `", "smtp.example.org")`, []string{cPw1}},
+		{"uploads to https://acct.blob.core.windows.net/c?sv=2022-11-02&sp=rwl&sig=Qx7vLm2%2BPz4WnR8tK3cYb6%2FHd9Jf0Ae1Uk5%3D", []string{"Qx7vLm2%2BPz4WnR8tK3cYb6%2FHd9Jf0Ae1Uk5%3D"}},
+		{`access_key = "+` + tB64 + `"`, []string{"+" + tB64}},
+		{"Códigos de backup da conta: 1526 6473 / 4488 1602 / 8157 6031", []string{"1526 6473", "4488 1602", "8157 6031"}},
+		{"2FA रिकवरी कोड्स: 52PD-VWKK-D4R9, NDWK-0S79-G2VR", []string{"52PD-VWKK-D4R9", "NDWK-0S79-G2VR"}},
+		{"The vault passphrase for the infra repo contains `otter lagoon pepper spruce`.", []string{"otter lagoon pepper spruce"}},
+		{"vault_ldap_bind_pw: \"" + tAlnum20 + "\"", []string{tAlnum20}},
+		{"The game server needs the GSLT " + tHex32 + " passed at start.", []string{tHex32}},
+	} {
+		checkRedacted(t, g, c.text, c.values...)
+	}
+	for _, text := range []string{
+		"Airflow run manual__2024-05-20T13:02:11+00:00 failed at load_events.",
+		"docker inspect shows container " + tHex64 + " restarted 14 times.",
+		"Sentry issue: event " + tHex32 + " is the date-picker crash.",
+		"npm token 'ci-publish' leaked in a build log; it was revoked and deleted.",
+		"secrets.enc.yaml is SOPS-encrypted, safe in git.",
+		"auth:\n  existingSecret: orders-pg-credentials\n  secretKeys:\n    adminPasswordKey: postgres-password",
+		"Added the laptop key to deploy@web-01 authorized_keys.",
+		"Verify releases with minisign -P RWY7SwFau7WD/en2wOiO0TuWVUqXwkdC2eVk5/G6qH40ufoX943x+QTX",
+	} {
+		checkUntouched(t, g, text)
+	}
+}

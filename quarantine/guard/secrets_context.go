@@ -68,6 +68,7 @@ var wordLinks = map[string]bool{
 	"est": true, "était": true, "vaut": true, "es": true, "era": true, "ist": true, "lautet": true,
 	"war": true, "é": true, "è": true, "это": true, "है": true,
 	"be": true, "sera": true, "será": true, "sarà": true, // "would be", "will be"
+	"contains": true, "contiene": true, "contient": true, "enthält": true, "contém": true, // a file that holds it
 }
 
 // softLinks may link a noun to a value ("set the password to …") but, when

@@ -60,7 +60,7 @@ var namingWords = map[namingKind][]string{
 	},
 	nameSecret: {
 		"~secret", "~token", "pat", "jeton", "secreto", "segredo", "segreto", "geheimnis",
-		"dsn", "connection string", "bearer", "cookie", "community string", "snmp community",
+		"dsn", "connection string", "bearer", "cookie", "community string", "snmp community", "gslt",
 		"令牌", "凭证", "凭据", "连接串", "连接字符串", "トークン", "シークレット", "接続文字列",
 		"токен", "токена", "токеном", "токены", "токену", "секрет", "секрета", "секретом",
 		"토큰", "시크릿", "टोकन", "सीक्रेट",
@@ -86,6 +86,7 @@ var namingWords = map[namingKind][]string{
 	// password does; they are often digits or short groups.
 	nameCode: {
 		"recovery code", "backup code", "recovery key", "backup-code", "backup-codes", "2fa code", "2fa codes",
+		"códigos de backup", "código de backup", "codici di backup", "codes de sauvegarde", "रिकवरी कोड", "बैकअप कोड", "रिकवरी कोड्स", "बैकअप कोड्स",
 		"auth code", "authorization code", "epp code", "transfer code", "setup key", "totp secret", "otp secret",
 		"authenticator key", "2fa secret",
 		"código de recuperación", "códigos de recuperación", "códigos de respaldo", "clave de recuperación",
@@ -95,7 +96,7 @@ var namingWords = map[namingKind][]string{
 		"codice di recupero", "codici di recupero", "codici di backup", "chiave di ripristino", "chiave di recupero",
 		"恢复码", "恢复代码", "备用码", "恢复密钥", "リカバリーコード", "リカバリコード", "復旧コード", "バックアップコード", "回復キー",
 		"код восстановления", "коды восстановления", "резервный код", "резервные коды", "ключ восстановления",
-		"복구 코드", "복구코드", "백업 코드", "복구 키", "रिकवरी कोड", "बैकअप कोड", "रिकवरी की",
+		"복구 코드", "복구코드", "백업 코드", "복구 키", "रिकवरी कोड", "बैकअप कोड", "रिकवरी कोड्स", "बैकअप कोड्स", "रिकवरी की",
 	},
 	nameLogin: {
 		"login", "logins", "creds", "credential", "credentials", "account", "basic auth", "basic-auth", "basicauth", "accès", "acceso", "zugang",
@@ -113,6 +114,7 @@ var namingWords = map[namingKind][]string{
 		"git", "change", "changeset", "deployed", "deploying", "image", "request", "kid",
 		"serial", "thumbprint", "md5sum", "sid", "content-addressed", "content address", "nonce", "accessor",
 		"sha1sum", "sha256sum", "sha512sum", "shasum", "b2sum", "cksum",
+		"hashed", "haché", "hachée", "哈希", "哈希值", "ハッシュ", "해시", "хеш", "хэш", "container",
 		"game pin", "game-pin", "iban", "bic", "swift", "txid", "tx hash", "transaction hash", "zone", "отпечаток", "отпечатка", "join code", "room code", "meeting code", "friend code", "webinar id",
 		"empreinte", "somme de contrôle", "hachage", "identifiant",
 		"prüfsumme", "pruefsumme", "fingerabdruck", "kennung",

@@ -168,7 +168,7 @@ func rejectValue(v string) bool {
 		return true
 	case strings.Contains(v, "://"), strings.HasPrefix(v, "--"), strings.HasPrefix(v, "~/"):
 		return true
-	case emailLike(v), hostLike(v), versionValue(v), dateValue(v), pathLike(v), credentialName(v), wordCompound(v):
+	case emailLike(v), hostLike(v), versionValue(v), dateValue(v), pathLike(v), credentialName(v), wordCompound(v), userAtHost(v), participle(v):
 		return true
 	case vaultNames[strings.ToLower(v)]:
 		return true // "the password is in 1Password", "パスワードは 1Password に…"
@@ -447,7 +447,7 @@ func publicFormat(v string) bool {
 			return true
 		}
 	}
-	return sshWireKey(v) || publicAddress(v) || stripeObjectID(v)
+	return sshWireKey(v) || publicAddress(v) || stripeObjectID(v) || minisignKey(v)
 }
 
 // stripeObjectID reports the id of a Stripe object ("cus_…", "price_…",
@@ -468,6 +468,28 @@ func stripeObjectID(v string) bool {
 // Bitcoin or Litecoin bech32 address ("bc1q…"), an IPFS content id
 // ("bafy…", "Qm…"). Payment addresses and content ids are published to be
 // used.
+// userAtHost reports "deploy@web-01": a user at a host, in lower case.
+func userAtHost(v string) bool {
+	at := strings.IndexByte(v, '@')
+	return at > 0 && at < len(v)-1 && strings.Trim(v, "abcdefghijklmnopqrstuvwxyz0123456789@._-") == "" && strings.Count(v, "@") == 1
+}
+
+// participle reports a description ending in a participle: "SOPS-encrypted",
+// "AES-encrypted", "KMS-backed".
+func participle(v string) bool {
+	i := strings.LastIndexByte(v, '-')
+	if i < 0 {
+		return false
+	}
+	last := v[i+1:]
+	return len(last) >= 5 && lettersOnly(last) && strings.ToLower(last) == last && (strings.HasSuffix(last, "ed") || strings.HasSuffix(last, "ing"))
+}
+
+// minisignKey reports a minisign public key: "RW" and 54 more base64.
+func minisignKey(v string) bool {
+	return len(v) == 56 && strings.HasPrefix(v, "RW") && strings.Trim(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=") == ""
+}
+
 func publicAddress(v string) bool {
 	const bech32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
 	for _, p := range []string{"bc1", "tb1", "ltc1"} {
