@@ -323,7 +323,9 @@ func probableRuleList() []secretRule {
 		// Go's smtp.PlainAuth(identity, username, password, host).
 		rule("smtp-plainauth", SecretPassword, p, `\bPlainAuth\(\s*"[^"\n]*"\s*,\s*"[^"\n]*"\s*,\s*"([^"\n]{3,})"`, 1, "plainauth").with(notPlaceholder),
 		// Azure shared access signatures: the "sig" of a SAS URL.
-		rule("azure-sas", SecretAPIKey, p, `[?&]sig=([A-Za-z0-9%+/=]{20,})`, 1, "sig=").with(func(v string) bool { return randomLooking(strings.NewReplacer("%2B", "+", "%2F", "/", "%3D", "=").Replace(v)) }),
+		rule("azure-sas", SecretAPIKey, p, `[?&]sig=([A-Za-z0-9%+/=]{20,})`, 1, "sig=").with(func(v string) bool {
+			return randomLooking(strings.NewReplacer("%2B", "+", "%2F", "/", "%3D", "=").Replace(v))
+		}),
 		rule("netrc", SecretPassword, p, `(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+(\S+)`, 1, "machine"),
 		rule("psexec", SecretPassword, p, `(?i)\bpsexec(?:\.exe)?\b[^\n]*?\s-p\s+(\S+)`, 1, "psexec").with(notPlaceholder),
 		rule("cli-password", SecretPassword, p, `(?i)(?:^|\s)--?(?:password|passwd|pass|secret|api-?key|token|[a-z\-]*-token|[a-z\-]*-password|[a-z\-]*-secret|apikey)=["']?([^\s"']{4,})`, 1, "pass", "secret", "api", "token").with(notPlaceholder),

@@ -206,3 +206,13 @@ func TestEvalSecretsHeldout11(t *testing.T) {
 func TestEvalSecretsHeldout12(t *testing.T) {
 	evalSentenceFile(t, "secrets-heldout12.jsonl")
 }
+
+// TestEvalSecretsHeldout13 prints the same for
+// testdata/secrets-heldout13.jsonl, a blind batch of 300 written as small
+// companies' IT notes, 200 of them in the ten languages other than
+// English.
+//
+//	ENGRAM_EVAL=1 go test ./quarantine/guard -run TestEvalSecretsHeldout13 -v
+func TestEvalSecretsHeldout13(t *testing.T) {
+	evalSentenceFile(t, "secrets-heldout13.jsonl")
+}
