@@ -571,6 +571,12 @@ func assignLine(text string, base int, query bool, add func(f Finding)) {
 	if op == "" && wordCompound(strings.Trim(text[vs:ve], "\"'`")) {
 		return // "npm token 'ci-publish'": the token's name
 	}
+	// "AccessKeySecret=xxxx，部署时…": full-width punctuation ends a value.
+	if !quoted {
+		if k := strings.IndexFunc(text[vs:ve], func(r rune) bool { return r >= 0x80 }); k >= 0 {
+			ve = vs + k
+		}
+	}
 	if query && !quoted {
 		if amp := strings.IndexByte(text[vs:ve], '&'); amp >= 0 {
 			ve = vs + amp
@@ -941,7 +947,7 @@ func possibleSecrets(text string, add func(f Finding)) {
 		if len(s) < 32 || interleavedSample(s) || placeholderValue(s) {
 			continue // "a1B2c3D4...": a documentation sample
 		}
-		if digestContext(text[max(0, a-16):a]) || digestPrefixed(s) || sumLine(text, a, b) {
+		if digestContext(text[max(0, a-16):a]) || digestPrefixed(s) || sumLine(text, a, b) || strings.HasSuffix(asciiLower(text[max(0, a-14):a]), "verification=") || strings.Contains(asciiLower(s), "verification=") {
 			continue // "pkg-1.2.4.tgz#3b33...", "sha256:9f86...": a content hash
 		}
 		if publicFormat(s) || inPublicBlock(text, a) || nameLabel(text, a, b) || inSopsValue(text, a) {
@@ -1069,8 +1075,10 @@ func truncate(s string, n int) string {
 func (g *Guard) scanSecrets(text string) []Finding {
 	fs := g.secrets.scan(text)
 	extra := dropPlaceholders(text, moreSecrets(text, g.secrets.scan))
-	// Chosen passwords last: only where nothing else found a secret.
+	// Chosen passwords and device codes last: only where nothing else
+	// found a secret.
 	chosenPasswords(text, func(f Finding) { extra = append(extra, f) })
+	deviceCodes(text, func(f Finding) { extra = append(extra, f) })
 	if len(extra) == 0 {
 		return fs
 	}

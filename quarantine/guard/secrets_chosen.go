@@ -134,7 +134,7 @@ func chosenShape(v string) bool {
 	// A variable, a mention, a flag: "$Home2x", "@Platform2", "--fail-under=0".
 	// A password may begin with a symbol when it holds others too
 	// ("@NaaWxjd1%qNO!Na", "-!ECKN_HrKC6~zN").
-	if strings.IndexByte("$@+%=&", v[0]) >= 0 && sym == 1 || v[0] == '-' && (v[1] == '-' || isAlnum(v[1])) {
+	if strings.IndexByte("$@+%=", v[0]) >= 0 && sym == 1 || v[0] == '-' && (v[1] == '-' || isAlnum(v[1])) {
 		return false
 	}
 	if v[0] == '#' && isAlnumRun(strings.TrimRight(v[1:], "!?")) {
@@ -212,7 +212,7 @@ func lettersOnly(s string) bool {
 // word (the others).
 var loginWords = []string{
 	"log in", "login", "log into", "logon", "log on", "sign in", "signin", "sign-in", "unlock", "credential", "creds",
-	"wifi", "wi-fi", "wlan", "ssh", "sudo", "admin", "root", "account", "access", "authenticat", "what you type", "type in", "enter ", "bind",
+	"wifi", "wi-fi", "wlan", "ssh", "sudo", "admin", "root", "contra", "mdp", "account", "access", "authenticat", "what you type", "type in", "enter ", "bind",
 	"iniciar sesión", "acceder", "acceso", "cuenta", "connexion", "se connecter", "compte", "identifiant", "anmeld", "zugang", "konto",
 	"entrar", "acessar", "acesso", "conta", "accedere", "accesso",
 	"вход", "войти", "логин", "доступ", "учётн", "учетн", "аккаунт",
@@ -224,7 +224,7 @@ func loginCue(text string) bool {
 	for _, w := range loginWords {
 		k := strings.Index(lower, w)
 		for k >= 0 {
-			if r, _ := utf8.DecodeLastRuneInString(lower[:k]); w[0] >= 0x80 || k == 0 || !isWordRune(r) {
+			if r, _ := utf8.DecodeLastRuneInString(lower[:k]); w[0] >= 0x80 || k == 0 || !isWordRune(r) || r >= 0x2E80 {
 				return true
 			}
 			n := strings.Index(lower[k+1:], w)
@@ -264,6 +264,149 @@ func dateTimeIn(v string) bool {
 	}
 	for k := 0; k+8 <= len(v); k++ {
 		if allDigits(v[k:k+2]) && v[k+2] == ':' && allDigits(v[k+3:k+5]) && v[k+5] == ':' && allDigits(v[k+6:k+8]) {
+			return true
+		}
+	}
+	return false
+}
+
+// Codes of the devices that guard a place. "Alarme : code 5348",
+// "Einbruchmeldeanlage scharf/unscharf: Code 5634", "Arm the panel: enter
+// 455272", "qual é o código do alarme? — 5968": in a text about an alarm,
+// a door, a gate, a safe or a keypad, a run of four to ten digits (with
+// the key pressed after it) that a code word or an entry verb introduces
+// is the code that opens it. The code words alone ("error code 5005",
+// "zip code") name no secret; the device is what makes them one.
+
+// deviceWords name what a code opens, in the guard's languages.
+var deviceWords = []string{
+	"alarm", "keypad", "door", "gate", "safe", "lockbox", "intercom", "garage",
+	"alarma", "puerta", "portón", "caja fuerte", "alarme", "porte", "portail", "coffre", "digicode", "interphone",
+	"alarmanlage", "einbruchmelde", "tür", "tor", "tresor", "allarme", "porta", "cancello", "cassaforte",
+	"portão", "cofre", "сигнализац", "охран", "двер", "домофон", "сейф", "警報", "警備", "ドア", "金庫", "オートロック",
+	"报警", "门禁", "保险柜", "대문", "현관", "도어락", "경비", "금고", "अलार्म", "दरवाज", "तिजोरी",
+}
+
+// codeWords introduce a code; entry verbs ask for one.
+var codeWords = []string{
+	"code", "código", "codigo", "codice", "код", "코드", "コード", "码", "번호", "पिन", "कोड", "passcode", "pin",
+	"enter", "punch in", "type", "dial", "eingeben", "digita", "digite", "tecle", "введите", "입력",
+}
+
+// deviceCodes adds a probable finding for each code of a device in text.
+func deviceCodes(text string, add func(Finding)) {
+	lower := strings.ToLower(text)
+	device := false
+	for _, w := range deviceWords {
+		if deviceWordIn(lower, w) {
+			device = true
+			break
+		}
+	}
+	if !device {
+		return
+	}
+	for _, w := range codeWords {
+		for off := 0; ; {
+			k := strings.Index(lower[off:], w)
+			if k < 0 {
+				break
+			}
+			k += off
+			off = k + len(w)
+			if w[0] < 0x80 && k > 0 && isWordRune(rune(lower[k-1])) || otherCode(lower[:k]) {
+				continue
+			}
+			// Up to three short words or a colon between the word and
+			// the digits: "code 5348", "Code: 5634", "código do alarme:
+			// 5968", "enter 455272".
+			p := off
+			if p < len(text) && w[0] < 0x80 && isWordRune(rune(lower[p])) {
+				continue // "codes", "entering"
+			}
+			for range 4 {
+				q := strings.TrimLeft(text[p:], " :：\t\n?")
+				p = len(text) - len(q)
+				if p < len(text) && isDigit(text[p]) {
+					break
+				}
+				// Skip one short word ("do", "del", "de", "the") or a chat
+				// line's speaker ("Ana:").
+				e := p
+				for e < len(text) && e-p < 9 && text[e] != ' ' && text[e] != ':' && text[e] != '\n' && text[e] != '?' {
+					e++
+				}
+				if e == p || e-p > 8 || e >= len(text) {
+					p = len(text)
+					break
+				}
+				p = e
+			}
+			if p >= len(text) || !isDigit(text[p]) {
+				continue
+			}
+			e := p
+			for e < len(text) && isDigit(text[e]) {
+				e++
+			}
+			if n := e - p; n < 4 || n > 10 || e < len(text) && (isAlnum(text[e]) || text[e] == '.' && e+1 < len(text) && isDigit(text[e+1]) || text[e] == ',' && e+1 < len(text) && isDigit(text[e+1])) {
+				continue
+			}
+			if n := e - p; n == 4 && (text[p] == '1' && text[p+1] == '9' || text[p] == '2' && text[p+1] == '0') && yearAround(lower, p) {
+				continue // "since 2019"
+			}
+			add(Finding{Kind: KindSecret, Type: SecretPassword, Level: LevelProbable, Start: p, End: e, Reason: "the code of an alarm, a door or a safe"})
+		}
+	}
+}
+
+// yearAround reports words that make four digits a year: "since", "in",
+// "year", "built".
+func yearAround(lower string, p int) bool {
+	h := lower[max(0, p-12):p]
+	for _, w := range []string{"since", "in ", "year", "built", "from", "until", "desde", "depuis", "seit", "dal ", "年"} {
+		if strings.Contains(h, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// deviceWordIn reports w in lower as a word (an "s" plural allowed:
+// "doors", not "gateway", "unsafe" or "torque"); words of other alphabets
+// and the stems among them ("сигнализац", "einbruchmelde") anywhere.
+func deviceWordIn(lower, w string) bool {
+	for off := 0; ; {
+		k := strings.Index(lower[off:], w)
+		if k < 0 {
+			return false
+		}
+		k += off
+		off = k + 1
+		e := k + len(w)
+		if w[0] >= 0x80 || strings.HasSuffix(w, "melde") {
+			return true
+		}
+		if k > 0 && isWordRune(rune(lower[k-1])) {
+			continue
+		}
+		if e < len(lower) && lower[e] == 's' {
+			e++
+		}
+		if e == len(lower) || !isWordRune(rune(lower[e])) {
+			return true
+		}
+	}
+}
+
+// otherCode reports a word before a code word that makes it another kind
+// of code: "error code", "zip code", "order number", "promo code".
+func otherCode(before string) bool {
+	h := strings.TrimRight(before, " ")
+	for _, w := range []string{"error", "status", "exit", "zip", "postal", "post", "area", "country", "promo", "coupon",
+		"discount", "tracking", "order", "reference", "booking", "confirmation", "invoice", "product", "item",
+		"response", "return", "http", "source", "sku", "qr", "bar", "fault", "event", "erreur", "fehler", "error de", "código de error"} {
+		if strings.HasSuffix(h, w) {
 			return true
 		}
 	}

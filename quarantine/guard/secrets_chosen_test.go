@@ -334,3 +334,46 @@ func TestSecretsInCodeAndConfig(t *testing.T) {
 		checkUntouched(t, g, text)
 	}
 }
+
+// TestCodesOfPlaces: round-six kinds in sentences written for this test:
+// the codes of alarms, doors and safes in a text about them, with or
+// without a code word, in several languages; digits right after a
+// password noun; a spoken password; a password in the sentence after the
+// one that asks for it; a Wi-Fi key of hex; CJK "changed to" links; a
+// chosen password beginning with "&"; and the look-alikes: an error
+// code, a port in a gateway's settings, a year, a public document key, a
+// sample config in Chinese, a site verification token.
+func TestCodesOfPlaces(t *testing.T) {
+	g := newTestGuard(t, Policy{})
+	for _, c := range []struct {
+		text   string
+		values []string
+	}{
+		{"Alarme : code 6173, puis la touche OFF.", []string{"6173"}},
+		{"Einbruchmeldeanlage scharf/unscharf: Code 8826. Bei Fehlalarm den Wachdienst anrufen.", []string{"8826"}},
+		{"Closing up: arm the alarm, enter 771204 and press Away.", []string{"771204"}},
+		{"João: qual é o código do alarme?\nAna: 4039 e depois ON", []string{"4039"}},
+		{"Registratore di cassa: Menu Gestore → password 7712", []string{"7712"}},
+		{"对公网银 U 盾密码 58120093，放保险柜。", []string{"58120093"}},
+		{"Alarma del local: código de desconexión 6130; la palabra clave es «langosta».", []string{"6130", "langosta"}},
+		{"The monitoring center asks for the verbal password. It's \"tangerine\".", []string{"tangerine"}},
+		{"事務所Wi-Fiの暗号化キー：9f3ab21c07de4", []string{"9f3ab21c07de4"}},
+		{"【企业微信】路由器后台密码改成 Mantou_Xiaolong88 了。", []string{"Mantou_Xiaolong88"}},
+		{"[10:02] ana: la contra del panel?\n[10:03] leo: &Gaviota2004", []string{"&Gaviota2004"}},
+		{"Online-Banking: Anmeldename k4x9q2, PIN 7TfQ2mLz.", []string{"7TfQ2mLz"}},
+		{"Recovery phrase, to be written on the steel plate and deleted from here: salmon flamingo dawn admit fabric envelope", []string{"salmon flamingo dawn admit fabric envelope"}},
+	} {
+		checkRedacted(t, g, c.text, c.values...)
+	}
+	for _, text := range []string{
+		"Error code 5005 at the front door camera after the reboot.",
+		"API gateway: enter 8443 as the port in the settings.",
+		"The gate was installed in 2019 by the previous owner.",
+		"Chave de acesso da NF-e (no DANFE): 52565488543134555243252266326404201520168175",
+		"示例配置（假的）：AccessKeySecret=xxxxxxxxxxxxxxxx，部署时从环境变量读取。",
+		"TXT @ google-site-verification=6Gl_SNz6YALPg1nHzQZXTrE2XmQzTv0ZbxhCbceKV0I",
+		"Chave Pix para recebimento: fa8cb05f-2bca-4779-9b7f-0a1e414fe32e. Pode divulgar para os clientes.",
+	} {
+		checkUntouched(t, g, text)
+	}
+}

@@ -254,7 +254,7 @@ func pronounSecrets(text, lower string, ms []namingMatch, from int, opt sentence
 		}
 		// "… cambiado la contraseña del wifi. La nueva es …": the noun
 		// may be in the sentence before.
-		if other && lo > 2 && text[lo-2] == '.' {
+		if (other || !noun) && lo > 2 && text[lo-2] == '.' {
 			if k := strings.LastIndex(text[max(0, lo-160):lo-2], ". "); k >= 0 {
 				lo = max(0, lo-160) + k + 2
 			} else {
@@ -662,7 +662,7 @@ func linkAt(text string, j int, first bool) (n int, hard, newline bool) {
 		return 0, false, false
 	}
 	if text[j] >= 0x80 {
-		for _, p := range []string{"：", "＝", "—", "–", "→", "是", "为", "為"} {
+		for _, p := range []string{"：", "＝", "—", "–", "→", "是", "为", "為", "改成了", "改成", "改为", "设为", "设置为", "换成"} {
 			if strings.HasPrefix(text[j:], p) {
 				return len(p), true, p == "："
 			}
@@ -686,6 +686,8 @@ func linkAt(text string, j int, first bool) (n int, hard, newline bool) {
 	}
 	w := strings.ToLower(text[j:k])
 	switch {
+	case w == "be" && !modalBefore(text, j):
+		return 0, false, false // "to be written on the plate", "can be unlocked"
 	case wordLinks[w]:
 		return k - j, true, false
 	case softLinks[w]:
@@ -698,6 +700,13 @@ func linkAt(text string, j int, first bool) (n int, hard, newline bool) {
 func elided(text string, j int) bool {
 	h := strings.ToLower(text[max(0, j-4):j])
 	return strings.HasSuffix(h, "c'") || strings.HasSuffix(h, "c’")
+}
+
+// modalBefore reports "would", "will", "should" or "'ll" right before
+// text[j]: "the password would be …", "it'll be …".
+func modalBefore(text string, j int) bool {
+	h := strings.ToLower(strings.TrimRight(text[max(0, j-8):j], " "))
+	return strings.HasSuffix(h, "would") || strings.HasSuffix(h, "will") || strings.HasSuffix(h, "should") || strings.HasSuffix(h, "'ll") || strings.HasSuffix(h, "’ll")
 }
 
 // value reads the value at text[p:] and adds it if its shape fits the
@@ -1225,8 +1234,11 @@ func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
 	if c.kind == nameKey && linked && dicewarePhrase(v) && (isDigit(v[len(v)-1]) || loginCue(c.text)) {
 		return true
 	}
-	// A Wi-Fi key of digits ("WLAN-Schlüssel …: 00374606847758958915").
-	if c.kind == nameKey && linked && allDigits(v) && len(v) >= 12 && len(v) <= 64 && loginCue(c.text) {
+	// A Wi-Fi key of digits or hex ("WLAN-Schlüssel …: 00374606847758958915",
+	// "暗号化キー：2acdabf3efa18").
+	// (Not 44 digits: a Brazilian NF-e "chave de acesso", a public
+	// document id.)
+	if c.kind == nameKey && loginCue(c.text) && (allDigits(v) && len(v) >= 12 && len(v) != 44 || linked && isHex(v) && !allDigits(v) && len(v) >= 10) && len(v) <= 64 {
 		return true
 	}
 	if rejectValue(v) {
@@ -1249,6 +1261,11 @@ func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
 			// "la senha … agora é 5785762529905", "取款密码…：060701".
 			return looksLikePassword(v) || len(v) >= 8 && caseMixed(v) || weakPassword(v) || dicewarePhrase(v) || allDigits(v) && len(v) >= 4 && len(v) <= 24
 		}
+		// "password 5447", "U 盾密码 70010377", "비밀번호 2769": digits right
+		// after the noun.
+		if allDigits(v) && len(v) >= 4 && len(v) <= 12 {
+			return true
+		}
 		return (looksLikePassword(v) || len(v) >= 10 && caseMixed(v)) && len(v) >= c.opt.appMin
 	case nameCode:
 		return generatedLooking(v) || linked && codeShape(v)
@@ -1266,11 +1283,15 @@ func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
 			// codes does ("garage keypad 5615", "도어락 비밀번호 699462").
 			w := c.text[c.at:min(len(c.text), c.at+3)]
 			capital := w == "PIN" || w == "PUK"
-			specific := !strings.EqualFold(c.noun, "pin") && !strings.EqualFold(c.noun, "pin code") && !strings.EqualFold(c.noun, "pin-code") && !strings.EqualFold(c.noun, "passcode")
+			specific := !strings.EqualFold(c.noun, "pin") && !strings.EqualFold(c.noun, "pin code") && !strings.EqualFold(c.noun, "pin-code")
 			return (linked || capital || specific) && len(v) >= 4 && len(v) <= 12
 		}
-		// "Digicode : B0487": a short code of letters and digits.
+		// "Digicode : B0487": a short code of letters and digits; "PIN
+		// 4DyglfTf" after the noun in capitals.
 		if linked && len(v) >= 4 && len(v) <= 10 && isAlnumRun(v) && digitCount(v) >= 3 {
+			return true
+		}
+		if w := c.text[c.at:min(len(c.text), c.at+3)]; (w == "PIN" || w == "PUK") && len(v) >= 4 && len(v) <= 12 && isAlnumRun(v) && digitCount(v) >= 1 {
 			return true
 		}
 		return linked && looksLikePassword(v)
@@ -1490,6 +1511,14 @@ var publicSayings = []string{
 func saidPublic(text string, b int) bool {
 	rest := text[b:min(len(text), b+120)]
 	if e := sentenceEndIn(rest); e >= 0 {
+		// "…: fa8c…. Pode divulgar para os clientes.": a saying that
+		// opens the next sentence.
+		next := strings.ToLower(strings.TrimLeft(rest[e+1:], " "))
+		for _, p := range publicSayings {
+			if strings.HasPrefix(next, p) || strings.HasPrefix(next, "it's "+p) || strings.HasPrefix(next, "it is "+p) {
+				return true
+			}
+		}
 		rest = rest[:e]
 	}
 	if !strings.Contains(rest, "public") && !strings.Contains(rest, "secret") && !strings.Contains(rest, "safe") &&

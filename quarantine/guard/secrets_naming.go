@@ -42,7 +42,8 @@ func (k namingKind) credential() bool { return k >= namePassword && k <= nameLog
 // listed in lower case; their capitalised forms are added.
 var namingWords = map[namingKind][]string{
 	namePassword: {
-		"~password", "passwd", "pw", "!pass", "passphrase", "what you type", "what she types", "what he types",
+		"~password", "passwd", "pw", "!pass", "passphrase", "palabra clave", "mot de passe oral", "合言葉", "verbal password",
+		"clave de acceso", "senha eletrônica", "senha eletronica", "what you type", "what she types", "what he types",
 		"what i type", "what they type", "what unlocks", "what opens", "master.key", "pass phrase", "mot de passe", "mots de passe",
 		"phrase de passe", "contraseña", "contrasena", "senha", "palavra-passe", "~passwort", "~kennwort",
 		"parola d'ordine", "pre-shared key", "preshared key", "psk", "密码", "口令", "パスワード", "暗証番号", "пароль", "пароля", "паролем", "паролю",
@@ -76,6 +77,8 @@ var namingWords = map[namingKind][]string{
 		"digicode", "code d'accès", "code de la porte", "code d'alarme", "código de acceso", "código de la alarma",
 		"código de alarme", "türcode", "alarmcode", "codice di accesso", "codice dell'allarme", "门禁密码", "解锁码",
 		"ロック解除コード", "код доступа", "код от двери", "출입 코드", "도어락 비밀번호", "एक्सेस कोड",
+		"授权码", "code gérant", "clave de supervisor", "código de desconexión", "código de desactivación", "zugangscode",
+		"einbruchmeldeanlage", "код снятия", "код доступа", "경비 해제 비밀번호", "도어락 번호", "警備解除", "manager passcode",
 		"keypad", "alarm panel", "alarm system", "alarmanlage", "alarm", "alarma", "alarme", "allarme", "lockbox", "key safe",
 		"keysafe", "intercom", "interphone", "citofono", "gate", "cancello", "portão", "safe combination", "combination",
 		"kombination", "combinación", "combinaison", "combinazione", "combinação", "домофон", "домофона", "门禁",
@@ -115,7 +118,7 @@ var namingWords = map[namingKind][]string{
 		"serial", "thumbprint", "md5sum", "sid", "content-addressed", "content address", "nonce", "accessor",
 		"sha1sum", "sha256sum", "sha512sum", "shasum", "b2sum", "cksum",
 		"hashed", "haché", "hachée", "哈希", "哈希值", "ハッシュ", "해시", "хеш", "хэш", "container",
-		"game pin", "game-pin", "iban", "bic", "swift", "txid", "tx hash", "transaction hash", "zone", "отпечаток", "отпечатка", "join code", "room code", "meeting code", "friend code", "webinar id",
+		"game pin", "game-pin", "irn", "iban", "bic", "swift", "txid", "tx hash", "transaction hash", "zone", "отпечаток", "отпечатка", "join code", "room code", "meeting code", "friend code", "webinar id",
 		"empreinte", "somme de contrôle", "hachage", "identifiant",
 		"prüfsumme", "pruefsumme", "fingerabdruck", "kennung",
 		"identificador", "suma de verificación", "huella",

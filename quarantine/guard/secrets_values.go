@@ -170,6 +170,8 @@ func rejectValue(v string) bool {
 		return true
 	case emailLike(v), hostLike(v), versionValue(v), dateValue(v), pathLike(v), credentialName(v), wordCompound(v), userAtHost(v), participle(v):
 		return true
+	case len(v) == 44 && allDigits(v):
+		return true // a Brazilian NF-e access key, printed on the invoice
 	case vaultNames[strings.ToLower(v)]:
 		return true // "the password is in 1Password", "パスワードは 1Password に…"
 	}
