@@ -139,8 +139,10 @@ func quoteCommaQuote(s string) bool {
 // a keyword or a minimum of randomness.
 func providerRules() []secretRule {
 	rs := providerRuleList()
+	// Formats whose token is one long run skip chunks without one.
+	longer := map[string]int{"discord-bot": 58, "bitlocker": 55, "terraform-cloud": 80, "openrouter": 73, "google-refresh-token": 44}
 	for i := range rs {
-		rs[i].minRun = providerMinRun
+		rs[i].minRun = max(providerMinRun, longer[rs[i].id])
 	}
 	return rs
 }
@@ -290,15 +292,15 @@ func probableRuleList() []secretRule {
 		// tools' -p, the Mosquitto clients' -P, rabbitmqctl add_user,
 		// Windows' "net use … PASSWORD /user:", xfreerdp's /p:, and a
 		// password echoed into "sudo -S" or "--password-stdin".
-		rule("cli-mysql", SecretPassword, p, `\b(?:mysql|mysqldump|mysqladmin|mysqlsh|mysqlimport|mysqlcheck|mariadb|mariadb-dump)\b[^\n|;]*?\s-p["']?([^\s"']{3,})`, 1, "mysql", "mariadb").with(cliPassword),
+		rule("cli-mysql", SecretPassword, p, `\b(?:mysql|mysqldump|mysqladmin|mysqlsh|mysqlimport|mysqlcheck|mariadb|mariadb-dump)\b[^\n|;]*?\s-p["']?([^\s"']{3,})`, 1, "mysql", "mariadb").with(cliPassword).needs(func(c string) bool { return strings.Contains(c, "-p") }),
 		rule("cli-ldap", SecretPassword, p, `\bldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop)\b[^\n|;]*?\s-w\s*["']?([^\s"']{3,})`, 1, "ldap").with(cliPassword),
 		// "signs payloads with <secret>": what a service signs with is its
 		// signing secret.
 		rule("signs-with", SecretAPIKey, p, `(?i)\bsign(?:s|ed|ing)?\b[^.\n]{0,60}?\bwith\s+["'\x60]?([A-Za-z0-9+/=_\-]{24,})`, 1, "sign").with(func(v string) bool { return randomLooking(v) && !sampleValue(v) }),
 		rule("cli-redis", SecretPassword, p, `\bredis-cli\b[^\n|;]*?\s(?:-a|--pass)\s+["']?([^\s"']{3,})`, 1, "redis-cli").with(cliPassword),
 		rule("cli-sshpass", SecretPassword, p, `\bsshpass\s+-p\s*["']?([^\s"']{3,})`, 1, "sshpass").with(cliPassword),
-		rule("cli-samba", SecretPassword, p, `\b(?:smbclient|smbmap|rpcclient|smbcacls|smbget|net)\b[^\n|;]*?\s(?:-U\s*|--user(?:name)?[ =])["']?[^\s%"']+%([^\s"']{3,})`, 1, "smb", "rpcclient", "net").with(cliPassword),
-		rule("cli-keytool", SecretPassword, p, `\s-(?:store|key|srcstore|deststore|srckey|destkey|new)pass\s+["']?([^\s"':]{3,})`, 1, "pass").with(cliPassword),
+		rule("cli-samba", SecretPassword, p, `\b(?:smbclient|smbmap|rpcclient|smbcacls|smbget)\b[^\n|;]*?\s(?:-U\s*|--user(?:name)?[ =])["']?[^\s%"']+%([^\s"']{3,})`, 1, "smb", "rpcclient").with(cliPassword),
+		rule("cli-keytool", SecretPassword, p, `\s-(?:store|key|srcstore|deststore|srckey|destkey|new)pass\s+["']?([^\s"':]{3,})`, 1, "storepass", "keypass", "newpass").with(cliPassword),
 		rule("cli-htpasswd", SecretPassword, p, `\b(?:htpasswd|mosquitto_passwd)\s+-[a-zA-Z]*b[a-zA-Z]*\s+(?:\S+\s+)?\S+\s+["']?([^\s"']{3,})["']?\s*$`, 1, "htpasswd", "mosquitto_passwd").with(cliPassword),
 		rule("cli-archive", SecretPassword, p, `\b(?:zip|unzip|7z|7za|7zz|rar|unrar)\b[^\n|;]*?\s(?:-P\s+|-p)["']?([^\s"'-][^\s"']{2,})`, 1, "zip", "7z", "rar").with(cliPassword),
 		rule("cli-sqlcmd", SecretPassword, p, `\b(?:sqlcmd|bcp|osql|isql)\b[^\n|;]*?\s-P\s*["']?([^\s"']{3,})`, 1, "sqlcmd", "bcp", "osql", "isql").with(cliPassword),

@@ -294,70 +294,79 @@ var codeWords = []string{
 }
 
 // deviceCodes adds a probable finding for each code of a device in text.
+// It looks before each run of four to ten digits for a code word (the
+// cheap part, and most texts end there), then for a device in the text.
 func deviceCodes(text string, add func(Finding)) {
-	lower := strings.ToLower(text)
-	device := false
-	for _, w := range deviceWords {
-		if deviceWordIn(lower, w) {
-			device = true
-			break
+	var found []Finding
+	device, checked := false, false
+	for p := 0; p < len(text); {
+		if !isDigit(text[p]) {
+			p++
+			continue
 		}
-	}
-	if !device {
-		return
-	}
-	for _, w := range codeWords {
-		for off := 0; ; {
-			k := strings.Index(lower[off:], w)
-			if k < 0 {
-				break
-			}
-			k += off
-			off = k + len(w)
-			if w[0] < 0x80 && k > 0 && isWordRune(rune(lower[k-1])) || otherCode(lower[:k]) {
-				continue
-			}
-			// Up to three short words or a colon between the word and
-			// the digits: "code 5348", "Code: 5634", "código do alarme:
-			// 5968", "enter 455272".
-			p := off
-			if p < len(text) && w[0] < 0x80 && isWordRune(rune(lower[p])) {
-				continue // "codes", "entering"
-			}
-			for range 4 {
-				q := strings.TrimLeft(text[p:], " :：\t\n?")
-				p = len(text) - len(q)
-				if p < len(text) && isDigit(text[p]) {
+		e := p
+		for e < len(text) && isDigit(text[e]) {
+			e++
+		}
+		s := p
+		p = e
+		if n := e - s; n < 4 || n > 10 || s > 0 && isAlnum(text[s-1]) || e < len(text) && (isAlnum(text[e]) || (text[e] == '.' || text[e] == ',') && e+1 < len(text) && isDigit(text[e+1])) {
+			continue
+		}
+		lower := strings.ToLower(text[max(0, s-48):s])
+		if !codeBefore(lower) {
+			continue
+		}
+		if e-s == 4 && (text[s] == '1' && text[s+1] == '9' || text[s] == '2' && text[s+1] == '0') && yearAround(lower, len(lower)) {
+			continue // "since 2019"
+		}
+		if !checked {
+			low := strings.ToLower(text)
+			for _, w := range deviceWords {
+				if deviceWordIn(low, w) {
+					device = true
 					break
 				}
-				// Skip one short word ("do", "del", "de", "the") or a chat
-				// line's speaker ("Ana:").
-				e := p
-				for e < len(text) && e-p < 9 && text[e] != ' ' && text[e] != ':' && text[e] != '\n' && text[e] != '?' {
-					e++
-				}
-				if e == p || e-p > 8 || e >= len(text) {
-					p = len(text)
-					break
-				}
-				p = e
 			}
-			if p >= len(text) || !isDigit(text[p]) {
-				continue
-			}
-			e := p
-			for e < len(text) && isDigit(text[e]) {
-				e++
-			}
-			if n := e - p; n < 4 || n > 10 || e < len(text) && (isAlnum(text[e]) || text[e] == '.' && e+1 < len(text) && isDigit(text[e+1]) || text[e] == ',' && e+1 < len(text) && isDigit(text[e+1])) {
-				continue
-			}
-			if n := e - p; n == 4 && (text[p] == '1' && text[p+1] == '9' || text[p] == '2' && text[p+1] == '0') && yearAround(lower, p) {
-				continue // "since 2019"
-			}
-			add(Finding{Kind: KindSecret, Type: SecretPassword, Level: LevelProbable, Start: p, End: e, Reason: "the code of an alarm, a door or a safe"})
+			checked = true
 		}
+		if !device {
+			return
+		}
+		found = append(found, Finding{Kind: KindSecret, Type: SecretPassword, Level: LevelProbable, Start: s, End: e, Reason: "the code of an alarm, a door or a safe"})
 	}
+	for _, f := range found {
+		add(f)
+	}
+}
+
+// codeBefore reports a code word or an entry verb that introduces the
+// digits after lower (the text before them, lower-cased): the word, then
+// at most three short words, a chat speaker, a colon ("code 5348",
+// "Code: 5634", "código do alarme?\nAna: 5968", "enter 455272"), and no
+// other kind of code ("error code").
+func codeBefore(lower string) bool {
+	// Step back over separators and up to three short tokens.
+	p := len(lower)
+	for range 4 {
+		q := strings.TrimRight(lower[:p], " :：\t\n?")
+		p = len(q)
+		for _, w := range codeWords {
+			if strings.HasSuffix(q, w) {
+				k := len(q) - len(w)
+				if (w[0] >= 0x80 || k == 0 || !isWordRune(rune(q[k-1]))) && !otherCode(q[:k]) {
+					return true
+				}
+			}
+		}
+		// The previous token, if short.
+		k := strings.LastIndexAny(q, " :\n?")
+		if k < 0 || len(q)-k-1 > 8 || len(q)-k-1 == 0 {
+			return false
+		}
+		p = k + 1
+	}
+	return false
 }
 
 // yearAround reports words that make four digits a year: "since", "in",
@@ -408,6 +417,21 @@ func otherCode(before string) bool {
 		"response", "return", "http", "source", "sku", "qr", "bar", "fault", "event", "erreur", "fehler", "error de", "código de error"} {
 		if strings.HasSuffix(h, w) {
 			return true
+		}
+	}
+	return false
+}
+
+// digitRun reports n digits in a row in text.
+func digitRun(text string, n int) bool {
+	run := 0
+	for k := 0; k < len(text); k++ {
+		if isDigit(text[k]) {
+			if run++; run >= n {
+				return true
+			}
+		} else {
+			run = 0
 		}
 	}
 	return false
