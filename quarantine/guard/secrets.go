@@ -328,6 +328,13 @@ func probableRuleList() []secretRule {
 		rule("azure-sas", SecretAPIKey, p, `[?&]sig=([A-Za-z0-9%+/=]{20,})`, 1, "sig=").with(func(v string) bool {
 			return randomLooking(strings.NewReplacer("%2B", "+", "%2F", "/", "%3D", "=").Replace(v))
 		}),
+		// A Wi-Fi QR code's text: "WIFI:T:WPA;S:<network>;P:<password>;;".
+		rule("wifi-qr", SecretPassword, p, `WIFI:[^\n]*?(?:^|;|:)P:([^;\n]{4,});`, 1, "wifi:").with(notPlaceholder),
+		// Twilio's client: Client(account SID, auth token).
+		rule("twilio-client", SecretAPIKey, p, `\bClient\(\s*["']AC[0-9a-f]{32}["']\s*,\s*["']([0-9a-f]{32})["']`, 1, "client(").with(mixedToken),
+		// PHP constants: WordPress's define( 'DB_PASSWORD', '…' ) and its keys
+		// and salts.
+		rule("php-define", SecretPassword, p, `\bdefine\(\s*['"][A-Z0-9_]*(?:PASSWORD|PASS|KEY|SALT|SECRET|TOKEN)[A-Z0-9_]*['"]\s*,\s*['"]([^'"\n]{4,})['"]`, 1, "define(").with(notPlaceholder),
 		rule("netrc", SecretPassword, p, `(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+(\S+)`, 1, "machine"),
 		rule("psexec", SecretPassword, p, `(?i)\bpsexec(?:\.exe)?\b[^\n]*?\s-p\s+(\S+)`, 1, "psexec").with(notPlaceholder),
 		rule("cli-password", SecretPassword, p, `(?i)(?:^|\s)--?(?:password|passwd|pass|secret|api-?key|token|[a-z\-]*-token|[a-z\-]*-password|[a-z\-]*-secret|apikey)=["']?([^\s"']{4,})`, 1, "pass", "secret", "api", "token").with(notPlaceholder),
@@ -418,7 +425,7 @@ func nameKind(name string) (strong, weak bool) {
 		case "password", "passwd", "passwort", "pwd", "pass", "passphrase", "secret", "secrets", "token", "credential", "credentials", "apikey", "pat", "jwtsecret", "jwtsecret_key", "secretkey", "accesstoken", "authtoken", "privatekey", "clientsecret",
 			"passe", "senha", "contrasena", "contraseña", "kennwort", "parola", "пароль", "비밀번호", "密码", "パスワード", "pw":
 			strong = true
-		case "key", "auth", "login", "sid", "license":
+		case "key", "auth", "login", "sid", "license", "sk":
 			weak = true
 		}
 	}
@@ -1081,6 +1088,10 @@ func (g *Guard) scanSecrets(text string) []Finding {
 	// found a secret.
 	chosenPasswords(text, func(f Finding) { extra = append(extra, f) })
 	deviceCodes(text, func(f Finding) { extra = append(extra, f) })
+	delimitedSecrets(text, func(f Finding) { extra = append(extra, f) })
+	loginPairs(text, func(f Finding) { extra = append(extra, f) })
+	countedDigits(text, func(f Finding) { extra = append(extra, f) })
+	seedPhrases(text, func(f Finding) { extra = append(extra, f) })
 	if len(extra) == 0 {
 		return fs
 	}

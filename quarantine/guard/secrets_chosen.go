@@ -81,7 +81,7 @@ func chosenRun(text string, i, j int) (a, b int, ok bool) {
 		a += c + 1
 	}
 	// "-p'Coral34!Lilac'", "-wGravel#88": a flag glued to its value.
-	if b-a > 3 && text[a] == '-' && isAlnum(text[a+1]) && strings.IndexByte("\"'", text[a+2]) >= 0 {
+	if b-a > 3 && text[a] == '-' && isASCIIAlnum(text[a+1]) && strings.IndexByte("\"'", text[a+2]) >= 0 {
 		a += 3
 	}
 	for b > a && strings.IndexByte("\"'`", text[b-1]) >= 0 {
@@ -134,7 +134,7 @@ func chosenShape(v string) bool {
 	// A variable, a mention, a flag: "$Home2x", "@Platform2", "--fail-under=0".
 	// A password may begin with a symbol when it holds others too
 	// ("@NaaWxjd1%qNO!Na", "-!ECKN_HrKC6~zN").
-	if strings.IndexByte("$@+%=", v[0]) >= 0 && sym == 1 || v[0] == '-' && (v[1] == '-' || isAlnum(v[1])) {
+	if strings.IndexByte("$@+%=", v[0]) >= 0 && sym == 1 || v[0] == '-' && (v[1] == '-' || isASCIIAlnum(v[1])) {
 		return false
 	}
 	if v[0] == '#' && isAlnumRun(strings.TrimRight(v[1:], "!?")) {
@@ -159,7 +159,7 @@ func chosenShape(v string) bool {
 		user, host := v[:at], v[at+1:]
 		// user@host, name@example.org, react@18.2.0, icon@2x: an address
 		// or a package is written in lower case after its "@".
-		if host != "" && (strings.ContainsRune(host, '.') || host == strings.ToLower(host) || user == strings.ToLower(user) && isDigit(host[0])) {
+		if host != "" && (strings.ContainsRune(host, '.') || host == strings.ToLower(host) && !allDigits(host) || user == strings.ToLower(user) && isDigit(host[0])) {
 			return false
 		}
 	}
@@ -212,7 +212,8 @@ func lettersOnly(s string) bool {
 // word (the others).
 var loginWords = []string{
 	"log in", "login", "log into", "logon", "log on", "sign in", "signin", "sign-in", "unlock", "credential", "creds",
-	"wifi", "wi-fi", "wlan", "ssh", "sudo", "admin", "root", "contra", "mdp", "account", "access", "authenticat", "what you type", "type in", "enter ", "bind",
+	"wifi", "wi-fi", "wlan", "ssh", "sudo", "admin", "root", "contra", "mdp", "usuario", "utilisateur", "benutzer",
+	"usuário", "utente", "пользовател", "사용자", "ユーザー", "用户", "account", "access", "authenticat", "what you type", "type in", "enter ", "bind",
 	"iniciar sesión", "acceder", "acceso", "cuenta", "connexion", "se connecter", "compte", "identifiant", "anmeld", "zugang", "konto",
 	"entrar", "acessar", "acesso", "conta", "accedere", "accesso",
 	"вход", "войти", "логин", "доступ", "учётн", "учетн", "аккаунт",
@@ -239,7 +240,7 @@ func loginCue(text string) bool {
 
 func isAlnumRun(s string) bool {
 	for k := 0; k < len(s); k++ {
-		if !isAlnum(s[k]) {
+		if !isASCIIAlnum(s[k]) {
 			return false
 		}
 	}
@@ -280,7 +281,10 @@ func dateTimeIn(v string) bool {
 
 // deviceWords name what a code opens, in the guard's languages.
 var deviceWords = []string{
-	"alarm", "keypad", "door", "gate", "safe", "lockbox", "intercom", "garage",
+	"alarm", "keypad", "door", "gate", "safe", "lockbox", "intercom", "garage", "padlock", "bike lock", "door lock",
+	"smart lock", "combo", "locker", "shed", "cadenas", "candado", "lucchetto", "cadeado", "vorhängeschloss", "fahrradschloss",
+	"подъезд", "замок", "자물쇠", "사물함", "공동현관", "储物柜", "挂锁", "ロッカー", "南京錠", "ताला", "लॉकर", "schlage",
+	"保险箱", "保管箱", "门锁", "密码锁", "пульт",
 	"alarma", "puerta", "portón", "caja fuerte", "alarme", "porte", "portail", "coffre", "digicode", "interphone",
 	"alarmanlage", "einbruchmelde", "tür", "tor", "tresor", "allarme", "porta", "cancello", "cassaforte",
 	"portão", "cofre", "сигнализац", "охран", "двер", "домофон", "сейф", "警報", "警備", "ドア", "金庫", "オートロック",
@@ -290,7 +294,11 @@ var deviceWords = []string{
 // codeWords introduce a code; entry verbs ask for one.
 var codeWords = []string{
 	"code", "código", "codigo", "codice", "код", "코드", "コード", "码", "번호", "पिन", "कोड", "passcode", "pin",
-	"enter", "punch in", "type", "dial", "eingeben", "digita", "digite", "tecle", "введите", "입력",
+	"enter", "punch in", "punch", "type", "dial", "eingeben", "digita", "digite", "tecle", "введите", "입력",
+	// Links, in a text about a lock: "the combo … is 6797", "set to 5356",
+	// "opens with 452446", "geht mit … auf".
+	"combo", "combination", "is", "it's", "set to", "opens with", "open with", "geht mit", "es", "est", "ist", "é", "è",
+	"是", "设的是", "为", "кодом",
 }
 
 // deviceCodes adds a probable finding for each code of a device in text.
@@ -310,11 +318,18 @@ func deviceCodes(text string, add func(Finding)) {
 		}
 		s := p
 		p = e
-		if n := e - s; n < 4 || n > 10 || s > 0 && isAlnum(text[s-1]) || e < len(text) && (isAlnum(text[e]) || (text[e] == '.' || text[e] == ',') && e+1 < len(text) && isDigit(text[e+1])) {
+		if n := e - s; n < 4 || n > 10 || s > 0 && (isASCIIAlnum(text[s-1]) || text[s-1] == '#') || e < len(text) && (isASCIIAlnum(text[e]) || (text[e] == '.' || text[e] == ',') && e+1 < len(text) && isDigit(text[e+1])) {
 			continue
 		}
 		lower := strings.ToLower(text[max(0, s-48):s])
-		if !codeBefore(lower) {
+		word, link := codeBefore(lower)
+		if !word && !codeAfter(strings.ToLower(text[e:min(len(text), e+40)])) || unitAfter(text[e:]) {
+			continue
+		}
+		// A link ("is", "set to") needs the device in its own sentence:
+		// "the hotel room safe is set to 5356", not "the gate job …
+		// which is what closed 6948".
+		if link && !deviceNear(strings.ToLower(text[max(0, s-80):s])) {
 			continue
 		}
 		if e-s == 4 && (text[s] == '1' && text[s+1] == '9' || text[s] == '2' && text[s+1] == '0') && yearAround(lower, len(lower)) {
@@ -345,26 +360,55 @@ func deviceCodes(text string, add func(Finding)) {
 // at most three short words, a chat speaker, a colon ("code 5348",
 // "Code: 5634", "código do alarme?\nAna: 5968", "enter 455272"), and no
 // other kind of code ("error code").
-func codeBefore(lower string) bool {
+func codeBefore(lower string) (found, link bool) {
 	// Step back over separators and up to three short tokens.
 	p := len(lower)
 	for range 4 {
 		q := strings.TrimRight(lower[:p], " :：\t\n?")
+		colon := p > len(q) && strings.ContainsAny(lower[len(q):p], ":：")
 		p = len(q)
-		for _, w := range codeWords {
+		for i, w := range codeWords {
 			if strings.HasSuffix(q, w) {
 				k := len(q) - len(w)
 				if (w[0] >= 0x80 || k == 0 || !isWordRune(rune(q[k-1]))) && !otherCode(q[:k]) {
-					return true
+					return true, i >= firstLinkWord
 				}
 			}
+		}
+		if colon {
+			return true, true // "Open sesame for the shed padlock: 3101"
 		}
 		// The previous token, if short.
 		k := strings.LastIndexAny(q, " :\n?")
 		if k < 0 || len(q)-k-1 > 8 || len(q)-k-1 == 0 {
-			return false
+			return false, false
 		}
 		p = k + 1
+	}
+	return false, false
+}
+
+// firstLinkWord is the index in codeWords of the first link ("combo",
+// "is", …): words that name no code alone.
+var firstLinkWord = func() int {
+	for i, w := range codeWords {
+		if w == "combo" {
+			return i
+		}
+	}
+	return len(codeWords)
+}()
+
+// deviceNear reports a device word in lower, the text just before a code,
+// within its sentence.
+func deviceNear(lower string) bool {
+	if k := strings.LastIndex(lower, ". "); k >= 0 {
+		lower = lower[k+2:]
+	}
+	for _, w := range deviceWords {
+		if deviceWordIn(lower, w) {
+			return true
+		}
 	}
 	return false
 }
@@ -435,4 +479,306 @@ func digitRun(text string, n int) bool {
 		}
 	}
 	return false
+}
+
+// codeAfter reports words after the digits that make them a code to
+// enter: "484119 ← enter this on the keypad", "1258 opens the door".
+func codeAfter(after string) bool {
+	a := strings.TrimLeft(after, " #*")
+	for _, w := range []string{"← enter", "<- enter", "- enter", "— enter", "opens the", "unlocks the", "on the keypad", "on the gate keypad"} {
+		if strings.HasPrefix(a, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// unitAfter reports a unit or a currency right after the digits: "2400
+// mm", "5356 minutes", "1200 €": a measure, not a code.
+func unitAfter(after string) bool {
+	a := strings.TrimLeft(after, " ")
+	k := 0
+	for k < len(a) && (a[k] >= 'a' && a[k] <= 'z' || a[k] >= 'A' && a[k] <= 'Z') {
+		k++
+	}
+	switch strings.ToLower(a[:k]) {
+	case "mm", "cm", "m", "km", "kg", "g", "mb", "gb", "kb", "ms", "s", "sec", "seconds", "min", "mins", "minutes", "h", "hours", "days",
+		"px", "eur", "usd", "rpm", "mhz", "ghz", "w", "v", "mah", "lbs", "ft", "in", "x":
+		return true
+	}
+	return strings.HasPrefix(a, "€") || strings.HasPrefix(a, "$") || strings.HasPrefix(a, "%") || strings.HasPrefix(a, "°")
+}
+
+// Credentials in delimited tables. A CSV, TSV or semicolon-separated
+// table whose header names a column a password, a PIN, a secret or a
+// token holds credentials in that column, whatever their shape:
+// "service,username,password\nmailchimp,shop@example.org,Harbor&Lantern32".
+// (Markdown tables are read by tableSecrets in secrets_forms.go.)
+
+// tableColumns are the header cells that name a credential column, in
+// the guard's languages (lower case).
+var tableColumns = map[string]bool{
+	"password": true, "passwd": true, "pwd": true, "pass": true, "pw": true, "secret": true, "token": true,
+	"api key": true, "api_key": true, "apikey": true, "secret key": true, "secret_key": true, "pin": true,
+	"passcode": true, "passphrase": true, "access token": true, "client secret": true, "client_secret": true,
+	"contraseña": true, "clave": true, "mot de passe": true, "mdp": true, "senha": true, "passwort": true,
+	"kennwort": true, "password (plain)": true, "пароль": true, "비밀번호": true, "密码": true, "パスワード": true,
+	"पासवर्ड": true, "code": true, "código": true, "codice": true,
+}
+
+// delimitedSecrets adds a probable finding for each cell of a credential
+// column below its header.
+func delimitedSecrets(text string, add func(Finding)) {
+	if !strings.ContainsAny(text, ",\t;") || strings.IndexByte(text, '\n') < 0 {
+		return
+	}
+	lines := strings.SplitAfter(text, "\n")
+	off := 0
+	col, sep, fields := -1, byte(0), 0
+	for _, line := range lines {
+		start := off
+		off += len(line)
+		body := strings.TrimRight(line, "\r\n")
+		if strings.TrimSpace(body) == "" {
+			col = -1
+			continue
+		}
+		if col < 0 {
+			col, sep, fields = tableHeader(body)
+			continue
+		}
+		cells := splitCells(body, sep)
+		if len(cells) != fields {
+			col = -1
+			if c, s, f := tableHeader(body); c >= 0 {
+				col, sep, fields = c, s, f
+			}
+			continue
+		}
+		cell := cells[col]
+		v := strings.TrimSpace(body[cell[0]:cell[1]])
+		if v == "" || strings.Trim(v, "-: ") == "" {
+			continue // a Markdown rule row, an empty cell
+		}
+		a := start + cell[0] + strings.Index(body[cell[0]:cell[1]], v)
+		v = strings.Trim(v, "`\"'")
+		a += strings.Index(text[a:], v)
+		if len(v) < 4 || !notPlaceholder(v) || placeholderValue(v) || strings.Contains(v, " ") && !strings.ContainsAny(v, "0123456789") {
+			continue
+		}
+		add(Finding{Kind: KindSecret, Type: SecretPassword, Level: LevelProbable, Start: a, End: a + len(v), Reason: "a cell of a table's password column"})
+	}
+}
+
+// tableHeader reports the credential column of a header line, its
+// separator and its number of cells, or -1.
+func tableHeader(line string) (col int, sep byte, fields int) {
+	for _, s := range []byte{'\t', ',', ';'} {
+		if strings.IndexByte(line, s) < 0 {
+			continue
+		}
+		cells := splitCells(line, s)
+		if len(cells) < 2 {
+			continue
+		}
+		for i, c := range cells {
+			name := strings.ToLower(strings.Trim(strings.TrimSpace(line[c[0]:c[1]]), "`*\"'"))
+			if tableColumns[name] {
+				return i, s, len(cells)
+			}
+		}
+	}
+	return -1, 0, 0
+}
+
+// splitCells returns the spans of the cells of line parted by sep.
+func splitCells(line string, sep byte) [][2]int {
+	var out [][2]int
+	a, b := 0, len(line)
+	s := a
+	for k := a; k <= b; k++ {
+		if k == b || line[k] == sep {
+			out = append(out, [2]int{s, k})
+			s = k + 1
+		}
+	}
+	return out
+}
+
+// Logins as "user / password" pairs: "- cPanel: tinytea / irGwRcgowxZr",
+// "Wi-Fi 'Home' / meadow502". In a text about logging in or credentials,
+// the part after " / " is the password when the part before is a user or
+// network name and the part after looks like a password: not a word, a
+// path, a date or a fraction.
+func loginPairs(text string, add func(Finding)) {
+	if !strings.Contains(text, " / ") {
+		return
+	}
+	cue := -1 // loginCue or a credential noun, found once when needed
+	for off := 0; ; {
+		k := strings.Index(text[off:], " / ")
+		if k < 0 {
+			return
+		}
+		k += off
+		off = k + 3
+		// The user: one token before, after a colon, a line start or a
+		// quote.
+		u := strings.LastIndexAny(text[:k], " \n\t") + 1
+		user := strings.Trim(text[u:k], "'\"«»“”`")
+		if user == "" || strings.ContainsAny(user, "/\\") || len(user) > 64 {
+			continue
+		}
+		s := off
+		e := s
+		for e < len(text) && text[e] > ' ' {
+			e++
+		}
+		if s < len(text) && text[s] == '`' {
+			continue // code: "`push` / `workflow_dispatch`"
+		}
+		v := strings.TrimRight(text[s:e], ".,;:)!?'\"”»")
+		if strings.HasSuffix(text[s:e], "!") && len(v) < len(text[s:e]) && strings.ContainsAny(v, "0123456789") {
+			v = text[s:e] // "74r7ine62!"
+		}
+		if strings.Trim(v, "abcdefghijklmnopqrstuvwxyz0123456789_-") == "" && strings.ContainsAny(v, "_-") {
+			continue // an identifier: "postgres-admin", "workflow_dispatch"
+		}
+		if len(v) < 6 || strings.ContainsAny(v, "/\\") || rejectValue(v) || !(looksLikePassword(v) || randomLooking(v) || len(v) >= 10 && caseMixed(v) || wordThenDigits(strings.ToLower(v)) && digitCount(v) >= 2) {
+			continue
+		}
+		if cue < 0 {
+			cue = 0
+			if loginCue(text) {
+				cue = 1
+			} else {
+				for _, m := range findNaming(text, asciiLower(text)) {
+					if m.kind.credential() {
+						cue = 1
+						break
+					}
+				}
+			}
+		}
+		if cue == 0 {
+			return
+		}
+		add(Finding{Kind: KindSecret, Type: SecretPassword, Level: LevelProbable, Start: s, End: s + len(v), Reason: "the password of a user / password pair"})
+	}
+}
+
+// Codes whose length the sentence gives: "the 4 digits to type at the
+// cash machine: 7635", "ATMで押す4桁：5366", "les 4 chiffres … : 7635".
+// Saying how many digits a code has and then giving them is how people
+// note a PIN whatever they call it.
+func countedDigits(text string, add func(Finding)) {
+	lower := strings.ToLower(text)
+	for _, w := range []string{" digits", " digit", " chiffres", " ziffern", " dígitos", " digitos", " cifre", " цифры", " цифр", "桁", "位数", "자리"} {
+		for off := 0; ; {
+			k := strings.Index(lower[off:], w)
+			if k < 0 {
+				break
+			}
+			k += off
+			off = k + len(w)
+			// The count before the word: "4 digits", "4桁".
+			d := k
+			for d > 0 && lower[d-1] == ' ' {
+				d--
+			}
+			n := 0
+			if d > 0 && isDigit(lower[d-1]) && (d < 2 || !isDigit(lower[d-2])) {
+				n = int(lower[d-1] - '0')
+			}
+			if n < 4 || otherCode(strings.TrimRight(lower[:max(0, d-1)], " ")) || strings.Contains(lower[max(0, d-40):d], "ticket") || strings.Contains(lower[max(0, d-40):d], "order") || strings.Contains(lower[max(0, d-40):d], "number") {
+				continue // "the ticket has 6 digits: 123456"
+			}
+			// A colon within the clause, then exactly n digits.
+			rest := text[off:min(len(text), off+80)]
+			c := strings.IndexAny(rest, ":：")
+			if c < 0 || strings.ContainsAny(rest[:c], ".\n") {
+				continue
+			}
+			p := off + c
+			for p < len(text) && (text[p] == ':' || text[p] == ' ') {
+				p++
+			}
+			if strings.HasPrefix(text[p:], "：") {
+				p += len("：")
+			}
+			e := p
+			for e < len(text) && isDigit(text[e]) {
+				e++
+			}
+			if e-p == n && (e == len(text) || !isASCIIAlnum(text[e])) {
+				add(Finding{Kind: KindSecret, Type: SecretPassword, Level: LevelProbable, Start: p, End: e, Reason: "a code given with its number of digits"})
+			}
+		}
+	}
+}
+
+// seedCues are the words of a text about a wallet's words.
+var seedCues = []string{"seed", "phrase", "mnemonic", "recovery", "backup", "wallet", "ledger", "metamask", "trezor", "words",
+	"palabras", "palavras", "mots", "wörter", "parole", "слов", "단어", "単語", "助记", "शब्द", "frase", "carteira", "cartera",
+	"portefeuille", "kryptow", "кошел", "지갑", "钱包", "ウォレット", "वॉलेट"}
+
+// Seed phrases. Twelve, eighteen or twenty-four words of three to eight
+// lower-case letters in a row, none a word of a sentence, are a wallet's
+// recovery phrase whatever names them: prose never strings twelve content
+// words together without a small word between them.
+func seedPhrases(text string, add func(Finding)) {
+	if len(text) < 60 {
+		return
+	}
+	cue := false
+	lower := strings.ToLower(text)
+	for _, w := range seedCues {
+		if strings.Contains(lower, w) {
+			cue = true
+			break
+		}
+	}
+	if !cue {
+		return // a list of tags or packages is twelve words too
+	}
+	start, words, last := -1, 0, 0
+	flush := func() {
+		if words >= 12 && start >= 0 {
+			add(Finding{Kind: KindSecret, Type: SecretPassword, Level: LevelProbable, Start: start, End: last, Reason: "a wallet's recovery phrase"})
+		}
+		start, words = -1, 0
+	}
+	for k := 0; k <= len(text); {
+		if k == len(text) {
+			flush()
+			break
+		}
+		if text[k] < 'a' || text[k] > 'z' {
+			if text[k] != ' ' && text[k] != '\n' || words > 0 && k > 0 && (text[k-1] == ' ' || text[k-1] == '\n') && text[k] != ' ' && text[k] != '\n' {
+				flush()
+			}
+			k++
+			continue
+		}
+		e := k
+		for e < len(text) && text[e] >= 'a' && text[e] <= 'z' {
+			e++
+		}
+		w := text[k:e]
+		boundary := e == len(text) || text[e] == ' ' || text[e] == '\n' || text[e] == '.' || text[e] == ','
+		if len(w) < 3 || len(w) > 8 || !boundary || phraseStops[w] || looseStops[w] || k > 0 && text[k-1] != ' ' && text[k-1] != '\n' && text[k-1] != ':' {
+			flush()
+			k = e
+			continue
+		}
+		if start < 0 {
+			start = k
+		}
+		words++
+		last = e
+		k = e
+		if e < len(text) && text[e] != ' ' && text[e] != '\n' {
+			flush()
+		}
+	}
 }

@@ -377,3 +377,52 @@ func TestCodesOfPlaces(t *testing.T) {
 		checkUntouched(t, g, text)
 	}
 }
+
+// TestSecretsOfHouseholdsAbroad: round-seven kinds in sentences written
+// for this test: codes of locks and safes with a link ("is set to", "是"),
+// a PIN whose digits end its noun phrase, a code given with its number of
+// digits, slang and code words in other languages, user / password pairs
+// in a list, a CSV's password column, seed phrases after their name,
+// dotted passphrases, Wi-Fi QR text, PHP defines, Wi-Fi keys in digit
+// groups, pickup codes; and the look-alikes: an empty .env line, a Tron
+// address, a Pix key, a quantity, a ticket number with its length, an
+// issue number after a gate job.
+func TestSecretsOfHouseholdsAbroad(t *testing.T) {
+	g := newTestGuard(t, Policy{})
+	for _, c := range []struct {
+		text   string
+		values []string
+	}{
+		{"The hotel room safe is set to 8814; passports inside.", []string{"8814"}},
+		{"房间保险箱我设的是 6390。", []string{"6390"}},
+		{"Der Tresor im Büro geht mit 771203 auf.", []string{"771203"}},
+		{"pin de la tarjeta del Santander 5527, no se lo digas a nadie", []string{"5527"}},
+		{"les 4 chiffres à taper au distributeur : 8143", []string{"8143"}},
+		{"ATMで押す4桁：2290", []string{"2290"}},
+		{"contra del wifi de casa: Naranjoverano417", []string{"Naranjoverano417"}},
+		{"Wi-Fiのパス：k8pq2mz7tr4wc", []string{"k8pq2mz7tr4wc"}},
+		{"кодовое слово для банка: Кукуруза", []string{"Кукуруза"}},
+		{"Se disparar, dizer a palavra-chave jabuticaba.", []string{"jabuticaba"}},
+		{"Shop logins:\n- WordPress: editor_ana / Quince?Lamp81\n- cPanel: teashop / rLwTkpZqHgYdXvNm", []string{"Quince?Lamp81", "rLwTkpZqHgYdXvNm"}},
+		{"service,username,password\nmailchimp,shop@example.org,Orchard&Tide27\ncanva,art@example.org,mapleMarble58", []string{"Orchard&Tide27", "mapleMarble58"}},
+		{"Ledger backup words, in order:\nfrost candle meadow orbit ladder pepper velvet island harbor cactus walnut rocket", []string{"frost candle meadow orbit ladder pepper velvet island harbor cactus walnut rocket"}},
+		{"KeePass master passphrase, before the trip: lantern.fjord.cobalt.meadow", []string{"lantern.fjord.cobalt.meadow"}},
+		{"QR text for the frame: WIFI:T:WPA;S:Home-5G;P:copper4471;;", []string{"copper4471"}},
+		{"define( 'DB_PASSWORD', 'Lim@o_doce_88' );", []string{"Lim@o_doce_88"}},
+		{"WLAN-Schlüssel FRITZ!Box (Küche): 4183 9920 7731 0654 2289", []string{"4183 9920 7731 0654 2289"}},
+		{"Packstation 87, Abholcode 604417 gilt bis Freitag.", []string{"604417"}},
+		{"3741 ← 신한카드 비번", []string{"3741"}},
+	} {
+		checkRedacted(t, g, c.text, c.values...)
+	}
+	for _, text := range []string{
+		".env.example\nNAVER_CLIENT_SECRET=\nAPP_ENV=local",
+		"Клиент будет платить туда (USDT TRC20): TFLTzYwi86sU6JUE1wv1C7MfGmmzYBxjAZ",
+		"Chave Pix da padaria, para passar aos clientes: b6586957-9d13-4f7c-944c-3c463f1ed040",
+		"The side door of the shed is 2400 mm wide.",
+		"The ticket has 6 digits: 123456 is the order.",
+		"`edited` must never reach the `gate` job, which is what closed #6948.",
+	} {
+		checkUntouched(t, g, text)
+	}
+}

@@ -289,7 +289,8 @@ func pronounSecrets(text, lower string, ms []namingMatch, from int, opt sentence
 // de passe".
 var copulas = []string{" is the ", " is our ", " is my ", " is your ", " was the ", " is now the ", " are the ",
 	" ist das ", " ist der ", " ist die ", " ist unser ", " est le ", " est la ", " est notre ", " es la ", " es el ",
-	" es nuestra ", " é a ", " é o ", " è la ", " è il ", " — это ", " - это ", " это ", " — that's the ", " - that's the ", " — that is the ", " is what "}
+	" es nuestra ", " é a ", " é o ", " è la ", " è il ", " — это ", " - это ", " это ", " — that's the ", " - that's the ", " — that is the ", " is what ",
+	" — ", " ← ", " <- "}
 
 // copulaBefore adds the value that opens a sentence (or a line, or a note
 // after "remember:") and is linked by a copula to the noun at start, with
@@ -314,6 +315,14 @@ func (c *contextScan) copulaBefore(start int) bool {
 		s := strings.LastIndexAny(text[max(0, e-maxValue):e], " \t\n`'\"(") + 1 + max(0, e-maxValue)
 		if s >= e || !valueOpens(text, s) {
 			return false
+		}
+		// After a dash or an arrow only digits or a chosen password: "9156
+		// — the ATM PIN", "3741 ← 신한카드 비번"; not "`_auth.py` — Token
+		// retrieval".
+		if strings.TrimSpace(cop) == "—" || strings.TrimSpace(cop) == "←" || strings.TrimSpace(cop) == "<-" {
+			if v := text[s:e]; !(allDigits(v) && len(v) >= 4 && len(v) <= 12) && !chosenShape(v) {
+				return false
+			}
 		}
 		if c.shapeFits(text[s:e], true, false) {
 			c.emit(s, e)
@@ -547,6 +556,17 @@ func (c *contextScan) follow(i int) {
 			// passphrase della chiave SSH è …".
 			return
 		}
+		// "pin de la tarjeta del BBVA 9161": a PIN's digits end its noun
+		// phrase.
+		if c.kind == namePIN && text[j] == ' ' && j+1 < len(text) && isDigit(text[j+1]) {
+			k := j + 1
+			for k < len(text) && isDigit(text[k]) {
+				k++
+			}
+			if n := k - j - 1; n >= 4 && n <= 12 && (k == len(text) || !isASCIIAlnum(text[k])) && c.value(j+1, true, false) {
+				return
+			}
+		}
 		switch text[j] {
 		case '(':
 			if k := strings.IndexByte(text[j:min(len(text), j+80)], ')'); k > 0 && strings.IndexByte(text[j:j+k], '\n') < 0 {
@@ -716,6 +736,9 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 	q := skipBlanks(text, p)
 	if newline && q < len(text) && text[q] == '\n' {
 		q = skipBlanks(text, q+1)
+		if assignmentAt(text, q) {
+			return false // "NAVER_CLIENT_SECRET=\nAPP_ENV=local": an empty value
+		}
 		if strings.HasPrefix(text[q:], "- ") || strings.HasPrefix(text[q:], "* ") {
 			q += 2 // a list: "codes:\n- 8ukr-efms\n- …"
 		}
@@ -751,11 +774,26 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 			return true
 		}
 	}
-	// A password in another alphabet: "РомашкаЛасточка1965".
+	// A password in another alphabet: "РомашкаЛасточка1965"; a code word
+	// ("кодовое слово …: Подсолнух").
 	if c.kind == namePassword && linked && text[q] >= 0x80 {
 		if end, ok := foreignPassword(text, q); ok {
 			c.emit(q, end)
 			return true
+		}
+		if spokenNoun(c.noun) {
+			k := q
+			for k < len(text) {
+				r, n := utf8.DecodeRuneInString(text[k:])
+				if !unicode.IsLetter(r) {
+					break
+				}
+				k += n
+			}
+			if utf8.RuneCountInString(text[q:k]) >= 4 {
+				c.emit(q, k)
+				return true
+			}
 		}
 	}
 	vs, ve, quoted := readValue(text, q, !linked)
@@ -800,7 +838,7 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 			return true
 		}
 	}
-	if c.kind == nameCode && linked && !quoted {
+	if (c.kind == nameCode || c.kind == nameKey && loginCue(text)) && linked && !quoted {
 		if end, ok := digitGroups(text, vs); ok {
 			c.emit(vs, end)
 			c.more(text[vs:end], end)
@@ -1031,7 +1069,7 @@ func shortWordAt(text string, j int) bool {
 // …"): a bank account to pay into, which the personal-data layer judges.
 func ibanAt(text string, vs int) bool {
 	t := strings.TrimPrefix(text[vs:], "IBAN ")
-	return len(t) >= 4 && t[0] >= 'A' && t[0] <= 'Z' && t[1] >= 'A' && t[1] <= 'Z' && isDigit(t[2]) && isDigit(t[3]) && (len(t) == 4 || t[4] == ' ' || isAlnum(t[4]))
+	return len(t) >= 4 && t[0] >= 'A' && t[0] <= 'Z' && t[1] >= 'A' && t[1] <= 'Z' && isDigit(t[2]) && isDigit(t[3]) && (len(t) == 4 || t[4] == ' ' || isASCIIAlnum(t[4]))
 }
 
 // colonBefore reports a ":" or "=" (then blanks) right before text[q].
@@ -1048,6 +1086,12 @@ var looseStops = map[string]bool{
 	"yet": true, "but": true, "if": true, "because": true, "until": true, "ask": true, "see": true,
 	"use": true, "check": true, "unknown": true, "none": true, "different": true, "printed": true,
 	"visible": true, "plain": true, "text": true, "file": true, "sticker": true, "note": true,
+	// The small words of the other languages: "está en la pegatina …".
+	"está": true, "esta": true, "es": true, "en": true, "el": true, "la": true, "los": true, "las": true, "de": true,
+	"del": true, "que": true, "se": true, "lo": true, "un": true, "una": true, "est": true, "dans": true, "le": true,
+	"les": true, "sur": true, "sous": true, "pas": true, "ist": true, "im": true, "auf": true, "unter": true,
+	"nicht": true, "der": true, "die": true, "das": true, "é": true, "em": true, "na": true, "não": true, "è": true,
+	"nel": true, "sotto": true, "non": true, "il": true, "находится": true, "на": true, "в": true, "не": true,
 }
 
 // loosePhrase reads a passphrase written as a phrase at text[vs:]: four
@@ -1128,7 +1172,7 @@ func wordPhrase(text string, vs int) (int, bool) {
 			p = k + 1
 			continue
 		}
-		if k < len(text) && !(strings.IndexByte(".,;)\n", text[k]) >= 0) {
+		if k < len(text) && !(strings.IndexByte(".,;)\n", text[k]) >= 0) && !strings.HasPrefix(text[k:], " — ") && !strings.HasPrefix(text[k:], " - ") {
 			return 0, false
 		}
 		return k, words >= 4
@@ -1257,18 +1301,21 @@ func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
 		switch {
 		case quoted:
 			return len(v) >= 4 && !placeholderWord(strings.ToLower(v))
+		case spokenNoun(c.noun) && len(v) >= 4 && lettersOnly(v) && (linked || c.endsSentence(v)):
+			return true // "dizer a palavra-chave maracuja.", a word said on the phone
 		case linked:
 			// "la senha … agora é 5785762529905", "取款密码…：060701".
 			return looksLikePassword(v) || len(v) >= 8 && caseMixed(v) || weakPassword(v) || dicewarePhrase(v) || allDigits(v) && len(v) >= 4 && len(v) <= 24
 		}
 		// "password 5447", "U 盾密码 70010377", "비밀번호 2769": digits right
 		// after the noun.
-		if allDigits(v) && len(v) >= 4 && len(v) <= 12 {
+		if t := strings.TrimRight(v, "#*"); allDigits(t) && len(t) >= 4 && len(t) <= 12 {
 			return true
 		}
 		return (looksLikePassword(v) || len(v) >= 10 && caseMixed(v)) && len(v) >= c.opt.appMin
 	case nameCode:
-		return generatedLooking(v) || linked && codeShape(v)
+		// "Abholcode 991979": digits right after a code's noun.
+		return generatedLooking(v) || linked && codeShape(v) || allDigits(v) && len(v) >= 6 && len(v) <= 12
 	case namePIN:
 		// "932592#", "361410*": the key pressed after the code; "40-37-00":
 		// a combination.
@@ -1475,7 +1522,11 @@ func schemeName(v string) bool {
 // the end ("amber-cactus-velvet-27"): what passphrase generators make.
 // Prose compounds have fewer or shorter parts ("read-only", "eu-west-1").
 func dicewarePhrase(v string) bool {
-	parts := strings.Split(v, "-")
+	sep := "-"
+	if !strings.Contains(v, "-") && strings.Count(v, ".") >= 2 {
+		sep = "." // "anchor.glacier.cobalt.orbit"
+	}
+	parts := strings.Split(v, sep)
 	if len(parts) < 3 || len(v) < 15 {
 		return false
 	}
@@ -1553,7 +1604,7 @@ func saidPublic(text string, b int) bool {
 var betweenSayings = []string{"(public", "public,", "public)", "publicly", "meant to be public", "is public",
 	"safe to share", "safe to expose", "can be shared", "pode divulgar", "pode compartilhar", "se puede compartir",
 	"peut être partagé", "darf geteilt werden", "(pública", "(público", "(publique", "(öffentlich", "(pubblica",
-	"공개 키", "공개키", "(공개", "公開鍵", "(公開", "(公开", "公开的"}
+	"공개 키", "공개키", "(공개", "공개용", "公開鍵", "(公開", "(公开", "公开的", "the public one"}
 
 // publicBetween reports a public saying in s not negated just before it
 // ("not public", "never public").
@@ -1591,6 +1642,39 @@ func digitCount(v string) int {
 		}
 	}
 	return n
+}
+
+// endsSentence reports whether the value v, right after the noun, ends
+// its sentence or clause: "… a palavra-chave maracuja." (not "the code word
+// list is …").
+func (c *contextScan) endsSentence(v string) bool {
+	k := strings.Index(c.text[c.at:], v)
+	if k < 0 {
+		return false
+	}
+	e := c.at + k + len(v)
+	return e == len(c.text) || strings.IndexByte(".,;!)\n", c.text[e]) >= 0
+}
+
+// spokenNoun reports a noun naming a word said to prove who one is: the
+// alarm company's or the bank's code word.
+func spokenNoun(noun string) bool {
+	n := strings.ToLower(noun)
+	for _, w := range []string{"palabra clave", "palavra", "mot de passe oral", "合言葉", "verbal password", "кодовое слово", "code word", "codeword", "magic word", "open sesame"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// assignmentAt reports "NAME=" or "NAME:" at text[q]: a line of its own.
+func assignmentAt(text string, q int) bool {
+	k := q
+	for k < len(text) && (isIdentByte(text[k]) || text[k] == '.' || text[k] == '-') {
+		k++
+	}
+	return k > q && k < len(text) && (text[k] == '=' || text[k] == ':' && k+1 < len(text) && text[k+1] == ' ')
 }
 
 // productKey reports a licence or product key: three or more groups of
@@ -1674,11 +1758,11 @@ func base32Groups(text string, vs int) (int, bool) {
 			return 0, false
 		}
 		groups++
-		if k+1 < len(text) && text[k] == ' ' && isAlnum(text[k+1]) {
+		if k+1 < len(text) && text[k] == ' ' && isASCIIAlnum(text[k+1]) {
 			k++
 			continue
 		}
-		if k < len(text) && isAlnum(text[k]) {
+		if k < len(text) && isASCIIAlnum(text[k]) {
 			return 0, false
 		}
 		// Not four words of four letters ("blue door last left"): a digit,
@@ -1709,7 +1793,7 @@ func digitGroups(text string, vs int) (int, bool) {
 		}
 		digits += k - g
 		groups++
-		if k+1 < len(text) && text[k] == ' ' && isDigit(text[k+1]) && groups < 4 {
+		if k+1 < len(text) && text[k] == ' ' && isDigit(text[k+1]) && groups < 8 {
 			k++
 			continue
 		}

@@ -42,7 +42,8 @@ func (k namingKind) credential() bool { return k >= namePassword && k <= nameLog
 // listed in lower case; their capitalised forms are added.
 var namingWords = map[namingKind][]string{
 	namePassword: {
-		"~password", "passwd", "pw", "!pass", "passphrase", "palabra clave", "mot de passe oral", "合言葉", "verbal password",
+		"~password", "passwd", "pw", "mdp", "パス", "пасс", "!contra", "palavra-chave", "palavra chave", "кодовое слово",
+		"code word", "codeword", "magic word", "open sesame", "mot magique", "palabra mágica", "!pass", "passphrase", "palabra clave", "mot de passe oral", "合言葉", "verbal password",
 		"clave de acceso", "senha eletrônica", "senha eletronica", "what you type", "what she types", "what he types",
 		"what i type", "what they type", "what unlocks", "what opens", "master.key", "pass phrase", "mot de passe", "mots de passe",
 		"phrase de passe", "contraseña", "contrasena", "senha", "palavra-passe", "~passwort", "~kennwort",
@@ -90,7 +91,8 @@ var namingWords = map[namingKind][]string{
 	nameCode: {
 		"recovery code", "backup code", "recovery key", "backup-code", "backup-codes", "2fa code", "2fa codes",
 		"códigos de backup", "código de backup", "codici di backup", "codes de sauvegarde", "रिकवरी कोड", "बैकअप कोड", "रिकवरी कोड्स", "बैकअप कोड्स",
-		"auth code", "authorization code", "epp code", "transfer code", "setup key", "totp secret", "otp secret",
+		"abholcode", "pickup code", "取件码", "login code", "sign-in code", "código de retirada", "code de retrait",
+		"restore code", "auth code", "authorization code", "epp code", "transfer code", "setup key", "totp secret", "otp secret",
 		"authenticator key", "2fa secret",
 		"código de recuperación", "códigos de recuperación", "códigos de respaldo", "clave de recuperación",
 		"code de récupération", "codes de récupération", "code de secours", "codes de secours", "clé de récupération",
@@ -118,7 +120,7 @@ var namingWords = map[namingKind][]string{
 		"serial", "thumbprint", "md5sum", "sid", "content-addressed", "content address", "nonce", "accessor",
 		"sha1sum", "sha256sum", "sha512sum", "shasum", "b2sum", "cksum",
 		"hashed", "haché", "hachée", "哈希", "哈希值", "ハッシュ", "해시", "хеш", "хэш", "container",
-		"game pin", "game-pin", "irn", "iban", "bic", "swift", "txid", "tx hash", "transaction hash", "zone", "отпечаток", "отпечатка", "join code", "room code", "meeting code", "friend code", "webinar id",
+		"game pin", "game-pin", "irn", "pix", "iban", "bic", "swift", "txid", "tx hash", "transaction hash", "zone", "отпечаток", "отпечатка", "join code", "room code", "meeting code", "friend code", "webinar id",
 		"empreinte", "somme de contrôle", "hachage", "identifiant",
 		"prüfsumme", "pruefsumme", "fingerabdruck", "kennung",
 		"identificador", "suma de verificación", "huella",
@@ -312,6 +314,9 @@ func wordOK(text, lower string, a, b int, nw namingWord) (int, bool) {
 			return b, after != '学' // cryptography
 		case "鍵":
 			return b, !unicode.Is(unicode.Han, before) // "秘密鍵", "公開鍵" are words of their own
+		case "パス":
+			// "Wi-Fiのパス", not "パスワード" (listed apart), "パスポート" or "ファイルパス" (a path).
+			return b, !unicode.Is(unicode.Katakana, after) && after != 'ー' && !unicode.Is(unicode.Katakana, before)
 		}
 		return b, true
 	}
@@ -327,7 +332,8 @@ func wordOK(text, lower string, a, b int, nw namingWord) (int, bool) {
 		// by the assignment rules.
 		return 0, false
 	}
-	if (nw.w == "pin" || nw.w == "pin code" || nw.w == "pin-code" || nw.w == "pat") && !isUpperASCII(text[a:a+3]) {
+	romancePIN := nw.w == "pin" && (strings.HasPrefix(lower[b:], " de ") || strings.HasPrefix(lower[b:], " del ") || strings.HasPrefix(lower[b:], " da ") || strings.HasPrefix(lower[b:], " do ") || strings.HasPrefix(lower[b:], " della "))
+	if (nw.w == "pin" || nw.w == "pin code" || nw.w == "pin-code" || nw.w == "pat") && !isUpperASCII(text[a:a+3]) && !romancePIN {
 		return 0, false // "pin" and "pat" are verbs; the PIN and the PAT are written in capitals
 	}
 	end := b
@@ -491,7 +497,7 @@ func publicNoun(text string, m namingMatch, ms []namingMatch) bool {
 	// "PublicKey = …", "publishableKey": the modifier glued in camelCase.
 	if a := m.start; a > 0 && text[a-1] >= 'a' && text[a-1] <= 'z' {
 		b := a
-		for b > 0 && isAlnum(text[b-1]) {
+		for b > 0 && isASCIIAlnum(text[b-1]) {
 			b--
 		}
 		if w := strings.ToLower(text[b:a]); nonSecretMods[w] || strings.HasSuffix(w, "public") || strings.HasSuffix(w, "publishable") {

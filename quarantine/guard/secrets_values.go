@@ -504,7 +504,12 @@ func publicAddress(v string) bool {
 			return true
 		}
 	}
-	return len(v) == 46 && strings.HasPrefix(v, "Qm") && strings.Trim(v, "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz") == ""
+	const base58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+	// A Tron address: "T" and 33 base58 characters.
+	if len(v) == 34 && v[0] == 'T' && strings.Trim(v, base58) == "" {
+		return true
+	}
+	return len(v) == 46 && strings.HasPrefix(v, "Qm") && strings.Trim(v, base58) == ""
 }
 
 // sshWireKey reports the base64 of an SSH public key blob: a 32-bit length
