@@ -230,3 +230,10 @@ func TestEvalSecretsHeldout14(t *testing.T) {
 func TestEvalSecretsHeldout15(t *testing.T) {
 	evalSentenceFile(t, "secrets-heldout15.jsonl")
 }
+
+// TestEvalSecretsHeldout16 prints the same for
+// testdata/secrets-heldout16.jsonl, a blind batch written in an agent's
+// voice for fourteen kinds of user.
+func TestEvalSecretsHeldout16(t *testing.T) {
+	evalSentenceFile(t, "secrets-heldout16.jsonl")
+}
