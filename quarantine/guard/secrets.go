@@ -243,6 +243,9 @@ func providerRuleList() []secretRule {
 		// Azure AD (Entra ID) client secrets: three characters, a digit,
 		// "Q~" and 31 to 34 more.
 		rule("azure-client-secret", api, d, `(?:^|[^A-Za-z0-9_~.\-])([A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34})(?:[^A-Za-z0-9_~.\-]|$)`, 1, "q~"),
+		rule("yandex-cloud", api, d, `\bAQVN[A-Za-z0-9_\-]{35,38}\b`, 0, "aqvn"),
+		// Cloudflare tunnel tokens: base64 of {"a":"<account>","t":…,"s":…}.
+		rule("cloudflare-tunnel", api, d, `\beyJhIjoi[A-Za-z0-9+/=]{50,}`, 0, "eyjhijoi"),
 		rule("jwt", SecretJWT, d, `\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`, 0, "eyj"),
 		rule("pem-base64", SecretPrivateKey, d, `\bLS0tLS1CRUdJTi[A-Za-z0-9+/=]{40,}`, 0, "ls0tls1crudjti").with(isBase64PrivateKey),
 		// Azure DevOps personal access tokens issued since 2024: 84 letters
@@ -335,6 +338,9 @@ func probableRuleList() []secretRule {
 		// PHP constants: WordPress's define( 'DB_PASSWORD', '…' ) and its keys
 		// and salts.
 		rule("php-define", SecretPassword, p, `\bdefine\(\s*['"][A-Z0-9_]*(?:PASSWORD|PASS|KEY|SALT|SECRET|TOKEN)[A-Z0-9_]*['"]\s*,\s*['"]([^'"\n]{4,})['"]`, 1, "define(").with(notPlaceholder),
+		// A setter given the literal: ArduinoOTA.setPassword("…"),
+		// client.setApiKey('…').
+		rule("set-password-call", SecretPassword, p, `\bset(?:Password|Passphrase|Secret|Token|ApiKey|APIKey|AuthToken|ClientSecret)\(\s*["']([^"'\n]{4,})["']`, 1, "setpassword", "setpassphrase", "setsecret", "settoken", "setapikey", "setauthtoken", "setclientsecret").with(notPlaceholder),
 		rule("netrc", SecretPassword, p, `(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+(\S+)`, 1, "machine"),
 		rule("psexec", SecretPassword, p, `(?i)\bpsexec(?:\.exe)?\b[^\n]*?\s-p\s+(\S+)`, 1, "psexec").with(notPlaceholder),
 		rule("cli-password", SecretPassword, p, `(?i)(?:^|\s)--?(?:password|passwd|pass|secret|api-?key|token|[a-z\-]*-token|[a-z\-]*-password|[a-z\-]*-secret|apikey)=["']?([^\s"']{4,})`, 1, "pass", "secret", "api", "token").with(notPlaceholder),

@@ -159,7 +159,7 @@ func chosenShape(v string) bool {
 		user, host := v[:at], v[at+1:]
 		// user@host, name@example.org, react@18.2.0, icon@2x: an address
 		// or a package is written in lower case after its "@".
-		if host != "" && (strings.ContainsRune(host, '.') || host == strings.ToLower(host) && !allDigits(host) || user == strings.ToLower(user) && isDigit(host[0])) {
+		if host != "" && (strings.ContainsRune(host, '.') || host == strings.ToLower(host) && user == strings.ToLower(user) && !allDigits(host) || user == strings.ToLower(user) && isDigit(host[0])) {
 			return false
 		}
 	}
@@ -213,7 +213,7 @@ func lettersOnly(s string) bool {
 var loginWords = []string{
 	"log in", "login", "log into", "logon", "log on", "sign in", "signin", "sign-in", "unlock", "credential", "creds",
 	"wifi", "wi-fi", "wlan", "ssh", "sudo", "admin", "root", "contra", "mdp", "usuario", "utilisateur", "benutzer",
-	"usuário", "utente", "пользовател", "사용자", "ユーザー", "用户", "account", "access", "authenticat", "what you type", "type in", "enter ", "bind",
+	"usuário", "utente", "пользовател", "사용자", "ユーザー", "用户", "protected by", "protégé par", "protegido con", "geschützt", "account", "access", "authenticat", "what you type", "type in", "enter ", "bind",
 	"iniciar sesión", "acceder", "acceso", "cuenta", "connexion", "se connecter", "compte", "identifiant", "anmeld", "zugang", "konto",
 	"entrar", "acessar", "acesso", "conta", "accedere", "accesso",
 	"вход", "войти", "логин", "доступ", "учётн", "учетн", "аккаунт",
@@ -284,7 +284,8 @@ var deviceWords = []string{
 	"alarm", "keypad", "door", "gate", "safe", "lockbox", "intercom", "garage", "padlock", "bike lock", "door lock",
 	"smart lock", "combo", "locker", "shed", "cadenas", "candado", "lucchetto", "cadeado", "vorhängeschloss", "fahrradschloss",
 	"подъезд", "замок", "자물쇠", "사물함", "공동현관", "储物柜", "挂锁", "ロッカー", "南京錠", "ताला", "लॉकर", "schlage",
-	"保险箱", "保管箱", "门锁", "密码锁", "пульт",
+	"保险箱", "保管箱", "门锁", "密码锁", "пульт", "haustür", "wohnungstür", "hoftor", "garagentor", "unlock", "phone",
+	"key cabinet", "vestuario", "caja fuerte", "cofre", "lucchetto",
 	"alarma", "puerta", "portón", "caja fuerte", "alarme", "porte", "portail", "coffre", "digicode", "interphone",
 	"alarmanlage", "einbruchmelde", "tür", "tor", "tresor", "allarme", "porta", "cancello", "cassaforte",
 	"portão", "cofre", "сигнализац", "охран", "двер", "домофон", "сейф", "警報", "警備", "ドア", "金庫", "オートロック",
@@ -297,8 +298,10 @@ var codeWords = []string{
 	"enter", "punch in", "punch", "type", "dial", "eingeben", "digita", "digite", "tecle", "введите", "입력",
 	// Links, in a text about a lock: "the combo … is 6797", "set to 5356",
 	// "opens with 452446", "geht mit … auf".
+	"unlocks with", "unlock with",
 	"combo", "combination", "is", "it's", "set to", "opens with", "open with", "geht mit", "es", "est", "ist", "é", "è",
-	"是", "设的是", "为", "кодом",
+	"是", "设的是", "为", "кодом", "opens on", "se abre con", "abre con", "s'ouvre avec", "öffnet mit", "si apre con", "abre com",
+	"the numbers are", "the three numbers are",
 }
 
 // deviceCodes adds a probable finding for each code of a device in text.
@@ -316,9 +319,15 @@ func deviceCodes(text string, add func(Finding)) {
 		for e < len(text) && isDigit(text[e]) {
 			e++
 		}
+		// A combination: "34-83-44-60", "09 57 42", "37-89-23".
+		if e-p == 2 {
+			if ce, ok := comboAt(text, p); ok {
+				e = ce
+			}
+		}
 		s := p
 		p = e
-		if n := e - s; n < 4 || n > 10 || s > 0 && (isASCIIAlnum(text[s-1]) || text[s-1] == '#') || e < len(text) && (isASCIIAlnum(text[e]) || (text[e] == '.' || text[e] == ',') && e+1 < len(text) && isDigit(text[e+1])) {
+		if n := e - s; n < 4 || n > 11 || s > 0 && (isASCIIAlnum(text[s-1]) || strings.IndexByte("#-./", text[s-1]) >= 0) || e < len(text) && (isASCIIAlnum(text[e]) || (text[e] == '.' || text[e] == ',') && e+1 < len(text) && isDigit(text[e+1])) {
 			continue
 		}
 		lower := strings.ToLower(text[max(0, s-48):s])
@@ -364,7 +373,7 @@ func codeBefore(lower string) (found, link bool) {
 	// Step back over separators and up to three short tokens.
 	p := len(lower)
 	for range 4 {
-		q := strings.TrimRight(lower[:p], " :：\t\n?")
+		q := strings.TrimRight(lower[:p], " :：\t\n?[(")
 		colon := p > len(q) && strings.ContainsAny(lower[len(q):p], ":：")
 		p = len(q)
 		for i, w := range codeWords {
@@ -780,5 +789,28 @@ func seedPhrases(text string, add func(Finding)) {
 		if e < len(text) && text[e] != ' ' && text[e] != '\n' {
 			flush()
 		}
+	}
+}
+
+// comboAt reads a combination at text[p:]: three or four groups of two
+// digits parted by "-" or single spaces, nothing glued after.
+func comboAt(text string, p int) (int, bool) {
+	k, groups := p, 0
+	var sep byte
+	for {
+		if k+2 > len(text) || !isDigit(text[k]) || !isDigit(text[k+1]) {
+			return 0, false
+		}
+		k += 2
+		groups++
+		if groups < 4 && k+1 < len(text) && (text[k] == '-' || text[k] == ' ') && (sep == 0 || sep == text[k]) && isDigit(text[k+1]) {
+			sep = text[k]
+			k++
+			continue
+		}
+		if k < len(text) && isASCIIAlnum(text[k]) {
+			return 0, false
+		}
+		return k, groups >= 3
 	}
 }

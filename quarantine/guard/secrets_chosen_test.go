@@ -426,3 +426,42 @@ func TestSecretsOfHouseholdsAbroad(t *testing.T) {
 		checkUntouched(t, g, text)
 	}
 }
+
+// TestSecretsInAnAgentsVoice: round-eight kinds in sentences written for
+// this test: combinations in pairs of digits, codes that a phone or a
+// cabinet "unlocks with", Spanish "clave" as a password, words and digits
+// as a Wi-Fi key, setters given a literal, numbered lists of key shares,
+// Yandex Cloud keys and Cloudflare tunnel tokens, a password with "@"
+// that is no address; and the look-alikes: a model number after a keypad,
+// a ticket after a keypad, a contract address, a constant's name, an
+// account locator.
+func TestSecretsInAnAgentsVoice(t *testing.T) {
+	g := newTestGuard(t, Policy{})
+	for _, c := range []struct {
+		text   string
+		values []string
+	}{
+		{"The file-room safe is set to 41-77-09. Only two people know it.", []string{"41-77-09"}},
+		{"Gas cage padlock: the three numbers are 12 48 90.", []string{"12 48 90"}},
+		{"The on-call phone unlocks with 660218.", []string{"660218"}},
+		{"Customer key cabinet by the desk: code [73314].", []string{"73314"}},
+		{"La clave del vestuario del personal: 8120. La cambian cada mes.", []string{"8120"}},
+		{"Wi-Fi in the laundry room: network Duplex-L, WPA2 key walnutpickle381.", []string{"walnutpickle381"}},
+		{`ArduinoOTA.setPassword("GARNET48211"); locks the updates.`, []string{"GARNET48211"}},
+		{"Unseal key shares to hold:\n1. " + tB64 + "\n2. " + strings.ReplaceAll(tB64, "5", "7"), []string{tB64, strings.ReplaceAll(tB64, "5", "7")}},
+		{"Translation API key: AQVN" + tAlnum36, []string{"AQVN" + tAlnum36}},
+		{"cloudflared tunnel token: eyJhIjoi" + tAlnum40 + tAlnum20, []string{"eyJhIjoi" + tAlnum40 + tAlnum20}},
+		{"The wallet extension is protected by OrbitTurnip@9am.", []string{"OrbitTurnip@9am"}},
+	} {
+		checkRedacted(t, g, c.text, c.values...)
+	}
+	for _, text := range []string{
+		"The keypad on room 3.114 is model KP-4452; new batteries on 3/12.",
+		"Facilities ticket for the sticky keypad: INC5829625.",
+		"Token contract the user trades: 0x08269a9d0f13c01c320b3c28e466c914432deb19",
+		"const char* password = SECRET_WIFI_PASS;",
+		"Account locator: xy10018.eu-west-1",
+	} {
+		checkUntouched(t, g, text)
+	}
+}

@@ -48,7 +48,7 @@ var headChange = map[string]bool{
 	"factor": true, "factors": true, "feature": true, "features": true, "term": true, "terms": true,
 	"bindings": true, "binding": true, "map": true, "mapping": true, "press": true, "event": true,
 	"events": true, "id": true, "ids": true, "frame": true, "frames": true,
-	"hint": true, "hints": true, "clue": true, "reminder": true, "tip": true, "tips": true,
+	"hint": true, "hints": true, "clue": true, "reminder": true, "tip": true, "tips": true, "locator": true,
 }
 
 // linkAdverbs may stand between a link and the value: "is now", "was
@@ -741,6 +741,8 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 		}
 		if strings.HasPrefix(text[q:], "- ") || strings.HasPrefix(text[q:], "* ") {
 			q += 2 // a list: "codes:\n- 8ukr-efms\n- …"
+		} else if q+3 <= len(text) && text[q] == '1' && (text[q+1] == '.' || text[q+1] == ')') && text[q+2] == ' ' {
+			q += 3 // "shares:\n1. iDQ0…\n2. ma8f…"
 		}
 	}
 	if linked && q < len(text) && text[q] == ':' && !strings.HasPrefix(text[q:], "://") {
@@ -894,7 +896,14 @@ func (c *contextScan) more(first string, i int) {
 	text := c.text
 	for range maxListed {
 		s := -1
+		// A numbered list: "\n2. …".
+		if i+4 <= len(text) && text[i] == '\n' && isDigit(text[i+1]) && (text[i+2] == '.' || text[i+2] == ')') && text[i+3] == ' ' {
+			s = i + 4
+		}
 		for _, sep := range listSeparators {
+			if s >= 0 {
+				break
+			}
 			if strings.HasPrefix(text[i:], sep) {
 				s = i + len(sep)
 				break
@@ -1282,7 +1291,7 @@ func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
 	// "暗号化キー：2acdabf3efa18").
 	// (Not 44 digits: a Brazilian NF-e "chave de acesso", a public
 	// document id.)
-	if c.kind == nameKey && loginCue(c.text) && (allDigits(v) && len(v) >= 12 && len(v) != 44 || linked && isHex(v) && !allDigits(v) && len(v) >= 10) && len(v) <= 64 {
+	if c.kind == nameKey && loginCue(c.text) && (allDigits(v) && len(v) >= 12 && len(v) != 44 || linked && isHex(v) && !allDigits(v) && len(v) >= 10 || wordThenDigits(v) && digitCount(v) >= 2) && len(v) <= 64 {
 		return true
 	}
 	if rejectValue(v) {
@@ -1335,13 +1344,15 @@ func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
 		}
 		// "Digicode : B0487": a short code of letters and digits; "PIN
 		// 4DyglfTf" after the noun in capitals.
-		if linked && len(v) >= 4 && len(v) <= 10 && isAlnumRun(v) && digitCount(v) >= 3 {
-			return true
+		if linked && len(v) >= 4 && len(v) <= 7 && isAlnumRun(v) && digitCount(v) >= 3 && len(v)-digitCount(v) <= 2 {
+			return true // not a ticket ("INC5829625")
 		}
 		if w := c.text[c.at:min(len(c.text), c.at+3)]; (w == "PIN" || w == "PUK") && len(v) >= 4 && len(v) <= 12 && isAlnumRun(v) && digitCount(v) >= 1 {
 			return true
 		}
-		return linked && looksLikePassword(v)
+		// Letters and digits only in capitals read as a reference
+		// ("INC5829625"), not a code.
+		return linked && looksLikePassword(v) && !(strings.Trim(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == "" && len(v)-digitCount(v) >= 3)
 	case nameSecret:
 		if generatedLooking(v) {
 			return true

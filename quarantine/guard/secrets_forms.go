@@ -38,7 +38,7 @@ func moreSecrets(text string, scan func(string) []Finding) []Finding {
 				ms = findNaming(text, lower)
 			}
 			// "the commit that removed the password is …" names a commit.
-			if looksLikePassword(v) && !schemeName(strings.TrimRight(v, ".,;:!?)")) && !namedNonSecret(text, m[2], m[3], ms) {
+			if looksLikePassword(v) && !schemeName(strings.TrimRight(v, ".,;:!?)")) && !rejectValue(strings.TrimRight(v, ".,;:!?)")) && !namedNonSecret(text, m[2], m[3], ms) {
 				out = append(out, Finding{Kind: KindSecret, Type: SecretPassword, Level: LevelProbable, Start: m[2], End: m[3], Reason: "password stated in prose"})
 			}
 		}

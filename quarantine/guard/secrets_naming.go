@@ -42,7 +42,7 @@ func (k namingKind) credential() bool { return k >= namePassword && k <= nameLog
 // listed in lower case; their capitalised forms are added.
 var namingWords = map[namingKind][]string{
 	namePassword: {
-		"~password", "passwd", "pw", "mdp", "パス", "пасс", "!contra", "palavra-chave", "palavra chave", "кодовое слово",
+		"~password", "passwd", "pw", "mdp", "clave", "パス", "пасс", "!contra", "palavra-chave", "palavra chave", "кодовое слово",
 		"code word", "codeword", "magic word", "open sesame", "mot magique", "palabra mágica", "!pass", "passphrase", "palabra clave", "mot de passe oral", "合言葉", "verbal password",
 		"clave de acceso", "senha eletrônica", "senha eletronica", "what you type", "what she types", "what he types",
 		"what i type", "what they type", "what unlocks", "what opens", "master.key", "pass phrase", "mot de passe", "mots de passe",
@@ -68,7 +68,7 @@ var namingWords = map[namingKind][]string{
 		"토큰", "시크릿", "टोकन", "सीक्रेट",
 	},
 	nameKey: {
-		"key", "apikey", "clave", "llave", "clé", "cle", "chave", "chiave", "~schlüssel", "~schluessel",
+		"key", "apikey", "llave", "clé", "cle", "chave", "chiave", "~schlüssel", "~schluessel",
 		"密钥", "秘钥", "私钥", "キー", "秘密鍵", "鍵", "ключ", "ключа", "ключи", "ключом", "ключу", "ключей",
 		"키", "कुंजी",
 	},

@@ -63,6 +63,7 @@ var handSamples = map[string]string{
 	"password-prose":             `the password is "centipede9"`,
 	"signs-with":                 "the webhook sender signs payloads with Q7rZ5xK2m4N8p3WtY6uB9cD1eF4gH7",
 	"php-define":                 "define( 'DB_PASSWORD', 'Q7rZ5xK2m4N8' );",
+	"set-password-call":          `ArduinoOTA.setPassword("Q7rZ5xK2m4N8");`,
 	"wifi-qr":                    "WIFI:T:WPA;S:Home-Net;P:Q7rZ5xK2m4N8;;",
 	"smtp-plainauth":             `auth := smtp.PlainAuth("", "alerts@example.org", "Q7rZ5xK2m4N8", "smtp.example.org")`,
 	"okta":                       "okta: " + oktaToken,

@@ -172,6 +172,10 @@ func rejectValue(v string) bool {
 		return true
 	case len(v) == 44 && allDigits(v):
 		return true // a Brazilian NF-e access key, printed on the invoice
+	case len(v) == 42 && strings.HasPrefix(v, "0x") && isHex(v[2:]):
+		return true // an Ethereum address or contract: public
+	case len(v) > 3 && strings.Trim(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == "" && strings.Contains(v, "_") && !isDigit(v[0]) && strings.ToUpper(v) == v && strings.Count(v, "_") >= 1 && digitCount(v) <= 2:
+		return true // a constant's name: "SECRET_WIFI_PASS"
 	case vaultNames[strings.ToLower(v)]:
 		return true // "the password is in 1Password", "パスワードは 1Password に…"
 	}
@@ -473,7 +477,7 @@ func stripeObjectID(v string) bool {
 // userAtHost reports "deploy@web-01": a user at a host, in lower case.
 func userAtHost(v string) bool {
 	at := strings.IndexByte(v, '@')
-	return at > 0 && at < len(v)-1 && strings.Trim(v, "abcdefghijklmnopqrstuvwxyz0123456789@._-") == "" && strings.Count(v, "@") == 1
+	return at > 0 && at < len(v)-1 && strings.Trim(v, "abcdefghijklmnopqrstuvwxyz0123456789@._-") == "" && strings.Count(v, "@") == 1 && strings.ContainsAny(v[at+1:], "-.")
 }
 
 // participle reports a description ending in a participle: "SOPS-encrypted",
