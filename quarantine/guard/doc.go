@@ -5,7 +5,10 @@
 //   - secrets (private keys, provider API keys, JWTs, bearer tokens,
 //     credential assignments, connection strings with passwords, password
 //     hashes, webhook URLs, values their sentence names as a password,
-//     token, key or secret in eleven languages, long random strings), at
+//     token, key or secret in eleven languages, long random strings;
+//     passwords people choose by their shape, the codes of alarms, doors,
+//     locks and safes, command-line password flags, password columns of
+//     tables and seed phrases, in secrets_chosen.go), at
 //     three levels: definite secrets are always redacted, probable ones are
 //     redacted with a warning, possible ones are flagged and stored
 //     verbatim only once the caller confirms; a string its sentence names
