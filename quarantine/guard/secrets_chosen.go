@@ -198,8 +198,13 @@ func identOnly(s string) bool {
 }
 
 func lettersOnly(s string) bool {
+	return every(s, func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' })
+}
+
+// every reports a non-empty s whose every byte passes f.
+func every(s string, f func(byte) bool) bool {
 	for k := 0; k < len(s); k++ {
-		if !(s[k] >= 'a' && s[k] <= 'z' || s[k] >= 'A' && s[k] <= 'Z') {
+		if !f(s[k]) {
 			return false
 		}
 	}
@@ -238,14 +243,7 @@ func loginCue(text string) bool {
 	return false
 }
 
-func isAlnumRun(s string) bool {
-	for k := 0; k < len(s); k++ {
-		if !isASCIIAlnum(s[k]) {
-			return false
-		}
-	}
-	return s != ""
-}
+func isAlnumRun(s string) bool { return every(s, isASCIIAlnum) }
 
 func hasUpper(s string) bool {
 	for k := 0; k < len(s); k++ {

@@ -29,6 +29,24 @@ func checkRedacted(t *testing.T, g *Guard, text string, values ...string) {
 	}
 }
 
+// secretCase is a text and the values a store must not keep of it.
+type secretCase struct {
+	text   string
+	values []string
+}
+
+// checkCases checks that each case's values are redacted and each text of
+// untouched is neither redacted nor held.
+func checkCases(t *testing.T, g *Guard, cases []secretCase, untouched []string) {
+	t.Helper()
+	for _, c := range cases {
+		checkRedacted(t, g, c.text, c.values...)
+	}
+	for _, text := range untouched {
+		checkUntouched(t, g, text)
+	}
+}
+
 // checkUntouched fails if the guard redacts or holds anything of text.
 func checkUntouched(t *testing.T, g *Guard, text string) {
 	t.Helper()
@@ -45,25 +63,23 @@ func checkUntouched(t *testing.T, g *Guard, text string) {
 // (addresses, versions, packages, code, references) are left alone.
 func TestChosenPasswords(t *testing.T) {
 	g := newTestGuard(t, Policy{})
-	for _, c := range []struct{ text, value string }{
-		{"For the Pi in the garage use pi / " + cPw8 + " over SSH.", cPw8},
-		{"the router login is admin and " + cPw5, cPw5},
-		{"Got it, the new one for the printer admin page: " + cPw7, cPw7},
-		{cPw6 + " is what you type on the alarm panel", cPw6},
-		{cPw1 + " is the new password for the Jenkins box, rotated this morning.", cPw1},
-		{"[09:12] kim: what's the code for the shared account?\n[09:13] ola: " + cPw2, cPw2},
-		{"Pour se connecter au NAS : " + cPw3 + " (ne pas partager)", cPw3},
-		{"NAS에 로그인할 때 " + cPw4 + " 사용하세요", cPw4},
-		{"~/.pgpass: db.internal:5432:orders:orders_rw:" + cPw2, cPw2},
-	} {
-		checkRedacted(t, g, c.text, c.value)
-	}
+	checkCases(t, g, []secretCase{
+		{"For the Pi in the garage use pi / " + cPw8 + " over SSH.", []string{cPw8}},
+		{"the router login is admin and " + cPw5, []string{cPw5}},
+		{"Got it, the new one for the printer admin page: " + cPw7, []string{cPw7}},
+		{cPw6 + " is what you type on the alarm panel", []string{cPw6}},
+		{cPw1 + " is the new password for the Jenkins box, rotated this morning.", []string{cPw1}},
+		{"[09:12] kim: what's the code for the shared account?\n[09:13] ola: " + cPw2, []string{cPw2}},
+		{"Pour se connecter au NAS : " + cPw3 + " (ne pas partager)", []string{cPw3}},
+		{"NAS에 로그인할 때 " + cPw4 + " 사용하세요", []string{cPw4}},
+		{"~/.pgpass: db.internal:5432:orders:orders_rw:" + cPw2, []string{cPw2}},
+	}, nil)
 	// Nothing speaks of credentials: the store asks first.
 	res := g.Check(Input{Text: "Note to self: " + cPw6 + " before Friday."})
 	if res.HasSecret || !res.NeedsConfirm {
 		t.Errorf("a password-shaped run alone: HasSecret %v, NeedsConfirm %v; want it held for confirmation", res.HasSecret, res.NeedsConfirm)
 	}
-	for _, text := range []string{
+	checkCases(t, g, nil, []string{
 		"Install react@18.2.0 and vue@3.4.21 before running the account migration.",
 		"Log in as deploy@build-01 and run make release for v2.4.1+build.77.",
 		"The login page needs C++17, Python3.11 and iPhone15+ support.",
@@ -75,9 +91,7 @@ func TestChosenPasswords(t *testing.T) {
 		"Call +1-555-0100x42 to unlock the account, or write to access@example.com.",
 		"Root cause: getUser(42)!=nil returned early for the admin account.",
 		"Ping @Platform2 or $Home3x for access questions.",
-	} {
-		checkUntouched(t, g, text)
-	}
+	})
 }
 
 // TestCommandLinePasswords: each tool's documented password flag gives
@@ -85,26 +99,23 @@ func TestChosenPasswords(t *testing.T) {
 // mean something else, give nothing.
 func TestCommandLinePasswords(t *testing.T) {
 	g := newTestGuard(t, Policy{})
-	for _, c := range []struct{ text, value string }{
-		{"mysql -h db1 -u app -p'" + cPw1 + "' shop", cPw1},
-		{"ldapwhoami -x -D \"uid=ops,ou=people,dc=example,dc=org\" -w " + cPw3, cPw3},
-		{"redis-cli -h 127.0.0.1 -p 6379 -a " + tAlnum20 + " ping", tAlnum20},
-		{"sshpass -p '" + cPw4 + "' ssh admin@10.1.1.1", cPw4},
-		{"smbclient //nas/share -U alice%" + cPw2, cPw2},
-		{"keytool -importkeystore -srcstorepass " + cPw5 + " -deststorepass " + cPw5, cPw5},
-		{"htpasswd -bc /etc/nginx/.htpasswd admin " + cPw6, cPw6},
-		{"7z a backup.7z docs/ -p" + cPw7 + " -mhe=on", cPw7},
-		{"zip -r -P " + cPw8 + " notes.zip notes/", cPw8},
-		{"sqlcmd -S db01 -U sa -P " + cPw1 + " -Q \"SELECT 1\"", cPw1},
-		{"mosquitto_pub -h broker -u sensor -P " + cPw2 + " -t home/temp -m 21", cPw2},
-		{"rabbitmqctl add_user ingest " + tAlnum20, tAlnum20},
-		{`net use Z: \\fileserver\team ` + cPw3 + ` /user:CORP\jdoe`, cPw3},
-		{"echo '" + cPw4 + "' | sudo -S apt update", cPw4},
-		{"echo \"" + tAlnum28 + "\" | docker login ghcr.io -u bot --password-stdin", tAlnum28},
-	} {
-		checkRedacted(t, g, c.text, c.value)
-	}
-	for _, text := range []string{
+	checkCases(t, g, []secretCase{
+		{"mysql -h db1 -u app -p'" + cPw1 + "' shop", []string{cPw1}},
+		{"ldapwhoami -x -D \"uid=ops,ou=people,dc=example,dc=org\" -w " + cPw3, []string{cPw3}},
+		{"redis-cli -h 127.0.0.1 -p 6379 -a " + tAlnum20 + " ping", []string{tAlnum20}},
+		{"sshpass -p '" + cPw4 + "' ssh admin@10.1.1.1", []string{cPw4}},
+		{"smbclient //nas/share -U alice%" + cPw2, []string{cPw2}},
+		{"keytool -importkeystore -srcstorepass " + cPw5 + " -deststorepass " + cPw5, []string{cPw5}},
+		{"htpasswd -bc /etc/nginx/.htpasswd admin " + cPw6, []string{cPw6}},
+		{"7z a backup.7z docs/ -p" + cPw7 + " -mhe=on", []string{cPw7}},
+		{"zip -r -P " + cPw8 + " notes.zip notes/", []string{cPw8}},
+		{"sqlcmd -S db01 -U sa -P " + cPw1 + " -Q \"SELECT 1\"", []string{cPw1}},
+		{"mosquitto_pub -h broker -u sensor -P " + cPw2 + " -t home/temp -m 21", []string{cPw2}},
+		{"rabbitmqctl add_user ingest " + tAlnum20, []string{tAlnum20}},
+		{`net use Z: \\fileserver\team ` + cPw3 + ` /user:CORP\jdoe`, []string{cPw3}},
+		{"echo '" + cPw4 + "' | sudo -S apt update", []string{cPw4}},
+		{"echo \"" + tAlnum28 + "\" | docker login ghcr.io -u bot --password-stdin", []string{tAlnum28}},
+	}, []string{
 		"mysql -u root -p shop",
 		"ldapsearch -x -W -b dc=example,dc=org",
 		"unzip -p archive.zip readme.txt",
@@ -112,9 +123,7 @@ func TestCommandLinePasswords(t *testing.T) {
 		"docker run -p 8080:80 nginx",
 		"sqlcmd -S db01 -E -Q \"SELECT 1\"",
 		"echo $DB_PASSWORD | docker login ghcr.io -u bot --password-stdin",
-	} {
-		checkUntouched(t, g, text)
-	}
+	})
 }
 
 // TestSecretsInOtherForms: a passphrase named in another alphabet, a
@@ -123,27 +132,22 @@ func TestCommandLinePasswords(t *testing.T) {
 // id, a key the sentence says is public, a public DSN, a URL's plain user.
 func TestSecretsInOtherForms(t *testing.T) {
 	g := newTestGuard(t, Policy{})
-	for _, c := range []struct{ text, value string }{
-		{"Кодовая фраза для резервной копии: орбита лампа кедр туман", "орбита лампа кедр туман"},
-		{"Парольная фраза: kettle mirror anvil dune", "kettle mirror anvil dune"},
-		{"Wi-Fiのパスワードは「maple-river-stone42」です", "maple-river-stone42"},
-		{"The product key on the box is 4KX7P-9QWMT-R2D8B-HJ6YV-3CFNG.", "4KX7P-9QWMT-R2D8B-HJ6YV-3CFNG"},
-		{"git remote set-url origin https://" + tAlnum36 + "@github.com/acme/api.git", tAlnum36},
-		{"Errors go to https://" + tHex32 + "@o12345.ingest.sentry.io/67890", tHex32},
-		{"The API key is " + tAlnum28 + "; never make it public.", tAlnum28},
-		{"The Pusher app secret is " + tHex32 + "; the app key is public.", tHex32},
-	} {
-		checkRedacted(t, g, c.text, c.value)
-	}
-	for _, text := range []string{
+	checkCases(t, g, []secretCase{
+		{"Кодовая фраза для резервной копии: орбита лампа кедр туман", []string{"орбита лампа кедр туман"}},
+		{"Парольная фраза: kettle mirror anvil dune", []string{"kettle mirror anvil dune"}},
+		{"Wi-Fiのパスワードは「maple-river-stone42」です", []string{"maple-river-stone42"}},
+		{"The product key on the box is 4KX7P-9QWMT-R2D8B-HJ6YV-3CFNG.", []string{"4KX7P-9QWMT-R2D8B-HJ6YV-3CFNG"}},
+		{"git remote set-url origin https://" + tAlnum36 + "@github.com/acme/api.git", []string{tAlnum36}},
+		{"Errors go to https://" + tHex32 + "@o12345.ingest.sentry.io/67890", []string{tHex32}},
+		{"The API key is " + tAlnum28 + "; never make it public.", []string{tAlnum28}},
+		{"The Pusher app secret is " + tHex32 + "; the app key is public.", []string{tHex32}},
+	}, []string{
 		"gpg --recv-keys 0x7A3F91C2B8D4E605",
 		"The signing key is 0x7A3F91C2B8D4E605 on keys.openpgp.org.",
 		"Our search key " + tHex32 + " ships in the frontend bundle; it is public by design.",
 		"Site key " + tAlnum40 + " (it's the public one; the secret stays on the server)",
 		"Clone with https://git@github.com/acme/api.git",
-	} {
-		checkUntouched(t, g, text)
-	}
+	})
 }
 
 // TestSecretsNamedAfterOrAround: a value written before its noun and a
@@ -155,10 +159,7 @@ func TestSecretsInOtherForms(t *testing.T) {
 // header, references to where a secret is kept.
 func TestSecretsNamedAfterOrAround(t *testing.T) {
 	g := newTestGuard(t, Policy{})
-	for _, c := range []struct {
-		text   string
-		values []string
-	}{
+	checkCases(t, g, []secretCase{
 		{"Walnut2291 is the admin password for the home Grafana.", []string{"Walnut2291"}},
 		{"Radish86Linen ist das neue Root-Passwort für den Proxmox-Host.", []string{"Radish86Linen"}},
 		{"restic on B2: RESTIC_PASSWORD is nine silver tractors under the quiet falcon", []string{"nine silver tractors under the quiet falcon"}},
@@ -180,10 +181,7 @@ func TestSecretsNamedAfterOrAround(t *testing.T) {
 		{"OpenRouter: sk-or-v1-" + tHex64, []string{"sk-or-v1-" + tHex64}},
 		{"Pulumi access token pul-" + tHex40 + " from the shell profile", []string{"pul-" + tHex40}},
 		{"The firmware has -!ECKN_HrKC6~zNnrSod hardcoded as the MQTT password.", []string{"-!ECKN_HrKC6~zNnrSod"}},
-	} {
-		checkRedacted(t, g, c.text, c.values...)
-	}
-	for _, text := range []string{
+	}, []string{
 		"Tomorrow is the password reset day.",
 		"The password hint: blue door last left.",
 		"Password: printed on the sticker under the router.",
@@ -201,9 +199,7 @@ func TestSecretsNamedAfterOrAround(t *testing.T) {
 		"Site key used in the signup form (public, it's in the HTML): " + tAlnum40,
 		"Chave Pix da empresa para receber pagamentos (pode divulgar): 3d63938a-2107-4b8c-a4b5-dfd46ab5b143",
 		"`_auth.py` — Token retrieval from env files and credential helpers.",
-	} {
-		checkUntouched(t, g, text)
-	}
+	})
 }
 
 // TestHouseholdSecrets: the codes and keys of a household and an office,
@@ -214,10 +210,7 @@ func TestSecretsNamedAfterOrAround(t *testing.T) {
 // chance; and the look-alikes: a quiz's game PIN, a SOPS-encrypted value.
 func TestHouseholdSecrets(t *testing.T) {
 	g := newTestGuard(t, Policy{})
-	for _, c := range []struct {
-		text   string
-		values []string
-	}{
+	checkCases(t, g, []secretCase{
 		{"garage keypad 7146 (the remote is flaky)", []string{"7146"}},
 		{"Alarm panel by the side door: punch in 2283 then OFF within 30 seconds.", []string{"2283"}},
 		{"Digicode de l'immeuble : A4471, puis la porte de droite.", []string{"A4471"}},
@@ -232,17 +225,12 @@ func TestHouseholdSecrets(t *testing.T) {
 		{"Palavras de recuperação da carteira (a ordem importa): guitar acoustic junior napkin castle eagle glimpse abandon icon muffin bless episode", []string{"guitar acoustic junior napkin castle eagle glimpse abandon icon muffin bless episode"}},
 		{"Raj rotates the Sentry auth token later (current one: " + tHex64 + ")", []string{tHex64}},
 		{`{"token": "Zq81TfR2pLx0Wc.atlasv1.8sGfakeK2mPq7Rt4Xw9Lz3Vb6Nc1Hd5Jf0Ae2Yu7Io4Pl8Kj3Mn6Bv9Cx1Qw5Er8Ty2Ui"}`, []string{"Zq81TfR2pLx0Wc.atlasv1.8sGfakeK2mPq7Rt4Xw9Lz3Vb6Nc1Hd5Jf0Ae2Yu7Io4Pl8Kj3Mn6Bv9Cx1Qw5Er8Ty2Ui"}},
-	} {
-		checkRedacted(t, g, c.text, c.values...)
-	}
-	for _, text := range []string{
+	}, []string{
 		"All-hands quiz: the game PIN 5652689 will be on the big screen.",
 		"A sops value looks like ENC[AES256_GCM,data:" + tB64 + ",iv:" + tB64 + ",type:str]; edit it with sops.",
 		"The new one is nicer: version 2 of the router firmware.",
 		"La nueva versión del router llegó ayer.",
-	} {
-		checkUntouched(t, g, text)
-	}
+	})
 }
 
 // TestSecretsOfAnOffice: round-four kinds, in sentences written for this
@@ -257,10 +245,7 @@ func TestHouseholdSecrets(t *testing.T) {
 // to ship in the browser.
 func TestSecretsOfAnOffice(t *testing.T) {
 	g := newTestGuard(t, Policy{})
-	for _, c := range []struct {
-		text   string
-		values []string
-	}{
+	checkCases(t, g, []secretCase{
 		{"公司门禁密码 518274#，晚上用。", []string{"518274"}},
 		{"Tresor im Büro: Kombination 12-48-07 (links zuerst).", []string{"12-48-07"}},
 		{"the key safe by the back door opens with 3391.", []string{"3391"}},
@@ -278,10 +263,7 @@ func TestSecretsOfAnOffice(t *testing.T) {
 		{"The API signs session cookies with " + tHex64 + "; rotate it yearly.", []string{tHex64}},
 		{"sudo mosquitto_passwd -b /etc/mosquitto/passwd sensors Vx82LqPz0Rm", []string{"Vx82LqPz0Rm"}},
 		{"Connexion au NAS avec « admin » / 81k3rune7! ; le reste demain.", []string{"81k3rune7!"}},
-	} {
-		checkRedacted(t, g, c.text, c.values...)
-	}
-	for _, text := range []string{
+	}, []string{
 		"Отпечаток её PGP-ключа: 735D 0492 7531 59EA 5D2B  D864 0704 5D80 5DF4 1382.",
 		"Her PGP fingerprint (on keys.openpgp.org): 635D E6F4 2CF2 50A8 9171  2260 E69B 1C20 929B 9E45",
 		"Business account for client payments: IBAN NL26 INGB 8893 7795 90, BIC INGBNL2A. Fine to print on invoices.",
@@ -291,9 +273,7 @@ func TestSecretsOfAnOffice(t *testing.T) {
 		"[Peer]\nPublicKey = GDX3kD5gY4feouaDKwitgIRYzVwhpoXBgJS3EO7yiUQ=\nAllowedIPs = 10.8.0.3/32",
 		"Docs search: Algolia search-only API key " + tHex32 + "; designed to ship in the browser bundle.",
 		"Password: same as last year, ask Dana.",
-	} {
-		checkUntouched(t, g, text)
-	}
+	})
 }
 
 // TestSecretsInCodeAndConfig: round-five kinds in sentences written for
@@ -305,10 +285,7 @@ func TestSecretsOfAnOffice(t *testing.T) {
 // reference to an existing secret, a user at a host, a minisign key.
 func TestSecretsInCodeAndConfig(t *testing.T) {
 	g := newTestGuard(t, Policy{})
-	for _, c := range []struct {
-		text   string
-		values []string
-	}{
+	checkCases(t, g, []secretCase{
 		{"<server>\n  <id>releases</id>\n  <password>" + cPw2 + "</password>\n</server>", []string{cPw2}},
 		{`auth := smtp.PlainAuth("", "bot@example.org", "` + cPw1 + `", "smtp.example.org")`, []string{cPw1}},
 		{"uploads to https://acct.blob.core.windows.net/c?sv=2022-11-02&sp=rwl&sig=Qx7vLm2%2BPz4WnR8tK3cYb6%2FHd9Jf0Ae1Uk5%3D", []string{"Qx7vLm2%2BPz4WnR8tK3cYb6%2FHd9Jf0Ae1Uk5%3D"}},
@@ -318,10 +295,7 @@ func TestSecretsInCodeAndConfig(t *testing.T) {
 		{"The vault passphrase for the infra repo contains `otter lagoon pepper spruce`.", []string{"otter lagoon pepper spruce"}},
 		{"vault_ldap_bind_pw: \"" + tAlnum20 + "\"", []string{tAlnum20}},
 		{"The game server needs the GSLT " + tHex32 + " passed at start.", []string{tHex32}},
-	} {
-		checkRedacted(t, g, c.text, c.values...)
-	}
-	for _, text := range []string{
+	}, []string{
 		"Airflow run manual__2024-05-20T13:02:11+00:00 failed at load_events.",
 		"docker inspect shows container " + tHex64 + " restarted 14 times.",
 		"Sentry issue: event " + tHex32 + " is the date-picker crash.",
@@ -330,9 +304,7 @@ func TestSecretsInCodeAndConfig(t *testing.T) {
 		"auth:\n  existingSecret: orders-pg-credentials\n  secretKeys:\n    adminPasswordKey: postgres-password",
 		"Added the laptop key to deploy@web-01 authorized_keys.",
 		"Verify releases with minisign -P RWY7SwFau7WD/en2wOiO0TuWVUqXwkdC2eVk5/G6qH40ufoX943x+QTX",
-	} {
-		checkUntouched(t, g, text)
-	}
+	})
 }
 
 // TestCodesOfPlaces: round-six kinds in sentences written for this test:
@@ -345,10 +317,7 @@ func TestSecretsInCodeAndConfig(t *testing.T) {
 // sample config in Chinese, a site verification token.
 func TestCodesOfPlaces(t *testing.T) {
 	g := newTestGuard(t, Policy{})
-	for _, c := range []struct {
-		text   string
-		values []string
-	}{
+	checkCases(t, g, []secretCase{
 		{"Alarme : code 6173, puis la touche OFF.", []string{"6173"}},
 		{"Einbruchmeldeanlage scharf/unscharf: Code 8826. Bei Fehlalarm den Wachdienst anrufen.", []string{"8826"}},
 		{"Closing up: arm the alarm, enter 771204 and press Away.", []string{"771204"}},
@@ -362,10 +331,7 @@ func TestCodesOfPlaces(t *testing.T) {
 		{"[10:02] ana: la contra del panel?\n[10:03] leo: &Gaviota2004", []string{"&Gaviota2004"}},
 		{"Online-Banking: Anmeldename k4x9q2, PIN 7TfQ2mLz.", []string{"7TfQ2mLz"}},
 		{"Recovery phrase, to be written on the steel plate and deleted from here: salmon flamingo dawn admit fabric envelope", []string{"salmon flamingo dawn admit fabric envelope"}},
-	} {
-		checkRedacted(t, g, c.text, c.values...)
-	}
-	for _, text := range []string{
+	}, []string{
 		"Error code 5005 at the front door camera after the reboot.",
 		"API gateway: enter 8443 as the port in the settings.",
 		"The gate was installed in 2019 by the previous owner.",
@@ -373,9 +339,7 @@ func TestCodesOfPlaces(t *testing.T) {
 		"示例配置（假的）：AccessKeySecret=xxxxxxxxxxxxxxxx，部署时从环境变量读取。",
 		"TXT @ google-site-verification=6Gl_SNz6YALPg1nHzQZXTrE2XmQzTv0ZbxhCbceKV0I",
 		"Chave Pix para recebimento: fa8cb05f-2bca-4779-9b7f-0a1e414fe32e. Pode divulgar para os clientes.",
-	} {
-		checkUntouched(t, g, text)
-	}
+	})
 }
 
 // TestSecretsOfHouseholdsAbroad: round-seven kinds in sentences written
@@ -389,10 +353,7 @@ func TestCodesOfPlaces(t *testing.T) {
 // issue number after a gate job.
 func TestSecretsOfHouseholdsAbroad(t *testing.T) {
 	g := newTestGuard(t, Policy{})
-	for _, c := range []struct {
-		text   string
-		values []string
-	}{
+	checkCases(t, g, []secretCase{
 		{"The hotel room safe is set to 8814; passports inside.", []string{"8814"}},
 		{"房间保险箱我设的是 6390。", []string{"6390"}},
 		{"Der Tresor im Büro geht mit 771203 auf.", []string{"771203"}},
@@ -412,19 +373,14 @@ func TestSecretsOfHouseholdsAbroad(t *testing.T) {
 		{"WLAN-Schlüssel FRITZ!Box (Küche): 4183 9920 7731 0654 2289", []string{"4183 9920 7731 0654 2289"}},
 		{"Packstation 87, Abholcode 604417 gilt bis Freitag.", []string{"604417"}},
 		{"3741 ← 신한카드 비번", []string{"3741"}},
-	} {
-		checkRedacted(t, g, c.text, c.values...)
-	}
-	for _, text := range []string{
+	}, []string{
 		".env.example\nNAVER_CLIENT_SECRET=\nAPP_ENV=local",
 		"Клиент будет платить туда (USDT TRC20): TFLTzYwi86sU6JUE1wv1C7MfGmmzYBxjAZ",
 		"Chave Pix da padaria, para passar aos clientes: b6586957-9d13-4f7c-944c-3c463f1ed040",
 		"The side door of the shed is 2400 mm wide.",
 		"The ticket has 6 digits: 123456 is the order.",
 		"`edited` must never reach the `gate` job, which is what closed #6948.",
-	} {
-		checkUntouched(t, g, text)
-	}
+	})
 }
 
 // TestSecretsInAnAgentsVoice: round-eight kinds in sentences written for
@@ -437,10 +393,7 @@ func TestSecretsOfHouseholdsAbroad(t *testing.T) {
 // account locator.
 func TestSecretsInAnAgentsVoice(t *testing.T) {
 	g := newTestGuard(t, Policy{})
-	for _, c := range []struct {
-		text   string
-		values []string
-	}{
+	checkCases(t, g, []secretCase{
 		{"The file-room safe is set to 41-77-09. Only two people know it.", []string{"41-77-09"}},
 		{"Gas cage padlock: the three numbers are 12 48 90.", []string{"12 48 90"}},
 		{"The on-call phone unlocks with 660218.", []string{"660218"}},
@@ -452,16 +405,11 @@ func TestSecretsInAnAgentsVoice(t *testing.T) {
 		{"Translation API key: AQVN" + tAlnum36, []string{"AQVN" + tAlnum36}},
 		{"cloudflared tunnel token: eyJhIjoi" + tAlnum40 + tAlnum20, []string{"eyJhIjoi" + tAlnum40 + tAlnum20}},
 		{"The wallet extension is protected by OrbitTurnip@9am.", []string{"OrbitTurnip@9am"}},
-	} {
-		checkRedacted(t, g, c.text, c.values...)
-	}
-	for _, text := range []string{
+	}, []string{
 		"The keypad on room 3.114 is model KP-4452; new batteries on 3/12.",
 		"Facilities ticket for the sticky keypad: INC5829625.",
 		"Token contract the user trades: 0x08269a9d0f13c01c320b3c28e466c914432deb19",
 		"const char* password = SECRET_WIFI_PASS;",
 		"Account locator: xy10018.eu-west-1",
-	} {
-		checkUntouched(t, g, text)
-	}
+	})
 }

@@ -150,14 +150,7 @@ func caseMixed(v string) bool {
 	return changes*4 >= len(v)
 }
 
-func allDigits(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if !isDigit(v[i]) {
-			return false
-		}
-	}
-	return v != ""
-}
+func allDigits(v string) bool { return every(v, isDigit) }
 
 // rejectValue reports values that are not a literal credential whatever
 // names them: references and templates, placeholders and samples, URLs,
