@@ -77,7 +77,7 @@ func chosenRun(text string, i, j int) (a, b int, ok bool) {
 	}
 	// "pass:Ridge7^Lumen", "host:5432:db:user:Pa55^word": labels and
 	// fields before the value.
-	if c := strings.LastIndexByte(text[a:b], ':'); c > 0 && strings.IndexAny(text[a:a+c], chosenSymbols) < 0 {
+	if c := strings.LastIndexByte(text[a:b], ':'); c > 0 && !strings.ContainsAny(text[a:a+c], chosenSymbols) {
 		a += c + 1
 	}
 	// "-p'Coral34!Lilac'", "-wGravel#88": a flag glued to its value.
@@ -373,7 +373,6 @@ func codeBefore(lower string) (found, link bool) {
 	for range 4 {
 		q := strings.TrimRight(lower[:p], " :：\t\n?[(")
 		colon := p > len(q) && strings.ContainsAny(lower[len(q):p], ":：")
-		p = len(q)
 		for i, w := range codeWords {
 			if strings.HasSuffix(q, w) {
 				k := len(q) - len(w)
@@ -473,20 +472,6 @@ func otherCode(before string) bool {
 	return false
 }
 
-// digitRun reports n digits in a row in text.
-func digitRun(text string, n int) bool {
-	run := 0
-	for k := 0; k < len(text); k++ {
-		if isDigit(text[k]) {
-			if run++; run >= n {
-				return true
-			}
-		} else {
-			run = 0
-		}
-	}
-	return false
-}
 
 // codeAfter reports words after the digits that make them a code to
 // enter: "484119 ← enter this on the keypad", "1258 opens the door".
@@ -679,7 +664,7 @@ func loginPairs(text string, add func(Finding)) {
 // Saying how many digits a code has and then giving them is how people
 // note a PIN whatever they call it.
 func countedDigits(text string, add func(Finding)) {
-	lower := strings.ToLower(text)
+	lower := asciiLower(text) // offsets into text
 	for _, w := range []string{" digits", " digit", " chiffres", " ziffern", " dígitos", " digitos", " cifre", " цифры", " цифр", "桁", "位数", "자리"} {
 		for off := 0; ; {
 			k := strings.Index(lower[off:], w)

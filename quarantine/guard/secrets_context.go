@@ -1587,7 +1587,7 @@ func saidPublic(text string, b int) bool {
 		!strings.Contains(rest, "públic") && !strings.Contains(rest, "öffentlich") && !strings.Contains(rest, "pubblic") {
 		return false
 	}
-	lower := strings.ToLower(rest)
+	lower := asciiLower(rest) // offsets into rest
 	for _, p := range publicSayings {
 		if k := strings.Index(lower, p); k >= 0 {
 			after := lower[k+len(p):]
