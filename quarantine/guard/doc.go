@@ -8,7 +8,8 @@
 //     token, key or secret in eleven languages, long random strings;
 //     passwords people choose by their shape, the codes of alarms, doors,
 //     locks and safes, command-line password flags, password columns of
-//     tables and seed phrases, in secrets_chosen.go), at
+//     tables and seed phrases, in secrets_chosen.go; and a learned
+//     judgement of the sentence around a string, secrets_learned.go), at
 //     three levels: definite secrets are always redacted, probable ones are
 //     redacted with a warning, possible ones are flagged and stored
 //     verbatim only once the caller confirms; a string its sentence names

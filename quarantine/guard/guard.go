@@ -144,11 +144,14 @@ type Guard struct {
 	model   *model
 	vec     *vecModel
 	mix     mixRule
+	// secretModel is the learned judgement of secrets (secrets_learned.go);
+	// nil reads with the rules alone.
+	secretModel *tokModel
 }
 
 // New returns a Guard for p. It fails with ErrBadPolicy for an unknown PII
-// mode or a negative field limit, and with ErrBadModel if the embedded
-// injection model is corrupt.
+// mode or a negative field limit, and with ErrBadModel if an embedded
+// model (injection, vector, secrets) is corrupt.
 func New(p Policy) (*Guard, error) {
 	switch p.PII {
 	case "":
@@ -176,7 +179,11 @@ func New(p Policy) (*Guard, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new guard: %w", err)
 	}
-	return &Guard{policy: p, limits: copied, secrets: newSecretScanner(), model: m, vec: vm, mix: shippedMix}, nil
+	sm, err := loadSecretModel()
+	if err != nil {
+		return nil, fmt.Errorf("new guard: %w", err)
+	}
+	return &Guard{policy: p, limits: copied, secrets: newSecretScanner(), model: m, vec: vm, mix: shippedMix, secretModel: sm}, nil
 }
 
 // FieldLimit is the size limit of field, in characters, under the

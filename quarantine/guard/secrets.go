@@ -1098,6 +1098,21 @@ func (g *Guard) scanSecrets(text string) []Finding {
 	loginPairs(text, func(f Finding) { extra = append(extra, f) })
 	countedDigits(text, func(f Finding) { extra = append(extra, f) })
 	seedPhrases(text, func(f Finding) { extra = append(extra, f) })
+	// The learned judgement last, where no rule found anything.
+	learned := func(f Finding) {
+		for _, o := range fs {
+			if o.Start < f.End && f.Start < o.End {
+				return
+			}
+		}
+		for _, o := range extra {
+			if o.Start < f.End && f.Start < o.End {
+				return
+			}
+		}
+		extra = append(extra, f)
+	}
+	learnedSecrets(g.secretModel, text, learned)
 	if len(extra) == 0 {
 		return fs
 	}

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -412,4 +413,53 @@ func TestSecretsInAnAgentsVoice(t *testing.T) {
 		"const char* password = SECRET_WIFI_PASS;",
 		"Account locator: xy10018.eu-west-1",
 	})
+}
+
+// TestLearnedJudgement: the learned judgement catches credentials that
+// only their sentence names, in words no rule reads (sentences written for
+// this test, each missed by the rules alone), and leaves what the sentence
+// names as something else, and a random string nothing names, to the
+// rules (untouched, or held for confirmation).
+func TestLearnedJudgement(t *testing.T) {
+	g := newTestGuard(t, Policy{})
+	rules := newTestGuard(t, Policy{})
+	rules.secretModel = nil
+	const v = "Xq7LmR2pWz9Kd4"
+	for _, text := range []string{
+		"what the deploy bot authenticates with: " + v,
+		"ssh into the pi with " + v + " as the login",
+		"zugang für das Portal: " + v,
+		"acceso al panel con " + v,
+	} {
+		if res := rules.Check(Input{Text: text}); res.HasSecret {
+			t.Errorf("rules alone redact %q: the case no longer tests the model", text)
+		}
+		checkRedacted(t, g, text, v)
+	}
+	checkCases(t, g, nil, []string{
+		"The build id is " + v + " in the logs.",
+		"Release tag " + v + " shipped today.",
+	})
+	if res := g.Check(Input{Text: "Note: " + tAlnum40}); res.HasSecret {
+		t.Errorf("a random string nothing names was redacted; the guard holds it for confirmation")
+	}
+}
+
+// TestSecretModelCorrupt: a damaged secretmodel.bin is refused with
+// ErrBadModel, never used.
+func TestSecretModelCorrupt(t *testing.T) {
+	good := encodeSecretModel(make([]float32, tokHashDim))
+	if _, err := decodeSecretModel(good); err != nil {
+		t.Fatalf("decode of a fresh encoding: %v", err)
+	}
+	for name, data := range map[string][]byte{
+		"empty":     nil,
+		"not gzip":  []byte("EGSM"),
+		"truncated": good[:len(good)/2],
+		"other":     encodeModel(0, make([]float32, hashDim+denseDim)),
+	} {
+		if _, err := decodeSecretModel(data); !errors.Is(err, ErrBadModel) {
+			t.Errorf("%s: err %v, want ErrBadModel", name, err)
+		}
+	}
 }

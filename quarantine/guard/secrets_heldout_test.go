@@ -134,6 +134,9 @@ func evalSentenceFile(t *testing.T, name string) {
 	}
 	rows := readJSONL[heldRow](t, filepath.Join("testdata", name))
 	g := newTestGuard(t, Policy{})
+	if os.Getenv("ENGRAM_EVAL_RULES_ONLY") != "" {
+		g.secretModel = nil // the rules without the learned judgement
+	}
 	var sec, neg proseTally
 	byLang := map[string]*[2]proseTally{}
 	for _, r := range rows {
@@ -244,4 +247,12 @@ func TestEvalSecretsHeldout16(t *testing.T) {
 // a change.
 func TestEvalSecretsHeldout17(t *testing.T) {
 	evalSentenceFile(t, "secrets-heldout17.jsonl")
+}
+
+// TestEvalSecretsHeldout18 prints the same for
+// testdata/secrets-heldout18.jsonl, the batch written blind after the
+// learned judgement was built; never used to choose a change.
+// ENGRAM_EVAL_RULES_ONLY=1 scores the rules alone.
+func TestEvalSecretsHeldout18(t *testing.T) {
+	evalSentenceFile(t, "secrets-heldout18.jsonl")
 }

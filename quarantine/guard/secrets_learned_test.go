@@ -1,16 +1,16 @@
 package guard
 
 import (
+	"bytes"
+	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"testing"
-	"unicode"
-	"unicode/utf8"
 )
 
 // The learned judgement of secrets_learned.go: its trainer and its
@@ -99,10 +99,12 @@ func scoreTok(w []float32, text string, c candTok) (p, ctx float64) {
 	return (&tokModel{w: w}).score(fs, from)
 }
 
-func loadTokRows(t *testing.T) (train map[string][]tokRow, held map[string][]tokRow, ordinary map[string][]tokRow) {
+func loadTokRows(t *testing.T, dir string) (train map[string][]tokRow, held map[string][]tokRow, ordinary map[string][]tokRow) {
 	train, held, ordinary = map[string][]tokRow{}, map[string][]tokRow{}, map[string][]tokRow{}
+	// The rules alone derive prose-dev's values: the model must not
+	// shape its own training data.
 	g := newTestGuard(t, Policy{})
-	dir := evalEnabled(t)
+	g.secretModel = nil
 	// secrets-prose-dev has no values: a credential row's values are what
 	// the guard redacts there (all of them, in sample).
 	for _, r := range readJSONL[proseRow](t, filepath.Join(dir, "guard", "secrets-prose-dev.jsonl")) {
@@ -124,11 +126,14 @@ func loadTokRows(t *testing.T) (train map[string][]tokRow, held map[string][]tok
 		}
 		train["sentences"] = append(train["sentences"], tr)
 	}
-	for _, name := range []string{"batch5", "batch7", "batch8", "heldout", "heldout8"} {
+	for _, name := range append([]string{"batch5", "batch7", "batch8"}, append(readBatches, heldBatches...)...) {
 		file := "secrets-" + name + ".jsonl"
+		if _, err := os.Stat(filepath.Join("testdata", file)); err != nil {
+			continue
+		}
 		for _, r := range readJSONL[heldRow](t, filepath.Join("testdata", file)) {
 			tr := tokRow{text: r.Text, secret: r.Label == "secret", values: r.Values, src: name}
-			if strings.HasPrefix(name, "heldout") {
+			if slices.Contains(heldBatches, name) {
 				held[name] = append(held[name], tr)
 			} else {
 				train[name] = append(train[name], tr)
@@ -170,7 +175,15 @@ func loadTokRows(t *testing.T) (train map[string][]tokRow, held map[string][]tok
 // held-out batches (secrets-heldout*.jsonl) are never among them. Half
 // of the rules-file lines of poison-dev (the even rows) are its ordinary
 // text; the other half measures it.
-var trainingSources = []string{"prose-dev", "sentences", "batch5", "batch7", "batch8"}
+var trainingSources = append([]string{"prose-dev", "sentences", "batch5", "batch7", "batch8"}, readBatches...)
+
+// readBatches are the blind batches whose rows were listed to make the
+// rules (development data, see testdata/secrets-heldout.md); heldBatches
+// were never listed.
+var (
+	readBatches = []string{"heldout", "heldout8", "heldout9", "heldout10", "heldout11", "heldout12", "heldout13", "heldout14", "heldout15", "heldout16"}
+	heldBatches = []string{"heldout17", "heldout18"}
+)
 
 const (
 	trainEpochs = 12
@@ -193,31 +206,29 @@ func oddRows(rows []tokRow) []tokRow {
 	return out
 }
 
-// TestEvalSecretsLearned is an experiment, not shipped: a learned
-// judgement of "is this string a credential, given its sentence" (a
-// logistic regression over each candidate's shape and the words around
-// it, as words and character 4-grams, in any language) added to the
-// rules. It prints leave-one-source-out over the training sources (each
-// source judged by a model trained on the others) for a range of
-// thresholds, then the model trained on all of them on the held-out
-// batches and on ordinary text it never saw. On 2026-11-28: held-out
-// credentials 98 of 117 redacted by the rules alone, 103 with the model
-// at 0.95 (101 when the context must speak for the string), for one more
-// touched look-alike (5 to 6 of 119) and one more rules-file line (1 to
-// 2 of 749); leave-one-source-out, look-alikes and ordinary lines touched
-// rose from 0.3% to 1.2-1.9%, and it redacted random strings that the
-// guard holds for confirmation when nothing names them (four unit tests
-// of the guard's levels failed). Not shipped: see the issue's closing
-// note.
+// TestEvalSecretsLearned measures the learned judgement
+// (secrets_learned.go) the way it was chosen: leave-one-source-out over
+// the training sources (each source judged by a model trained on the
+// others; the rules were written with every one of them in view, so the
+// rules' own figure there is in sample) for a range of thresholds, then
+// the model trained on all of them, with the rules, on the batches never
+// read (heldBatches) and on ordinary text it never saw. On 2026-11-28,
+// trained on ten read batches: heldout17, rules alone 76.0% of 150
+// credentials redacted, with the model at 0.95 83.3% (82.0% when the
+// context must speak for the string), look-alikes touched 2.0% both;
+// rules-file lines 0.1% -> 0.4% of 749. Shipped with the context gate and
+// the sentence's non-secret names (learnedSecrets), which keep random
+// strings nothing names held for confirmation, as the rules hold them.
 //
 //	ENGRAM_EVAL=1 go test ./quarantine/guard -run TestEvalSecretsLearned -v
 func TestEvalSecretsLearned(t *testing.T) {
-	train, held, ordinary := loadTokRows(t)
+	train, held, ordinary := loadTokRows(t, evalEnabled(t))
 	train["rules-even"] = evenRows(ordinary["poison-benign"])
 	ordinary["poison-benign-odd"] = oddRows(ordinary["poison-benign"])
 	delete(ordinary, "poison-benign")
 	srcs := append(append([]string{}, trainingSources...), "rules-even")
 	rules := newTestGuard(t, Policy{})
+	rules.secretModel = nil
 
 	// outcome scores rows: a credential row counts when every value is
 	// gone from what a store keeps, a non-secret row when anything is
@@ -301,7 +312,10 @@ func TestEvalSecretsLearned(t *testing.T) {
 		if cfg.theta > 1 {
 			line = "rules alone:"
 		}
-		for _, set := range []string{"heldout", "heldout8"} {
+		for _, set := range heldBatches {
+			if len(held[set]) == 0 {
+				continue
+			}
 			s, sn, n, nn := outcome(rules, w, cfg.theta, cfg.ctx, held[set])
 			line += fmt.Sprintf(" %s credentials %s, look-alikes touched %s;", set, pct(s, sn), pct(n, nn))
 		}
@@ -313,254 +327,50 @@ func TestEvalSecretsLearned(t *testing.T) {
 	}
 }
 
-// tokModel is a trained judgement: weights over hashed features.
-type tokModel struct {
-	w []float32
+var trainSecretsFlag = flag.Bool("trainsecrets", false, "retrain the secret model and rewrite secretmodel.bin")
+
+// trainSecretModel trains the shipped model: every training source, and
+// the even rows of the rules-file lines as ordinary text.
+func trainSecretModel(t *testing.T, dir string) []float32 {
+	train, _, ordinary := loadTokRows(t, dir)
+	var all []tokRow
+	for _, src := range trainingSources {
+		all = append(all, train[src]...)
+	}
+	all = append(all, evenRows(ordinary["poison-benign"])...)
+	return trainTok(tokExamples(all), trainEpochs, trainSeed)
 }
 
-// score returns the model's probability for the features fs and the part
-// of its log-odds that the candidate's context gives (the features from
-// ctxFrom on): the shipped rules judge a string by its shape, so the
-// experiment can ask the context to speak for it.
-func (m *tokModel) score(fs []int32, ctxFrom int) (p, ctx float64) {
-	z := 0.0
-	for i, f := range fs {
-		z += float64(m.w[f])
-		if i >= ctxFrom {
-			ctx += float64(m.w[f])
-		}
+// TestTrainSecretModel rewrites secretmodel.bin.
+//
+//	go test ./quarantine/guard -run TestTrainSecretModel -trainsecrets
+func TestTrainSecretModel(t *testing.T) {
+	if !*trainSecretsFlag {
+		t.Skip("run with -trainsecrets to rebuild secretmodel.bin")
 	}
-	return 1 / (1 + math.Exp(-z)), ctx
+	dir := evalDir()
+	if dir == "" {
+		t.Skip("corpus not found; set ENGRAM_EVAL_DIR")
+	}
+	data := encodeSecretModel(trainSecretModel(t, dir))
+	if err := os.WriteFile("secretmodel.bin", data, 0o644); err != nil {
+		t.Fatalf("write secret model: %v", err)
+	}
+	t.Logf("wrote secretmodel.bin (%d bytes)", len(data))
 }
 
-const (
-	tokHashBits = 16
-	tokHashDim  = 1 << tokHashBits
-)
-
-// candTok is a candidate's span.
-type candTok struct {
-	a, b int
-}
-
-// candidates returns the strings of text that could be a credential:
-// runs of printable ASCII without blanks, quotes or brackets, cut after
-// the last "=", six bytes or more, with a digit, a symbol or both cases,
-// and not what cannot be a credential whatever its sentence
-// (learnedCandidate).
-func candidates(text string) []candTok {
-	var out []candTok
-	sep := func(c byte) bool {
-		return c <= ' ' || c >= 0x7f || strings.IndexByte("\"'`()[]{}<>,;|", c) >= 0
+// TestShippedSecretModelReproduces checks that the embedded
+// secretmodel.bin is what TestTrainSecretModel builds from the data and
+// the current features.
+func TestShippedSecretModelReproduces(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains the model; skipped with -short")
 	}
-	for i := 0; i < len(text); {
-		if sep(text[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(text) && !sep(text[j]) {
-			j++
-		}
-		a, b := i, j
-		i = j
-		for b > a && strings.IndexByte(".:!?", text[b-1]) >= 0 {
-			b--
-		}
-		if k := strings.LastIndexByte(text[a:b], '='); k >= 0 && k < b-a-1 && !strings.HasSuffix(text[a:b], "=") {
-			a += k + 1
-		}
-		v := text[a:b]
-		if len(v) < 6 || strings.Contains(v, "://") {
-			continue
-		}
-		if lo, up, dg, sy := charClasses(v); (dg || sy || lo && up) && learnedCandidate(v) {
-			out = append(out, candTok{a, b})
-		}
+	dir := evalDir()
+	if dir == "" {
+		t.Skip("corpus not found; set ENGRAM_EVAL_DIR")
 	}
-	return out
-}
-
-// learnedCandidate leaves out what cannot be a credential whatever its
-// sentence: identifiers of code and prose ("context.Background",
-// "Uint8Array", "VOYAGE_API_KEY", "**Mem0**"), and the values the rules
-// reject (placeholders, versions, dates, hosts, paths, e-mail addresses).
-func learnedCandidate(v string) bool {
-	if strings.HasPrefix(v, "*") || strings.HasPrefix(v, "#") || strings.HasPrefix(v, "-") {
-		return false
+	if data := encodeSecretModel(trainSecretModel(t, dir)); !bytes.Equal(data, secretModelBin) {
+		t.Errorf("secretmodel.bin (%d bytes) differs from what its trainer builds (%d bytes); run go test ./quarantine/guard -run TestTrainSecretModel -trainsecrets", len(secretModelBin), len(data))
 	}
-	if wordIdentifier(v) || rejectValue(v) {
-		return false
-	}
-	// A dotted or slashed name of words: "table.columns.fieldName".
-	if strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ._/") == "" && strings.ContainsAny(v, "./") {
-		return false
-	}
-	// Capitals, digits and underscores: a variable's name.
-	if strings.Trim(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") == "" && strings.Contains(v, "_") {
-		return false
-	}
-	return true
-}
-
-// hashTok hashes a feature of namespace ns into the model's weights, as
-// the injection model hashes its features.
-func hashTok(ns byte, s string) int32 {
-	return hashFeature(ns, []byte(s)) & (tokHashDim - 1)
-}
-
-// charClasses reports which of lower-case letters, capitals, digits and
-// other bytes v holds.
-func charClasses(v string) (lo, up, dg, sy bool) {
-	for k := 0; k < len(v); k++ {
-		switch c := v[k]; {
-		case c >= 'a' && c <= 'z':
-			lo = true
-		case c >= 'A' && c <= 'Z':
-			up = true
-		case c >= '0' && c <= '9':
-			dg = true
-		default:
-			sy = true
-		}
-	}
-	return
-}
-
-// tokFeatures are the hashed features of text[a:b] in its sentence: its
-// shape (length and character classes, entropy, hex or digits, its first
-// characters, its symbols, what the rules make of it) and its context
-// (up to eight words before it, by distance, with their character
-// 4-grams; the last word before it; up to four words after it; the
-// character right before it).
-func tokFeatures(text string, a, b int) (fs []int32, ctxFrom int) {
-	v := text[a:b]
-	fs = make([]int32, 0, 96)
-	add := func(ns byte, s string) { fs = append(fs, hashTok(ns, s)) }
-	add('b', "bias")
-	lo, up, dg, sy := charClasses(v)
-	lb := 0
-	for _, t := range []int{8, 12, 16, 24, 32, 48, 64} {
-		if len(v) >= t {
-			lb++
-		}
-	}
-	cls := string([]byte{bit(lo), bit(up), bit(dg), bit(sy)})
-	add('s', "len"+strconv.Itoa(lb))
-	add('s', "cls"+cls)
-	add('s', "cls"+cls+"-len"+strconv.Itoa(lb))
-	add('s', "ent"+strconv.Itoa(int(shannon(v)*2)))
-	if isHex(v) {
-		add('s', "hex")
-	}
-	if allDigits(strings.NewReplacer("-", "", " ", "").Replace(v)) {
-		add('s', "digits")
-	}
-	add('s', "dash"+strconv.Itoa(min(strings.Count(v, "-"), 4)))
-	add('p', strings.ToLower(v[:4]))
-	add('p', strings.ToLower(v[:3]))
-	for _, c := range []byte("_-.+/$@#!%^&*~:") {
-		if strings.IndexByte(v, c) >= 0 {
-			add('y', string(c))
-		}
-	}
-	if looksLikePassword(v) {
-		add('s', "pwlike")
-	}
-	if generatedLooking(v) {
-		add('s', "generated")
-	}
-	ctxFrom = len(fs)
-	lw := ctxWords(strings.ToLower(text[max(0, a-120):a]))
-	if len(lw) > 8 {
-		lw = lw[len(lw)-8:]
-	}
-	for i, w := range lw {
-		band := "far"
-		if len(lw)-i <= 3 {
-			band = "near"
-		}
-		add('l', w)
-		add('L', band+w)
-		for _, g := range ngramsOf(w, 4) {
-			add('g', g)
-		}
-	}
-	if len(lw) > 0 {
-		add('1', lw[len(lw)-1])
-	}
-	rw := ctxWords(strings.ToLower(text[b:min(len(text), b+60)]))
-	if len(rw) > 4 {
-		rw = rw[:4]
-	}
-	for _, w := range rw {
-		add('r', w)
-		for _, g := range ngramsOf(w, 4) {
-			add('h', g)
-		}
-	}
-	if tl := strings.TrimRight(text[max(0, a-120):a], " \t\"'`("); tl != "" {
-		r, _ := utf8.DecodeLastRuneInString(tl)
-		add('c', string(unicode.ToLower(r)))
-	}
-	return fs, ctxFrom
-}
-
-func bit(b bool) byte {
-	if b {
-		return '1'
-	}
-	return '0'
-}
-
-// cjk reports the scripts written without spaces, read as pairs of
-// characters.
-func cjk(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
-}
-
-// ctxWords splits s into words: runs of letters of one kind, Han, Kana
-// and Hangul as pairs of characters; words of one letter are dropped.
-func ctxWords(s string) []string {
-	var out []string
-	var cur []rune
-	flush := func() {
-		switch {
-		case len(cur) == 0:
-		case cjk(cur[0]) && len(cur) == 1:
-			out = append(out, string(cur))
-		case cjk(cur[0]):
-			for i := 0; i+1 < len(cur); i++ {
-				out = append(out, string(cur[i:i+2]))
-			}
-		case len(cur) >= 2:
-			out = append(out, string(cur))
-		}
-		cur = cur[:0]
-	}
-	for _, r := range s {
-		if !unicode.IsLetter(r) {
-			flush()
-			continue
-		}
-		if len(cur) > 0 && cjk(r) != cjk(cur[0]) {
-			flush()
-		}
-		cur = append(cur, r)
-	}
-	flush()
-	return out
-}
-
-// ngramsOf returns the character n-grams of w between "<" and ">".
-func ngramsOf(w string, n int) []string {
-	r := []rune("<" + w + ">")
-	if len(r) <= n {
-		return []string{string(r)}
-	}
-	out := make([]string, 0, len(r)-n+1)
-	for i := 0; i+n <= len(r); i++ {
-		out = append(out, string(r[i:i+n]))
-	}
-	return out
 }
