@@ -472,7 +472,6 @@ func otherCode(before string) bool {
 	return false
 }
 
-
 // codeAfter reports words after the digits that make them a code to
 // enter: "484119 ← enter this on the keypad", "1258 opens the door".
 func codeAfter(after string) bool {
