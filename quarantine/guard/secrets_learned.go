@@ -131,7 +131,7 @@ func learnedSecrets(m *tokModel, text string, add func(Finding)) {
 		}
 		// Digits the personal-data layer reads as a phone number, a card
 		// or an id are its business.
-		if allDigits(strings.NewReplacer("-", "", " ", "", "+", "").Replace(text[c.a:c.b])) {
+		if allDigits(dashSpacePlus.Replace(text[c.a:c.b])) {
 			if !piiRead {
 				pii, piiRead = scanPII(text), true
 			}
@@ -316,7 +316,7 @@ func tokFeatures(text string, a, b int) (fs []int32, ctxFrom int) {
 	if isHex(v) {
 		add('s', "hex")
 	}
-	if allDigits(strings.NewReplacer("-", "", " ", "").Replace(v)) {
+	if allDigits(dashSpace.Replace(v)) {
 		add('s', "digits")
 	}
 	add('s', "dash"+strconv.Itoa(min(strings.Count(v, "-"), 4)))
@@ -379,8 +379,14 @@ func bit(b bool) byte {
 // cjk reports the scripts written without spaces, read as pairs of
 // characters.
 func cjk(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+	return r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
+
+// The replacers of the features and the digit test, built once.
+var (
+	dashSpace     = strings.NewReplacer("-", "", " ", "")
+	dashSpacePlus = strings.NewReplacer("-", "", " ", "", "+", "")
+)
 
 // ctxWords splits s into words: runs of letters of one kind, Han, Kana
 // and Hangul as pairs of characters; words of one letter are dropped.
