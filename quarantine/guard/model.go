@@ -54,13 +54,9 @@ type featureSet struct {
 var loadModel = sync.OnceValues(func() (*model, error) { return decodeModel(modelBin) })
 
 func decodeModel(data []byte) (*model, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
+	raw, err := gunzipModel("model", data)
 	if err != nil {
-		return nil, fmt.Errorf("decode model: %w: %v", ErrBadModel, err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, fmt.Errorf("decode model: %w: %v", ErrBadModel, err)
+		return nil, err
 	}
 	const head = 4 + 4*5
 	if len(raw) < head || string(raw[:4]) != modelMagic {
@@ -74,41 +70,78 @@ func decodeModel(data []byte) (*model, error) {
 		return nil, fmt.Errorf("decode model: %w: shape %d/%d", ErrBadModel, hb, dd)
 	}
 	m := &model{bias: math.Float32frombits(le.Uint32(raw[16:]))}
-	scale := math.Float32frombits(le.Uint32(raw[20:]))
 	n := hashDim + denseDim
 	if len(raw) != head+2*n {
 		return nil, fmt.Errorf("decode model: %w: %d bytes", ErrBadModel, len(raw))
 	}
-	m.w = make([]float32, n)
-	for i := range m.w {
-		m.w[i] = float32(int16(le.Uint16(raw[head+2*i:]))) * scale
-	}
+	m.w = int16Weights(raw[head:], n, math.Float32frombits(le.Uint32(raw[20:])))
 	return m, nil
 }
 
 // encodeModel is the inverse of decodeModel (used by the trainer).
 func encodeModel(bias float32, w []float32) []byte {
-	maxAbs := float32(0)
-	for _, x := range w {
-		if a := float32(math.Abs(float64(x))); a > maxAbs {
-			maxAbs = a
-		}
-	}
-	scale := maxAbs / 32767
-	if scale == 0 {
-		scale = 1
-	}
+	scale := weightScale(w)
 	le := binary.LittleEndian
-	raw := make([]byte, 24+2*len(w))
+	raw := make([]byte, 24, 24+2*len(w))
 	copy(raw, modelMagic)
 	le.PutUint32(raw[4:], modelVersion)
 	le.PutUint32(raw[8:], hashBits)
 	le.PutUint32(raw[12:], denseDim)
 	le.PutUint32(raw[16:], math.Float32bits(bias))
 	le.PutUint32(raw[20:], math.Float32bits(scale))
-	for i, x := range w {
-		le.PutUint16(raw[24+2*i:], uint16(int16(math.Round(float64(x/scale)))))
+	return gzipBest(appendInt16Weights(raw, w, scale))
+}
+
+// The shipped weights files (model.bin, secretmodel.bin) share their
+// packing: a header, then int16 weights times one float32 scale, all
+// gzip-compressed.
+
+// gunzipModel reads a gzip-compressed weights file whole.
+func gunzipModel(what string, data []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("decode %s: %w: %v", what, ErrBadModel, err)
 	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("decode %s: %w: %v", what, ErrBadModel, err)
+	}
+	return raw, nil
+}
+
+// int16Weights decodes n little-endian int16 weights times scale.
+func int16Weights(raw []byte, n int, scale float32) []float32 {
+	w := make([]float32, n)
+	for i := range w {
+		w[i] = float32(int16(binary.LittleEndian.Uint16(raw[2*i:]))) * scale
+	}
+	return w
+}
+
+// weightScale is the scale that maps w's largest magnitude to 32767.
+func weightScale(w []float32) float32 {
+	maxAbs := float32(0)
+	for _, x := range w {
+		if a := float32(math.Abs(float64(x))); a > maxAbs {
+			maxAbs = a
+		}
+	}
+	if maxAbs == 0 {
+		return 1
+	}
+	return maxAbs / 32767
+}
+
+// appendInt16Weights appends w as int16 at scale to raw.
+func appendInt16Weights(raw []byte, w []float32, scale float32) []byte {
+	for _, x := range w {
+		raw = binary.LittleEndian.AppendUint16(raw, uint16(int16(math.Round(float64(x/scale)))))
+	}
+	return raw
+}
+
+// gzipBest compresses raw at the best compression.
+func gzipBest(raw []byte) []byte {
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	zw.Write(raw)

@@ -1,12 +1,9 @@
 package guard
 
 import (
-	"bytes"
-	"compress/gzip"
 	_ "embed"
 	"encoding/binary"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -49,13 +46,9 @@ const (
 var loadSecretModel = sync.OnceValues(func() (*tokModel, error) { return decodeSecretModel(secretModelBin) })
 
 func decodeSecretModel(data []byte) (*tokModel, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
+	raw, err := gunzipModel("secret model", data)
 	if err != nil {
-		return nil, fmt.Errorf("decode secret model: %w: %v", ErrBadModel, err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, fmt.Errorf("decode secret model: %w: %v", ErrBadModel, err)
+		return nil, err
 	}
 	const head = 4 + 4*3
 	if len(raw) < head || string(raw[:4]) != secretModelMagic {
@@ -68,42 +61,23 @@ func decodeSecretModel(data []byte) (*tokModel, error) {
 	if hb := le.Uint32(raw[8:]); hb != tokHashBits {
 		return nil, fmt.Errorf("decode secret model: %w: %d hash bits", ErrBadModel, hb)
 	}
-	scale := math.Float32frombits(le.Uint32(raw[12:]))
 	if len(raw) != head+2*tokHashDim {
 		return nil, fmt.Errorf("decode secret model: %w: %d bytes", ErrBadModel, len(raw))
 	}
-	m := &tokModel{w: make([]float32, tokHashDim)}
-	for i := range m.w {
-		m.w[i] = float32(int16(le.Uint16(raw[head+2*i:]))) * scale
-	}
-	return m, nil
+	return &tokModel{w: int16Weights(raw[head:], tokHashDim, math.Float32frombits(le.Uint32(raw[12:])))}, nil
 }
 
 // encodeSecretModel is the inverse of decodeSecretModel (used by the
 // trainer).
 func encodeSecretModel(w []float32) []byte {
-	maxAbs := float32(0)
-	for _, x := range w {
-		maxAbs = max(maxAbs, float32(math.Abs(float64(x))))
-	}
-	scale := maxAbs / 32767
-	if scale == 0 {
-		scale = 1
-	}
+	scale := weightScale(w)
 	le := binary.LittleEndian
-	raw := make([]byte, 16+2*len(w))
+	raw := make([]byte, 16, 16+2*len(w))
 	copy(raw, secretModelMagic)
 	le.PutUint32(raw[4:], secretModelVersion)
 	le.PutUint32(raw[8:], tokHashBits)
 	le.PutUint32(raw[12:], math.Float32bits(scale))
-	for i, x := range w {
-		le.PutUint16(raw[16+2*i:], uint16(int16(math.Round(float64(x/scale)))))
-	}
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	zw.Write(raw)
-	zw.Close()
-	return buf.Bytes()
+	return gzipBest(appendInt16Weights(raw, w, scale))
 }
 
 // learnedSecrets adds a probable finding for each candidate of text the
