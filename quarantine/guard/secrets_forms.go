@@ -209,19 +209,7 @@ func looksLikePassword(v string) bool {
 	if len(v) < 6 || !notPlaceholder(v) {
 		return false
 	}
-	lower, upper, digit, other := false, false, false, false
-	for _, r := range v {
-		switch {
-		case r >= 'a' && r <= 'z':
-			lower = true
-		case r >= 'A' && r <= 'Z':
-			upper = true
-		case r >= '0' && r <= '9':
-			digit = true
-		default:
-			other = true
-		}
-	}
+	lower, upper, digit, other := charClasses(v)
 	classes := 0
 	for _, b := range []bool{lower, upper, digit, other} {
 		if b {
