@@ -174,7 +174,7 @@ rules:
 			if a < 0 || a == b {
 				continue
 			}
-			if r.check != nil && !r.check(chunk[a:b]) {
+			if r.check != nil && !r.check(chunk[a:b]) || documentedSample(chunk, a, b) {
 				continue
 			}
 			if r.sentence {

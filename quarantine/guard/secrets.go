@@ -151,6 +151,8 @@ func providerRuleList() []secretRule {
 	d, api := LevelDefinite, SecretAPIKey
 	return []secretRule{
 		rule("aws-access-key-id", SecretAWSKey, d, `\b((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|A3T[A-Z0-9])[A-Z0-9]{16})\b`, 1, "akia", "asia", "abia", "acca", "agpa", "aida", "aipa", "anpa", "anva", "aroa", "apka", "a3t"),
+		// Alibaba Cloud's AccessKey ID, named as AWS's is.
+		rule("aliyun-access-key-id", SecretAWSKey, d, `\b(LTAI[A-Za-z0-9]{12,20})\b`, 1, "ltai").with(mixedToken),
 		rule("aws-mws", SecretAWSKey, d, `amzn\.mws\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`, 0, "amzn.mws."),
 		rule("anthropic", api, d, `sk-ant-[a-z]{3,6}\d{2}-[A-Za-z0-9_\-]{80,}`, 0, "sk-ant-"),
 		rule("openai", api, d, `\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{32,}`, 0, "sk-").with(mixedToken),
@@ -279,6 +281,10 @@ func probableRuleList() []secretRule {
 		rule("bearer", SecretBearer, p, `(?i)\b(?:Bearer|SSWS)\s+([A-Za-z0-9._~+/=\-]{8,})`, 1, "bearer", "ssws").with(bearerish),
 		// "token <value>" in prose needs a value that looks generated.
 		rule("token-word", SecretBearer, p, `(?i)\btoken\s+([A-Za-z0-9._~+/=\-]{16,})`, 1, "token ").with(randomLooking).bySentence(),
+		// A provider's key whose format nobody listed, named after the
+		// mode it runs in as Stripe's are: "pkit_live_nyojq7…",
+		// "gst_prod_pvhhm33…". Publishable keys ("pk_live_…") are public.
+		rule("live-key", SecretAPIKey, p, `\b[a-z][a-z0-9]{1,9}_(?:live|prod)_[A-Za-z0-9]{24,}\b`, 0, "_live_", "_prod_").with(liveKey).bySentence(),
 		rule("basic-auth", SecretPassword, p, `(?i)\bBasic\s+([A-Za-z0-9+/]{8,}={0,2})`, 1, "basic").with(isBasicCredential),
 		rule("url-credentials", SecretConnString, p, `(?i)\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@"'<>]{0,64}:([^\s/]{1,200})@[A-Za-z0-9\-_.\[%]`, 1, "://").with(urlPassword),
 		// "-u user -p password" on a command line (docker login, mysql,
@@ -296,6 +302,13 @@ func probableRuleList() []secretRule {
 		// Windows' "net use … PASSWORD /user:", xfreerdp's /p:, and a
 		// password echoed into "sudo -S" or "--password-stdin".
 		rule("cli-mysql", SecretPassword, p, `\b(?:mysql|mysqldump|mysqladmin|mysqlsh|mysqlimport|mysqlcheck|mariadb|mariadb-dump)\b[^\n|;]*?\s-p["']?([^\s"']{3,})`, 1, "mysql", "mariadb").with(cliPassword).needs(func(c string) bool { return strings.Contains(c, "-p") }),
+		// SQL that sets a password: CREATE USER … IDENTIFIED BY 'x', ALTER
+		// ROLE … PASSWORD 'x'.
+		rule("sql-identified-by", SecretPassword, p, `(?i)\b(?:identified\s+by|with\s+(?:encrypted\s+)?password|alter\s+(?:user|role)\s+\S+\s+(?:with\s+)?password)\s+'([^'\s]{4,})'`, 1, "identified", "password '", "password  '").with(cliPassword),
+		// The SNMP tools' community (-c), lftp's -u user,password, ipmitool's -P.
+		rule("cli-snmp", SecretPassword, p, `\bsnmp(?:walk|get|getnext|set|bulkwalk|bulkget|trap|table|netstat)\b[^\n|;]*?\s-c\s*["']?([^\s"']{4,})`, 1, "snmp").with(cliPassword),
+		rule("cli-lftp", SecretPassword, p, `\blftp\b[^\n|;]*?\s-u\s+["']?[^,\s"']+,([^\s"']{3,})`, 1, "lftp").with(cliPassword),
+		rule("cli-ipmitool", SecretPassword, p, `\bipmitool\b[^\n|;]*?\s-P\s*["']?([^\s"']{3,})`, 1, "ipmitool").with(cliPassword),
 		rule("cli-ldap", SecretPassword, p, `\bldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn|exop)\b[^\n|;]*?\s-w\s*["']?([^\s"']{3,})`, 1, "ldap").with(cliPassword),
 		// "signs payloads with <secret>": what a service signs with is its
 		// signing secret.
@@ -429,7 +442,7 @@ func nameKind(name string) (strong, weak bool) {
 	for _, part := range splitName(name) {
 		switch part {
 		case "password", "passwd", "passwort", "pwd", "pass", "passphrase", "secret", "secrets", "token", "credential", "credentials", "apikey", "pat", "jwtsecret", "jwtsecret_key", "secretkey", "accesstoken", "authtoken", "privatekey", "clientsecret",
-			"passe", "senha", "contrasena", "contraseña", "kennwort", "parola", "пароль", "비밀번호", "密码", "パスワード", "pw":
+			"passe", "senha", "contrasena", "contraseña", "clave", "mdp", "motdepasse", "kennwort", "parola", "пароль", "비밀번호", "密码", "パスワード", "pw":
 			strong = true
 		case "key", "auth", "login", "sid", "license", "sk":
 			weak = true
@@ -443,7 +456,7 @@ func nameKind(name string) (strong, weak bool) {
 // "secretKeyRef".
 func referenceName(name string) bool {
 	n := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(name))
-	return strings.HasPrefix(n, "existing") || strings.HasSuffix(n, "secretname") || strings.HasSuffix(n, "secretref") || strings.HasSuffix(n, "keyref") || strings.HasSuffix(n, "secretkeys") || strings.HasSuffix(n, "passwordkey")
+	return strings.Contains(n, "existing") || strings.HasSuffix(n, "secretname") || strings.HasSuffix(n, "secretref") || strings.HasSuffix(n, "keyref") || strings.HasSuffix(n, "secretkeys") || strings.HasSuffix(n, "passwordkey")
 }
 
 // publicName reports names of values that are public by design:
@@ -451,7 +464,16 @@ func referenceName(name string) bool {
 // browser), "ssh_pub_key".
 func publicName(name string) bool {
 	for _, p := range splitName(name) {
-		if p == "public" || p == "publishable" || p == "pub" {
+		if p == "public" || p == "publishable" || p == "pub" || p == "idempotency" {
+			return true
+		}
+	}
+	// "private_key_id", "secret_key_hash": the name names an id, a
+	// hash or a fingerprint of the credential, not the credential.
+	// (splitName appends the pairs after the n parts.)
+	if parts := splitName(name); len(parts) > 1 {
+		switch parts[(len(parts)+1)/2-1] {
+		case "id", "ids", "hash", "fingerprint", "thumbprint", "digest", "sha", "kid":
 			return true
 		}
 	}
@@ -538,7 +560,7 @@ func assignments(text, lower string, add func(f Finding)) {
 		// In a URL query ("?token=...&channel=..."), "&" ends the value.
 		query := start > 0 && (text[start-1] == '?' || text[start-1] == '&')
 		if strong, weak := nameKind(text[start:stop]); !modifiedNonSecret(text, start, weak && !strong) {
-			assignLine(text[start:end], start, query, add)
+			assignLine(text[start:end], text[max(0, start-160):start], start, query, add)
 		}
 	}
 }
@@ -554,9 +576,9 @@ const (
 	maxAssignment = 512
 )
 
-var assignKeywords = []string{"pass", "pwd", "secret", "token", "key", "credential", "auth", "login", "pat", "senha", "contras", "kennwort", "parola", "пароль", "비밀번호", "密码", "パスワード"}
+var assignKeywords = []string{"pass", "pwd", "secret", "token", "key", "credential", "auth", "login", "pat", "senha", "contras", "clave", "mdp", "kennwort", "parola", "пароль", "비밀번호", "密码", "パスワード"}
 
-func assignLine(text string, base int, query bool, add func(f Finding)) {
+func assignLine(text, prior string, base int, query bool, add func(f Finding)) {
 	m := assignRe.FindStringSubmatchIndex(text)
 	if m == nil {
 		return
@@ -598,11 +620,28 @@ func assignLine(text string, base int, query bool, add func(f Finding)) {
 		}
 	}
 	val := text[vs:ve]
+	// A SealedSecret's encryptedData is ciphertext for the cluster.
+	if strings.Contains(text, "encryptedData:") {
+		return
+	}
 	if !notPlaceholder(val) || sampleValue(val) || publicFormat(val) || !quoted && strings.EqualFold(val, name) {
 		return // "token=token" passes a variable on
 	}
 	if !strong && (!randomLooking(val) || identifierLike(val) || wordCompound(val)) {
 		return
+	}
+	// "correlation id from the failed login: corr-88d7…", "hash del
+	// commit che ha rotto il login: fc27…": a weak name ("login") in a
+	// sentence that names the value as something else.
+	if !strong {
+		if k := strings.LastIndexAny(prior, ".\n;"); k >= 0 {
+			prior = prior[k+1:]
+		}
+		for _, m := range findNaming(prior, asciiLower(prior)) {
+			if m.kind == nameNonSecret || m.kind == nameNonSecretMod {
+				return
+			}
+		}
 	}
 	if strong && !quoted && len(val) < 4 {
 		return
@@ -728,9 +767,33 @@ func dominant(v string) bool {
 // "abcdefg", "a1b2c3", "1234567890". Real generated secrets practically
 // never contain them.
 func sampleValue(v string) bool {
+	for _, s := range documentedSamples {
+		if strings.Contains(v, s) {
+			return true
+		}
+	}
 	lv := strings.ToLower(v)
 	for _, s := range []string{"abcdefg", "a1b2c3", "1234567890", "0123456789"} {
 		if strings.Contains(lv, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// documentedSamples are parts of the sample credentials that providers
+// publish in their documentation: the signature of jwt.io's example
+// token and Stripe's documented test key.
+var documentedSamples = []string{"SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c", "4eC39HqLyjWDarjtT1zdp7dc"}
+
+// documentedSample reports a published sample in the token at
+// text[a:b], read to its end (a JWT's signature follows its header).
+func documentedSample(text string, a, b int) bool {
+	for b < len(text) && text[b] > ' ' && text[b] != '"' && text[b] != '\'' {
+		b++
+	}
+	for _, s := range documentedSamples {
+		if strings.Contains(text[a:b], s) {
 			return true
 		}
 	}
@@ -844,6 +907,12 @@ func randomLooking(v string) bool {
 		}
 	}
 	return letters > 0 && digits > 0 && shannon(v) >= 3.0
+}
+
+// liveKey is a mode-named key that is not publishable: "pkit_live_…",
+// not "pk_live_…" or "pub_live_…".
+func liveKey(v string) bool {
+	return mixedToken(v) && !strings.HasPrefix(v, "pk_") && !strings.HasPrefix(v, "pub")
 }
 
 // mixedToken requires a digit and a letter, which rules out identifiers and
@@ -1026,7 +1095,7 @@ func sumLine(text string, a, b int) bool {
 // "sha256:9f86…", "h1:bkN3…").
 func digestPrefixed(s string) bool {
 	ls := strings.ToLower(s)
-	for _, p := range []string{"sha1-", "sha256-", "sha384-", "sha512-", "md5-", "sha1:", "sha256:", "sha384:", "sha512:", "md5:", "h1:"} {
+	for _, p := range []string{"sha1-", "sha256-", "sha384-", "sha512-", "md5-", "sha1:", "sha256:", "sha384:", "sha512:", "md5:", "h1:", "zh:"} {
 		if strings.HasPrefix(ls, p) {
 			return true
 		}
@@ -1097,6 +1166,7 @@ func (g *Guard) scanSecrets(text string) []Finding {
 	delimitedSecrets(text, func(f Finding) { extra = append(extra, f) })
 	loginPairs(text, func(f Finding) { extra = append(extra, f) })
 	countedDigits(text, func(f Finding) { extra = append(extra, f) })
+	answeredSecrets(text, func(f Finding) { extra = append(extra, f) })
 	seedPhrases(text, func(f Finding) { extra = append(extra, f) })
 	// The learned judgement last, where no rule found anything.
 	learned := func(f Finding) {
@@ -1141,4 +1211,8 @@ var labelProse = map[string]bool{
 	"none": true, "unknown": true, "unchanged": true, "the": true, "your": true, "our": true, "their": true,
 	"will": true, "can": true, "is": true, "was": true, "from": true, "via": true, "in": true,
 	"printed": true, "written": true, "taped": true, "located": true, "attached": true, "hidden": true,
+	// A command that fetches or makes it: "password: vault kv get …",
+	// "secret: generate with openssl", "credentials: edit with …".
+	"vault": true, "generate": true, "generated": true, "edit": true, "op": true, "bw": true, "sops": true,
+	"kubectl": true, "gcloud": true, "doppler": true, "fetch": true, "read": true, "get": true, "run": true,
 }

@@ -283,7 +283,7 @@ var deviceWords = []string{
 	"smart lock", "combo", "locker", "shed", "cadenas", "candado", "lucchetto", "cadeado", "vorhängeschloss", "fahrradschloss",
 	"подъезд", "замок", "자물쇠", "사물함", "공동현관", "储物柜", "挂锁", "ロッカー", "南京錠", "ताला", "लॉकर", "schlage",
 	"保险箱", "保管箱", "门锁", "密码锁", "пульт", "haustür", "wohnungstür", "hoftor", "garagentor", "unlock", "phone",
-	"key cabinet", "vestuario", "caja fuerte", "cofre", "lucchetto",
+	"key cabinet", "portal", "antifurto", "antivol", "hotel room", "vestuario", "caja fuerte", "cofre", "lucchetto",
 	"alarma", "puerta", "portón", "caja fuerte", "alarme", "porte", "portail", "coffre", "digicode", "interphone",
 	"alarmanlage", "einbruchmelde", "tür", "tor", "tresor", "allarme", "porta", "cancello", "cassaforte",
 	"portão", "cofre", "сигнализац", "охран", "двер", "домофон", "сейф", "警報", "警備", "ドア", "金庫", "オートロック",
@@ -297,7 +297,7 @@ var codeWords = []string{
 	// Links, in a text about a lock: "the combo … is 6797", "set to 5356",
 	// "opens with 452446", "geht mit … auf".
 	"unlocks with", "unlock with",
-	"combo", "combination", "is", "it's", "set to", "opens with", "open with", "geht mit", "es", "est", "ist", "é", "è",
+	"combo", "combination", "is", "it's", "set to", "set it to", "changed it to", "reset it to", "opens with", "open with", "geht mit", "es", "est", "ist", "é", "è",
 	"是", "设的是", "为", "кодом", "opens on", "se abre con", "abre con", "s'ouvre avec", "öffnet mit", "si apre con", "abre com",
 	"the numbers are", "the three numbers are",
 }
@@ -330,7 +330,11 @@ func deviceCodes(text string, add func(Finding)) {
 		}
 		lower := strings.ToLower(text[max(0, s-48):s])
 		word, link := codeBefore(lower)
-		if !word && !codeAfter(strings.ToLower(text[e:min(len(text), e+40)])) || unitAfter(text[e:]) {
+		first, named := false, false
+		if !word {
+			first, named = codeFirst(text, s, e)
+		}
+		if !word && !first && !codeAfter(strings.ToLower(text[e:min(len(text), e+40)])) || unitAfter(text[e:]) {
 			continue
 		}
 		// A link ("is", "set to") needs the device in its own sentence:
@@ -352,7 +356,7 @@ func deviceCodes(text string, add func(Finding)) {
 			}
 			checked = true
 		}
-		if !device {
+		if !device && !named {
 			return
 		}
 		found = append(found, Finding{Kind: KindSecret, Type: SecretPassword, Level: LevelProbable, Start: s, End: e, Reason: "the code of an alarm, a door or a safe"})
@@ -484,6 +488,47 @@ func codeAfter(after string) bool {
 	return false
 }
 
+// codeFirst reports digits that open a line or a text and that the rest
+// of their sentence calls a code (first), and whether it names them a
+// password or a PIN, which needs no device (named): "0228 — ese es el
+// código del portal", "587719 — этим кодом открывается сейф", "920904#
+// 是小区单元门的密码", "5164 ← 娘のiPadのパスコード". A year opening a line
+// ("2019 — the code was rewritten") is not one.
+func codeFirst(text string, s, e int) (first, named bool) {
+	if !valueOpens(text, s) || e-s == 4 && (text[s:s+2] == "19" || text[s:s+2] == "20") {
+		return false, false
+	}
+	rest := text[e:min(len(text), e+160)]
+	if k := strings.IndexAny(rest, "\n.!?。"); k >= 0 {
+		rest = rest[:k]
+	}
+	lr := strings.ToLower(strings.TrimLeft(rest, " #*"))
+	// The digits stand alone before their explanation: a dash, an arrow,
+	// a colon or the sentence's own words, never a unit or another number.
+	if lr == "" || isDigit(lr[0]) {
+		return false, false
+	}
+	for _, w := range secretNamesAfter {
+		if strings.Contains(lr, w) {
+			return true, true
+		}
+	}
+	for _, w := range codeNamesAfter {
+		if strings.Contains(lr, w) {
+			return true, false
+		}
+	}
+	return deviceNear(lr), false
+}
+
+// codeNamesAfter name, after the digits, a code; secretNamesAfter a
+// password or a PIN.
+var (
+	codeNamesAfter   = []string{"code", "código", "codigo", "codice", "код", "코드", "コード", "码", "번호", "कोड"}
+	secretNamesAfter = []string{"pin", "passcode", "password", "mot de passe", "contraseña", "senha", "passwort", "пароль", "密码",
+		"パスワード", "パスコード", "暗証", "비밀번호", "पासवर्ड"}
+)
+
 // unitAfter reports a unit or a currency right after the digits: "2400
 // mm", "5356 minutes", "1200 €": a measure, not a code.
 func unitAfter(after string) bool {
@@ -563,6 +608,23 @@ func delimitedSecrets(text string, add func(Finding)) {
 
 // tableHeader reports the credential column of a header line, its
 // separator and its number of cells, or -1.
+// credentialColumn reports a column named after a credential with a word
+// more: "temp_password", "initial-pin", "api token", but not
+// "password_hash" or "token_id".
+func credentialColumn(name string) bool {
+	parts := strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' || r == ' ' })
+	if len(parts) < 2 || len(parts) > 3 || publicName(name) {
+		return false
+	}
+	for _, p := range parts {
+		switch p {
+		case "password", "passwd", "pwd", "pin", "secret", "token", "passphrase", "passcode":
+			return true
+		}
+	}
+	return false
+}
+
 func tableHeader(line string) (col int, sep byte, fields int) {
 	for _, s := range []byte{'\t', ',', ';'} {
 		if strings.IndexByte(line, s) < 0 {
@@ -574,7 +636,7 @@ func tableHeader(line string) (col int, sep byte, fields int) {
 		}
 		for i, c := range cells {
 			name := strings.ToLower(strings.Trim(strings.TrimSpace(line[c[0]:c[1]]), "`*\"'"))
-			if tableColumns[name] {
+			if tableColumns[name] || credentialColumn(name) {
 				return i, s, len(cells)
 			}
 		}
@@ -795,4 +857,120 @@ func comboAt(text string, p int) (int, bool) {
 		}
 		return k, groups >= 3
 	}
+}
+
+// Credentials given as the answer to a question about one: "¿cuál es la
+// contraseña del router?\n[08:21] Álvaro: valencia12345", "какой пин у
+// рабочей симки?\n[21:18] Катя: 8067", "> what's the vpn psk?\n\nS2jL…",
+// "tu peux retenir le mdp du wifi stp ? c'est FC8S-X3E3-XF3P".
+
+// answeredSecrets adds a probable finding for the value that answers a
+// question naming a credential: the first token after the question mark,
+// past a quote mark, a chat speaker ("[08:21] Álvaro:", "Катя:") and a
+// short lead-in ("c'est", "it's"), when it has a credential's shape.
+func answeredSecrets(text string, add func(Finding)) {
+	for off := 0; off < len(text); {
+		k := strings.IndexAny(text[off:], "?？")
+		if k < 0 {
+			return
+		}
+		q := off + k
+		_, size := utf8.DecodeRuneInString(text[q:])
+		off = q + size
+		// The question: from its line's start (or its sentence's) to "?".
+		qs := strings.LastIndexAny(text[:q], "\n.!") + 1
+		question := text[qs:q]
+		if !credentialIn(question) {
+			continue
+		}
+		a, b, ok := answerToken(text, off)
+		if !ok {
+			continue
+		}
+		add(Finding{Kind: KindSecret, Type: SecretPassword, Level: LevelProbable, Start: a, End: b, Reason: "the answer to a question about a credential"})
+		off = b
+	}
+}
+
+// credentialIn reports a credential noun in s, not made something else
+// by the words around it ("password policy", "the commit's hash").
+func credentialIn(s string) bool {
+	ms := findNaming(s, asciiLower(s))
+	cred := false
+	for _, m := range ms {
+		switch {
+		case m.kind == nameNonSecret || m.kind == nameNonSecretMod:
+			return false
+		case m.kind.credential() && m.kind != nameLogin:
+			if e := m.end; e < len(s) {
+				w := strings.ToLower(strings.TrimLeft(s[e:], " "))
+				if k := strings.IndexAny(w, " ,?"); k >= 0 {
+					w = w[:k]
+				}
+				if headChange[w] {
+					continue
+				}
+			}
+			cred = true
+		}
+	}
+	return cred
+}
+
+// answerLeads may stand before an answer: "c'est", "it's", "es", "ist".
+var answerLeads = []string{"c'est", "cest", "it's", "its", "it is", "es", "é", "è", "ist", "это", "是", "sure,", "sí,", "oui,", "ja,", "sim,"}
+
+// answerToken returns the value that opens the answer after text[p:].
+func answerToken(text string, p int) (a, b int, ok bool) {
+	lim := min(len(text), p+120)
+	i := p
+	skip := func() {
+		for i < lim && strings.IndexByte(" \t\n\r>", text[i]) >= 0 {
+			i++
+		}
+	}
+	skip()
+	// A chat speaker: "[08:21] Álvaro:", "Катя:", "Ana -".
+	if i < lim && text[i] == '[' {
+		if k := strings.IndexByte(text[i:lim], ']'); k > 0 && k < 12 {
+			i += k + 1
+			skip()
+		}
+	}
+	if k := strings.IndexAny(text[i:lim], ":\n"); k > 0 && k <= 24 && text[i+k] == ':' && !strings.ContainsAny(text[i:i+k], "0123456789/") {
+		i += k + 1
+		skip()
+	}
+	for _, w := range answerLeads {
+		if len(text)-i > len(w) && strings.EqualFold(text[i:i+len(w)], w) && (text[i+len(w)] == ' ' || w == "是") {
+			i += len(w)
+			skip()
+			break
+		}
+	}
+	a = i
+	for i < len(text) && text[i] > ' ' && text[i] < 0x7f {
+		i++
+	}
+	b = i
+	for b > a && strings.IndexByte(".,;!?)", text[b-1]) >= 0 {
+		b--
+	}
+	v := text[a:b]
+	if b == a || rejectValue(v) {
+		return 0, 0, false
+	}
+	// The token must end where the answer's word ends: not the start of a
+	// sentence ("Nope, ask Ana").
+	if b < len(text) && text[b] >= 0x80 {
+		return 0, 0, false
+	}
+	t := strings.TrimLeft(v, "*#")
+	switch {
+	case allDigits(t) && len(t) >= 4 && len(t) <= 12:
+		return a + len(v) - len(t), b, true
+	case looksLikePassword(v), generatedLooking(v), codeShape(v), wordThenDigits(v) && len(v) >= 6:
+		return a, b, true
+	}
+	return 0, 0, false
 }

@@ -73,7 +73,7 @@ var wordLinks = map[string]bool{
 
 // softLinks may link a noun to a value ("set the password to …") but, when
 // no value follows, the sentence goes on.
-var softLinks = map[string]bool{"to": true, "auf": true, "à": true, "a": true, "на": true, "en": true, "em": true, "in": true, "with": true}
+var softLinks = map[string]bool{"par": true, "por": true, "durch": true, "to": true, "auf": true, "à": true, "a": true, "на": true, "en": true, "em": true, "in": true, "with": true}
 
 // sentenceSecrets finds the secrets of this file in text: values named as
 // credentials by their sentence, and webhook URLs. named says text may name

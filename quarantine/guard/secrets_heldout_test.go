@@ -256,3 +256,14 @@ func TestEvalSecretsHeldout17(t *testing.T) {
 func TestEvalSecretsHeldout18(t *testing.T) {
 	evalSentenceFile(t, "secrets-heldout18.jsonl")
 }
+
+// TestEvalSecretsHeldout19 … 23 print the same for the batches written
+// blind in the sixth session of 2026-11-28 (see testdata/secrets-heldout.md):
+// 19 chat and e-mail excerpts, 20 structured fragments, 21 memories of
+// non-technical people; 22 and 23, mixtures written while the rest was
+// built and scored once at the end.
+func TestEvalSecretsHeldout19(t *testing.T) { evalSentenceFile(t, "secrets-heldout19.jsonl") }
+func TestEvalSecretsHeldout20(t *testing.T) { evalSentenceFile(t, "secrets-heldout20.jsonl") }
+func TestEvalSecretsHeldout21(t *testing.T) { evalSentenceFile(t, "secrets-heldout21.jsonl") }
+func TestEvalSecretsHeldout22(t *testing.T) { evalSentenceFile(t, "secrets-heldout22.jsonl") }
+func TestEvalSecretsHeldout23(t *testing.T) { evalSentenceFile(t, "secrets-heldout23.jsonl") }

@@ -89,7 +89,11 @@ func learnedSecrets(m *tokModel, text string, add func(Finding)) {
 	var ms []namingMatch
 	var pii []Finding
 	named, piiRead := false, false
+	public := publicBlocks(text)
 	for _, c := range candidates(text) {
+		if overlapsSpan(public, c.a, c.b) {
+			continue
+		}
 		fs, from := tokFeatures(text, c.a, c.b)
 		p, ctx := m.score(fs, from)
 		if p < learnedMin || ctx < learnedCtxMin {
@@ -115,6 +119,42 @@ func learnedSecrets(m *tokModel, text string, add func(Finding)) {
 		}
 		add(Finding{Kind: KindSecret, Type: SecretPassword, Level: LevelProbable, Start: c.a, End: c.b, Reason: "judged a credential by its sentence (learned)"})
 	}
+}
+
+// publicBlocks returns the spans of PEM blocks that hold public material
+// (a public key, a certificate, a certificate request): their base64 is
+// published by design.
+func publicBlocks(text string) [][2]int {
+	var out [][2]int
+	for off := 0; ; {
+		k := strings.Index(text[off:], "-----BEGIN ")
+		if k < 0 {
+			return out
+		}
+		k += off
+		off = k + 11
+		head := text[off:min(len(text), off+40)]
+		if !strings.HasPrefix(head, "PUBLIC KEY") && !strings.HasPrefix(head, "RSA PUBLIC KEY") && !strings.HasPrefix(head, "CERTIFICATE") && !strings.HasPrefix(head, "PGP PUBLIC KEY") {
+			continue
+		}
+		e := strings.Index(text[off:], "-----END ")
+		if e < 0 {
+			e = len(text)
+		} else {
+			e += off
+		}
+		out = append(out, [2]int{k, e})
+		off = e
+	}
+}
+
+func overlapsSpan(spans [][2]int, a, b int) bool {
+	for _, s := range spans {
+		if s[0] < b && a < s[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // tokModel is a trained judgement: weights over hashed features.
@@ -148,23 +188,39 @@ type candTok struct {
 }
 
 // candidates returns the strings of text that could be a credential:
-// runs of printable ASCII without blanks, quotes or brackets, cut after
-// the last "=", six bytes or more, with a digit, a symbol or both cases,
-// and not what cannot be a credential whatever its sentence
+// runs without blanks, quotes or brackets (letters of the Latin, Greek
+// and Cyrillic alphabets belong to a run, other scripts end it: "Пароль
+// Берёзка883!", "验证码520106，"), cut after the last "=", and of one of
+// two shapes: six characters or more with a digit, a symbol or both
+// cases (six digits or more: shorter codes are the rules' to read, with
+// their units and ports); twelve letters or more of one case with
+// few vowels, as generated app passwords are ("hkioszkvcbdhntcr"). What
+// cannot be a credential whatever its sentence is left out
 // (learnedCandidate).
 func candidates(text string) []candTok {
 	var out []candTok
-	sep := func(c byte) bool {
-		return c <= ' ' || c >= 0x7f || strings.IndexByte("\"'`()[]{}<>,;|", c) >= 0
+	// runeAt reports whether the rune at i belongs to a run, and its size.
+	runeAt := func(i int) (in bool, size int) {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			return c > ' ' && c < 0x7f && strings.IndexByte("\"'`()[]{}<>,;|", c) < 0, 1
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		return unicode.IsLetter(r) && unicode.In(r, unicode.Latin, unicode.Greek, unicode.Cyrillic), size
 	}
 	for i := 0; i < len(text); {
-		if sep(text[i]) {
-			i++
+		in, size := runeAt(i)
+		if !in {
+			i += size
 			continue
 		}
 		j := i
-		for j < len(text) && !sep(text[j]) {
-			j++
+		for j < len(text) {
+			in, size := runeAt(j)
+			if !in {
+				break
+			}
+			j += size
 		}
 		a, b := i, j
 		i = j
@@ -174,15 +230,40 @@ func candidates(text string) []candTok {
 		if k := strings.LastIndexByte(text[a:b], '='); k >= 0 && k < b-a-1 && !strings.HasSuffix(text[a:b], "=") {
 			a += k + 1
 		}
-		v := text[a:b]
-		if len(v) < 6 || strings.Contains(v, "://") {
-			continue
-		}
-		if lo, up, dg, sy := charClasses(v); (dg || sy || lo && up) && learnedCandidate(v) {
+		if v := text[a:b]; candidateShape(v) && !strings.Contains(v, "://") && learnedCandidate(v) {
 			out = append(out, candTok{a, b})
 		}
 	}
 	return out
+}
+
+// candidateShape reports the shapes candidates keeps.
+func candidateShape(v string) bool {
+	n := utf8.RuneCountInString(v)
+	if n < 6 {
+		return false
+	}
+	var lo, up, dg, sy bool
+	vowels := 0
+	for _, r := range v {
+		switch {
+		case r >= '0' && r <= '9':
+			dg = true
+		case unicode.IsLower(r):
+			lo = true
+		case unicode.IsUpper(r):
+			up = true
+		case !unicode.IsLetter(r):
+			sy = true
+		}
+		if strings.ContainsRune("aeiouyAEIOUY", r) {
+			vowels++
+		}
+	}
+	if dg || sy || lo && up {
+		return true
+	}
+	return n >= 12 && len(v) == n && vowels*5 <= n
 }
 
 // learnedCandidate leaves out what cannot be a credential whatever its
@@ -214,6 +295,15 @@ func learnedCandidate(v string) bool {
 	if strings.HasSuffix(v, "=") && identOnly(strings.TrimRight(v, "=")) {
 		return false
 	}
+	// The name of an algorithm or an encoding: "argon2id", "sha256",
+	// "AES-256-GCM", "utf-8".
+	if algorithmName(v) {
+		return false
+	}
+	// A numbered reference: "ticket#4521", "PR#88".
+	if k := strings.IndexByte(v, '#'); k > 0 && lettersOnly(v[:k]) && allDigits(v[k+1:]) {
+		return false
+	}
 	// A mention or a variable: "@Platform2", "$Home3x".
 	if (v[0] == '@' || v[0] == '$') && identOnly(v[1:]) {
 		return false
@@ -238,6 +328,31 @@ func learnedCandidate(v string) bool {
 		return false
 	}
 	return true
+}
+
+// algorithmName reports the short names of hashes, ciphers, curves and
+// encodings, with their sizes and modes.
+func algorithmName(v string) bool {
+	if len(v) > 20 {
+		return false
+	}
+	lv := strings.ToLower(v)
+	for _, p := range []string{"argon2", "bcrypt", "scrypt", "pbkdf2", "sha", "md5", "aes", "rsa", "hmac", "ed25519", "x25519", "ed448",
+		"chacha20", "xchacha20", "poly1305", "blake2", "blake3", "crc32", "utf", "base64", "base32", "ecdsa", "p256", "p384", "secp256"} {
+		rest, ok := strings.CutPrefix(lv, p)
+		if !ok {
+			continue
+		}
+		// The size or the mode right after the name: "sha256", "aes-256-gcm",
+		// "argon2id", "hmac-sha256"; not "sharon1985".
+		switch {
+		case rest == "", len(rest) <= 2 && lettersOnly(rest), isDigit(rest[0]):
+			return true
+		case rest[0] == '-' || rest[0] == '_':
+			return len(rest) > 1 && (isDigit(rest[1]) || algorithmName(rest[1:]))
+		}
+	}
+	return false
 }
 
 // hashTok hashes a feature of namespace ns into the model's weights, as
@@ -292,6 +407,9 @@ func tokFeatures(text string, a, b int) (fs []int32, ctxFrom int) {
 	}
 	if allDigits(dashSpace.Replace(v)) {
 		add('s', "digits")
+		if allDigits(v) {
+			add('s', "digits"+strconv.Itoa(min(len(v), 13)))
+		}
 	}
 	add('s', "dash"+strconv.Itoa(min(strings.Count(v, "-"), 4)))
 	add('p', strings.ToLower(v[:4]))

@@ -49,6 +49,12 @@ var namingWords = map[namingKind][]string{
 		"phrase de passe", "contraseña", "contrasena", "senha", "palavra-passe", "~passwort", "~kennwort",
 		"parola d'ordine", "pre-shared key", "preshared key", "psk", "密码", "口令", "パスワード", "暗証番号", "пароль", "пароля", "паролем", "паролю",
 		"пароли", "비밀번호", "패스워드", "비번", "암호", "पासवर्ड",
+		// App passwords, and the keys of Wi-Fi networks and VPNs, which
+		// people choose as they choose passwords.
+		"app password", "app-specific password", "授权码", "clé pré-partagée", "cle pre-partagee", "clave precompartida",
+		"chave pré-compartilhada", "chiave pre-condivisa", "wi-fi key", "wifi key", "wlan key", "wpa key", "wpa2 key",
+		"network key", "clé wi-fi", "clé wifi", "clave wifi", "clave del wifi", "clave de la wifi", "chave wi-fi", "chave do wi-fi",
+		"chiave wi-fi", "chiave del wi-fi", "暗号化キー", "ネットワークキー", "ключ wi-fi", "ключ сети", "와이파이 키",
 		// Wallet seeds and recovery phrases: words that open a wallet or
 		// an account.
 		"recovery phrase", "seed phrase", "mnemonic", "secret phrase", "seed words", "recovery words", "backup phrase",
@@ -78,12 +84,14 @@ var namingWords = map[namingKind][]string{
 		"digicode", "code d'accès", "code de la porte", "code d'alarme", "código de acceso", "código de la alarma",
 		"código de alarme", "türcode", "alarmcode", "codice di accesso", "codice dell'allarme", "门禁密码", "解锁码",
 		"ロック解除コード", "код доступа", "код от двери", "출입 코드", "도어락 비밀번호", "एक्सेस कोड",
-		"授权码", "code gérant", "clave de supervisor", "código de desconexión", "código de desactivación", "zugangscode",
+		"code gérant", "clave de supervisor", "código de desconexión", "código de desactivación", "zugangscode",
 		"einbruchmeldeanlage", "код снятия", "код доступа", "경비 해제 비밀번호", "도어락 번호", "警備解除", "manager passcode",
 		"keypad", "alarm panel", "alarm system", "alarmanlage", "alarm", "alarma", "alarme", "allarme", "lockbox", "key safe",
 		"keysafe", "intercom", "interphone", "citofono", "gate", "cancello", "portão", "safe combination", "combination",
 		"kombination", "combinación", "combinaison", "combinazione", "combinação", "домофон", "домофона", "门禁",
 		"オートロック", "도어락", "तिजोरी", "कॉम्बिनेशन", "activation code", "código de activación", "code d'activation", "aktivierungscode",
+		"mpin", "m-pin", "code personnel", "code secret", "código personal", "código secreto", "geheimzahl", "codice segreto",
+		"codice personale", "codice antifurto", "antifurto", "パスコード", "화면 잠금",
 		"पिन", "पिन कोड", "पिन नंबर", "пин-код", "пин-кода", "пин", "ПИН-код", "ПИН-кода", "ПИН", "핀 번호", "핀번호",
 	},
 	// Recovery and backup codes and keys open an account or a disk as a
@@ -94,6 +102,14 @@ var namingWords = map[namingKind][]string{
 		"abholcode", "pickup code", "取件码", "login code", "sign-in code", "código de retirada", "code de retrait",
 		"restore code", "auth code", "authorization code", "epp code", "transfer code", "setup key", "totp secret", "otp secret",
 		"authenticator key", "2fa secret",
+		// One-time codes sent to log in or to confirm a payment.
+		"otp", "one-time code", "one-time password", "one time password", "verification code", "sms code", "2fa code",
+		"mfa code", "smstan", "sms-tan", "mtan", "chiptan", "pushtan", "验证码", "动态码", "短信验证码", "校验码",
+		"認証コード", "確認コード", "認証番号", "ワンタイムパスワード", "인증번호", "인증 번호", "인증코드", "otp 번호",
+		"код подтверждения", "код из смс", "код из sms", "смс-код", "sms-код", "одноразовый код", "код для входа",
+		"codice di verifica", "codice otp", "codice sms", "code de vérification", "code de validation", "code sms",
+		"código de verificación", "código de verificação", "código sms", "código otp", "bestätigungscode", "ओटीपी",
+		"सत्यापन कोड", "वेरिफिकेशन कोड",
 		"código de recuperación", "códigos de recuperación", "códigos de respaldo", "clave de recuperación",
 		"code de récupération", "codes de récupération", "code de secours", "codes de secours", "clé de récupération",
 		"~wiederherstellungscode", "~wiederherstellungscodes", "~wiederherstellungsschlüssel",
@@ -120,7 +136,8 @@ var namingWords = map[namingKind][]string{
 		"serial", "thumbprint", "md5sum", "sid", "content-addressed", "content address", "nonce", "accessor",
 		"sha1sum", "sha256sum", "sha512sum", "shasum", "b2sum", "cksum",
 		"hashed", "haché", "hachée", "哈希", "哈希值", "ハッシュ", "해시", "хеш", "хэш", "container",
-		"game pin", "game-pin", "irn", "pix", "iban", "bic", "swift", "txid", "tx hash", "transaction hash", "zone", "отпечаток", "отпечатка", "join code", "room code", "meeting code", "friend code", "webinar id",
+		"ssid", "network name", "nom du réseau", "nombre de red", "nome da rede", "netzwerkname", "имя сети",
+		"site key", "sitekey", "roll back", "rollback", "known-good", "known good", "game pin", "game-pin", "irn", "pix", "iban", "bic", "swift", "txid", "tx hash", "transaction hash", "zone", "отпечаток", "отпечатка", "join code", "room code", "meeting code", "friend code", "webinar id",
 		"empreinte", "somme de contrôle", "hachage", "identifiant",
 		"prüfsumme", "pruefsumme", "fingerabdruck", "kennung",
 		"identificador", "suma de verificación", "huella",
@@ -333,7 +350,10 @@ func wordOK(text, lower string, a, b int, nw namingWord) (int, bool) {
 		return 0, false
 	}
 	romancePIN := nw.w == "pin" && (strings.HasPrefix(lower[b:], " de ") || strings.HasPrefix(lower[b:], " del ") || strings.HasPrefix(lower[b:], " da ") || strings.HasPrefix(lower[b:], " do ") || strings.HasPrefix(lower[b:], " della "))
-	if (nw.w == "pin" || nw.w == "pin code" || nw.w == "pin-code" || nw.w == "pat") && !isUpperASCII(text[a:a+3]) && !romancePIN {
+	// "my bank card pin is 3976": a pin that is something's, with digits
+	// after a link, is a PIN whatever its case.
+	linkedPIN := nw.w == "pin" && pinDigitsAfter(lower[b:])
+	if (nw.w == "pin" || nw.w == "pin code" || nw.w == "pin-code" || nw.w == "pat") && !isUpperASCII(text[a:a+3]) && !romancePIN && !linkedPIN {
 		return 0, false // "pin" and "pat" are verbs; the PIN and the PAT are written in capitals
 	}
 	end := b
@@ -444,6 +464,21 @@ func sentenceEnd(text string, i int) int {
 		}
 	}
 	return 0
+}
+
+// pinDigitsAfter reports a link and four to eight digits after a noun:
+// " is 3976", " was: 4451", " = 0912".
+func pinDigitsAfter(after string) bool {
+	for _, l := range []string{" is ", " was ", ": ", " = ", " is now ", " is: "} {
+		if rest, ok := strings.CutPrefix(after, l); ok {
+			n := 0
+			for n < len(rest) && isDigit(rest[n]) {
+				n++
+			}
+			return n >= 4 && n <= 8 && (n == len(rest) || !isWordRune(rune(rest[n])))
+		}
+	}
+	return false
 }
 
 // namedNonSecret reports whether the sentence around text[a:b] names the

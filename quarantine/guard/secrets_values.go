@@ -159,7 +159,7 @@ func rejectValue(v string) bool {
 	switch {
 	case !notPlaceholder(literal(v)), placeholderValue(v), weakPlaceholder(v), sampleValue(v), publicFormat(v), digestPrefixed(v):
 		return true
-	case strings.Contains(v, "://"), strings.HasPrefix(v, "--"), strings.HasPrefix(v, "~/"):
+	case strings.Contains(v, "://"), strings.HasPrefix(v, "--"), strings.HasPrefix(v, "~/"), strings.HasPrefix(v, "ENC["), encodedFile(v):
 		return true
 	case emailLike(v), hostLike(v), versionValue(v), dateValue(v), pathLike(v), credentialName(v), wordCompound(v), userAtHost(v), participle(v):
 		return true
@@ -366,7 +366,7 @@ func wordIn(v, lv, w string) bool {
 // says it is an example (exampleContext).
 func weakPlaceholder(v string) bool {
 	lv := strings.ToLower(strings.Trim(v, "\"'`"))
-	if lv == "changeme" || lv == "change-me" || lv == "change_me" {
+	if lv == "changeme" || lv == "change-me" || lv == "change_me" || changeMeWords[lv] {
 		return true
 	}
 	creds := 0
@@ -379,6 +379,26 @@ func weakPlaceholder(v string) bool {
 		}
 	}
 	return creds > 0
+}
+
+// encodedFile reports base64 that opens with a file's magic bytes: an
+// inline PNG, JPEG, GIF, PDF or ZIP is data, not a credential.
+func encodedFile(v string) bool {
+	for _, p := range []string{"iVBORw0KGgo", "/9j/", "R0lGOD", "JVBERi0", "UEsDB"} {
+		if strings.HasPrefix(v, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// changeMeWords say "change me" in the guard's other languages: a
+// default left for whoever sets the value.
+var changeMeWords = map[string]bool{
+	"cambiame": true, "cámbiame": true, "cambiar": true, "cambiarme": true, "a_changer": true, "achanger": true,
+	"à_changer": true, "a-changer": true, "remplacer": true, "aendern": true, "ändern": true, "aendermich": true,
+	"ändermich": true, "alterar": true, "mudar": true, "trocar": true, "cambiami": true, "cambiare": true,
+	"изменить": true, "поменять": true, "zu_aendern": true,
 }
 
 func valueParts(lv string) []string {
@@ -445,6 +465,10 @@ func publicFormat(v string) bool {
 		if strings.HasPrefix(v, p) {
 			return true
 		}
+	}
+	// An SSH host key's fingerprint: "SHA256:cazV2t6x…", "MD5:3b:1f:…".
+	if strings.HasPrefix(v, "SHA256:") && len(v) == 50 || strings.HasPrefix(v, "MD5:") && strings.Count(v, ":") == 16 {
+		return true
 	}
 	return sshWireKey(v) || publicAddress(v) || stripeObjectID(v) || minisignKey(v)
 }

@@ -1,0 +1,76 @@
+package guard
+
+import "testing"
+
+// Kinds of credential and look-alike read from the misses of the blind
+// batches heldout17 to heldout20 (testdata/secrets-heldout.md); every
+// sentence here was written for this test.
+
+// TestOneTimeAndAppCodes: one-time codes, lower-case PINs, codes written
+// before what they open, and app passwords and Wi-Fi keys by their names.
+func TestOneTimeAndAppCodes(t *testing.T) {
+	g := newTestGuard(t, Policy{})
+	checkCases(t, g, []secretCase{
+		{"The verification code the bank texted is 482913, please type it in.", []string{"482913"}},
+		{"验证码 739201，五分钟内有效。", []string{"739201"}},
+		{"인증번호 551872 입력해 줘", []string{"551872"}},
+		{"smsTAN für die Miete: 620394", []string{"620394"}},
+		{"the garage keypad pin is 7714", []string{"7714"}},
+		{"her work phone pin was 0912, she said", []string{"0912"}},
+		{"7741 — that's the code for the back gate", []string{"7741"}},
+		{"3920# 是车库门的密码", []string{"3920"}},
+		{"0812 — la contraseña del trastero, no la compartas", []string{"0812"}},
+		{"Hotel room safe: Priya set it to 604418 before dinner.", []string{"604418"}},
+		{"Codice dell'antifurto del negozio: 55120", []string{"55120"}},
+		{"オフィスの暗証番号は 39145 です", []string{"39145"}},
+	}, []string{
+		"The order ships in 2 days; tracking number 44120988.",
+		"Call 4410 for the front desk.",
+	})
+}
+
+// TestSecretsAsAnswers: a credential given as the answer to a question
+// about one, in chats and mail; a question about something else, or a
+// policy, is no question about a credential.
+func TestSecretsAsAnswers(t *testing.T) {
+	g := newTestGuard(t, Policy{})
+	checkCases(t, g, []secretCase{
+		{"what's the nas password?\nit's Lumen-Fjord88", []string{"Lumen-Fjord88"}},
+		{"[10:02] Ana: qual é a senha do wifi?\n[10:03] Rui: gaivota2291", []string{"gaivota2291"}},
+		{"[19:40] Олег: какой пин у новой карты?\n[19:41] Маша: 5530", []string{"5530"}},
+		{"tu te souviens du mdp de la box ? c'est QR7T-K2PL-8WMX", []string{"QR7T-K2PL-8WMX"}},
+	}, []string{
+		"what's the commit that broke the login?\n3f9a2c1d4e5b6a7980c1d2e3f4a5b6c7d8e9f012",
+		"What's the password policy? 12 characters, one digit.",
+		"Did you reset the password?\nNope, ask Ana tomorrow.",
+	})
+}
+
+// TestSecretsOnCommandLinesAndTables: passwords set in SQL, given to
+// snmp, lftp and ipmitool, in a CSV column named with a word more, under
+// another language's name, and mode-named keys of unlisted providers.
+func TestSecretsOnCommandLinesAndTables(t *testing.T) {
+	g := newTestGuard(t, Policy{})
+	checkCases(t, g, []secretCase{
+		{"Made the reporting user: CREATE USER 'rep'@'%' IDENTIFIED BY 'fjord7Lantern';", []string{"fjord7Lantern"}},
+		{"ALTER ROLE etl WITH PASSWORD 'Tundra7rain';", []string{"Tundra7rain"}},
+		{"snmpwalk -v2c -c quartz2281 192.0.2.4 system", []string{"quartz2281"}},
+		{"lftp -u invoices,Walnut-Comet77 sftp.example.net -e 'mirror out'", []string{"Walnut-Comet77"}},
+		{"ipmitool -I lanplus -H 192.0.2.9 -U admin -P marble4417 power status", []string{"marble4417"}},
+		{"users.csv:\nlogin,mail,initial_password\nrkhan,r.khan@example.org,saffron88!", []string{"saffron88!"}},
+		{"SMTP_CLAVE=Girasol2024!", []string{"Girasol2024!"}},
+		{"billing SDK: new Client(\"shipfast_live_a8Kq2Lm9Zx4Rt7Wc3Vb6Np1Yd\")", []string{"shipfast_live_a8Kq2Lm9Zx4Rt7Wc3Vb6Np1Yd"}},
+		{"Aliyun AccessKey ID LTAI5tQ8mZr2Vx7KpL3nW9aB, secret in the vault", []string{"LTAI5tQ8mZr2Vx7KpL3nW9aB"}},
+	}, []string{
+		"Checkout page uses the publishable key pk_live_Q2w9Lm4Zx8Rt7Wc3Vb6Np1Yd.",
+		"db:\n  password: ENC[AES256_GCM,data:Zx8Rt7Wc3Vb6,iv:Q2w9Lm4Zx8Rt7Wc3Vb6Np1Yd0aB=,tag:Lm4Zx8Rt7Wc3Vb6Np1Yd0a==,type:str]",
+		"To read the DB password: vault kv get -field=password kv/app/db",
+		"values.yaml: auth.existingSecret: billing-db-credentials",
+		`{"type": "service_account", "private_key_id": "5f0c2a9e81d4b7c63e2f1a0b9c8d7e6f5a4b3c2d"}`,
+		"Idempotency-Key: 3c0d9a4e-1f2b-4c5d-8e9f-0a1b2c3d4e5f",
+		"Docs use Stripe's sample key sk_test_4eC39HqLyjWDarjtT1zdp7dc.",
+		"Host key fingerprint: SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+		"wifi ssid: Harbor-5G-7QX2 (the guest one is Harbor-Guest)",
+		"Inline logo: iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg",
+	})
+}
