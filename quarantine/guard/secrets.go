@@ -305,6 +305,10 @@ func probableRuleList() []secretRule {
 		// SQL that sets a password: CREATE USER … IDENTIFIED BY 'x', ALTER
 		// ROLE … PASSWORD 'x'.
 		rule("sql-identified-by", SecretPassword, p, `(?i)\b(?:identified\s+by|with\s+(?:encrypted\s+)?password|alter\s+(?:user|role)\s+\S+\s+(?:with\s+)?password)\s+'([^'\s]{4,})'`, 1, "identified", "password '", "password  '").with(cliPassword),
+		// Laravel's APP_KEY, and an Ethereum private key named as one (a
+		// transaction hash has the same shape).
+		rule("laravel-app-key", SecretAPIKey, p, `\bAPP_KEY\b[^\n]{0,60}?(base64:[A-Za-z0-9+/]{43}=)`, 1, "app_key"),
+		rule("eth-private-key", SecretPrivateKey, p, `(?i)\bprivate[ _-]?key\b[^\n]{0,160}?\b(0x[0-9a-f]{64})\b`, 1, "private key", "private_key", "privatekey", "private-key"),
 		// The SNMP tools' community (-c), lftp's -u user,password, ipmitool's -P.
 		rule("cli-snmp", SecretPassword, p, `\bsnmp(?:walk|get|getnext|set|bulkwalk|bulkget|trap|table|netstat)\b[^\n|;]*?\s-c\s*["']?([^\s"']{4,})`, 1, "snmp").with(cliPassword),
 		rule("cli-lftp", SecretPassword, p, `\blftp\b[^\n|;]*?\s-u\s+["']?[^,\s"']+,([^\s"']{3,})`, 1, "lftp").with(cliPassword),
@@ -1183,6 +1187,9 @@ func (g *Guard) scanSecrets(text string) []Finding {
 		extra = append(extra, f)
 	}
 	learnedSecrets(g.secretModel, text, learned)
+	// The old value beside a new one ("the new PIN is 2152; the old one
+	// (4046) was blocked"): people reuse what they once chose.
+	previousValues(text, append(append([]Finding(nil), fs...), extra...), learned)
 	if len(extra) == 0 {
 		return fs
 	}

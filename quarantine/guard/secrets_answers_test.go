@@ -74,3 +74,34 @@ func TestSecretsOnCommandLinesAndTables(t *testing.T) {
 		"Inline logo: iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg",
 	})
 }
+
+// TestOldValuesAndAsides: the old value beside a new one, a credential
+// noun's aside in brackets (full-width too), a PIN alone in brackets,
+// app passwords in groups of four, TOTP seeds, Laravel's APP_KEY, an
+// Ethereum private key named as one, and codes by their number words;
+// serial numbers, public client keys, NF-e access keys in groups, a
+// transaction hash and membership numbers are left alone.
+func TestOldValuesAndAsides(t *testing.T) {
+	g := newTestGuard(t, Policy{})
+	checkCases(t, g, []secretCase{
+		{"Update: the new PIN for the shop card is 3319; the old one (8842) was blocked.", []string{"3319", "8842"}},
+		{"更新：路由器的新密码是 maple2211，旧的 cedar0412 已经不能用了。", []string{"maple2211", "cedar0412"}},
+		{"Korrektur: Die PIN fürs Tablet ist jetzt 61730, nicht mehr 50214.", []string{"61730", "50214"}},
+		{"Lena's vault master password (she wants me to remind her if she ever forgets it, which she fears): lantern-oyster-velvet-cobalt-17", []string{"lantern-oyster-velvet-cobalt-17"}},
+		{"小程序配置：AppSecret（开发者密码）e41f07b9c2d85a36f1e90b7c4d2a8f65，别外传。", []string{"e41f07b9c2d85a36f1e90b7c4d2a8f65"}},
+		{"Il PIN del bancomat (47291) lo tiene il nonno.", []string{"47291"}},
+		{"The NAS mails alerts through Gmail with the app password qzxv bnrt kwpl hsdm on the ops account.", []string{"qzxv bnrt kwpl hsdm"}},
+		{"TOTP seed for the shared inbox: JBSW Y3DP EHPK 3PXP", []string{"JBSW Y3DP EHPK 3PXP"}},
+		{"APP_KEY rotated today: base64:Zq4Tn8Vb2Lm6Xc0Rw3Ys7Pk1Hd5Jf9Ga2Ue6Io0Ol4Na=", []string{"base64:Zq4Tn8Vb2Lm6Xc0Rw3Ys7Pk1Hd5Jf9Ga2Ue6Io0Ol4Na="}},
+		{"The user exported the private key of the old wallet so we can sweep it later: 0x9f3c6a1e5b7d2f408c6e1a3b5d7f9e2c4a6b8d0f1e3c5a7b9d2f4e6a8c0b1d3e", []string{"0x9f3c6a1e5b7d2f408c6e1a3b5d7f9e2c4a6b8d0f1e3c5a7b9d2f4e6a8c0b1d3e"}},
+		{"साइकिल के ताले का नंबर 4829", []string{"4829"}},
+		{"ホテルの金庫の番号は7351にした。", []string{"7351"}},
+	}, []string{
+		"Kassensystem: TSE-Seriennummer 4f1e9a7c2b6d8e0f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f.",
+		"Numéro de série du certificat : 0A1B2C3D4E5F60718293A4B5C6D7E8F9, émis par Let's Encrypt.",
+		"토스페이먼츠 클라이언트 키 live_ck_Zx8Rt7Wc3Vb6Np1Yd0aB2cD4 — 프론트엔드용이라 공개돼도 됨.",
+		"Chave de acesso da NF-e: 3524 0412 3456 7800 0190 5500 1000 0012 3410 0012 3456, para consultar a nota.",
+		"Transaction hash of the sweep: 0x5e2b7c9a1d3f4e6b8a0c2e4f6a8b0d2c4e6f8a0b2d4c6e8f0a2b4d6c8e0f2a4b",
+		"헬스장 회원번호 7820413, 사물함은 212번",
+	})
+}

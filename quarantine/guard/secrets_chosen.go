@@ -216,7 +216,7 @@ func every(s string, f func(byte) bool) bool {
 // languages. Matched in lower case, anywhere (CJK) or as the start of a
 // word (the others).
 var loginWords = []string{
-	"log in", "login", "log into", "logon", "log on", "sign in", "signin", "sign-in", "unlock", "credential", "creds",
+	"log in", "login", "log into", "logs in", "logs into", "logon", "log on", "sign in", "signs in", "signs into", "signin", "sign-in", "unlock", "credential", "creds",
 	"wifi", "wi-fi", "wlan", "ssh", "sudo", "admin", "root", "contra", "mdp", "usuario", "utilisateur", "benutzer",
 	"usuário", "utente", "пользовател", "사용자", "ユーザー", "用户", "protected by", "protégé par", "protegido con", "geschützt", "account", "access", "authenticat", "what you type", "type in", "enter ", "bind",
 	"iniciar sesión", "acceder", "acceso", "cuenta", "connexion", "se connecter", "compte", "identifiant", "anmeld", "zugang", "konto",
@@ -283,7 +283,8 @@ var deviceWords = []string{
 	"smart lock", "combo", "locker", "shed", "cadenas", "candado", "lucchetto", "cadeado", "vorhängeschloss", "fahrradschloss",
 	"подъезд", "замок", "자물쇠", "사물함", "공동현관", "储物柜", "挂锁", "ロッカー", "南京錠", "ताला", "लॉकर", "schlage",
 	"保险箱", "保管箱", "门锁", "密码锁", "пульт", "haustür", "wohnungstür", "hoftor", "garagentor", "unlock", "phone",
-	"key cabinet", "portal", "antifurto", "antivol", "hotel room", "vestuario", "caja fuerte", "cofre", "lucchetto",
+	"key cabinet", "portal", "antifurto", "caixa das chaves", "caja de llaves", "boîte à clés", "schlüsselbox", "schlüsselkasten",
+	"cassetta delle chiavi", "钥匙盒", "キーボックス", "키박스", "ключниц", "ダイヤルロック", "लॉक", "ताले", "antivol", "hotel room", "vestuario", "caja fuerte", "cofre", "lucchetto",
 	"alarma", "puerta", "portón", "caja fuerte", "alarme", "porte", "portail", "coffre", "digicode", "interphone",
 	"alarmanlage", "einbruchmelde", "tür", "tor", "tresor", "allarme", "porta", "cancello", "cassaforte",
 	"portão", "cofre", "сигнализац", "охран", "двер", "домофон", "сейф", "警報", "警備", "ドア", "金庫", "オートロック",
@@ -300,6 +301,9 @@ var codeWords = []string{
 	"combo", "combination", "is", "it's", "set to", "set it to", "changed it to", "reset it to", "opens with", "open with", "geht mit", "es", "est", "ist", "é", "è",
 	"是", "设的是", "为", "кодом", "opens on", "se abre con", "abre con", "s'ouvre avec", "öffnet mit", "si apre con", "abre com",
 	"the numbers are", "the three numbers are",
+	// Number words and the particles that link them ("ताले का नंबर 2520",
+	// "金庫の番号は2015", "scharf/unscharf mit 2871").
+	"नंबर", "番号", "号码", "は", "mit",
 }
 
 // deviceCodes adds a probable finding for each code of a device in text.
@@ -468,7 +472,10 @@ func otherCode(before string) bool {
 	h := strings.TrimRight(before, " ")
 	for _, w := range []string{"error", "status", "exit", "zip", "postal", "post", "area", "country", "promo", "coupon",
 		"discount", "tracking", "order", "reference", "booking", "confirmation", "invoice", "product", "item",
-		"response", "return", "http", "source", "sku", "qr", "bar", "fault", "event", "erreur", "fehler", "error de", "código de error"} {
+		"response", "return", "http", "source", "sku", "qr", "bar", "fault", "event", "erreur", "fehler", "error de", "código de error",
+		// Numbers of a membership, a customer or a policy: "회원번호", "customer ref".
+		"member", "membership", "loyalty", "customer", "client", "policy", "ref", "회원", "会员", "会員", "客户", "顾客", "mitglieds",
+		"kunden", "socio", "sócio", "adhérent", "tessera"} {
 		if strings.HasSuffix(h, w) {
 			return true
 		}
@@ -973,4 +980,64 @@ func answerToken(text string, p int) (a, b int, ok bool) {
 		return a, b, true
 	}
 	return 0, 0, false
+}
+
+// previousWords say that what follows is a credential's old value, in the
+// guard's languages.
+var previousWords = []string{"old", "previous", "former", "anterior", "antiguo", "antigua", "viejo", "vieja", "ancien",
+	"ancienne", "précédent", "alte", "alten", "alter", "altes", "vorher", "früher", "nicht mehr", "antigo", "antiga",
+	"vecchio", "vecchia", "precedente", "旧", "之前", "原来", "以前", "前の", "이전", "예전", "기존", "старый", "старая",
+	"прежний", "прежняя", "предыдущ", "पुराना", "पुरानी", "पिछला"}
+
+// previousValues adds a probable finding for the old value that a
+// sentence gives beside a credential it found: "el PIN nuevo es 2152; el
+// anterior (4046)…", "新密码是 yankees2006，旧的 noah2306…", "jetzt 94750,
+// nicht mehr 02466". The old value follows an old-value word within a
+// few words, in the same sentence, and has the shape of the new one (as
+// many digits, give or take two, or a chosen password's shape).
+func previousValues(text string, fs []Finding, add func(Finding)) {
+	for _, f := range fs {
+		if f.Kind != KindSecret || f.Level == LevelPossible || f.End > len(text) {
+			continue
+		}
+		hi := min(len(text), f.End+120)
+		if k := strings.IndexAny(text[f.End:hi], "\n"); k >= 0 {
+			hi = f.End + k
+		}
+		after := text[f.End:hi]
+		lower := strings.ToLower(after)
+		digits := allDigits(text[f.Start:f.End])
+		for _, w := range previousWords {
+			k := strings.Index(lower, w)
+			if k < 0 || w[0] < 0x80 && k > 0 && isWordRune(rune(lower[k-1])) {
+				continue
+			}
+			// The value: the first run of letters, digits and symbols
+			// within 40 bytes after the word.
+			p := f.End + k + len(w)
+			end := min(hi, p+40)
+			for p < end {
+				a := p
+				for p < end && text[p] > ' ' && text[p] < 0x7f && strings.IndexByte("()[]\"'«»,;:", text[p]) < 0 {
+					p++
+				}
+				v := strings.TrimRight(text[a:p], ".!?")
+				if v != "" && (digits && allDigits(v) && abs(len(v)-(f.End-f.Start)) <= 2 || !digits && (looksLikePassword(v) || wordThenDigits(v)) && !rejectValue(v)) {
+					add(Finding{Kind: KindSecret, Type: f.Type, Level: LevelProbable, Start: a, End: a + len(v), Reason: "the old value of a credential beside its new one"})
+					break
+				}
+				if p == a {
+					p++
+				}
+			}
+			break
+		}
+	}
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }

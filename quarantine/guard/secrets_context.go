@@ -518,6 +518,18 @@ func (c *contextScan) follow(i int) {
 			return
 		}
 	}
+	// Groups of four in base32 right after the noun: "using the app
+	// password rgdc dfuv zicf wsol on …".
+	if i < len(text) && text[i] == ' ' && c.kind != namePIN && c.kind != nameLogin {
+		if end, ok := base32Groups(text, i+1); ok {
+			c.emit(i+1, end)
+			return
+		}
+		if end, ok := appPasswordGroups(text, i+1); ok {
+			c.emit(i+1, end)
+			return
+		}
+	}
 	// The value right after the noun: "the automation token npm_…",
 	// "la clé (…)", "पासवर्ड !PX?… है".
 	if i < len(text) && text[i] == ' ' && !c.linkOnly {
@@ -531,9 +543,15 @@ func (c *contextScan) follow(i int) {
 			return
 		}
 	}
-	// The closing quote or bracket of a quoted name: `"api_key": "…"`.
+	// The closing quote or bracket of a quoted name: `"api_key": "…"`,
+	// "AppSecret（开发者密码）e707…".
 	if i < len(text) && strings.IndexByte("\"'`]", text[i]) >= 0 {
 		i++
+	} else if strings.HasPrefix(text[i:], "）") {
+		i += len("）")
+		if c.value(i, true, false) {
+			return
+		}
 	}
 	spaces := 0
 	for j := i; j < len(text) && j-i <= 10*c.opt.gapWords; {
@@ -567,13 +585,27 @@ func (c *contextScan) follow(i int) {
 				return
 			}
 		}
-		switch text[j] {
-		case '(':
-			if k := strings.IndexByte(text[j:min(len(text), j+80)], ')'); k > 0 && strings.IndexByte(text[j:j+k], '\n') < 0 {
-				j += k + 1
-				continue
+		// An aside in brackets, full-width ones too: "the master password
+		// (she asked me to keep it …): …", "AppSecret（开发者密码）…". A
+		// PIN's digits alone in brackets are its value: "il PIN del
+		// bancomat (70528)".
+		if open := strings.HasPrefix(text[j:], "（"); text[j] == '(' || open {
+			closer, w := ")", 1
+			if open {
+				closer, w = "）", len("（")
 			}
-			return
+			k := strings.Index(text[j:min(len(text), j+160)], closer)
+			if k <= 0 || strings.IndexByte(text[j:j+k], '\n') >= 0 {
+				return
+			}
+			if in := text[j+w : j+k]; (c.kind == namePIN || c.kind == namePassword) && len(in) >= 4 && len(in) <= 12 && allDigits(in) {
+				c.emit(j+w, j+k)
+				return
+			}
+			j += k + len(closer)
+			continue
+		}
+		switch text[j] {
 		case ' ':
 			// French sets a space before ":"; it parts no words, and
 			// neither do the short words of a noun phrase ("de la", "of
@@ -834,14 +866,14 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 	}
 	// "z5bb yddi ibcd ivuy lyyb okmo oddr 4aou" (a TOTP setup key), "fxly
 	// btxz cztr dpif" (an app password): groups of four in base32.
-	if linked && !quoted && c.kind != namePIN && c.kind != nameLogin {
+	if !quoted && c.kind != namePIN && c.kind != nameLogin {
 		if end, ok := base32Groups(text, vs); ok {
 			c.emit(vs, end)
 			return true
 		}
 	}
 	if (c.kind == nameCode || c.kind == nameKey && loginCue(text)) && linked && !quoted {
-		if end, ok := digitGroups(text, vs); ok {
+		if end, ok := digitGroups(text, vs); ok && !rejectValue(text[vs:end]) {
 			c.emit(vs, end)
 			c.more(text[vs:end], end)
 			return true
@@ -1754,6 +1786,30 @@ func codeShape(v string) bool {
 	return alnum >= 6 && (digits >= 2 || digits == 1 && sep == '-' && len(v) >= 9)
 }
 
+// appPasswordGroups reads an app password as Google shows it at
+// text[p:]: four groups of four small letters with few vowels ("rgdc dfuv
+// zicf wsol"), not four words ("blue door last left").
+func appPasswordGroups(text string, p int) (int, bool) {
+	if p+19 > len(text) || p+19 < len(text) && isASCIIAlnum(text[p+19]) {
+		return 0, false
+	}
+	vowels := 0
+	for k := 0; k < 19; k++ {
+		c := text[p+k]
+		switch {
+		case k%5 == 4:
+			if c != ' ' {
+				return 0, false
+			}
+		case c < 'a' || c > 'z':
+			return 0, false
+		case strings.IndexByte("aeiouy", c) >= 0:
+			vowels++
+		}
+	}
+	return p + 19, vowels <= 4
+}
+
 // base32Groups reads four or more groups of four base32 characters
 // parted by single spaces at text[vs:], all of one case, with nothing of
 // a word after the last.
@@ -1765,16 +1821,19 @@ func base32Groups(text string, vs int) (int, bool) {
 		for k < len(text) && k-g < 5 && (lowerCase && (text[k] >= 'a' && text[k] <= 'z') || !lowerCase && (text[k] >= 'A' && text[k] <= 'Z') || text[k] >= '2' && text[k] <= '7') {
 			k++
 		}
-		if k-g != 4 {
-			return 0, false
-		}
-		groups++
-		if k+1 < len(text) && text[k] == ' ' && isASCIIAlnum(text[k+1]) {
-			k++
-			continue
-		}
-		if k < len(text) && isASCIIAlnum(text[k]) {
-			return 0, false
+		if k-g != 4 || k < len(text) && isASCIIAlnum(text[k]) {
+			// A word after four groups or more ends them: "… zicf wsol
+			// on the account".
+			if groups < 4 || g == vs {
+				return 0, false
+			}
+			k = g - 1
+		} else {
+			groups++
+			if k+1 < len(text) && text[k] == ' ' && isASCIIAlnum(text[k+1]) {
+				k++
+				continue
+			}
 		}
 		// Not four words of four letters ("blue door last left"): a digit,
 		// or two groups without a vowel.

@@ -260,8 +260,13 @@ func candidateShape(v string) bool {
 			vowels++
 		}
 	}
-	if dg || sy || lo && up {
+	if dg || sy {
 		return true
+	}
+	if lo && up {
+		// Not a word with a capital first letter: "Cloudflare".
+		r, size := utf8.DecodeRuneInString(v)
+		return !unicode.IsUpper(r) || strings.IndexFunc(v[size:], unicode.IsUpper) >= 0
 	}
 	return n >= 12 && len(v) == n && vowels*5 <= n
 }

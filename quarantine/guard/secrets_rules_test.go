@@ -54,6 +54,8 @@ func TestFormatRulesStillRedact(t *testing.T) {
 // handSamples are samples for the rules whose checks want content a
 // generated string does not have (decodable base64, a keyword nearby).
 var handSamples = map[string]string{
+	"laravel-app-key":            "APP_KEY=base64:Q7rZ5xK2m4N8p3WtY6uB9cD1eF4gH7jK0lM2nO5pQ8r=",
+	"eth-private-key":            "the wallet's private key: 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318",
 	"pem-base64":                 base64.StdEncoding.EncodeToString([]byte("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAq7rZ5xK2m4N8p3WtY6uB9cD1eF4gH7jK0lM2\n")),
 	"basic-auth":                 "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("admin:Q7rZ5xK2m4N8")),
 	"url-credentials":            "postgres://app:Q7rZ5xK2m4N8@db.internal:5432/main",

@@ -163,8 +163,8 @@ func rejectValue(v string) bool {
 		return true
 	case emailLike(v), hostLike(v), versionValue(v), dateValue(v), pathLike(v), credentialName(v), wordCompound(v), userAtHost(v), participle(v):
 		return true
-	case len(v) == 44 && allDigits(v):
-		return true // a Brazilian NF-e access key, printed on the invoice
+	case len(v) == 44 && allDigits(v), strings.Count(v, " ") >= 7 && allDigits(strings.ReplaceAll(v, " ", "")):
+		return true // a Brazilian NF-e access key, printed on the invoice (in groups of four)
 	case len(v) == 42 && strings.HasPrefix(v, "0x") && isHex(v[2:]):
 		return true // an Ethereum address or contract: public
 	case len(v) > 3 && strings.Trim(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == "" && strings.Contains(v, "_") && !isDigit(v[0]) && strings.ToUpper(v) == v && strings.Count(v, "_") >= 1 && digitCount(v) <= 2:
@@ -460,7 +460,7 @@ var fillerWords = map[string]bool{"my": true, "the": true, "a": true, "an": true
 // Stripe publishable keys, age and Nostr public keys, SSH public keys and
 // their base64 blobs, DER public keys.
 func publicFormat(v string) bool {
-	for _, p := range []string{"pk_live_", "pk_test_", "age1", "npub1", "xpub", "ypub", "zpub", "tpub", "ssh-rsa", "ssh-ed25519", "ssh-dss", "ecdsa-sha2-", "sk-ssh-", "sk-ecdsa-",
+	for _, p := range []string{"pk_live_", "pk_test_", "live_ck_", "test_ck_", "live_gck_", "test_gck_", "age1", "npub1", "xpub", "ypub", "zpub", "tpub", "ssh-rsa", "ssh-ed25519", "ssh-dss", "ecdsa-sha2-", "sk-ssh-", "sk-ecdsa-",
 		"MIIBIjANBgkqhkiG9w0BAQEFAAOC", "MIICIjANBgkqhkiG9w0BAQEFAAOC", "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE", "MCowBQYDK2VwAyEA"} {
 		if strings.HasPrefix(v, p) {
 			return true
