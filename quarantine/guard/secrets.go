@@ -1174,8 +1174,10 @@ func (g *Guard) scanSecrets(text string) []Finding {
 	seedPhrases(text, func(f Finding) { extra = append(extra, f) })
 	// The learned judgement last, where no rule found anything.
 	learned := func(f Finding) {
+		// A possible finding (a random-looking string nothing named) may
+		// become probable when the sentence speaks for it.
 		for _, o := range fs {
-			if o.Start < f.End && f.Start < o.End {
+			if o.Start < f.End && f.Start < o.End && o.Level != LevelPossible {
 				return
 			}
 		}
@@ -1194,16 +1196,26 @@ func (g *Guard) scanSecrets(text string) []Finding {
 		return fs
 	}
 	n := len(fs)
+	changed := false
 next:
 	for _, e := range extra {
-		for _, f := range fs {
+		for i, f := range fs {
 			if f.Start < e.End && e.Start < f.End {
-				continue next
+				if f.Level != LevelPossible || e.Level == LevelPossible {
+					continue next
+				}
+				// A possible finding the sentence speaks for: the
+				// stronger reading takes its place.
+				fs[i].Level = ""
+				changed = true
 			}
 		}
 		fs = append(fs, e)
 	}
-	if len(fs) > n {
+	if changed {
+		fs = slices.DeleteFunc(fs, func(f Finding) bool { return f.Level == "" })
+	}
+	if len(fs) != n || changed {
 		sort.Slice(fs, func(i, j int) bool { return fs[i].Start < fs[j].Start })
 	}
 	return fs

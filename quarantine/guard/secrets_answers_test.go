@@ -105,3 +105,25 @@ func TestOldValuesAndAsides(t *testing.T) {
 		"헬스장 회원번호 7820413, 사물함은 212번",
 	})
 }
+
+// TestLearnedUpgradesPossible: a random string the rules only hold for
+// confirmation is redacted when the learned judgement reads its sentence
+// as naming a credential; nothing named stays held.
+func TestLearnedUpgradesPossible(t *testing.T) {
+	g := newTestGuard(t, Policy{})
+	rules := newTestGuard(t, Policy{})
+	rules.secretModel = nil
+	for _, c := range []secretCase{
+		{"API bancaire pour l'export compta : identifiant exp-2291, clé secrète 7b1d9e3f0c5a82e64f1b7c09d3a6e5f2.", []string{"7b1d9e3f0c5a82e64f1b7c09d3a6e5f2"}},
+		{"Gateway pagamenti: alias SHOP_WEB_552 e chiave segreta 9XqL2vRt7KpW4mZs8YcN3bHf6JdG1aUe per il calcolo del codice MAC.", []string{"9XqL2vRt7KpW4mZs8YcN3bHf6JdG1aUe"}},
+		{"Admin 키(서버 전용, 절대 공유 금지) 8c2e71f04b9d3a65e0f7c1b28d4a9e36", []string{"8c2e71f04b9d3a65e0f7c1b28d4a9e36"}},
+	} {
+		if res := rules.Check(Input{Text: c.text}); res.HasSecret || !res.NeedsConfirm {
+			t.Errorf("rules alone on %q: HasSecret %v, NeedsConfirm %v; the case no longer tests the upgrade", c.text, res.HasSecret, res.NeedsConfirm)
+		}
+		checkRedacted(t, g, c.text, c.values...)
+	}
+	if res := g.Check(Input{Text: "Note: " + tAlnum40}); res.HasSecret || !res.NeedsConfirm {
+		t.Errorf("a random string nothing names: HasSecret %v, NeedsConfirm %v; want it held", res.HasSecret, res.NeedsConfirm)
+	}
+}
