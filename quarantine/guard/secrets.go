@@ -685,6 +685,30 @@ func cliPassword(v string) bool {
 	return looksLikePassword(v) || randomLooking(v)
 }
 
+// credentialBefore reports a credential noun in the sentence before
+// text[i].
+func credentialBefore(text string, i int) bool {
+	head := text[sentenceStart(text, i, 160):i]
+	for _, m := range findNaming(head, asciiLower(head)) {
+		if m.kind.credential() {
+			return true
+		}
+	}
+	return false
+}
+
+// shellVariable reports what follows a "$" when it names a variable
+// ("HOME", "db_password", "{TOKEN}", "1"), not a password that opens with
+// a dollar sign ("$Kotik2006", "$nowdr0pro$ie30"): a name is one case,
+// or a template.
+func shellVariable(v string) bool {
+	if v == "" || !identOnly(v) {
+		return v == "" || v[0] == '{' || v[0] == '(' || v[0] == '$'
+	}
+	lo, up, dg, _ := charClasses(v)
+	return !(lo && up) && !(lo && dg && !strings.Contains(v, "_")) || !dg
+}
+
 // notPlaceholder rejects values that are clearly not a literal secret:
 // variable references, templates, function calls, empty or masked values.
 func notPlaceholder(v string) bool {
@@ -694,7 +718,7 @@ func notPlaceholder(v string) bool {
 		return false
 	}
 	switch {
-	case strings.HasPrefix(v, "$"), strings.HasPrefix(v, "%"), strings.HasPrefix(v, "{"),
+	case strings.HasPrefix(v, "$") && shellVariable(v[1:]), strings.HasPrefix(v, "%"), strings.HasPrefix(v, "{"),
 		strings.HasPrefix(v, "<"), strings.HasPrefix(v, "&lt;"), strings.HasPrefix(v, "#{"),
 		strings.HasPrefix(v, "("), strings.HasPrefix(v, "["), strings.HasPrefix(v, "/"),
 		strings.HasPrefix(v, "@"), strings.HasPrefix(v, "."), strings.HasPrefix(v, "+") && !(len(v) >= 20 && strings.Trim(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=") == ""),
@@ -1175,9 +1199,11 @@ func (g *Guard) scanSecrets(text string) []Finding {
 	// The learned judgement last, where no rule found anything.
 	learned := func(f Finding) {
 		// A possible finding (a random-looking string nothing named) may
-		// become probable when the sentence speaks for it.
+		// become probable when the sentence speaks for it and names a
+		// credential ("clé secrète …", "Admin 키(…) …"), never on the
+		// model's word alone ("Note: …").
 		for _, o := range fs {
-			if o.Start < f.End && f.Start < o.End && o.Level != LevelPossible {
+			if o.Start < f.End && f.Start < o.End && (o.Level != LevelPossible || !credentialBefore(text, f.Start)) {
 				return
 			}
 		}

@@ -127,3 +127,18 @@ func TestLearnedUpgradesPossible(t *testing.T) {
 		t.Errorf("a random string nothing names: HasSecret %v, NeedsConfirm %v; want it held", res.HasSecret, res.NeedsConfirm)
 	}
 }
+
+// TestDollarPasswords: a password may open with a dollar sign; a shell
+// variable after the same words is no value.
+func TestDollarPasswords(t *testing.T) {
+	g := newTestGuard(t, Policy{})
+	checkCases(t, g, []secretCase{
+		{"the router password is $Harbor2291", []string{"$Harbor2291"}},
+		{"Streaming login for the kids: kids.box@example.org / $Lemon7tree", []string{"$Lemon7tree"}},
+		{"пароль от 1С: $Sosna1987", []string{"$Sosna1987"}},
+	}, []string{
+		"the deploy password is $DB_PASSWORD, set in CI",
+		"the password comes from $HOME/.pgpass",
+		"use the token in ${GITHUB_TOKEN} only",
+	})
+}
