@@ -267,3 +267,13 @@ func TestEvalSecretsHeldout20(t *testing.T) { evalSentenceFile(t, "secrets-heldo
 func TestEvalSecretsHeldout21(t *testing.T) { evalSentenceFile(t, "secrets-heldout21.jsonl") }
 func TestEvalSecretsHeldout22(t *testing.T) { evalSentenceFile(t, "secrets-heldout22.jsonl") }
 func TestEvalSecretsHeldout23(t *testing.T) { evalSentenceFile(t, "secrets-heldout23.jsonl") }
+
+// TestEvalSecretsHeldout24 … 27 print the same for four batches written
+// blind during the second round of that session and scored once at its
+// end: 24 coding and ops agents, 25 a personal assistant in the person's
+// own country and language, 26 "remember this" facts, 27 what reaches an
+// agent from mail, documents and letters.
+func TestEvalSecretsHeldout24(t *testing.T) { evalSentenceFile(t, "secrets-heldout24.jsonl") }
+func TestEvalSecretsHeldout25(t *testing.T) { evalSentenceFile(t, "secrets-heldout25.jsonl") }
+func TestEvalSecretsHeldout26(t *testing.T) { evalSentenceFile(t, "secrets-heldout26.jsonl") }
+func TestEvalSecretsHeldout27(t *testing.T) { evalSentenceFile(t, "secrets-heldout27.jsonl") }
