@@ -89,9 +89,9 @@ func learnedSecrets(m *tokModel, text string, add func(Finding)) {
 	var ms []namingMatch
 	var pii []Finding
 	named, piiRead := false, false
-	public := publicBlocks(text)
 	for _, c := range candidates(text) {
-		if overlapsSpan(public, c.a, c.b) {
+		// A public key's or a certificate's base64 is published.
+		if inPublicBlock(text, c.a) {
 			continue
 		}
 		fs, from := tokFeatures(text, c.a, c.b)
@@ -119,42 +119,6 @@ func learnedSecrets(m *tokModel, text string, add func(Finding)) {
 		}
 		add(Finding{Kind: KindSecret, Type: SecretPassword, Level: LevelProbable, Start: c.a, End: c.b, Reason: "judged a credential by its sentence (learned)"})
 	}
-}
-
-// publicBlocks returns the spans of PEM blocks that hold public material
-// (a public key, a certificate, a certificate request): their base64 is
-// published by design.
-func publicBlocks(text string) [][2]int {
-	var out [][2]int
-	for off := 0; ; {
-		k := strings.Index(text[off:], "-----BEGIN ")
-		if k < 0 {
-			return out
-		}
-		k += off
-		off = k + 11
-		head := text[off:min(len(text), off+40)]
-		if !strings.HasPrefix(head, "PUBLIC KEY") && !strings.HasPrefix(head, "RSA PUBLIC KEY") && !strings.HasPrefix(head, "CERTIFICATE") && !strings.HasPrefix(head, "PGP PUBLIC KEY") {
-			continue
-		}
-		e := strings.Index(text[off:], "-----END ")
-		if e < 0 {
-			e = len(text)
-		} else {
-			e += off
-		}
-		out = append(out, [2]int{k, e})
-		off = e
-	}
-}
-
-func overlapsSpan(spans [][2]int, a, b int) bool {
-	for _, s := range spans {
-		if s[0] < b && a < s[1] {
-			return true
-		}
-	}
-	return false
 }
 
 // tokModel is a trained judgement: weights over hashed features.
