@@ -7,9 +7,13 @@
 //     hashes, webhook URLs, values their sentence names as a password,
 //     token, key or secret in eleven languages, long random strings;
 //     passwords people choose by their shape, the codes of alarms, doors,
-//     locks and safes, command-line password flags, password columns of
-//     tables and seed phrases, in secrets_chosen.go; and a learned
-//     judgement of the sentence around a string, secrets_learned.go), at
+//     locks and safes (after their words or before them), one-time codes,
+//     command-line password flags, password columns of tables, seed
+//     phrases, a credential given as the answer to a question about one
+//     and the old value beside a new one, in secrets_chosen.go; and a
+//     learned judgement of the sentence around a string, which may also
+//     turn a possible finding probable where the sentence names a
+//     credential, secrets_learned.go), at
 //     three levels: definite secrets are always redacted, probable ones are
 //     redacted with a warning, possible ones are flagged and stored
 //     verbatim only once the caller confirms; a string its sentence names
