@@ -468,7 +468,7 @@ func referenceName(name string) bool {
 // browser), "ssh_pub_key".
 func publicName(name string) bool {
 	for _, p := range splitName(name) {
-		if p == "public" || p == "publishable" || p == "pub" || p == "idempotency" {
+		if p == "public" || p == "publishable" || p == "pub" || p == "idempotency" || p == "anon" || p == "page" || p == "cursor" || p == "pagination" {
 			return true
 		}
 	}
@@ -477,7 +477,8 @@ func publicName(name string) bool {
 	// (splitName appends the pairs after the n parts.)
 	if parts := splitName(name); len(parts) > 1 {
 		switch parts[(len(parts)+1)/2-1] {
-		case "id", "ids", "hash", "fingerprint", "thumbprint", "digest", "sha", "kid":
+		case "id", "ids", "hash", "fingerprint", "thumbprint", "digest", "sha", "kid", "ttl", "timeout", "expiry", "expires",
+			"lifetime", "length", "size", "count", "max", "min", "limit", "error", "exception":
 			return true
 		}
 	}
@@ -702,6 +703,10 @@ func credentialBefore(text string, i int) bool {
 // a dollar sign ("$Kotik2006", "$nowdr0pro$ie30"): a name is one case,
 // or a template.
 func shellVariable(v string) bool {
+	v = strings.TrimRight(v, "'\"`;,)}")
+	if !strings.ContainsAny(v, "0123456789") {
+		return true // "$super$ecret", "$PRECOMPILE_PASSWORD'": no digit, a name
+	}
 	if v == "" || !identOnly(v) {
 		return v == "" || v[0] == '{' || v[0] == '(' || v[0] == '$'
 	}

@@ -142,3 +142,37 @@ func TestDollarPasswords(t *testing.T) {
 		"use the token in ${GITHUB_TOKEN} only",
 	})
 }
+
+// TestCodesAsPeopleWriteThem: three-digit combinations of padlocks and
+// luggage locks, a key pressed before the digits, a code word behind
+// "is", particles and "set … to", a PIN after a card's last four, a
+// Chinese noun glued to its value, a word and digits after "password",
+// SIM PINs, a memorable word; and, left alone, game and sort codes, a
+// token's lifetime, a pagination token, an issue number, a placeholder ending a sentence.
+func TestCodesAsPeopleWriteThem(t *testing.T) {
+	g := newTestGuard(t, Policy{})
+	checkCases(t, g, []secretCase{
+		{"Senha do cadeado da bicicleta: 417.", []string{"417"}},
+		{"行李箱的密码锁是 582", []string{"582"}},
+		{"Codice del cancello: #4471", []string{"4471"}},
+		{"Код домофона: *3305.", []string{"3305"}},
+		{"The parcel room has a keypad now. Code is 6120# since Monday.", []string{"6120"}},
+		{"아파트 공동현관은 582913 누르면 열려요", []string{"582913"}},
+		{"सोसाइटी के गेट का कोड 5821", []string{"5821"}},
+		{"Set the hotel room safe in Porto to 8142.", []string{"8142"}},
+		{"Il PIN della carta terminante con 4410 è 7783.", []string{"7783"}},
+		{"孩子的学习平台账号是手机号，密码lulu8866。", []string{"lulu8866"}},
+		{"Court filing portal: password rosa417", []string{"rosa417"}},
+		{"Online banking: PIN 51820, memorable word tulip", []string{"51820", "tulip"}},
+		{"SIM card: PIN1 4471 · PUK1 83920174", []string{"4471", "83920174"}},
+		{"Code CB de ma carte : 6610", []string{"6610"}},
+		{"The door app's API secret is Tq8rVn2LsXw5Pz9KbM3cHd7Fy1Jg; the app ID is public.", []string{"Tq8rVn2LsXw5Pz9KbM3cHd7Fy1Jg"}},
+	}, []string{
+		"Steam friend code is 31158274, his phone has the authenticator.",
+		"Salary goes to sort code 40-11-62, account 22981134.",
+		"REFRESH_TOKEN_TTL=1209600",
+		"next_page_token: b2Zmc2V0PTIwMCZsaW1pdD01MA==",
+		"`edited` must never reach the deploy job, which is what closed #6948 at the gate.",
+		"In .env.example the key is a placeholder: STRIPE_SECRET_KEY=sk_live_XXXXXXXXXXXXXXXX.",
+	})
+}

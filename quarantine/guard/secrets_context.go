@@ -512,6 +512,13 @@ var defaultSentence = sentenceOptions{gapWords: 10, appMin: 8, linkedMin: 8, min
 
 func (c *contextScan) follow(i int) {
 	text := c.text
+	// A Chinese or Japanese noun glued to its value: "密码aini520",
+	// "密码8552".
+	if i > 0 && i < len(text) && isASCIIAlnum(text[i]) {
+		if r, _ := utf8.DecodeLastRuneInString(text[:i]); cjk(r) && c.value(i, true, false) {
+			return
+		}
+	}
 	// A particle or copula glued to the noun: "パスワードは", "키는", "密钥是".
 	if n := particleAt(text, i); n > 0 {
 		if c.value(i+n, true, false) {
@@ -576,7 +583,7 @@ func (c *contextScan) follow(i int) {
 		}
 		// "pin de la tarjeta del BBVA 9161": a PIN's digits end its noun
 		// phrase.
-		if c.kind == namePIN && text[j] == ' ' && j+1 < len(text) && isDigit(text[j+1]) {
+		if c.kind == namePIN && text[j] == ' ' && j+1 < len(text) && isDigit(text[j+1]) && !cardEnding(c.lower[max(0, j-30):j]) {
 			k := j + 1
 			for k < len(text) && isDigit(text[k]) {
 				k++
@@ -621,6 +628,19 @@ func (c *contextScan) follow(i int) {
 		_, n := utf8.DecodeRuneInString(text[j:])
 		j += n
 	}
+}
+
+// cardEnding reports words before digits that make them a card's last
+// four: "terminada en 1963", "ending in 6556".
+func cardEnding(before string) bool {
+	b := strings.TrimRight(before, " ")
+	for _, w := range []string{"ending in", "ending", "ends in", "terminada en", "terminado en", "terminado em", "terminada em",
+		"se terminant par", "terminant par", "terminante con", "terminante in", "endet auf", "endend auf", "на", "末尾"} {
+		if strings.HasSuffix(b, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // farColon reads past the gap limit for a key or token noun: a ": "
@@ -1333,8 +1353,9 @@ func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
 	switch c.kind {
 	case nameLogin:
 		// A single value must look generated; "user / password" pairs
-		// are read by value.
-		return generatedLooking(v) && !wordIdentifier(v)
+		// are read by value. Hex of a commit's or a SHA-256's length
+		// after "login" is the commit that broke it.
+		return generatedLooking(v) && !wordIdentifier(v) && !(isHex(v) && (len(v) == 40 || len(v) == 64))
 	case namePassword:
 		if schemeName(v) {
 			return false
@@ -1351,6 +1372,10 @@ func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
 		// "password 5447", "U 盾密码 70010377", "비밀번호 2769": digits right
 		// after the noun.
 		if t := strings.TrimRight(v, "#*"); allDigits(t) && len(t) >= 4 && len(t) <= 12 {
+			return true
+		}
+		// "password emma131": a word and digits right after the noun.
+		if len(v) >= 6 && wordThenDigits(v) && digitCount(v) >= 2 {
 			return true
 		}
 		return (looksLikePassword(v) || len(v) >= 10 && caseMixed(v)) && len(v) >= c.opt.appMin
@@ -1630,9 +1655,10 @@ func saidPublic(text string, b int) bool {
 			if h := lower[max(0, k-12):k]; strings.Contains(h, "never") || strings.Contains(h, "not ") || strings.Contains(h, "n't") {
 				continue
 			}
-			// "…; the app key is public" says it of another credential.
+			// "…; the app key is public", "…; the app ID is public" say
+			// it of another credential or of something else named.
 			for _, m := range findNaming(rest[:k], asciiLower(rest[:k])) {
-				if m.kind.credential() {
+				if m.kind.credential() || m.kind == nameNonSecret {
 					return false
 				}
 			}
@@ -1703,7 +1729,7 @@ func (c *contextScan) endsSentence(v string) bool {
 // alarm company's or the bank's code word.
 func spokenNoun(noun string) bool {
 	n := strings.ToLower(noun)
-	for _, w := range []string{"palabra clave", "palavra", "mot de passe oral", "合言葉", "verbal password", "кодовое слово", "code word", "codeword", "magic word", "open sesame"} {
+	for _, w := range []string{"palabra clave", "palavra", "mot de passe oral", "合言葉", "verbal password", "кодовое слово", "code word", "codeword", "magic word", "open sesame", "memorable word"} {
 		if strings.Contains(n, w) {
 			return true
 		}

@@ -44,7 +44,7 @@ var namingWords = map[namingKind][]string{
 	namePassword: {
 		"~password", "passwd", "pw", "mdp", "clave", "パス", "пасс", "!contra", "palavra-chave", "palavra chave", "кодовое слово",
 		"code word", "codeword", "magic word", "open sesame", "mot magique", "palabra mágica", "!pass", "passphrase", "palabra clave", "mot de passe oral", "合言葉", "verbal password",
-		"clave de acceso", "senha eletrônica", "senha eletronica", "what you type", "what she types", "what he types",
+		"memorable word", "memorable information", "clave de acceso", "senha eletrônica", "senha eletronica", "what you type", "what she types", "what he types",
 		"what i type", "what they type", "what unlocks", "what opens", "master.key", "pass phrase", "mot de passe", "mots de passe",
 		"phrase de passe", "contraseña", "contrasena", "senha", "palavra-passe", "~passwort", "~kennwort",
 		"parola d'ordine", "pre-shared key", "preshared key", "psk", "密码", "口令", "パスワード", "暗証番号", "пароль", "пароля", "паролем", "паролю",
@@ -90,6 +90,7 @@ var namingWords = map[namingKind][]string{
 		"keysafe", "intercom", "interphone", "citofono", "gate", "cancello", "portão", "safe combination", "combination",
 		"kombination", "combinación", "combinaison", "combinazione", "combinação", "домофон", "домофона", "门禁",
 		"オートロック", "도어락", "तिजोरी", "कॉम्बिनेशन", "activation code", "código de activación", "code d'activation", "aktivierungscode",
+		"pin1", "pin2", "puk1", "puk2", "code cb", "code carte", "code confidentiel", "número secreto", "numero segreto",
 		"duress code", "duress pin", "code sous contrainte", "code de contrainte", "código de coacción", "mpin", "m-pin", "code personnel", "code secret", "código personal", "código secreto", "geheimzahl", "codice segreto",
 		"codice personale", "codice antifurto", "antifurto", "パスコード", "화면 잠금",
 		"पिन", "पिन कोड", "पिन नंबर", "пин-код", "пин-кода", "пин", "ПИН-код", "ПИН-кода", "ПИН", "핀 번호", "핀번호",

@@ -302,7 +302,7 @@ func dateValue(v string) bool {
 // "sk_test_replace_me"), a setting ("write", "none"), and the name of a
 // variable in capitals ("YOUR_API_KEY", "DB_PASSWORD", "VOTRE_CLE_API").
 func placeholderValue(v string) bool {
-	v = strings.Trim(v, "\"'`")
+	v = strings.TrimRight(strings.Trim(v, "\"'`"), ".,;:")
 	if v == "" {
 		return true
 	}
