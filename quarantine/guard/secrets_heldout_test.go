@@ -277,3 +277,9 @@ func TestEvalSecretsHeldout24(t *testing.T) { evalSentenceFile(t, "secrets-heldo
 func TestEvalSecretsHeldout25(t *testing.T) { evalSentenceFile(t, "secrets-heldout25.jsonl") }
 func TestEvalSecretsHeldout26(t *testing.T) { evalSentenceFile(t, "secrets-heldout26.jsonl") }
 func TestEvalSecretsHeldout27(t *testing.T) { evalSentenceFile(t, "secrets-heldout27.jsonl") }
+
+// TestEvalSecretsHeldout28 and 29 print the same for two batches written
+// blind during the third round and scored once at its end: 28 people who
+// live in two languages, 29 freelancers and small businesses.
+func TestEvalSecretsHeldout28(t *testing.T) { evalSentenceFile(t, "secrets-heldout28.jsonl") }
+func TestEvalSecretsHeldout29(t *testing.T) { evalSentenceFile(t, "secrets-heldout29.jsonl") }
