@@ -520,7 +520,8 @@ func (im *importRun) flush() Response {
 		return im.s.fail("import", err)
 	}
 	for i := range pending {
-		im.s.idx.Put(&pending[i])
+		// Put in the engine as decided (decide): not indexed again.
+		im.s.idx.Committed(&pending[i])
 		if r := im.reviews[pending[i].Field]; r != nil {
 			r.Add(pending[i])
 		}

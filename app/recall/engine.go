@@ -294,6 +294,11 @@ func DocOf(m *vault.Memory) Doc {
 // vector index under the same slot.
 type entry struct {
 	doc Doc
+	// before and after are the slots + 1 of the memories just before and
+	// after this one in its session's order (e.sessions), 0 for none: a
+	// search links its hits' neighbours without looking them up
+	// (linkNeighbours).
+	before, after uint32
 }
 
 // Engine is an in-memory recall index. Its methods are safe for
@@ -378,7 +383,7 @@ func (e *Engine) Put(d Doc, vec []float32) error {
 	slot := uint32(len(e.docs))
 	e.docs = append(e.docs, en)
 	e.slots[d.ID] = slot
-	e.sessionAdd(&en.doc)
+	e.sessionAdd(en, slot)
 	c := countTerms(Terms(nil, d.Content))
 	e.kw.addCounted(slot, e.cls.add(&en.doc, c.n), c)
 	if vec != nil {
@@ -480,7 +485,7 @@ func (e *Engine) removeLocked(id string) {
 		return
 	}
 	e.vec.dead += e.vec.count(s)
-	e.sessionRemove(&e.docs[s].doc)
+	e.sessionRemove(e.docs[s])
 	cls := e.cls.of[s]
 	e.cls.remove(s, int(e.kw.docLen[s]))
 	e.kw.remove(s, cls)
@@ -509,6 +514,9 @@ func (e *Engine) compactLocked() {
 		cls.add(&en.doc, int(e.kw.docLen[old]))
 		e.slots[en.doc.ID] = s
 		vec.copySlot(s, e.vec, uint32(old))
+	}
+	for _, en := range docs {
+		en.before, en.after = remapLink(en.before, newSlot), remapLink(en.after, newSlot)
 	}
 	e.kw.remap(newSlot, len(docs))
 	e.kw.recount(cls.of, len(cls.list))
@@ -612,6 +620,15 @@ func (e *Engine) Reset() {
 	defer e.mu.Unlock()
 	e.slots, e.docs, e.cls, e.sessions = map[string]uint32{}, nil, newClasses(), nil
 	e.kw, e.vec = newKeywordIndex(e.cfg.K1, e.cfg.B), newVectorIndex(e.cfg.dim(), e.cfg.CoarseRows)
+}
+
+// Holds reports whether the document indexed for id has exactly content
+// and no vector.
+func (e *Engine) Holds(id, content string) bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	s, ok := e.slots[id]
+	return ok && e.docs[s].doc.Content == content && !e.vec.has(s)
 }
 
 // VectorFor returns the vector indexed for id when the indexed document

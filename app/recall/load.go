@@ -262,6 +262,7 @@ func (l *Loader) Done() error {
 	}
 	kw.recount(e.cls.of, len(e.cls.list))
 	e.sessions = sessionsOf(e.docs)
+	e.linkSessions()
 	return nil
 }
 

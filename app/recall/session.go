@@ -42,8 +42,10 @@ func sessionOf(d *Doc) (sessionKey, bool) {
 	return sessionKey{d.Owner, d.Source.SessionID}, d.Source.SessionID != ""
 }
 
-// sessionAdd puts d in its session's order. The caller holds the lock.
-func (e *Engine) sessionAdd(d *Doc) {
+// sessionAdd puts en, in slot, in its session's order and links it to
+// its neighbours there. The caller holds the lock.
+func (e *Engine) sessionAdd(en *entry, slot uint32) {
+	d := &en.doc
 	k, ok := sessionOf(d)
 	if !ok {
 		return
@@ -52,21 +54,41 @@ func (e *Engine) sessionAdd(d *Doc) {
 		e.sessions = map[sessionKey][]sessionEntry{}
 	}
 	list := e.sessions[k]
-	en := sessionEntry{d.Created, d.ID}
-	i, found := slices.BinarySearchFunc(list, en, compareEntries)
-	if !found {
-		e.sessions[k] = slices.Insert(list, i, en)
+	i, found := slices.BinarySearchFunc(list, sessionEntry{d.Created, d.ID}, compareEntries)
+	if found {
+		return
 	}
+	en.before, en.after = 0, 0
+	if i > 0 {
+		p := e.slots[list[i-1].id]
+		en.before = p + 1
+		e.docs[p].after = slot + 1
+	}
+	if i < len(list) {
+		n := e.slots[list[i].id]
+		en.after = n + 1
+		e.docs[n].before = slot + 1
+	}
+	e.sessions[k] = slices.Insert(list, i, sessionEntry{d.Created, d.ID})
 }
 
-// sessionRemove takes d out of its session. The caller holds the lock.
-func (e *Engine) sessionRemove(d *Doc) {
+// sessionRemove takes en out of its session and links its neighbours to
+// each other. The caller holds the lock.
+func (e *Engine) sessionRemove(en *entry) {
+	d := &en.doc
 	k, ok := sessionOf(d)
 	if !ok {
 		return
 	}
 	list := e.sessions[k]
 	if i, found := slices.BinarySearchFunc(list, sessionEntry{d.Created, d.ID}, compareEntries); found {
+		if en.before != 0 {
+			e.docs[en.before-1].after = en.after
+		}
+		if en.after != 0 {
+			e.docs[en.after-1].before = en.before
+		}
+		en.before, en.after = 0, 0
 		list = slices.Delete(list, i, i+1)
 		if len(list) == 0 {
 			delete(e.sessions, k)
@@ -74,6 +96,32 @@ func (e *Engine) sessionRemove(d *Doc) {
 		}
 		e.sessions[k] = list
 	}
+}
+
+// linkSessions links every document to its neighbours in its session's
+// order, after a bulk load (sessionsOf). The caller holds the lock.
+func (e *Engine) linkSessions() {
+	for _, list := range e.sessions {
+		prev := uint32(0)
+		for _, se := range list {
+			s := e.slots[se.id]
+			en := e.docs[s]
+			en.before, en.after = prev, 0
+			if prev != 0 {
+				e.docs[prev-1].after = s + 1
+			}
+			prev = s + 1
+		}
+	}
+}
+
+// remapLink is a session link (slot + 1, 0 for none) after the engine
+// renumbers its slots: the linked document is live.
+func remapLink(l uint32, newSlot []int32) uint32 {
+	if l == 0 {
+		return 0
+	}
+	return uint32(newSlot[l-1]) + 1
 }
 
 // sessionsOf builds the session orders of docs at once (a bulk load).
@@ -105,29 +153,26 @@ func (e *Engine) linkNeighbours(hits map[uint32]*Hit, keep func(uint32) bool) {
 	if len(e.sessions) == 0 {
 		return
 	}
-	for _, h := range hits {
-		k, ok := sessionOf(h.Doc)
-		if !ok {
+	for s, h := range hits {
+		if _, ok := sessionOf(h.Doc); !ok {
 			continue
 		}
-		list := e.sessions[k]
-		i, found := slices.BinarySearchFunc(list, sessionEntry{h.Doc.Created, h.Doc.ID}, compareEntries)
-		if !found {
-			continue
-		}
-		near := func(step int) *Hit {
-			for j := i + step; j >= 0 && j < len(list); j += step {
-				s, ok := e.slots[list[j].id]
-				if !ok || !keep(s) {
-					continue
+		// The session's order, followed by the links of its documents
+		// (sessionAdd): every live document with a session is in it.
+		near := func(l func(*entry) uint32) *Hit {
+			for j := l(e.docs[s]); j != 0; j = l(e.docs[j-1]) {
+				if keep(j - 1) {
+					return hits[j-1] // nil when the neighbour is no candidate
 				}
-				return hits[s] // nil when the neighbour is no candidate
 			}
 			return nil
 		}
-		h.prev, h.next = near(-1), near(1)
+		h.prev, h.next = near(entryBefore), near(entryAfter)
 	}
 }
+
+func entryBefore(en *entry) uint32 { return en.before }
+func entryAfter(en *entry) uint32  { return en.after }
 
 // withContext adds to each hit's score Context times its neighbours'
 // scores before this (base, by hit).

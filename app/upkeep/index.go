@@ -226,6 +226,27 @@ func (x *Index) Put(m *vault.Memory) {
 	}
 }
 
+// Committed is Put for a memory already put in the engine, before its
+// write was committed, as the Doc of IndexOptions makes it and without a
+// vector (an import's batch): the engine holding it as it is, only its
+// vector is queued, as Put does; it is put again otherwise (a Rebuild or
+// a lock in between).
+func (x *Index) Committed(m *vault.Memory) {
+	if x.eng == nil {
+		return
+	}
+	x.mu.Lock()
+	held := x.eng.Holds(m.ID, m.Content)
+	x.mu.Unlock()
+	if !held {
+		x.Put(m)
+		return
+	}
+	if !m.Sensitive() && x.eng.Model() != "" {
+		x.queue.add(m)
+	}
+}
+
 // Remove takes a deleted memory out of the index and its vector out of
 // the vault.
 func (x *Index) Remove(id string) {
