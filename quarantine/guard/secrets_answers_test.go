@@ -176,3 +176,25 @@ func TestCodesAsPeopleWriteThem(t *testing.T) {
 		"In .env.example the key is a placeholder: STRIPE_SECRET_KEY=sk_live_XXXXXXXXXXXXXXXX.",
 	})
 }
+
+// TestCodesWithLettersAndPasscodes: door codes with a letter, a key
+// pressed before a PIN's digits, alarm disarm numbers in Korean and
+// Japanese, a meeting's passcode, a recovery code named in Italian, a
+// Wi-Fi key in groups of digits right after its noun; a phone number
+// in groups and a meeting id are no codes.
+func TestCodesWithLettersAndPasscodes(t *testing.T) {
+	g := newTestGuard(t, Policy{})
+	checkCases(t, g, []secretCase{
+		{"Front door of the coworking: code 4417C, then push hard.", []string{"4417C"}},
+		{"El código del portal es B8830.", []string{"B8830"}},
+		{"Türcode für die Handwerker: #6628", []string{"6628"}},
+		{"오피스 세콤 해제 번호는 5521", []string{"5521"}},
+		{"セコムの解除番号は 8841。", []string{"8841"}},
+		{"Zoom for the tutoring: meeting ID 812 3345 9021, passcode kT7wq", []string{"kT7wq"}},
+		{"Codice di ripristino dell'account: 7KQ2M-XW9PD-44JRT-B8N3V-QZ6HC", []string{"7KQ2M-XW9PD-44JRT-B8N3V-QZ6HC"}},
+		{"FRITZ!Box in the flat, WLAN-Schlüssel 4830 2291 7765 0912 3348", []string{"4830 2291 7765 0912 3348"}},
+	}, []string{
+		"Alarm company out-of-hours line: 07761 445289.",
+		"Meeting ID 812 3345 9021 for the Tuesday call.",
+	})
+}

@@ -332,6 +332,19 @@ func deviceCodes(text string, add func(Finding)) {
 		}
 		s := p
 		p = e
+		// Part of a number in groups (a phone number, "07761 017849"): not
+		// a code.
+		if groupedNumber(text, s, e) {
+			continue
+		}
+		// A letter with the digits of a door code: "7023B", "A7561".
+		if n := e - s; n >= 4 && n <= 6 {
+			if e < len(text) && text[e] >= 'A' && text[e] <= 'Z' && (e+1 == len(text) || !isASCIIAlnum(text[e+1])) {
+				e++
+			} else if s > 0 && text[s-1] >= 'A' && text[s-1] <= 'Z' && (s == 1 || !isASCIIAlnum(text[s-2])) {
+				s--
+			}
+		}
 		// A key pressed first: "*2018" after a blank or a colon, "#3340"
 		// after a colon (not "closed #6948", an issue).
 		if s > 1 && (text[s-1] == '*' && (text[s-2] == ' ' || text[s-2] == ':') || text[s-1] == '#' && strings.HasSuffix(strings.TrimRight(text[:s-1], " "), ":")) {
@@ -512,6 +525,20 @@ func codeAfter(after string) bool {
 		}
 	}
 	return false
+}
+
+// groupedNumber reports digits text[s:e] with another group of three
+// digits or more a blank away: a phone or an account number.
+func groupedNumber(text string, s, e int) bool {
+	digitsAt := func(p, step int) int {
+		n := 0
+		for p >= 0 && p < len(text) && isDigit(text[p]) {
+			n++
+			p += step
+		}
+		return n
+	}
+	return e+1 < len(text) && text[e] == ' ' && digitsAt(e+1, 1) >= 3 || s >= 2 && text[s-1] == ' ' && digitsAt(s-2, -1) >= 3
 }
 
 // comboLockWords name locks whose combinations have three digits.
@@ -761,7 +788,7 @@ func loginPairs(text string, add func(Finding)) {
 // note a PIN whatever they call it.
 func countedDigits(text string, add func(Finding)) {
 	lower := asciiLower(text) // offsets into text
-	for _, w := range []string{" digits", " digit", " chiffres", " ziffern", " dígitos", " digitos", " cifre", " цифры", " цифр", "桁", "位数", "자리"} {
+	for _, w := range []string{" digits", " digit", " chiffres", " ziffern", " dígitos", " digitos", " cifre", " цифры", " цифр", "桁", "位数", "자리는", "자리"} {
 		for off := 0; ; {
 			k := strings.Index(lower[off:], w)
 			if k < 0 {

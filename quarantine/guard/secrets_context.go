@@ -892,7 +892,7 @@ func (c *contextScan) value(p int, linked, newline bool) bool {
 			return true
 		}
 	}
-	if (c.kind == nameCode || c.kind == nameKey && loginCue(text)) && linked && !quoted {
+	if (c.kind == nameCode || c.kind == nameKey && loginCue(text)) && !quoted {
 		if end, ok := digitGroups(text, vs); ok && !rejectValue(text[vs:end]) {
 			c.emit(vs, end)
 			c.more(text[vs:end], end)
@@ -1244,6 +1244,9 @@ func (c *contextScan) emit(a, b int) {
 	if saidPublic(c.text, b) || c.at < a && publicBetween(c.text[c.at:a]) {
 		return // "…, which Algolia says is meant to be public"; "site key (public): …"
 	}
+	if c.kind == namePIN && allDigits(c.text[a:b]) && groupedNumber(c.text, a, b) {
+		return // "alarm company line: 07761 445289": a phone number in groups
+	}
 	typ := SecretPassword
 	switch c.kind {
 	case nameKey:
@@ -1385,8 +1388,15 @@ func (c *contextScan) shapeFits(v string, linked, quoted bool) bool {
 	case namePIN:
 		// "932592#", "361410*": the key pressed after the code; "40-37-00":
 		// a combination.
-		if t := strings.TrimRight(v, "#*"); t != v && allDigits(t) {
-			v = t
+		if t := strings.Trim(v, "#*"); t != v && allDigits(t) {
+			v = t // "#5763", "*49684"
+		}
+		// A meeting's passcode: letters and digits or symbols ("s.MVMW",
+		// "cN4pof").
+		if n := strings.ToLower(c.noun); strings.Contains(n, "passcode") || strings.Contains(n, "पासकोड") {
+			if lo, up, dg, sy := charClasses(v); len(v) >= 5 && len(v) <= 12 && (lo || up) && (dg || sy || lo && up) && !rejectValue(v) {
+				return true
+			}
 		}
 		if allDigits(v) {
 			// "PIN 7990, PUK 04532506": written in capitals, the noun

@@ -181,8 +181,8 @@ var trainingSources = append([]string{"prose-dev", "sentences", "batch5", "batch
 // rules (development data, see testdata/secrets-heldout.md); heldBatches
 // were never listed.
 var (
-	readBatches = []string{"heldout", "heldout8", "heldout9", "heldout10", "heldout11", "heldout12", "heldout13", "heldout14", "heldout15", "heldout16", "heldout17", "heldout18", "heldout19", "heldout20", "heldout21", "heldout22", "heldout23", "heldout24", "heldout25", "heldout26", "heldout27"}
-	heldBatches = []string{"heldout28", "heldout29"}
+	readBatches = []string{"heldout", "heldout8", "heldout9", "heldout10", "heldout11", "heldout12", "heldout13", "heldout14", "heldout15", "heldout16", "heldout17", "heldout18", "heldout19", "heldout20", "heldout21", "heldout22", "heldout23", "heldout24", "heldout25", "heldout26", "heldout27", "heldout28", "heldout29"}
+	heldBatches = []string{"heldout30", "heldout31"}
 )
 
 const (
