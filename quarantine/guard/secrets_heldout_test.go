@@ -283,3 +283,9 @@ func TestEvalSecretsHeldout27(t *testing.T) { evalSentenceFile(t, "secrets-heldo
 // live in two languages, 29 freelancers and small businesses.
 func TestEvalSecretsHeldout28(t *testing.T) { evalSentenceFile(t, "secrets-heldout28.jsonl") }
 func TestEvalSecretsHeldout29(t *testing.T) { evalSentenceFile(t, "secrets-heldout29.jsonl") }
+
+// TestEvalSecretsHeldout30 and 31 print the same for two batches written
+// blind during the fourth round and scored once at its end: 30 a
+// household and its weekend shop, 31 a small software company's agents.
+func TestEvalSecretsHeldout30(t *testing.T) { evalSentenceFile(t, "secrets-heldout30.jsonl") }
+func TestEvalSecretsHeldout31(t *testing.T) { evalSentenceFile(t, "secrets-heldout31.jsonl") }
